@@ -1,0 +1,126 @@
+# icuda — build, test, install, run.
+#   make            build build/icuda (and the Python venv for the tests)
+#   make test       everything that needs no GPU; ends with "N passed, N failed"
+#   make test-gpu   the GPU tests and every notebook (on a machine with a GPU)
+#   make install    install the kernelspec for this user (PREFIX=... for a prefix)
+#   make run        install what is missing, build, install, run the flagship notebook
+# PYTHON=python3 uses that Python (with jupyter_client/nbclient) instead of .venv.
+
+CUDA    ?= /usr/local/cuda
+CC      ?= gcc
+VENV    := .venv
+ifeq ($(origin PYTHON), undefined)
+PYTHON  := $(VENV)/bin/python
+USE_VENV := 1
+endif
+
+VERSION := 0.1.0
+PKGS_CFLAGS := $(shell pkg-config --cflags libzmq jansson openssl 2>/dev/null)
+PKGS_LIBS   := $(shell pkg-config --libs libzmq jansson openssl 2>/dev/null || echo -lzmq -ljansson -lssl -lcrypto)
+
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -MMD -MP -pthread \
+           -I. -I$(CUDA)/include $(PKGS_CFLAGS) \
+           -DICUDA_VERSION='"$(VERSION)"' -DICUDA_CUDA_HOME='"$(CUDA)"'
+LDFLAGS += -pthread -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64
+LDLIBS  += $(PKGS_LIBS) -lnvrtc -ldl -lm
+
+# Every .c under kernel/, runtime/ and magics/ is part of the kernel; files
+# named *_main.c are program entry points and stay out of the library.
+LIB_SRC  := $(filter-out %_main.c, $(wildcard kernel/*.c runtime/*.c runtime/*/*.c magics/*.c))
+LIB_OBJ  := $(LIB_SRC:%.c=build/obj/%.o)
+ASAN_OBJ := $(LIB_SRC:%.c=build/asan/obj/%.o)
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/tests/%)
+
+ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer
+
+.PHONY: all build venv test test-gpu install run clean bench asan
+all: build venv
+build: build/icuda
+
+build/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+build/asan/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) -c $< -o $@
+
+build/icuda: build/obj/kernel/icuda_main.o $(LIB_OBJ)
+	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+build/asan/icuda: build/asan/obj/kernel/icuda_main.o $(ASAN_OBJ)
+	$(CC) $(LDFLAGS) -fsanitize=address,undefined $^ $(LDLIBS) -o $@
+
+asan: build/asan/icuda
+
+# Unit tests link the library built with sanitizers.
+build/tests/%: tests/unit/%.c tests/unit/check.h $(ASAN_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) $(LDFLAGS) $< $(ASAN_OBJ) $(LDLIBS) -o $@
+
+# The GPU worker and its tests link only runtime/gpu and runtime/hostmem:
+# the worker needs nothing of the protocol or the interpreter.
+GPU_SRC      := $(filter-out %_main.c, $(wildcard runtime/gpu/*.c runtime/hostmem/*.c))
+GPU_OBJ      := $(GPU_SRC:%.c=build/obj/%.o)
+GPU_ASAN_OBJ := $(GPU_SRC:%.c=build/asan/obj/%.o)
+
+build/icuda-worker: build/obj/runtime/gpu/worker_main.o $(GPU_OBJ)
+	$(CC) $(LDFLAGS) $^ -ldl -lm -o $@
+
+build/tests/test_gpu_%: tests/unit/test_gpu_%.c tests/unit/check.h $(GPU_ASAN_OBJ) build/icuda-worker
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) $(LDFLAGS) $< $(GPU_ASAN_OBJ) -lnvrtc -ldl -lm -o $@
+
+build/tests/test_arena: tests/unit/test_arena.c tests/unit/check.h $(GPU_ASAN_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) $(LDFLAGS) $< $(GPU_ASAN_OBJ) -ldl -lm -o $@
+
+# The test/benchmark Python: a venv from the pinned requirements, unless
+# PYTHON was given (the GPU machine brings its own, see DESIGN §5).
+ifdef USE_VENV
+venv: $(VENV)/.stamp
+$(VENV)/.stamp: requirements.txt
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install -q --disable-pip-version-check -r requirements.txt
+	touch $@
+else
+venv:
+endif
+
+test: build/icuda build/asan/icuda $(UNIT_BIN) venv
+	$(PYTHON) tests/run.py --kernel build/asan/icuda --plain-kernel build/icuda $(UNIT_BIN)
+
+test-gpu: build/icuda build/asan/icuda $(UNIT_BIN) venv
+	$(PYTHON) tests/run.py --gpu --kernel build/icuda --plain-kernel build/icuda $(UNIT_BIN)
+
+install: build/icuda
+	build/icuda --install $(if $(PREFIX),--prefix $(PREFIX),--user)
+
+run:
+	@sh tools/ensure-packages.sh
+	$(MAKE) build venv
+	build/icuda --install --prefix $(abspath $(VENV))
+	$(PYTHON) tools/run-notebook.py notebooks/01-first-kernel.ipynb
+
+build/bench/nvrtc_raw: bench/nvrtc_raw.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) $< -lnvrtc -o $@
+
+bench: build/icuda build/bench/nvrtc_raw venv
+	$(PYTHON) bench/protocol.py --kernel build/icuda
+
+clean:
+	rm -rf build
+
+-include $(LIB_OBJ:.o=.d) $(ASAN_OBJ:.o=.d) build/obj/kernel/icuda_main.d
+
+# ---- GPU benchmarks (bench/gpu.sh): the raw driver API and the worker ----
+build/bench/gpu_raw: bench/gpu_raw.c bench/gpu_common.h $(GPU_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) $< $(GPU_OBJ) -lnvrtc -ldl -lm -o $@
+
+build/bench/gpu_worker: bench/gpu_worker.c bench/gpu_common.h $(GPU_OBJ) build/icuda-worker
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) $< $(GPU_OBJ) -lnvrtc -ldl -lm -o $@

@@ -1,0 +1,317 @@
+/* Message handlers (messaging spec 5.3). Each checks its content fields
+ * itself: a missing or mistyped field is a "BadRequest" error reply, never a
+ * crash. */
+#include "handlers.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../runtime/interrupt.h"
+#include "log.h"
+
+#ifndef ICUDA_VERSION
+#define ICUDA_VERSION "0.0.0"
+#endif
+
+/* ---- small helpers ---- */
+
+void reply_error(request_t *rq, const char *ename, const char *evalue) {
+    json_t *c = json_pack("{s:s, s:s, s:s, s:[]}", "status", "error", "ename", ename, "evalue",
+                          evalue, "traceback");
+    if (rq->msg.msg_type && strcmp(rq->msg.msg_type, "execute_request") == 0)
+        json_object_set_new(c, "execution_count",
+                            json_integer(__atomic_load_n(&rq->ks->execution_count, __ATOMIC_RELAXED)));
+    server_reply(rq, c);
+}
+
+void reply_aborted(request_t *rq) {
+    json_t *c = json_pack("{s:s, s:i}", "status", "aborted", "execution_count",
+                          __atomic_load_n(&rq->ks->execution_count, __ATOMIC_RELAXED));
+    server_reply(rq, c);
+}
+
+/* Reads an optional field of the request content of the given JSON type.
+ * Returns false (and sends a BadRequest reply) if it is there but mistyped,
+ * or absent while required. */
+static bool field(request_t *rq, const char *key, json_type type, bool required, json_t **out) {
+    json_t *v = json_object_get(rq->msg.content, key);
+    *out = NULL;
+    if (!v || (json_is_null(v) && !required)) {
+        if (!required) return true;
+        char why[160];
+        snprintf(why, sizeof why, "%s: content field '%s' is required", rq->msg.msg_type, key);
+        log_msg("%s", why);
+        reply_error(rq, "BadRequest", why);
+        return false;
+    }
+    bool ok = json_typeof(v) == type ||
+              (type == JSON_TRUE && json_is_boolean(v)); /* JSON_TRUE stands for "a boolean" */
+    if (!ok) {
+        static const char *names[] = {"an object", "an array", "a string", "an integer",
+                                      "a number", "a boolean", "a boolean", "null"};
+        char why[160];
+        snprintf(why, sizeof why, "%s: content field '%s' must be %s", rq->msg.msg_type, key,
+                 names[type]);
+        log_msg("%s", why);
+        reply_error(rq, "BadRequest", why);
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+static bool opt_bool(json_t *v, bool dflt) { return v ? json_is_true(v) : dflt; }
+
+/* ---- kernel_info ---- */
+
+static void handle_kernel_info(request_t *rq) {
+    const char *cuda = engine_cuda_version();
+    char banner[256];
+    snprintf(banner, sizeof banner,
+             "icuda %s: interactive CUDA C (CUDA %s)\n"
+             "Device code compiles with NVRTC; host code is interpreted C. %%lsmagic lists the magics.",
+             ICUDA_VERSION, cuda ? cuda : "unknown");
+    json_t *c = json_pack(
+        "{s:s, s:s, s:s, s:s,"
+        " s:{s:s, s:s, s:s, s:s, s:s, s:s},"
+        " s:s, s:[{s:s, s:s}, {s:s, s:s}], s:b}",
+        "status", "ok", "protocol_version", WIRE_PROTOCOL_VERSION, "implementation", "icuda",
+        "implementation_version", ICUDA_VERSION,
+        "language_info", "name", "cuda", "version", cuda ? cuda : "", "mimetype", "text/x-cuda",
+        "file_extension", ".cu", "pygments_lexer", "cuda", "codemirror_mode", "text/x-c++src",
+        "banner", banner, "help_links",
+        "text", "CUDA C++ Programming Guide", "url", "https://docs.nvidia.com/cuda/cuda-c-programming-guide/",
+        "text", "CUDA Runtime API", "url", "https://docs.nvidia.com/cuda/cuda-runtime-api/",
+        "debugger", 0);
+    server_reply(rq, c);
+}
+
+/* ---- execute ---- */
+
+typedef struct exec_io {
+    request_t *rq;
+    bool silent;
+    int count;
+} exec_io_t;
+
+static void io_stream(void *ctx, const char *name, const char *text, size_t len) {
+    exec_io_t *x = ctx;
+    if (x->silent || !len) return;
+    if (!name || (strcmp(name, "stdout") != 0 && strcmp(name, "stderr") != 0)) name = "stdout";
+    server_stream(x->rq, name, text, len);
+}
+
+static void io_display(void *ctx, json_t *data, json_t *metadata, bool is_result) {
+    exec_io_t *x = ctx;
+    if (x->silent || !json_is_object(data)) return;
+    json_t *c = json_pack("{s:O, s:o}", "data", data, "metadata",
+                          json_is_object(metadata) ? json_incref(metadata) : json_object());
+    if (!c) return;
+    if (is_result) {
+        json_object_set_new(c, "execution_count", json_integer(x->count));
+        server_publish(x->rq, "execute_result", c);
+    } else {
+        json_object_set_new(c, "transient", json_object());
+        server_publish(x->rq, "display_data", c);
+    }
+}
+
+static void handle_execute(request_t *rq) {
+    json_t *code, *silent_v, *store_v, *uexpr, *stop_v;
+    if (!field(rq, "code", JSON_STRING, true, &code) ||
+        !field(rq, "silent", JSON_TRUE, false, &silent_v) ||
+        !field(rq, "store_history", JSON_TRUE, false, &store_v) ||
+        !field(rq, "user_expressions", JSON_OBJECT, false, &uexpr) ||
+        !field(rq, "stop_on_error", JSON_TRUE, false, &stop_v))
+        return;
+    bool silent = opt_bool(silent_v, false);
+    bool store = !silent && opt_bool(store_v, true);
+    bool stop_on_error = opt_bool(stop_v, true);
+    kernel_state_t *ks = rq->ks;
+    if (store) __atomic_add_fetch(&ks->execution_count, 1, __ATOMIC_RELAXED);
+    int count = ks->execution_count;
+    const char *src = json_string_value(code);
+    if (!silent) server_publish(rq, "execute_input", json_pack("{s:s, s:i}", "code", src,
+                                                               "execution_count", count));
+    exec_io_t x = {rq, silent, count};
+    engine_io_t io = {&x, io_stream, io_display};
+    engine_error_t err = {0};
+    interrupt_clear(); /* an interrupt sent while idle does not kill the next cell */
+    int rc = engine_execute(ks->engine, src, count, silent, &io, &err);
+    if (store) history_add(ks->history, count, src);
+    json_t *c;
+    if (rc == 0) {
+        json_t *ue = (uexpr && json_object_size(uexpr)) ? engine_user_expressions(ks->engine, uexpr)
+                                                        : NULL;
+        if (!json_is_object(ue)) {
+            json_decref(ue);
+            ue = json_object();
+        }
+        c = json_pack("{s:s, s:i, s:o, s:[]}", "status", "ok", "execution_count", count,
+                      "user_expressions", ue, "payload");
+    } else {
+        const char *ename = err.ename ? err.ename : "Error";
+        const char *evalue = err.evalue ? err.evalue : "";
+        json_t *tb = json_is_array(err.traceback) ? json_incref(err.traceback) : json_array();
+        if (!silent)
+            server_publish(rq, "error", json_pack("{s:s, s:s, s:O}", "ename", ename, "evalue",
+                                                  evalue, "traceback", tb));
+        c = json_pack("{s:s, s:i, s:s, s:s, s:o, s:{}, s:[]}", "status", "error",
+                      "execution_count", count, "ename", ename, "evalue", evalue, "traceback", tb,
+                      "user_expressions", "payload");
+        if (stop_on_error) rq->abort_queue = true;
+    }
+    engine_error_clear(&err);
+    if (!c) { /* invalid UTF-8 from the engine, say */
+        log_msg("execute_reply could not be built");
+        c = json_pack("{s:s, s:i, s:s, s:s, s:[]}", "status", "error", "execution_count", count,
+                      "ename", "InternalError", "evalue", "reply could not be encoded", "traceback");
+    }
+    server_reply(rq, c);
+}
+
+/* ---- is_complete, complete, inspect ---- */
+
+static void handle_is_complete(request_t *rq) {
+    json_t *code;
+    if (!field(rq, "code", JSON_STRING, true, &code)) return;
+    char *indent = NULL;
+    const char *status = engine_is_complete(rq->ks->engine, json_string_value(code), &indent);
+    if (!status) status = "unknown";
+    json_t *c = json_pack("{s:s}", "status", status);
+    if (strcmp(status, "incomplete") == 0)
+        json_object_set_new(c, "indent", json_string(indent ? indent : ""));
+    free(indent);
+    server_reply(rq, c);
+}
+
+/* cursor_pos: absent or null means the end of the code (in code points). */
+static bool cursor(request_t *rq, json_t *code, int *pos) {
+    json_t *v;
+    if (!field(rq, "cursor_pos", JSON_INTEGER, false, &v)) return false;
+    const char *s = json_string_value(code);
+    int n = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if ((*p & 0xc0) != 0x80) n++;
+    if (!v) *pos = n;
+    else {
+        long long x = json_integer_value(v);
+        *pos = x < 0 ? 0 : x > n ? n : (int)x;
+    }
+    return true;
+}
+
+static void handle_complete(request_t *rq) {
+    json_t *code;
+    int pos;
+    if (!field(rq, "code", JSON_STRING, true, &code) || !cursor(rq, code, &pos)) return;
+    json_t *r = engine_complete(rq->ks->engine, json_string_value(code), pos);
+    if (!json_is_object(r)) {
+        json_decref(r);
+        r = json_pack("{s:[], s:i, s:i, s:{}}", "matches", "cursor_start", pos, "cursor_end", pos,
+                      "metadata");
+    }
+    json_object_set_new(r, "status", json_string("ok"));
+    server_reply(rq, r);
+}
+
+static void handle_inspect(request_t *rq) {
+    json_t *code, *dl;
+    int pos;
+    if (!field(rq, "code", JSON_STRING, true, &code) || !cursor(rq, code, &pos) ||
+        !field(rq, "detail_level", JSON_INTEGER, false, &dl))
+        return;
+    json_t *r = engine_inspect(rq->ks->engine, json_string_value(code), pos,
+                               dl ? (int)json_integer_value(dl) : 0);
+    if (!json_is_object(r)) {
+        json_decref(r);
+        r = json_pack("{s:b, s:{}, s:{}}", "found", 0, "data", "metadata");
+    }
+    json_object_set_new(r, "status", json_string("ok"));
+    server_reply(rq, r);
+}
+
+/* ---- history, comms ---- */
+
+static void handle_history(request_t *rq) {
+    char why[200];
+    json_t *h = history_query(rq->ks->history, rq->msg.content, why, sizeof why);
+    if (!h) {
+        log_msg("%s", why);
+        reply_error(rq, "BadRequest", why);
+        return;
+    }
+    server_reply(rq, json_pack("{s:s, s:o}", "status", "ok", "history", h));
+}
+
+static void handle_comm_info(request_t *rq) {
+    server_reply(rq, json_pack("{s:s, s:{}}", "status", "ok", "comms"));
+}
+
+/* This kernel has no comm targets. The spec asks for a comm_close in answer
+ * to a comm_open of an unknown target, so the front end does not wait. */
+static void handle_comm_open(request_t *rq) {
+    json_t *id = json_object_get(rq->msg.content, "comm_id");
+    json_t *target = json_object_get(rq->msg.content, "target_name");
+    log_msg("comm_open for target '%s' ignored: icuda has no comm targets",
+            json_is_string(target) ? json_string_value(target) : "?");
+    if (json_is_string(id))
+        server_publish(rq, "comm_close", json_pack("{s:O, s:{}}", "comm_id", id, "data"));
+}
+
+static void handle_comm_ignore(request_t *rq) {
+    log_msg("%s ignored: icuda has no comms", rq->msg.msg_type);
+}
+
+/* ---- control: shutdown, interrupt ---- */
+
+static void handle_shutdown(request_t *rq) {
+    json_t *restart;
+    if (!field(rq, "restart", JSON_TRUE, false, &restart)) return;
+    bool r = opt_bool(restart, false);
+    rq->ks->shutdown = true;
+    rq->ks->restart = r;
+    server_reply(rq, json_pack("{s:s, s:b}", "status", "ok", "restart", r));
+    /* Protocol 5.4 also broadcasts it on iopub; older clients ignore it. */
+    server_publish(rq, "shutdown_reply", json_pack("{s:s, s:b}", "status", "ok", "restart", r));
+}
+
+static void handle_interrupt(request_t *rq) {
+    interrupt_raise();
+    server_reply(rq, json_pack("{s:s}", "status", "ok"));
+}
+
+void handle_unknown(request_t *rq) {
+    const char *t = rq->msg.msg_type;
+    size_t n = strlen(t);
+    if (n > 8 && strcmp(t + n - 8, "_request") == 0) {
+        char why[200];
+        snprintf(why, sizeof why, "unknown message type '%.150s'", t);
+        log_msg("%s: answered with an error", why);
+        reply_error(rq, "UnknownMessageType", why);
+    } else {
+        log_msg("message of unknown type '%.150s' ignored", t);
+    }
+}
+
+static const handler_entry_t table[] = {
+    {"kernel_info_request", handle_kernel_info, false},
+    {"execute_request", handle_execute, true},
+    {"is_complete_request", handle_is_complete, true},
+    {"complete_request", handle_complete, true},
+    {"inspect_request", handle_inspect, true},
+    {"history_request", handle_history, false},
+    {"comm_info_request", handle_comm_info, false},
+    {"comm_open", handle_comm_open, false},
+    {"comm_msg", handle_comm_ignore, false},
+    {"comm_close", handle_comm_ignore, false},
+    {"shutdown_request", handle_shutdown, false},
+    {"interrupt_request", handle_interrupt, false},
+};
+
+const handler_entry_t *handlers_find(const char *msg_type) {
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        if (strcmp(table[i].msg_type, msg_type) == 0) return &table[i];
+    return NULL;
+}

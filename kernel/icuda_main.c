@@ -1,0 +1,81 @@
+/* icuda's entry point: `icuda -f CONNECTION_FILE` runs the kernel (what a
+ * Jupyter client does); `icuda --install` writes the kernelspec. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "connection.h"
+#include "install.h"
+#include "log.h"
+#include "server.h"
+
+static void usage(FILE *out) {
+    fprintf(out,
+            "icuda %s: a Jupyter kernel for interactive CUDA C\n"
+            "\n"
+            "usage:\n"
+            "  icuda -f CONNECTION_FILE         run the kernel (Jupyter starts it this way)\n"
+            "  icuda --install [--user]         install the kernelspec for this user\n"
+            "  icuda --install --sys-prefix     ... into $VIRTUAL_ENV (or $CONDA_PREFIX)\n"
+            "  icuda --install --prefix DIR     ... into DIR/share/jupyter/kernels/icuda\n"
+            "  icuda --version | --help\n",
+            ICUDA_VERSION);
+}
+
+int main(int argc, char **argv) {
+    const char *conn_file = NULL, *prefix = NULL;
+    int install = 0;
+    install_where_t where = INSTALL_USER;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-f") == 0 || strcmp(a, "--connection-file") == 0) {
+            if (++i == argc) {
+                fprintf(stderr, "icuda: %s needs a file\n", a);
+                return 2;
+            }
+            conn_file = argv[i];
+        } else if (strncmp(a, "--connection-file=", 18) == 0) {
+            conn_file = a + 18;
+        } else if (strcmp(a, "--install") == 0) {
+            install = 1;
+        } else if (strcmp(a, "--user") == 0) {
+            where = INSTALL_USER;
+        } else if (strcmp(a, "--sys-prefix") == 0) {
+            where = INSTALL_SYS_PREFIX;
+        } else if (strcmp(a, "--prefix") == 0) {
+            if (++i == argc) {
+                fprintf(stderr, "icuda: --prefix needs a directory\n");
+                return 2;
+            }
+            where = INSTALL_PREFIX;
+            prefix = argv[i];
+        } else if (strncmp(a, "--prefix=", 9) == 0) {
+            where = INSTALL_PREFIX;
+            prefix = a + 9;
+        } else if (strcmp(a, "--version") == 0 || strcmp(a, "-V") == 0) {
+            printf("icuda %s\n", ICUDA_VERSION);
+            return 0;
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            return 0;
+        } else {
+            fprintf(stderr, "icuda: unknown argument '%s'\n\n", a);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (install) return install_kernelspec(where, prefix);
+    if (!conn_file) {
+        usage(stderr);
+        return 2;
+    }
+    connection_t conn;
+    char why[512];
+    if (connection_load(conn_file, &conn, why, sizeof why) != 0) {
+        log_msg("bad connection file: %s", why);
+        return 1;
+    }
+    int status = server_main(&conn);
+    connection_free(&conn);
+    return status;
+}

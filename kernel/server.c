@@ -1,0 +1,564 @@
+/* Sockets, the poll loop and the executor thread (see server.h for the
+ * design). Only the main thread touches the Jupyter sockets; the executor
+ * talks to it through one inproc PAIR socket with three kinds of records:
+ *   "M<channel>" + signed frames   a finished message to send on <channel>
+ *   "S", name, text                 a piece of stream output (coalesced here)
+ *   "D<abort>"                      the request is done (abort: stop_on_error)
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* pthread_timedjoin_np */
+#endif
+#include "server.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <zmq.h>
+
+#include "../runtime/interrupt.h"
+#include "handlers.h"
+#include "heartbeat.h"
+#include "log.h"
+#include "utf8.h"
+
+#define MAX_FRAMES 1024               /* per message; more is malformed */
+#define MAX_FRAME_BYTES (64LL << 20)  /* ZMQ_MAXMSGSIZE: a bigger frame drops the peer */
+#define REPLAY_CAPACITY 65536         /* signatures remembered (2 MiB) */
+#define STREAM_FLUSH_MS 50
+#define STREAM_MAX_BYTES (64 * 1024)
+#define EXIT_WAIT_MS 3000             /* how long a running cell may take to stop at shutdown */
+
+typedef struct pending {
+    wire_frames_t frames;
+    bool aborting;
+    struct pending *next;
+} pending_t;
+
+struct server {
+    void *ctx, *shell, *control, *iopub, *stdin_sock, *pipe_main, *pipe_exec;
+    wire_t wire;
+    replay_t *replay;
+    kernel_state_t ks;
+    bool quit;
+
+    pthread_t exec_thread, hb_thread;
+    bool exec_started, hb_started;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    request_t *job; /* handed to the executor */
+    bool exec_quit;
+
+    /* main thread's view of the executor */
+    bool exec_busy;
+    json_t *job_parent; /* copy of the running request's header */
+    char stream_name[8];
+    char *sbuf;
+    size_t slen, scap;
+    double sfirst_ms;
+    pending_t *pend_head, *pend_tail; /* shell messages read while aborting */
+};
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void *socket_of(server_t *s, channel_t ch) {
+    switch (ch) {
+    case CH_SHELL: return s->shell;
+    case CH_CONTROL: return s->control;
+    case CH_IOPUB: return s->iopub;
+    case CH_STDIN: return s->stdin_sock;
+    }
+    return NULL;
+}
+
+static void send_frames(void *sock, const wire_frames_t *fr) {
+    for (size_t i = 0; i < fr->n; i++) {
+        int flags = i + 1 < fr->n ? ZMQ_SNDMORE : 0;
+        while (zmq_send(sock, fr->f[i].data, fr->f[i].len, flags) < 0) {
+            if (errno == EINTR) continue;
+            log_msg("send failed: %s", zmq_strerror(errno));
+            return;
+        }
+    }
+}
+
+/* Encodes a message and sends it: directly on the main thread, through the
+ * pipe from the executor. */
+static void emit(server_t *s, bool from_executor, channel_t ch, const wire_frames_t *idents,
+                 json_t *parent, const char *msg_type, json_t *content) {
+    if (!content) {
+        log_msg("%s not sent: its content could not be built", msg_type);
+        return;
+    }
+    wire_frames_t topic = {0}, fr = {0};
+    if (ch == CH_IOPUB) {
+        char t[128];
+        snprintf(t, sizeof t, "kernel.%s.%s", s->wire.session, msg_type);
+        wire_frames_push(&topic, t, strlen(t));
+        idents = &topic;
+    }
+    if (wire_encode(&s->wire, idents, msg_type, parent, NULL, content, &fr) != 0) {
+        log_msg("%s not sent: it could not be encoded", msg_type);
+    } else if (from_executor) {
+        char head[2] = {'M', (char)ch};
+        zmq_send(s->pipe_exec, head, 2, ZMQ_SNDMORE);
+        send_frames(s->pipe_exec, &fr);
+    } else {
+        send_frames(socket_of(s, ch), &fr);
+    }
+    wire_frames_clear(&topic);
+    wire_frames_clear(&fr);
+    json_decref(content);
+}
+
+void server_reply(request_t *rq, json_t *content) {
+    const char *t = rq->msg.msg_type;
+    char type[160];
+    size_t n = strlen(t);
+    if (n > 8 && strcmp(t + n - 8, "_request") == 0 && n < sizeof type)
+        snprintf(type, sizeof type, "%.*s_reply", (int)(n - 8), t);
+    else
+        snprintf(type, sizeof type, "%.140s_reply", t);
+    emit(rq->srv, rq->on_executor, rq->ch, &rq->msg.idents, rq->msg.header, type, content);
+}
+
+void server_publish(request_t *rq, const char *msg_type, json_t *content) {
+    emit(rq->srv, rq->on_executor, CH_IOPUB, NULL, rq->msg.header, msg_type, content);
+}
+
+void server_stream(request_t *rq, const char *name, const char *text, size_t len) {
+    void *p = rq->srv->pipe_exec;
+    zmq_send(p, "S", 1, ZMQ_SNDMORE);
+    zmq_send(p, name, strlen(name), ZMQ_SNDMORE);
+    zmq_send(p, text, len, 0);
+}
+
+static void publish_status(server_t *s, json_t *parent, const char *state) {
+    emit(s, false, CH_IOPUB, NULL, parent, "status", json_pack("{s:s}", "execution_state", state));
+}
+
+/* ---- stream coalescing (main thread) ---- */
+
+static void stream_flush(server_t *s, bool final) {
+    if (!s->slen) return;
+    size_t keep = final ? 0 : utf8_incomplete_tail(s->sbuf, s->slen);
+    size_t tlen;
+    char *text = utf8_sanitize(s->sbuf, s->slen - keep, &tlen);
+    if (tlen)
+        emit(s, false, CH_IOPUB, NULL, s->job_parent, "stream",
+             json_pack("{s:s, s:s#}", "name", s->stream_name, "text", text, (int)tlen));
+    free(text);
+    memmove(s->sbuf, s->sbuf + s->slen - keep, keep);
+    s->slen = keep;
+    s->sfirst_ms = now_ms();
+}
+
+static void stream_append(server_t *s, const char *name, size_t nlen, const char *text,
+                          size_t len) {
+    if (nlen >= sizeof s->stream_name) nlen = sizeof s->stream_name - 1;
+    if (s->slen && (strlen(s->stream_name) != nlen || memcmp(s->stream_name, name, nlen)))
+        stream_flush(s, true);
+    if (!s->slen) {
+        memcpy(s->stream_name, name, nlen);
+        s->stream_name[nlen] = 0;
+        s->sfirst_ms = now_ms();
+    }
+    if (s->slen + len > s->scap) {
+        size_t cap = s->scap ? s->scap : 4096;
+        while (cap < s->slen + len) cap *= 2;
+        char *b = realloc(s->sbuf, cap);
+        if (!b) abort();
+        s->sbuf = b;
+        s->scap = cap;
+    }
+    memcpy(s->sbuf + s->slen, text, len);
+    s->slen += len;
+    if (s->slen >= STREAM_MAX_BYTES) stream_flush(s, false);
+}
+
+/* ---- receiving ---- */
+
+/* Reads one multipart message. Returns 0, or -1 on error/nothing to read.
+ * *too_many is set (and the frames dropped) when the message exceeds
+ * MAX_FRAMES. */
+static int recv_multipart(void *sock, int flags, wire_frames_t *out, bool *too_many) {
+    *too_many = false;
+    for (;;) {
+        zmq_msg_t m;
+        zmq_msg_init(&m);
+        if (zmq_msg_recv(&m, sock, flags) < 0) {
+            int e = errno;
+            zmq_msg_close(&m);
+            if (e == EINTR && out->n) continue; /* finish a message begun */
+            return -1;
+        }
+        flags = 0; /* the rest of a message is already here */
+        if (out->n < MAX_FRAMES) wire_frames_push(out, zmq_msg_data(&m), zmq_msg_size(&m));
+        else *too_many = true;
+        int more = zmq_msg_more(&m);
+        zmq_msg_close(&m);
+        if (!more) break;
+    }
+    if (*too_many) wire_frames_clear(out);
+    return 0;
+}
+
+static bool ends_with_request(const char *t) {
+    size_t n = strlen(t);
+    return n > 8 && strcmp(t + n - 8, "_request") == 0;
+}
+
+static void submit(server_t *s, request_t *rq) {
+    s->job_parent = json_deep_copy(rq->msg.header);
+    publish_status(s, s->job_parent, "busy");
+    rq->on_executor = true;
+    s->exec_busy = true;
+    pthread_mutex_lock(&s->mu);
+    s->job = rq;
+    pthread_cond_signal(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+}
+
+/* One message from shell or control: decode, then answer here or hand it to
+ * the executor. aborting: it was queued behind a cell that failed. */
+static void handle_incoming(server_t *s, channel_t ch, wire_frames_t *frames, bool aborting) {
+    const char *chname = ch == CH_SHELL ? "shell" : "control";
+    request_t *rq = calloc(1, sizeof *rq);
+    if (!rq) abort();
+    rq->srv = s;
+    rq->ks = &s->ks;
+    rq->ch = ch;
+    char why[256];
+    wire_status_t st = wire_decode(&s->wire, s->replay, frames->f, frames->n, &rq->msg, why,
+                                   sizeof why);
+    if (st != WIRE_OK) {
+        if (st == WIRE_BAD_BODY && ends_with_request(rq->msg.msg_type)) {
+            log_msg("bad %s on %s: %s; answered with an error", rq->msg.msg_type, chname, why);
+            publish_status(s, rq->msg.header, "busy");
+            reply_error(rq, "BadRequest", why);
+            publish_status(s, rq->msg.header, "idle");
+        } else {
+            log_msg("message on %s dropped: %s", chname, why);
+        }
+        goto done;
+    }
+    const handler_entry_t *h = handlers_find(rq->msg.msg_type);
+    if (h && h->on_executor) {
+        if (ch != CH_SHELL) {
+            publish_status(s, rq->msg.header, "busy");
+            snprintf(why, sizeof why, "%s is answered on the shell channel only", rq->msg.msg_type);
+            log_msg("%s", why);
+            reply_error(rq, "BadRequest", why);
+            publish_status(s, rq->msg.header, "idle");
+            goto done;
+        }
+        if (aborting && strcmp(rq->msg.msg_type, "execute_request") == 0) {
+            publish_status(s, rq->msg.header, "busy");
+            reply_aborted(rq);
+            publish_status(s, rq->msg.header, "idle");
+            goto done;
+        }
+        submit(s, rq);
+        return;
+    }
+    publish_status(s, rq->msg.header, "busy");
+    if (h) h->fn(rq);
+    else handle_unknown(rq);
+    publish_status(s, rq->msg.header, "idle");
+    if (s->ks.shutdown) s->quit = true;
+done:
+    wire_msg_clear(&rq->msg);
+    free(rq);
+}
+
+/* After a cell failed with stop_on_error: everything already waiting on
+ * shell is read now, and its execute_requests are answered "aborted"
+ * (ipykernel's behaviour); other requests are answered normally, in order. */
+static void drain_shell_for_abort(server_t *s) {
+    for (;;) {
+        wire_frames_t fr = {0};
+        bool too_many;
+        if (recv_multipart(s->shell, ZMQ_DONTWAIT, &fr, &too_many) != 0) break;
+        if (too_many) {
+            log_msg("message on shell dropped: more than %d frames", MAX_FRAMES);
+            continue;
+        }
+        pending_t *p = calloc(1, sizeof *p);
+        if (!p) abort();
+        p->frames = fr;
+        p->aborting = true;
+        if (s->pend_tail) s->pend_tail->next = p;
+        else s->pend_head = p;
+        s->pend_tail = p;
+    }
+}
+
+/* One record from the executor. */
+static void on_pipe(server_t *s) {
+    wire_frames_t fr = {0};
+    bool too_many;
+    if (recv_multipart(s->pipe_main, ZMQ_DONTWAIT, &fr, &too_many) != 0) return;
+    if (fr.n == 0) goto out;
+    const char *head = fr.f[0].data;
+    if (head[0] == 'M' && fr.f[0].len == 2) {
+        stream_flush(s, true); /* keep output in the order the cell made it */
+        wire_frames_t rest = {fr.f + 1, fr.n - 1, 0};
+        send_frames(socket_of(s, (channel_t)head[1]), &rest);
+    } else if (head[0] == 'S' && fr.n == 3) {
+        stream_append(s, fr.f[1].data, fr.f[1].len, fr.f[2].data, fr.f[2].len);
+    } else if (head[0] == 'D' && fr.f[0].len == 2) {
+        bool abort_queue = head[1] != 0;
+        stream_flush(s, true);
+        /* Before idle: a client that waits for idle and then sends the next
+         * cell must not see that cell aborted. */
+        if (abort_queue) drain_shell_for_abort(s);
+        publish_status(s, s->job_parent, "idle");
+        json_decref(s->job_parent);
+        s->job_parent = NULL;
+        s->exec_busy = false;
+    }
+out:
+    wire_frames_clear(&fr);
+}
+
+/* ---- executor thread ---- */
+
+static void *executor_loop(void *arg) {
+    server_t *s = arg;
+    engine_warm_up(s->ks.engine);
+    for (;;) {
+        pthread_mutex_lock(&s->mu);
+        while (!s->job && !s->exec_quit) pthread_cond_wait(&s->cv, &s->mu);
+        request_t *rq = s->job;
+        s->job = NULL;
+        pthread_mutex_unlock(&s->mu);
+        if (!rq) break;
+        handlers_find(rq->msg.msg_type)->fn(rq);
+        char done[2] = {'D', rq->abort_queue ? 1 : 0};
+        wire_msg_clear(&rq->msg);
+        free(rq);
+        zmq_send(s->pipe_exec, done, 2, 0);
+    }
+    return NULL;
+}
+
+/* ---- set-up and tear-down ---- */
+
+static void *bind_socket(server_t *s, const connection_t *c, int type, int port,
+                         const char *name) {
+    void *sk = zmq_socket(s->ctx, type);
+    if (!sk) {
+        log_msg("cannot create the %s socket: %s", name, zmq_strerror(errno));
+        return NULL;
+    }
+    int64_t max = MAX_FRAME_BYTES;
+    int linger = 1000;
+    zmq_setsockopt(sk, ZMQ_MAXMSGSIZE, &max, sizeof max);
+    zmq_setsockopt(sk, ZMQ_LINGER, &linger, sizeof linger);
+    if (strchr(c->ip, ':')) {
+        int on = 1; /* an IPv6 address in the connection file */
+        zmq_setsockopt(sk, ZMQ_IPV6, &on, sizeof on);
+    }
+    char ep[400];
+    connection_endpoint(c, port, ep, sizeof ep);
+    if (zmq_bind(sk, ep) != 0) {
+        log_msg("cannot bind the %s socket to %s: %s", name, ep, zmq_strerror(errno));
+        zmq_close(sk);
+        return NULL;
+    }
+    return sk;
+}
+
+static void on_sigint(int sig) {
+    (void)sig;
+    interrupt_raise();
+}
+
+static void close_main_sockets(server_t *s) {
+    void **socks[] = {&s->shell, &s->control, &s->iopub, &s->stdin_sock, &s->pipe_main};
+    for (size_t i = 0; i < sizeof socks / sizeof socks[0]; i++)
+        if (*socks[i]) {
+            zmq_close(*socks[i]);
+            *socks[i] = NULL;
+        }
+}
+
+static void main_loop(server_t *s) {
+    while (!s->quit) {
+        if (!s->exec_busy && s->pend_head) {
+            pending_t *p = s->pend_head;
+            s->pend_head = p->next;
+            if (!s->pend_head) s->pend_tail = NULL;
+            handle_incoming(s, CH_SHELL, &p->frames, p->aborting);
+            wire_frames_clear(&p->frames);
+            free(p);
+            continue;
+        }
+        zmq_pollitem_t items[4] = {
+            {s->pipe_main, 0, ZMQ_POLLIN, 0},
+            {s->control, 0, ZMQ_POLLIN, 0},
+            {s->stdin_sock, 0, ZMQ_POLLIN, 0},
+            {s->shell, 0, ZMQ_POLLIN, 0},
+        };
+        int n = s->exec_busy ? 3 : 4; /* shell waits while a request runs */
+        long timeout = -1;
+        if (s->slen) {
+            double left = s->sfirst_ms + STREAM_FLUSH_MS - now_ms();
+            timeout = left < 1 ? 1 : (long)left;
+        }
+        if (zmq_poll(items, n, timeout) < 0) {
+            if (errno == EINTR) continue;
+            log_msg("poll failed: %s", zmq_strerror(errno));
+            break;
+        }
+        if (s->slen && now_ms() - s->sfirst_ms >= STREAM_FLUSH_MS) stream_flush(s, false);
+        if (items[0].revents & ZMQ_POLLIN) on_pipe(s);
+        for (int i = 1; i < n; i++) {
+            if (!(items[i].revents & ZMQ_POLLIN)) continue;
+            if (i == 3 && s->exec_busy) continue; /* the pipe record may have changed it */
+            wire_frames_t fr = {0};
+            bool too_many;
+            if (recv_multipart(items[i].socket, ZMQ_DONTWAIT, &fr, &too_many) != 0) continue;
+            if (too_many) log_msg("message dropped: more than %d frames", MAX_FRAMES);
+            else if (i == 2) log_msg("message on stdin ignored: icuda never asks for input");
+            else handle_incoming(s, i == 1 ? CH_CONTROL : CH_SHELL, &fr, false);
+            wire_frames_clear(&fr);
+            if (s->quit) break;
+        }
+    }
+}
+
+/* Lets a running cell stop (it was interrupted) and the executor end. Returns
+ * false if it would not stop in time. */
+static bool stop_executor(server_t *s) {
+    if (s->exec_busy) interrupt_raise();
+    double deadline = now_ms() + EXIT_WAIT_MS;
+    while (s->exec_busy && now_ms() < deadline) {
+        zmq_pollitem_t it = {s->pipe_main, 0, ZMQ_POLLIN, 0};
+        if (zmq_poll(&it, 1, 50) > 0) on_pipe(s);
+    }
+    pthread_mutex_lock(&s->mu);
+    s->exec_quit = true;
+    pthread_cond_signal(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += 2;
+    return pthread_timedjoin_np(s->exec_thread, NULL, &ts) == 0;
+}
+
+int server_main(const connection_t *conn) {
+    server_t *s = calloc(1, sizeof *s);
+    if (!s) return 1;
+    int status = 1;
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_cond_init(&s->cv, NULL);
+
+    /* SIGINT goes to the main thread only: every thread made from here on
+     * (zmq's, heartbeat, executor) inherits the blocked mask. */
+    sigset_t intr, old;
+    sigemptyset(&intr);
+    sigaddset(&intr, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &intr, &old);
+    signal(SIGPIPE, SIG_IGN);
+
+    s->ctx = zmq_ctx_new();
+    wire_init(&s->wire, conn->key);
+    s->replay = replay_new(REPLAY_CAPACITY);
+    if (!s->wire.key_len) log_msg("the connection file has no key: messages are not signed");
+
+    s->shell = bind_socket(s, conn, ZMQ_ROUTER, conn->shell_port, "shell");
+    s->control = bind_socket(s, conn, ZMQ_ROUTER, conn->control_port, "control");
+    s->iopub = bind_socket(s, conn, ZMQ_PUB, conn->iopub_port, "iopub");
+    s->stdin_sock = bind_socket(s, conn, ZMQ_ROUTER, conn->stdin_port, "stdin");
+    void *hb = bind_socket(s, conn, ZMQ_REP, conn->hb_port, "heartbeat");
+    if (!s->shell || !s->control || !s->iopub || !s->stdin_sock || !hb || !s->replay) {
+        if (hb) zmq_close(hb);
+        goto out;
+    }
+    s->hb_started = heartbeat_start(hb, &s->hb_thread) == 0;
+    if (!s->hb_started) {
+        zmq_close(hb);
+        goto out;
+    }
+
+    char pipe_ep[64];
+    snprintf(pipe_ep, sizeof pipe_ep, "inproc://icuda-executor-%p", (void *)s);
+    s->pipe_main = zmq_socket(s->ctx, ZMQ_PAIR);
+    s->pipe_exec = zmq_socket(s->ctx, ZMQ_PAIR);
+    int hwm = 0; /* unbounded: the executor must never block on its own output */
+    zmq_setsockopt(s->pipe_main, ZMQ_RCVHWM, &hwm, sizeof hwm);
+    zmq_setsockopt(s->pipe_exec, ZMQ_SNDHWM, &hwm, sizeof hwm);
+    if (zmq_bind(s->pipe_main, pipe_ep) != 0 || zmq_connect(s->pipe_exec, pipe_ep) != 0) {
+        log_msg("cannot set up the executor pipe: %s", zmq_strerror(errno));
+        goto out;
+    }
+
+    engine_config_t cfg = {0};
+    s->ks.engine = engine_new(&cfg);
+    s->ks.history = history_new();
+    if (!s->ks.engine || !s->ks.history) {
+        log_msg("cannot start the cell engine");
+        goto out;
+    }
+    if (pthread_create(&s->exec_thread, NULL, executor_loop, s) != 0) {
+        log_msg("cannot start the executor thread");
+        goto out;
+    }
+    s->exec_started = true;
+
+    struct sigaction sa = {0};
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+
+    log_msg("icuda %s ready (protocol %s, pid %d)", ICUDA_VERSION, WIRE_PROTOCOL_VERSION,
+            (int)getpid());
+    main_loop(s);
+    status = 0;
+    log_msg("shutting down%s", s->ks.restart ? " (restart requested)" : "");
+
+out:
+    if (s->exec_started && !stop_executor(s)) {
+        /* A cell that ignores interrupts: the replies are queued; give zmq a
+         * moment to send them, then leave without waiting for the cell. */
+        log_msg("the running cell did not stop; exiting without it");
+        stream_flush(s, true);
+        close_main_sockets(s);
+        usleep(200 * 1000);
+        _exit(status);
+    }
+    if (!s->exec_started && s->pipe_exec) zmq_close(s->pipe_exec);
+    else if (s->pipe_exec) zmq_close(s->pipe_exec); /* the executor has ended */
+    s->pipe_exec = NULL;
+    close_main_sockets(s);
+    zmq_ctx_shutdown(s->ctx); /* ends the heartbeat thread's blocking recv */
+    if (s->hb_started) pthread_join(s->hb_thread, NULL);
+    zmq_ctx_term(s->ctx); /* waits (up to the linger) for queued replies */
+    if (s->ks.engine) engine_free(s->ks.engine);
+    history_free(s->ks.history);
+    replay_free(s->replay);
+    wire_free(&s->wire);
+    while (s->pend_head) {
+        pending_t *p = s->pend_head;
+        s->pend_head = p->next;
+        wire_frames_clear(&p->frames);
+        free(p);
+    }
+    json_decref(s->job_parent);
+    free(s->sbuf);
+    pthread_mutex_destroy(&s->mu);
+    pthread_cond_destroy(&s->cv);
+    free(s);
+    return status;
+}

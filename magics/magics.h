@@ -1,0 +1,35 @@
+/* Line magics (%name args) and cell magics (%%name args + body): the table,
+ * and how a magic line reaches its handler. One file per magic family. */
+#ifndef ICUDA_MAGICS_H
+#define ICUDA_MAGICS_H
+
+#include "runtime/session.h"
+
+typedef struct magic {
+    const char *name;
+    const char *usage;   /* "%ptx [--all] kernel" */
+    const char *summary; /* one line for %lsmagic */
+    const char *help;    /* the rest of %help name */
+    int (*line)(magic_ctx_t *mc, const char *args, engine_error_t *err);
+    int (*cell)(magic_ctx_t *mc, const char *args, const char *body, engine_error_t *err);
+} magic_t;
+
+const magic_t *magic_table(int *count);
+const magic_t *magic_find(const char *name);
+char *magic_help_text(const magic_t *m);
+
+/* line: "%name args" (also "%name?"). */
+int magic_run_line(magic_ctx_t *mc, const char *line, engine_error_t *err);
+/* code: a cell whose first line is "%%name args". */
+int magic_run_cell(magic_ctx_t *mc, const char *code, engine_error_t *err);
+
+/* A usage error of a magic: ename UsageError, with its usage line. */
+int magic_usage_error(const magic_t *m, engine_error_t *err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Splits args on white space (double quotes group); returns argc. */
+int magic_split_args(const char *args, char ***argv);
+void magic_free_args(char **argv, int argc);
+
+extern const magic_t magic_lsmagic, magic_help, magic_nvrtc, magic_ptx, magic_header, magic_resources, magic_who;
+
+#endif

@@ -1,0 +1,72 @@
+/* %nvrtc: show or set the options device cells compile with. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "magics.h"
+#include "runtime/strbuf.h"
+
+static void show(magic_ctx_t *mc) {
+    char **opts;
+    int n = engine_options(mc->e, &opts);
+    strbuf_t b = {0};
+    sb_puts(&b, "NVRTC options:");
+    for (int i = 0; i < n; i++) sb_printf(&b, " %s", opts[i]);
+    sb_printf(&b, "\narchitecture: %s (%s)\n", engine_arch(mc->e), mc->e->arch_note);
+    if (!mc->e->nuser_options) sb_puts(&b, "no options of yours; %nvrtc -O3 -lineinfo ... sets them, %nvrtc --reset clears them\n");
+    char *s = sb_take(&b);
+    io_printf(mc->io, "stdout", "%s", s);
+    free(s);
+    options_free(opts, n);
+}
+
+static int nvrtc_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
+    char **argv;
+    int argc = magic_split_args(args, &argv);
+    if (argc == 0) {
+        magic_free_args(argv, argc);
+        show(mc);
+        return 0;
+    }
+    if (argc == 1 && !strcmp(argv[0], "--reset")) {
+        magic_free_args(argv, argc);
+        options_free(mc->e->user_options, mc->e->nuser_options);
+        mc->e->user_options = NULL;
+        mc->e->nuser_options = 0;
+        show(mc);
+        return 0;
+    }
+    for (int i = 0; i < argc; i++)
+        if (argv[i][0] != '-') {
+            int rc = magic_usage_error(&magic_nvrtc, err, "'%s' is not an option (options start with '-')", argv[i]);
+            magic_free_args(argv, argc);
+            return rc;
+        }
+    /* Try them on an empty program first: a bad option is refused now, and
+     * the options in effect stay as they were. */
+    char *msg = NULL;
+    if (engine_try_options(mc->e, argv, argc, &msg) != 0) {
+        json_t *tb = json_array();
+        json_array_append_new(tb, json_string("\x1b[1;31mUsageError\x1b[0m: NVRTC refused these options; the options in effect are unchanged"));
+        size_t n = strlen(msg);
+        while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' ')) msg[--n] = 0;
+        json_array_append_new(tb, json_string(msg));
+        engine_error_set(err, "UsageError", tb, "NVRTC refused the options: %s", msg);
+        free(msg);
+        magic_free_args(argv, argc);
+        return -1;
+    }
+    options_free(mc->e->user_options, mc->e->nuser_options);
+    mc->e->user_options = argv;
+    mc->e->nuser_options = argc;
+    show(mc);
+    return 0;
+}
+
+const magic_t magic_nvrtc = {
+    "nvrtc", "%nvrtc [--reset | OPTION ...]", "show or set the NVRTC options of device cells",
+    "With no argument, shows the options in effect and the target architecture.\n"
+    "With options (e.g. -O3 -lineinfo -std=c++20 -arch=sm_90 -DN=1024 --use_fast_math),\n"
+    "they replace your earlier ones for the cells that follow; --reset drops them.\n"
+    "Options are checked by compiling an empty program first.",
+    nvrtc_line, NULL};

@@ -1,0 +1,132 @@
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "magics.h"
+#include "runtime/strbuf.h"
+
+static const magic_t *const all[] = {&magic_lsmagic, &magic_help, &magic_who, &magic_nvrtc, &magic_ptx, &magic_resources,
+                                     &magic_header};
+static magic_t table[sizeof all / sizeof all[0]];
+
+const magic_t *magic_table(int *count) {
+    *count = (int)(sizeof all / sizeof all[0]);
+    if (!table[0].name)
+        for (int i = 0; i < *count; i++) table[i] = *all[i];
+    return table;
+}
+
+const magic_t *magic_find(const char *name) {
+    int n;
+    const magic_t *t = magic_table(&n);
+    for (int i = 0; i < n; i++)
+        if (!strcmp(t[i].name, name)) return &t[i];
+    return NULL;
+}
+
+char *magic_help_text(const magic_t *m) {
+    strbuf_t b = {0};
+    sb_printf(&b, "%s\n    %s\n", m->usage, m->summary);
+    if (m->help && *m->help) sb_printf(&b, "\n%s\n", m->help);
+    return sb_take(&b);
+}
+
+int magic_usage_error(const magic_t *m, engine_error_t *err, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = NULL;
+    if (vasprintf(&msg, fmt, ap) < 0) msg = NULL;
+    va_end(ap);
+    json_t *tb = json_array();
+    json_array_append_new(tb, json_sprintf("\x1b[1;31mUsageError\x1b[0m: %s", msg ? msg : ""));
+    json_array_append_new(tb, json_sprintf("usage: %s", m->usage));
+    engine_error_set(err, "UsageError", tb, "%s", msg ? msg : "");
+    free(msg);
+    return -1;
+}
+
+int magic_split_args(const char *args, char ***argv) {
+    int n = 0, cap = 8;
+    char **v = malloc(cap * sizeof *v);
+    if (!v) abort();
+    const char *p = args;
+    for (;;) {
+        while (isspace((unsigned char)*p)) p++;
+        if (!*p) break;
+        strbuf_t b = {0};
+        bool quoted = false;
+        for (; *p && (quoted || !isspace((unsigned char)*p)); p++) {
+            if (*p == '"') quoted = !quoted;
+            else sb_putc(&b, *p);
+        }
+        if (n == cap) {
+            cap *= 2;
+            v = realloc(v, cap * sizeof *v);
+            if (!v) abort();
+        }
+        v[n++] = sb_take(&b);
+    }
+    *argv = v;
+    return n;
+}
+
+void magic_free_args(char **argv, int argc) {
+    for (int i = 0; i < argc; i++) free(argv[i]);
+    free(argv);
+}
+
+static int unknown(const char *name, bool cell, engine_error_t *err) {
+    json_t *tb = json_array();
+    json_array_append_new(tb, json_sprintf("\x1b[1;31mUsageError\x1b[0m: %s%s is not a magic; %%lsmagic lists them", cell ? "%%" : "%", name));
+    engine_error_set(err, "UsageError", tb, "%s%s is not a magic; %%lsmagic lists them", cell ? "%%" : "%", name);
+    return -1;
+}
+
+/* "%name rest" -> name (without a trailing '?') and rest. */
+static void parse_head(const char *s, char *name, size_t cap, const char **rest, bool *question) {
+    size_t n = 0;
+    while (*s && !isspace((unsigned char)*s) && n + 1 < cap) name[n++] = *s++;
+    name[n] = 0;
+    *question = n > 0 && name[n - 1] == '?';
+    if (*question) name[n - 1] = 0;
+    while (*s == ' ' || *s == '\t') s++;
+    *rest = s;
+}
+
+int magic_run_line(magic_ctx_t *mc, const char *line, engine_error_t *err) {
+    char name[64];
+    const char *rest;
+    bool question;
+    parse_head(line + 1, name, sizeof name, &rest, &question);
+    const magic_t *m = magic_find(name);
+    if (!m) return unknown(name, false, err);
+    if (question) {
+        char *h = magic_help_text(m);
+        io_printf(mc->io, "stdout", "%s", h);
+        free(h);
+        return 0;
+    }
+    if (!m->line) return magic_usage_error(m, err, "%%%s is a cell magic: write %%%%%s on the cell's first line", name, name);
+    return m->line(mc, rest, err);
+}
+
+int magic_run_cell(magic_ctx_t *mc, const char *code, engine_error_t *err) {
+    while (*code == ' ' || *code == '\t' || *code == '\n') code++;
+    const char *eol = strchr(code, '\n');
+    size_t hl = eol ? (size_t)(eol - code) : strlen(code);
+    char *head = strndup(code, hl);
+    const char *body = eol ? eol + 1 : "";
+    char name[64];
+    const char *rest;
+    bool question;
+    parse_head(head + 2, name, sizeof name, &rest, &question);
+    const magic_t *m = magic_find(name);
+    int rc;
+    if (!m) rc = unknown(name, true, err);
+    else if (!m->cell) rc = magic_usage_error(m, err, "%%%s is a line magic, not a cell magic", name);
+    else rc = m->cell(mc, rest, body, err);
+    free(head);
+    return rc;
+}

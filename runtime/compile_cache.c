@@ -1,0 +1,169 @@
+#include "compile_cache.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Modules stay in memory for the whole session: the kernel table points
+ * into them, and a session compiles tens of cells, not thousands. */
+#define FILE_MAGIC "icuda-module-1\n"
+
+struct compile_cache {
+    char *dir;
+    compiled_module_t **mods;
+    size_t n, cap;
+};
+
+char *compile_cache_default_dir(void) {
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    char buf[4096];
+    if (xdg && *xdg) snprintf(buf, sizeof buf, "%s/icuda", xdg);
+    else if (home && *home) snprintf(buf, sizeof buf, "%s/.cache/icuda", home);
+    else return NULL;
+    return strdup(buf);
+}
+
+static int mkdirs(const char *path) {
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = 0;
+        if (mkdir(buf, 0700) != 0 && errno != EEXIST) return -1;
+        *p = '/';
+    }
+    return (mkdir(buf, 0700) != 0 && errno != EEXIST) ? -1 : 0;
+}
+
+compile_cache_t *compile_cache_new(const char *dir) {
+    compile_cache_t *c = calloc(1, sizeof *c);
+    if (!c) abort();
+    if (dir && mkdirs(dir) == 0) c->dir = strdup(dir);
+    return c;
+}
+
+void compile_cache_free(compile_cache_t *c) {
+    if (!c) return;
+    for (size_t i = 0; i < c->n; i++) module_free(c->mods[i]);
+    free(c->mods);
+    free(c->dir);
+    free(c);
+}
+
+/* On disk: the magic line, then length-prefixed blobs: ptx, cubin, log, the
+ * kernel count, and per kernel name, lowered name and seven ints. */
+static void put_blob(FILE *f, const void *p, uint64_t n) {
+    fwrite(&n, sizeof n, 1, f);
+    if (n) fwrite(p, 1, n, f);
+}
+
+static char *get_blob(FILE *f, size_t *len) {
+    uint64_t n;
+    if (fread(&n, sizeof n, 1, f) != 1 || n > (1ull << 31)) return NULL;
+    char *p = malloc(n + 1);
+    if (!p) return NULL;
+    if (n && fread(p, 1, n, f) != n) {
+        free(p);
+        return NULL;
+    }
+    p[n] = 0;
+    if (len) *len = n;
+    return p;
+}
+
+static void path_for(const compile_cache_t *c, const char *hex, char *buf, size_t cap) {
+    snprintf(buf, cap, "%s/%s.mod", c->dir, hex);
+}
+
+static void save(const compile_cache_t *c, const compiled_module_t *m) {
+    if (!c->dir) return;
+    char path[4200], tmp[4300];
+    path_for(c, m->hex, path, sizeof path);
+    snprintf(tmp, sizeof tmp, "%s.%d.tmp", path, (int)getpid());
+    FILE *f = fopen(tmp, "wb");
+    if (!f) return;
+    fputs(FILE_MAGIC, f);
+    put_blob(f, m->ptx, m->ptx_len);
+    put_blob(f, m->cubin, m->cubin_len);
+    put_blob(f, m->log, m->log ? strlen(m->log) : 0);
+    int32_t nk = m->nkernels;
+    fwrite(&nk, sizeof nk, 1, f);
+    for (int i = 0; i < m->nkernels; i++) {
+        const compiled_kernel_t *k = &m->kernels[i];
+        put_blob(f, k->name, strlen(k->name));
+        put_blob(f, k->lowered, strlen(k->lowered));
+        int32_t v[7] = {k->registers, k->shared_bytes, k->stack_bytes, k->spill_stores,
+                        k->spill_loads, k->const_bytes, k->have_resources};
+        fwrite(v, sizeof v, 1, f);
+    }
+    bool ok = !ferror(f);
+    ok = (fclose(f) == 0) && ok;
+    if (ok) rename(tmp, path); /* atomic: a reader sees the whole file or none */
+    else unlink(tmp);
+}
+
+static compiled_module_t *load(const compile_cache_t *c, const char *hex) {
+    if (!c->dir) return NULL;
+    char path[4200];
+    path_for(c, hex, path, sizeof path);
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char magic[sizeof FILE_MAGIC];
+    compiled_module_t *m = calloc(1, sizeof *m);
+    if (!m) abort();
+    snprintf(m->hex, sizeof m->hex, "%s", hex);
+    bool ok = fread(magic, 1, strlen(FILE_MAGIC), f) == strlen(FILE_MAGIC) &&
+              memcmp(magic, FILE_MAGIC, strlen(FILE_MAGIC)) == 0;
+    if (ok) ok = (m->ptx = get_blob(f, &m->ptx_len)) != NULL;
+    if (ok) ok = (m->cubin = get_blob(f, &m->cubin_len)) != NULL;
+    if (ok) ok = (m->log = get_blob(f, NULL)) != NULL;
+    int32_t nk = 0;
+    if (ok) ok = fread(&nk, sizeof nk, 1, f) == 1 && nk >= 0 && nk < 100000;
+    if (ok) {
+        m->kernels = calloc(nk ? nk : 1, sizeof *m->kernels);
+        if (!m->kernels) abort();
+    }
+    for (int i = 0; ok && i < nk; i++) {
+        compiled_kernel_t *k = &m->kernels[i];
+        int32_t v[7];
+        ok = (k->name = get_blob(f, NULL)) && (k->lowered = get_blob(f, NULL)) && fread(v, sizeof v, 1, f) == 1;
+        m->nkernels = i + 1;
+        if (ok) {
+            k->registers = v[0], k->shared_bytes = v[1], k->stack_bytes = v[2];
+            k->spill_stores = v[3], k->spill_loads = v[4], k->const_bytes = v[5], k->have_resources = v[6];
+        }
+    }
+    fclose(f);
+    if (!ok) { /* a torn or foreign file: forget it, it will be rebuilt */
+        module_free(m);
+        unlink(path);
+        return NULL;
+    }
+    return m;
+}
+
+static compiled_module_t *remember(compile_cache_t *c, compiled_module_t *m) {
+    if (c->n == c->cap) {
+        c->cap = c->cap ? 2 * c->cap : 32;
+        c->mods = realloc(c->mods, c->cap * sizeof *c->mods);
+        if (!c->mods) abort();
+    }
+    c->mods[c->n++] = m;
+    return m;
+}
+
+const compiled_module_t *compile_cache_get(compile_cache_t *c, const char *hex) {
+    for (size_t i = 0; i < c->n; i++)
+        if (strcmp(c->mods[i]->hex, hex) == 0) return c->mods[i];
+    compiled_module_t *m = load(c, hex);
+    return m ? remember(c, m) : NULL;
+}
+
+const compiled_module_t *compile_cache_put(compile_cache_t *c, compiled_module_t *m) {
+    save(c, m);
+    return remember(c, m);
+}

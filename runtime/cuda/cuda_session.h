@@ -1,0 +1,24 @@
+/* The CUDA runtime API as host cells see it (DESIGN §2, §4): cudaMalloc,
+ * copies, launches, events, streams ... carried out by the GPU worker
+ * through runtime/gpu/gpu_client, with sizes and argument types checked
+ * before anything reaches the GPU. */
+#ifndef ICUDA_CUDA_SESSION_H
+#define ICUDA_CUDA_SESSION_H
+
+#include "../engine.h"
+
+typedef struct cuda_session cuda_session_t;
+
+/* Attaches to engine e: installs the interpreter's launch/call hooks and
+ * starts the worker in the background (no GPU: calls fail with CUDA's own
+ * cudaErrorNoDevice / cudaErrorInsufficientDriver, the session goes on). */
+cuda_session_t *cuda_session_new(engine_t *e);
+void cuda_session_free(cuda_session_t *cs);
+
+/* The end of every cell: a device synchronisation, so that asynchronous
+ * errors and faults are charged to the cell that caused them; after a fault,
+ * the worker is restarted and what was lost is reported. rc is the cell's
+ * result so far; returns the cell's final result (err filled on -1). */
+int cuda_session_end_cell(cuda_session_t *cs, const engine_io_t *io, int rc, engine_error_t *err);
+
+#endif

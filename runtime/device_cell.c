@@ -1,0 +1,450 @@
+/* A cell's device code: assembling its translation unit from the session
+ * prelude and the cell, compiling (or finding it in the cache), reporting,
+ * and remembering what later cells need. */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compile_errors.h"
+#include "device_headers.h"
+#include "gpu_arch.h"
+#include "lang/interp.h"
+#include "session.h"
+#include "strbuf.h"
+
+#ifndef ICUDA_CUDA_HOME
+#define ICUDA_CUDA_HOME "/usr/local/cuda"
+#endif
+
+static bool is_device_side(const cell_item_t *it) { return it->kind == ITEM_DEVICE || it->kind == ITEM_BOTH; }
+
+const char *engine_arch(engine_t *e) {
+    if (!e->arch[0]) e->arch_from_gpu = gpu_arch_resolve(e->arch, sizeof e->arch, e->arch_note, sizeof e->arch_note);
+    return e->arch;
+}
+
+static const char *cuda_home(void) {
+    const char *h = getenv("CUDA_HOME");
+    if (!h || !*h) h = getenv("CUDA_PATH");
+    return (h && *h) ? h : ICUDA_CUDA_HOME;
+}
+
+static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
+static char *fmt(const char *f, ...) {
+    va_list ap;
+    va_start(ap, f);
+    char *s = NULL;
+    if (vasprintf(&s, f, ap) < 0) abort();
+    va_end(ap);
+    return s;
+}
+
+int engine_options(engine_t *e, char ***out) {
+    bool user_arch = false, user_std = false;
+    for (int i = 0; i < e->nuser_options; i++) {
+        const char *o = e->user_options[i];
+        if (!strncmp(o, "-arch", 5) || !strncmp(o, "--gpu-architecture", 18)) user_arch = true;
+        if (!strncmp(o, "-std", 4) || !strncmp(o, "--std", 5)) user_std = true;
+    }
+    char **v = calloc(8 + e->nuser_options, sizeof *v);
+    if (!v) abort();
+    int n = 0;
+    if (!user_arch) v[n++] = fmt("-arch=%s", engine_arch(e));
+    if (!user_std) v[n++] = fmt("-std=c++17");
+    v[n++] = fmt("-I%s/include", cuda_home());
+    v[n++] = fmt("-I%s/include/cccl", cuda_home());
+    v[n++] = fmt("-Xptxas=-v"); /* the resource report of each kernel */
+    for (int i = 0; i < e->nuser_options; i++) {
+        const char *o = e->user_options[i];
+        /* nvcc's -O<n> sets ptxas's optimisation level; NVRTC only takes it that way */
+        if (o[0] == '-' && o[1] == 'O' && o[2] >= '0' && o[2] <= '3' && !o[3]) v[n++] = fmt("-Xptxas=%s", o);
+        else v[n++] = strdup(o);
+    }
+    *out = v;
+    return n;
+}
+
+void options_free(char **opts, int n) {
+    for (int i = 0; i < n; i++) free(opts[i]);
+    free(opts);
+}
+
+/* Standard stand-ins first, then %%header files (which may shadow them). */
+static int collect_headers(engine_t *e, const char ***names, const char ***texts) {
+    int n = device_std_header_count + e->nheaders;
+    *names = calloc(n, sizeof **names);
+    *texts = calloc(n, sizeof **texts);
+    if (!*names || !*texts) abort();
+    for (int i = 0; i < device_std_header_count; i++) {
+        (*names)[i] = device_std_headers[i].name;
+        (*texts)[i] = device_std_headers[i].text;
+    }
+    for (int i = 0; i < e->nheaders; i++) {
+        (*names)[device_std_header_count + i] = e->headers[i].name;
+        (*texts)[device_std_header_count + i] = e->headers[i].text;
+    }
+    return n;
+}
+
+/* "vecadd(double *z, const double *x, int n)": from the kernel's name to the
+ * ')' that closes its parameters, white space folded. */
+static char *kernel_signature(const char *code, const cell_item_t *it) {
+    const char *s = code + it->start, *end = code + it->end;
+    size_t nl = strlen(it->name);
+    const char *p = s;
+    for (; p + nl <= end; p++) {
+        if (memcmp(p, it->name, nl) == 0 && (p == s || !(isalnum((unsigned char)p[-1]) || p[-1] == '_'))) {
+            const char *q = p + nl;
+            while (q < end && isspace((unsigned char)*q)) q++;
+            if (q < end && *q == '(') break;
+        }
+    }
+    if (p + nl > end) return strdup(it->name);
+    strbuf_t b = {0};
+    int depth = 0;
+    bool space = false;
+    for (const char *q = p; q < end; q++) {
+        char c = *q;
+        if (isspace((unsigned char)c)) {
+            space = true;
+            continue;
+        }
+        if (space && b.len && b.data[b.len - 1] != '(' && c != ')' && c != ',') sb_putc(&b, ' ');
+        space = false;
+        sb_putc(&b, c);
+        if (c == '(') depth++;
+        if (c == ')' && --depth == 0) break;
+    }
+    return sb_take(&b);
+}
+
+static void add_item_text(strbuf_t *tu, const char *code, const cell_item_t *it, const char *cell) {
+    sb_printf(tu, "#line %d \"%s\"\n", it->first_line, cell);
+    sb_append(tu, code + it->start, it->end - it->start);
+    sb_putc(tu, '\n');
+}
+
+/* The text kept in the prelude for one key: all of the cell's items with
+ * that key (overloads), each with its #line. */
+static char *group_text(const char *code, const cell_split_t *sp, const char *key, const char *cell) {
+    strbuf_t b = {0};
+    for (size_t i = 0; i < sp->n; i++)
+        if (is_device_side(&sp->items[i]) && !strcmp(sp->items[i].key, key)) add_item_text(&b, code, &sp->items[i], cell);
+    return sb_take(&b);
+}
+
+static bool cell_defines(const cell_split_t *sp, const char *key) {
+    for (size_t i = 0; i < sp->n; i++)
+        if (is_device_side(&sp->items[i]) && sp->items[i].key[0] && !strcmp(sp->items[i].key, key)) return true;
+    return false;
+}
+
+/* A host item "const int BLOCK = 256;" (static or not): a scalar that
+ * device code may use as a compile-time constant. */
+static const char *host_const_decl(const char *code, const cell_item_t *it) {
+    if (it->kind != ITEM_HOST || it->is_function || !it->name[0]) return NULL;
+    const char *p = code + it->start;
+    if (!strncmp(p, "static ", 7)) p += 7;
+    if (strncmp(p, "const ", 6) != 0 || !memchr(p, '=', (size_t)(code + it->end - p))) return NULL;
+    return p;
+}
+
+static bool word_in(const char *s, size_t n, const char *word) {
+    size_t w = strlen(word);
+    for (size_t i = 0; i + w <= n; i++)
+        if (!memcmp(s + i, word, w) && (i == 0 || !(isalnum((unsigned char)s[i - 1]) || s[i - 1] == '_')) &&
+            (i + w == n || !(isalnum((unsigned char)s[i + w]) || s[i + w] == '_')))
+            return true;
+    return false;
+}
+
+static bool cell_device_uses(const char *code, const cell_split_t *sp, const char *name) {
+    for (size_t i = 0; i < sp->n; i++)
+        if (is_device_side(&sp->items[i]) && word_in(code + sp->items[i].start, sp->items[i].end - sp->items[i].start, name))
+            return true;
+    return false;
+}
+
+/* Host constants as the device sees them: the interpreter's constexpr lines
+ * for earlier cells (macros come through the prelude instead), less the
+ * ones this cell declares again, plus this cell's own const scalars that its
+ * device code uses (they run only after the compile). */
+static void add_host_constants(engine_t *e, strbuf_t *tu, const char *code, const cell_split_t *sp, const char *cell) {
+    char *consts = e->interp ? interp_device_constants(e->interp) : NULL;
+    bool header = false;
+    for (const char *line = consts; line && *line;) {
+        const char *eol = strchr(line, '\n');
+        size_t n = eol ? (size_t)(eol - line) : strlen(line);
+        const char *eq = memchr(line, '=', n);
+        bool keep = line[0] != '#' && eq;
+        if (keep) {
+            const char *q = eq;
+            while (q > line && q[-1] == ' ') q--;
+            const char *a = q;
+            while (a > line && (isalnum((unsigned char)a[-1]) || a[-1] == '_')) a--;
+            for (size_t i = 0; i < sp->n && keep; i++)
+                if (host_const_decl(code, &sp->items[i]) && strlen(sp->items[i].name) == (size_t)(q - a) &&
+                    !memcmp(sp->items[i].name, a, (size_t)(q - a)))
+                    keep = false;
+        }
+        if (keep) {
+            if (!header) sb_puts(tu, "#line 1 \"session constants\"\n");
+            header = true;
+            sb_append(tu, line, n);
+            sb_putc(tu, '\n');
+        }
+        line = eol ? eol + 1 : line + n;
+    }
+    free(consts);
+    for (size_t i = 0; i < sp->n; i++) {
+        const cell_item_t *it = &sp->items[i];
+        const char *decl = host_const_decl(code, it);
+        if (!decl || !cell_device_uses(code, sp, it->name)) continue;
+        sb_printf(tu, "#line %d \"%s\"\n%.*s", it->first_line, cell, (int)(decl - (code + it->start)), code + it->start);
+        sb_printf(tu, "constexpr %.*s\n", (int)(code + it->end - (decl + 6)), decl + 6);
+    }
+}
+
+/* Prelude in order, the cell's definitions standing in place of the ones they
+ * replace (so what came after them still sees them), then the cell's new
+ * items. Host constants come first, as constexpr. */
+static char *build_unit(engine_t *e, const char *code, const cell_split_t *sp, const char *cell) {
+    strbuf_t tu = {0};
+    add_host_constants(e, &tu, code, sp, cell);
+    bool *placed = calloc(sp->n + 1, sizeof *placed);
+    if (!placed) abort();
+    for (int p = 0; p < e->nprelude; p++) {
+        prelude_item_t *pi = &e->prelude[p];
+        if (cell_defines(sp, pi->key)) {
+            for (size_t i = 0; i < sp->n; i++)
+                if (!placed[i] && is_device_side(&sp->items[i]) && !strcmp(sp->items[i].key, pi->key)) {
+                    add_item_text(&tu, code, &sp->items[i], cell);
+                    placed[i] = true;
+                }
+        } else if (!pi->is_kernel) {
+            sb_append(&tu, pi->text, strlen(pi->text));
+        }
+    }
+    for (size_t i = 0; i < sp->n; i++)
+        if (!placed[i] && is_device_side(&sp->items[i])) add_item_text(&tu, code, &sp->items[i], cell);
+    free(placed);
+    return sb_take(&tu);
+}
+
+char *engine_prelude_source(engine_t *e) {
+    cell_split_t none = {0};
+    return build_unit(e, "", &none, "prelude");
+}
+
+static void prelude_set(engine_t *e, const char *key, char *text, const char *cell, int line, bool is_kernel) {
+    for (int p = 0; p < e->nprelude; p++)
+        if (!strcmp(e->prelude[p].key, key)) {
+            free(e->prelude[p].text);
+            free(e->prelude[p].cell);
+            e->prelude[p].text = text;
+            e->prelude[p].cell = strdup(cell);
+            e->prelude[p].first_line = line;
+            e->prelude[p].is_kernel = is_kernel;
+            return;
+        }
+    if (e->nprelude == e->cap_prelude) {
+        e->cap_prelude = e->cap_prelude ? 2 * e->cap_prelude : 32;
+        e->prelude = realloc(e->prelude, e->cap_prelude * sizeof *e->prelude);
+        if (!e->prelude) abort();
+    }
+    e->prelude[e->nprelude++] = (prelude_item_t){strdup(key), text, strdup(cell), line, is_kernel};
+}
+
+static void remember_items(engine_t *e, const char *code, const cell_split_t *sp, const char *cell) {
+    for (size_t i = 0; i < sp->n; i++) {
+        const cell_item_t *it = &sp->items[i];
+        if (!is_device_side(it)) continue;
+        char anon[96];
+        const char *key = it->key;
+        if (!key[0]) { /* no name (a #pragma, an odd declaration): keep it once, by text */
+            snprintf(anon, sizeof anon, "text:%.*s", (int)((it->end - it->start) < 80 ? it->end - it->start : 80),
+                     code + it->start);
+            key = anon;
+        }
+        bool first_of_key = true;
+        for (size_t k = 0; k < i; k++)
+            if (is_device_side(&sp->items[k]) && sp->items[k].key[0] && !strcmp(sp->items[k].key, it->key))
+                first_of_key = false;
+        if (!first_of_key) continue;
+        char *text;
+        if (it->key[0]) text = group_text(code, sp, it->key, cell);
+        else {
+            strbuf_t b = {0};
+            add_item_text(&b, code, it, cell);
+            text = sb_take(&b);
+        }
+        prelude_set(e, key, text, cell, it->first_line, it->is_kernel && !it->is_template);
+    }
+}
+
+static void register_kernel(engine_t *e, const char *name, char *signature, const char *cell, const char *hex) {
+    for (int i = 0; i < e->nkernels; i++)
+        if (!strcmp(e->kernels[i].name, name)) {
+            free(e->kernels[i].signature);
+            free(e->kernels[i].cell);
+            e->kernels[i].signature = signature;
+            e->kernels[i].cell = strdup(cell);
+            snprintf(e->kernels[i].module_hex, sizeof e->kernels[i].module_hex, "%s", hex);
+            return;
+        }
+    if (e->nkernels == e->cap_kernels) {
+        e->cap_kernels = e->cap_kernels ? 2 * e->cap_kernels : 16;
+        e->kernels = realloc(e->kernels, e->cap_kernels * sizeof *e->kernels);
+        if (!e->kernels) abort();
+    }
+    kernel_entry_t *k = &e->kernels[e->nkernels++];
+    k->name = strdup(name);
+    k->signature = signature;
+    k->cell = strdup(cell);
+    snprintf(k->module_hex, sizeof k->module_hex, "%s", hex);
+}
+
+const kernel_entry_t *engine_find_kernel(engine_t *e, const char *name) {
+    for (int i = 0; i < e->nkernels; i++)
+        if (!strcmp(e->kernels[i].name, name)) return &e->kernels[i];
+    return NULL;
+}
+
+/* "vecadd(double *z, ...): 14 registers, 0 B shared, 0 B local, no spills" */
+static char *kernel_line(const char *sig, const compiled_kernel_t *k) {
+    if (!k || !k->have_resources) return strdup(sig);
+    char spill[64] = "no spills";
+    if (k->spill_stores || k->spill_loads)
+        snprintf(spill, sizeof spill, "%d B spill stores, %d B spill loads", k->spill_stores, k->spill_loads);
+    return fmt("%s: %d registers, %d B shared, %d B local, %s", sig, k->registers, k->shared_bytes, k->stack_bytes, spill);
+}
+
+static void report_kernel(const engine_io_t *io, const char *sig, const compiled_kernel_t *k) {
+    char *line = kernel_line(sig, k);
+    io_printf(io, "stdout", "%s\n", line);
+    free(line);
+}
+
+char *engine_kernel_description(engine_t *e, const kernel_entry_t *k) {
+    const compiled_module_t *m = compile_cache_get(e->cache, k->module_hex);
+    char *line = kernel_line(k->signature, m ? module_kernel(m, k->name) : NULL);
+    char *s = fmt("__global__ %s\ndefined in %s, compiled for %s", line, k->cell, engine_arch(e));
+    free(line);
+    return s;
+}
+
+static void compile_error(engine_error_t *err, const char *log, const char *cell) {
+    json_t *tb = json_array();
+    json_t *body = json_array();
+    char *first = NULL;
+    int n = compile_log_format(log, body, &first);
+    json_array_append_new(tb, json_sprintf("\x1b[1;31mCompileError\x1b[0m: %d error%s in the device code of %s", n,
+                                           n == 1 ? "" : "s", cell));
+    json_array_extend(tb, body);
+    json_decref(body);
+    engine_error_set(err, "CompileError", tb, "%s", first ? first : "the device code did not compile");
+    free(first);
+}
+
+/* Warnings only (the ptxas report was taken out): shown on stderr. */
+static void report_warnings(const engine_io_t *io, const char *log) {
+    if (!log) return;
+    const char *p = log;
+    while (*p == '\n' || *p == ' ') p++;
+    if (!*p) return;
+    json_t *lines = json_array();
+    char *first = NULL;
+    compile_log_format(log, lines, &first);
+    free(first);
+    size_t i;
+    json_t *v;
+    json_array_foreach(lines, i, v) io_printf(io, "stderr", "%s\n", json_string_value(v));
+    json_decref(lines);
+}
+
+int engine_compile_unit(engine_t *e, const char *source, const char *const *kernel_names, int nkernels,
+                        const compiled_module_t **out, char **log) {
+    char **opts;
+    int nopts = engine_options(e, &opts);
+    const char **hn, **ht;
+    int nh = collect_headers(e, &hn, &ht);
+    compile_request_t req = {source, "cell.cu", (const char *const *)opts, nopts, hn, ht, nh, kernel_names, nkernels};
+    char hex[65];
+    compile_request_key(&req, hex);
+    *out = compile_cache_get(e->cache, hex);
+    *log = NULL;
+    compile_status_t st = COMPILE_OK;
+    if (!*out) {
+        compiled_module_t *m = NULL;
+        st = nvrtc_compile(&req, &m, log);
+        if (st == COMPILE_OK) {
+            snprintf(m->hex, sizeof m->hex, "%s", hex);
+            *out = compile_cache_put(e->cache, m);
+        }
+    }
+    options_free(opts, nopts);
+    free(hn);
+    free(ht);
+    return st;
+}
+
+int device_compile_cell(engine_t *e, const char *code, const cell_split_t *sp, const char *cell,
+                        const engine_io_t *io, engine_error_t *err) {
+    int ndevice = 0, nk = 0;
+    for (size_t i = 0; i < sp->n; i++)
+        if (sp->items[i].kind == ITEM_DEVICE || (sp->items[i].kind == ITEM_BOTH && sp->items[i].is_function)) ndevice++;
+    if (!ndevice) { /* only shared types/macros: they join the prelude uncompiled */
+        remember_items(e, code, sp, cell);
+        return 0;
+    }
+    const char **names = calloc(sp->n + 1, sizeof *names);
+    if (!names) abort();
+    for (size_t i = 0; i < sp->n; i++)
+        if (sp->items[i].is_kernel && !sp->items[i].is_template && sp->items[i].name[0]) names[nk++] = sp->items[i].name;
+    char *unit = build_unit(e, code, sp, cell);
+    const compiled_module_t *m = NULL;
+    char *log = NULL;
+    int st = engine_compile_unit(e, unit, names, nk, &m, &log);
+    free(unit);
+    int rc = 0;
+    if (st == COMPILE_INTERRUPTED) {
+        engine_error_set(err, "KeyboardInterrupt", NULL, "interrupted while compiling the device code of %s", cell);
+        rc = -1;
+    } else if (st != COMPILE_OK) {
+        compile_error(err, log ? log : "", cell);
+        rc = -1;
+    } else {
+        report_warnings(io, log);
+        for (size_t i = 0; i < sp->n; i++) {
+            const cell_item_t *it = &sp->items[i];
+            if (!it->is_kernel || it->is_template || !it->name[0]) continue;
+            char *sig = kernel_signature(code, it);
+            report_kernel(io, sig, module_kernel(m, it->name));
+            register_kernel(e, it->name, sig, cell, m->hex);
+        }
+        remember_items(e, code, sp, cell);
+    }
+    free(log);
+    free(names);
+    return rc;
+}
+
+int engine_try_options(engine_t *e, char **opts, int nopts, char **msg) {
+    char **saved = e->user_options;
+    int nsaved = e->nuser_options;
+    e->user_options = opts;
+    e->nuser_options = nopts;
+    const compiled_module_t *m;
+    char *log = NULL;
+    int st = engine_compile_unit(e, "__global__ void icuda_option_check(void) {}\n", NULL, 0, &m, &log);
+    e->user_options = saved;
+    e->nuser_options = nsaved;
+    if (st == COMPILE_OK) {
+        free(log);
+        return 0;
+    }
+    *msg = log ? log : strdup("the options were refused");
+    return -1;
+}

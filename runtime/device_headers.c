@@ -1,0 +1,33 @@
+#include "device_headers.h"
+
+/* printf, malloc/free, memcpy/memset, clock() and the math functions are
+ * NVRTC built-ins, so most stand-ins are empty or add a few macros. */
+#define STDINT                                                                  \
+    "#pragma once\n#include <cuda/std/cstdint>\n"
+#define LIMITS "#pragma once\n#include <cuda/std/climits>\n"
+#define FLOATS                                                                  \
+    "#pragma once\n#include <cuda/std/cfloat>\n"                                \
+    "#ifndef FLT_MAX\n#define FLT_MAX 3.40282347e+38F\n#define FLT_MIN 1.17549435e-38F\n" \
+    "#define FLT_EPSILON 1.19209290e-07F\n#define DBL_MAX 1.7976931348623157e+308\n"      \
+    "#define DBL_MIN 2.2250738585072014e-308\n#define DBL_EPSILON 2.2204460492503131e-16\n" \
+    "#endif\n"
+#define MATH                                                                    \
+    "#pragma once\n#ifndef M_PI\n#define M_E 2.7182818284590452354\n"          \
+    "#define M_LOG2E 1.4426950408889634074\n#define M_LN2 0.69314718055994530942\n"        \
+    "#define M_PI 3.14159265358979323846\n#define M_PI_2 1.57079632679489661923\n"         \
+    "#define M_SQRT2 1.41421356237309504880\n#endif\n"                                     \
+    "#ifndef INFINITY\n#define INFINITY __int_as_float(0x7f800000)\n"                      \
+    "#define NAN __int_as_float(0x7fffffff)\n#endif\n"
+#define EMPTY "#pragma once\n"
+#define STDDEF "#pragma once\n#include <cuda/std/cstddef>\n"
+#define STDBOOL "#pragma once\n"
+
+const device_header_t device_std_headers[] = {
+    {"stdio.h", EMPTY},    {"cstdio", EMPTY},     {"stdlib.h", EMPTY},  {"cstdlib", EMPTY},
+    {"string.h", EMPTY},   {"cstring", EMPTY},    {"assert.h", EMPTY},  {"cassert", EMPTY},
+    {"time.h", EMPTY},     {"ctime", EMPTY},      {"math.h", MATH},     {"cmath", MATH},
+    {"stdint.h", STDINT},  {"cstdint", STDINT},   {"inttypes.h", STDINT}, {"limits.h", LIMITS},
+    {"climits", LIMITS},   {"float.h", FLOATS},   {"cfloat", FLOATS},   {"stddef.h", STDDEF},
+    {"cstddef", STDDEF},   {"stdbool.h", STDBOOL},
+};
+const int device_std_header_count = sizeof device_std_headers / sizeof device_std_headers[0];

@@ -1,0 +1,203 @@
+/* The cell engine: one execute_request from split to reply. Magics run
+ * where they stand, device code compiles before host code runs (DESIGN §2). */
+#include "engine.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda/cuda_session.h"
+#include "interrupt.h"
+#include "lang/interp.h"
+#include "magics/magics.h"
+#include "nvrtc_compile.h"
+#include "session.h"
+#include "strbuf.h"
+
+atomic_int icuda_interrupt_flag;
+
+void engine_error_set(engine_error_t *err, const char *ename, json_t *traceback, const char *evalue_fmt, ...) {
+    engine_error_clear(err);
+    va_list ap;
+    va_start(ap, evalue_fmt);
+    if (vasprintf(&err->evalue, evalue_fmt, ap) < 0) err->evalue = NULL;
+    va_end(ap);
+    err->ename = strdup(ename);
+    if (!traceback) {
+        traceback = json_array();
+        json_array_append_new(traceback, json_sprintf("\x1b[1;31m%s\x1b[0m: %s", ename, err->evalue ? err->evalue : ""));
+    }
+    err->traceback = traceback;
+}
+
+void engine_error_clear(engine_error_t *err) {
+    free(err->ename);
+    free(err->evalue);
+    json_decref(err->traceback);
+    memset(err, 0, sizeof *err);
+}
+
+void io_printf(const engine_io_t *io, const char *stream, const char *fmt, ...) {
+    if (!io || !io->stream) return;
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = NULL;
+    int n = vasprintf(&s, fmt, ap);
+    va_end(ap);
+    if (n > 0) io->stream(io->ctx, stream, s, (size_t)n);
+    free(s);
+}
+
+void io_display_text(const engine_io_t *io, const char *plain, const char *html) {
+    if (!io || !io->display) return;
+    json_t *data = json_pack("{s:s}", "text/plain", plain);
+    if (html) json_object_set_new(data, "text/html", json_string(html));
+    io->display(io->ctx, data, NULL, false);
+    json_decref(data);
+}
+
+engine_t *engine_new(const engine_config_t *cfg) {
+    engine_t *e = calloc(1, sizeof *e);
+    if (!e) abort();
+    char *dir = NULL;
+    if (!cfg || !cfg->no_disk_cache) dir = (cfg && cfg->cache_dir) ? strdup(cfg->cache_dir) : compile_cache_default_dir();
+    e->cache = compile_cache_new(dir);
+    free(dir);
+    e->interp = interp_new();
+    e->cuda = cuda_session_new(e);
+    return e;
+}
+
+void engine_free(engine_t *e) {
+    if (!e) return;
+    for (int i = 0; i < e->nprelude; i++) {
+        free(e->prelude[i].key);
+        free(e->prelude[i].text);
+        free(e->prelude[i].cell);
+    }
+    free(e->prelude);
+    for (int i = 0; i < e->nkernels; i++) {
+        free(e->kernels[i].name);
+        free(e->kernels[i].signature);
+        free(e->kernels[i].cell);
+    }
+    free(e->kernels);
+    for (int i = 0; i < e->nheaders; i++) {
+        free(e->headers[i].name);
+        free(e->headers[i].text);
+    }
+    free(e->headers);
+    options_free(e->user_options, e->nuser_options);
+    compile_cache_free(e->cache);
+    cuda_session_free(e->cuda);
+    interp_free(e->interp);
+    free(e);
+}
+
+const char *engine_cuda_version(void) { return nvrtc_version_string(); }
+
+void engine_warm_up(engine_t *e) {
+    /* Loads NVRTC's builtins and probes the GPU's architecture, so the first
+     * device cell does not pay for either. Not cached: it must really run. */
+    (void)engine_arch(e);
+    const char *opt = "-std=c++17";
+    compile_request_t req = {"__global__ void icuda_warm_up(void) {}\n", "warm_up.cu", &opt, 1, NULL, NULL, 0, NULL, 0};
+    compiled_module_t *m = NULL;
+    char *log = NULL;
+    nvrtc_compile(&req, &m, &log);
+    module_free(m);
+    free(log);
+}
+
+static void null_stream(void *ctx, const char *name, const char *text, size_t len) {}
+static void null_display(void *ctx, json_t *data, json_t *md, bool is_result) {}
+static const engine_io_t silent_io = {NULL, null_stream, null_display};
+
+static bool is_host_side(const cell_item_t *it) { return it->kind == ITEM_HOST || it->kind == ITEM_BOTH; }
+
+/* Runs the host items among items [from, to) as one interpreter pass over
+ * the cell's host view (everything else blanked, lines and columns kept).
+ * show_value: the cell's last item is among them, so its value is shown. */
+static int run_host(engine_t *e, const char *code, const cell_split_t *sp, size_t from, size_t to, const char *cell,
+                    bool show_value, const engine_io_t *io, engine_error_t *err) {
+    bool any = false;
+    for (size_t i = from; i < to; i++) any |= is_host_side(&sp->items[i]);
+    if (!any) return 0;
+    size_t n = strlen(code);
+    char *view = malloc(n + 1);
+    if (!view) abort();
+    for (size_t i = 0; i < n; i++) view[i] = code[i] == '\n' ? '\n' : ' ';
+    view[n] = 0;
+    for (size_t i = from; i < to; i++)
+        if (is_host_side(&sp->items[i]))
+            memcpy(view + sp->items[i].start, code + sp->items[i].start, sp->items[i].end - sp->items[i].start);
+    json_t *value = NULL;
+    int rc = interp_run(e->interp, view, cell, io, &value, err);
+    free(view);
+    if (value && show_value && io->display) io->display(io->ctx, value, NULL, true);
+    json_decref(value);
+    return rc;
+}
+
+int engine_execute(engine_t *e, const char *code, int execution_count, bool silent, const engine_io_t *io,
+                   engine_error_t *err) {
+    interrupt_clear();
+    if (silent || !io) io = &silent_io;
+    char cell[32];
+    if (execution_count > 0) snprintf(cell, sizeof cell, "In [%d]", execution_count);
+    else snprintf(cell, sizeof cell, "In [ ]");
+    magic_ctx_t mc = {e, io, cell};
+    if (split_is_cell_magic(code)) return magic_run_cell(&mc, code, err);
+
+    cell_split_t sp;
+    split_cell(code, &sp);
+    int rc = 0;
+    /* Magics before the first code item run first (e.g. %nvrtc for this cell). */
+    size_t i = 0;
+    for (; i < sp.n && sp.items[i].kind == ITEM_MAGIC && rc == 0; i++) {
+        char *line = strndup(code + sp.items[i].start, sp.items[i].end - sp.items[i].start);
+        rc = magic_run_line(&mc, line, err);
+        free(line);
+    }
+    if (rc == 0) rc = device_compile_cell(e, code, &sp, cell, io, err);
+    /* Host code runs in order after the device code compiled; a magic
+     * between host items runs where it stands. */
+    size_t seg = i;
+    for (; i <= sp.n && rc == 0; i++) {
+        if (i < sp.n && sp.items[i].kind != ITEM_MAGIC) continue;
+        rc = run_host(e, code, &sp, seg, i, cell, i == sp.n, io, err);
+        if (rc == 0 && i < sp.n) {
+            char *line = strndup(code + sp.items[i].start, sp.items[i].end - sp.items[i].start);
+            rc = magic_run_line(&mc, line, err);
+            free(line);
+        }
+        seg = i + 1;
+    }
+    rc = cuda_session_end_cell(e->cuda, io, rc, err);
+    split_free(&sp);
+    return rc;
+}
+
+json_t *engine_user_expressions(engine_t *e, json_t *expressions) {
+    json_t *out = json_object();
+    const char *name;
+    json_t *v;
+    json_object_foreach(expressions, name, v) {
+        json_t *value = NULL;
+        engine_error_t err = {0};
+        if (!json_is_string(v)) {
+            engine_error_set(&err, "TypeError", NULL, "a user expression must be a string");
+        } else if (interp_eval(e->interp, json_string_value(v), &value, &err) == 0) {
+            json_object_set_new(out, name, json_pack("{s:s,s:o,s:{}}", "status", "ok", "data",
+                                                     value ? value : json_object(), "metadata"));
+            continue;
+        }
+        json_t *tb = err.traceback ? json_incref(err.traceback) : json_array();
+        json_object_set_new(out, name, json_pack("{s:s,s:s,s:s,s:o}", "status", "error", "ename",
+                                                 err.ename ? err.ename : "Error", "evalue", err.evalue ? err.evalue : "",
+                                                 "traceback", tb));
+        engine_error_clear(&err);
+    }
+    return out;
+}

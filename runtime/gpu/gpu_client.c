@@ -1,0 +1,1229 @@
+/* The kernel-process side of the GPU worker (gpu_client.h). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "runtime/gpu/gpu_client.h"
+
+#include "runtime/gpu/cuda_driver.h"
+#include "runtime/hostmem/arena.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define VA_SPAN ((size_t)1 << 40) /* client device addresses: 1 TiB reserved */
+#define VA_ALIGN 512u
+#define MAX_DEV 64
+
+enum { SH_NONE, SH_HOST, SH_FILL };
+enum { B_ALLOC, B_GLOBAL };
+
+typedef struct buf {
+    CUdeviceptr va, real;
+    size_t size;
+    int dev, kind;
+    gpu_handle_t mod; /* globals */
+    char *name;       /* globals */
+    int shadow, fill;
+    const void *host;
+} buf_t;
+
+typedef struct module {
+    void *image;
+    size_t n;
+    uint64_t h;
+    int dev;
+    bool live;
+} module_t;
+
+typedef struct func {
+    gpu_handle_t mod;
+    char *name;
+    uint64_t h;
+    gpu_func_attrs_t a;
+    bool live;
+} func_t;
+
+typedef struct obj { /* events and streams */
+    uint64_t h;
+    unsigned flags;
+    int dev;
+    bool live;
+} obj_t;
+
+typedef struct pin {
+    void *p;
+    size_t n;
+    unsigned flags;
+} pin_t;
+
+#define VEC(T) struct { T *v; size_t n, cap; }
+
+struct gpu_client {
+    gpu_client_config_t cfg;
+    char worker_path[PATH_MAX + 32];
+    _Atomic pid_t pid;
+    atomic_int killed_for_interrupt;
+    int sock, out[2];
+    gpu_state_t state;
+    gpu_fault_t fault;
+    int ndev, drv_version, dev;
+    gpu_props_t props[MAX_DEV];
+    bool props_ok[MAX_DEV];
+    uint32_t seq;
+    int async_err, async_op;
+    uint32_t async_seq;
+    gpu_handle_t last_fn;
+    unsigned char *va_base;
+    uint64_t va_top;
+    VEC(buf_t) bufs; /* sorted by va */
+    VEC(module_t) mods;
+    VEC(func_t) fns;
+    VEC(obj_t) evs;
+    VEC(obj_t) sts;
+    VEC(pin_t) pins;
+    _Alignas(16) unsigned char tx[CH_MAX_RECORD];
+    _Alignas(16) unsigned char rx[CH_MAX_RECORD];
+};
+
+#define VEC_PUSH(vec, item)                                                    \
+    ({                                                                         \
+        int ok_ = 1;                                                           \
+        if ((vec).n == (vec).cap) {                                            \
+            size_t nc_ = (vec).cap ? (vec).cap * 2 : 16;                       \
+            void *nv_ = realloc((vec).v, nc_ * sizeof *(vec).v);               \
+            if (nv_) {                                                         \
+                (vec).v = nv_;                                                 \
+                (vec).cap = nc_;                                               \
+            } else ok_ = 0;                                                    \
+        }                                                                      \
+        if (ok_) (vec).v[(vec).n++] = (item);                                  \
+        ok_;                                                                   \
+    })
+
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+const char *gpu_client_error_name(int code) {
+    switch (code) {
+    case GPU_ERR_WORKER_DIED: return "GPU_ERR_WORKER_DIED";
+    case GPU_ERR_INTERRUPTED: return "GPU_ERR_INTERRUPTED";
+    case GPU_ERR_NO_WORKER: return "GPU_ERR_NO_WORKER";
+    }
+    const char *n = cuda_result_name(code);
+    return n ? n : "CUDA_ERROR_UNKNOWN";
+}
+
+/* ---- output of the worker ---- */
+
+static void forward(gpu_client_t *c, int i) {
+    char b[65536];
+    while (c->out[i] >= 0) {
+        ssize_t n = read(c->out[i], b, sizeof b);
+        if (n > 0) {
+            if (c->cfg.output) c->cfg.output(c->cfg.ctx, i ? "stderr" : "stdout", b, (size_t)n);
+            else {
+                ssize_t w = write(i ? 2 : 1, b, (size_t)n);
+                (void)w;
+            }
+            continue;
+        }
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && errno == EAGAIN) return;
+        close(c->out[i]); /* EOF: the worker is gone */
+        c->out[i] = -1;
+    }
+}
+
+void gpu_client_drain_output(gpu_client_t *c) {
+    forward(c, 0);
+    forward(c, 1);
+}
+
+void gpu_client_output_fds(const gpu_client_t *c, int fds[2]) {
+    fds[0] = c->out[0];
+    fds[1] = c->out[1];
+}
+
+/* ---- the worker process ---- */
+
+static void find_worker(gpu_client_t *c) {
+    const char *p = c->cfg.worker_path ? c->cfg.worker_path : getenv("ICUDA_WORKER");
+    if (p && *p) {
+        snprintf(c->worker_path, sizeof c->worker_path, "%s", p);
+        return;
+    }
+    char exe[PATH_MAX - 64];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) {
+        snprintf(c->worker_path, sizeof c->worker_path, "icuda-worker");
+        return;
+    }
+    exe[n] = 0;
+    char *slash = strrchr(exe, '/');
+    if (slash) *slash = 0;
+    snprintf(c->worker_path, sizeof c->worker_path, "%s/icuda-worker", exe);
+    if (access(c->worker_path, X_OK) != 0) {
+        char alt[PATH_MAX + 32];
+        snprintf(alt, sizeof alt, "%s/../icuda-worker", exe);
+        if (access(alt, X_OK) == 0) snprintf(c->worker_path, sizeof c->worker_path, "%s", alt);
+    }
+}
+
+static void set_fault(gpu_client_t *c, gpu_state_t st, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void set_fault(gpu_client_t *c, gpu_state_t st, int code, const char *fmt, ...) {
+    c->state = st;
+    c->fault.state = st;
+    c->fault.code = code;
+    c->fault.name = gpu_client_error_name(code);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->fault.message, sizeof c->fault.message, fmt, ap);
+    va_end(ap);
+    const char *k = gpu_client_function_name(c, c->last_fn);
+    snprintf(c->fault.kernel, sizeof c->fault.kernel, "%s", k ? k : "");
+}
+
+static int spawn(gpu_client_t *c) {
+    int sv[2] = {-1, -1}, po[2] = {-1, -1}, pe[2] = {-1, -1};
+    c->sock = c->out[0] = c->out[1] = -1;
+    c->state = GPU_STARTING;
+    memset(&c->fault, 0, sizeof c->fault);
+    c->fault.exit_status = -1;
+    atomic_store(&c->killed_for_interrupt, 0);
+    if (access(c->worker_path, X_OK) != 0) {
+        set_fault(c, GPU_CRASHED, GPU_ERR_NO_WORKER, "icuda-worker not found at %s",
+                  c->worker_path);
+        return GPU_ERR_NO_WORKER;
+    }
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0 ||
+        pipe2(po, O_CLOEXEC) < 0 || pipe2(pe, O_CLOEXEC) < 0) {
+        set_fault(c, GPU_CRASHED, GPU_ERR_NO_WORKER, "cannot create the worker's channel: %s",
+                  strerror(errno));
+        goto fail;
+    }
+    int big = 4 << 20;
+    setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &big, sizeof big);
+    setsockopt(sv[1], SOL_SOCKET, SO_RCVBUF, &big, sizeof big);
+    char a_sock[16], a_arena[16], a_size[32], a_addr[32], a_dev[16];
+    snprintf(a_sock, sizeof a_sock, "%d", sv[1]);
+    snprintf(a_arena, sizeof a_arena, "%d", arena_fd());
+    snprintf(a_size, sizeof a_size, "%zu", arena_reserved());
+    /* the arena's base here: offset(p) = p - base, so base = -offset(NULL) */
+    snprintf(a_addr, sizeof a_addr, "%llx", (unsigned long long)(0 - arena_offset(NULL)));
+    snprintf(a_dev, sizeof a_dev, "%d", c->dev);
+    char *argv[] = {c->worker_path, "--sock", a_sock,  "--arena", a_arena, "--arena-size",
+                    a_size,         "--arena-addr", a_addr, "--device", a_dev, NULL};
+    int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    int afd = arena_fd();
+    pid_t pid = fork();
+    if (pid < 0) {
+        if (devnull >= 0) close(devnull);
+        set_fault(c, GPU_CRASHED, GPU_ERR_NO_WORKER, "cannot start icuda-worker: %s",
+                  strerror(errno));
+        goto fail;
+    }
+    if (pid == 0) { /* only async-signal-safe calls until exec */
+        if (devnull >= 0) dup2(devnull, 0);
+        dup2(po[1], 1);
+        dup2(pe[1], 2);
+        fcntl(sv[1], F_SETFD, 0);
+        if (afd >= 0) fcntl(afd, F_SETFD, 0);
+        execv(c->worker_path, argv);
+        _exit(127);
+    }
+    if (devnull >= 0) close(devnull);
+    close(sv[1]);
+    close(po[1]);
+    close(pe[1]);
+    fcntl(po[0], F_SETFL, O_NONBLOCK);
+    fcntl(pe[0], F_SETFL, O_NONBLOCK);
+    c->sock = sv[0];
+    c->out[0] = po[0];
+    c->out[1] = pe[0];
+    atomic_store(&c->pid, pid);
+    return 0;
+fail:
+    for (int i = 0; i < 2; i++) {
+        if (sv[i] >= 0) close(sv[i]);
+        if (po[i] >= 0) close(po[i]);
+        if (pe[i] >= 0) close(pe[i]);
+    }
+    return GPU_ERR_NO_WORKER;
+}
+
+/* Reaps the worker after EOF or a kill and records why it is gone. */
+static int worker_gone(gpu_client_t *c) {
+    pid_t pid = atomic_exchange(&c->pid, -1);
+    if (c->sock >= 0) close(c->sock);
+    c->sock = -1;
+    /* its last output: read until EOF (bounded, in case a grandchild holds it) */
+    double t0 = now_ms();
+    while ((c->out[0] >= 0 || c->out[1] >= 0) && now_ms() - t0 < 500) {
+        struct pollfd p[2] = {{c->out[0], POLLIN, 0}, {c->out[1], POLLIN, 0}};
+        if (poll(p, 2, 50) > 0) gpu_client_drain_output(c);
+    }
+    for (int i = 0; i < 2; i++)
+        if (c->out[i] >= 0) {
+            close(c->out[i]);
+            c->out[i] = -1;
+        }
+    int st = 0;
+    if (pid > 0) {
+        while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+        }
+    }
+    int sig = pid > 0 && WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+    int ex = pid > 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    if (c->state == GPU_FAULTED || c->state == GPU_NO_DRIVER) {
+        c->fault.signal = sig;
+        c->fault.exit_status = ex;
+        return c->fault.code;
+    }
+    if (atomic_load(&c->killed_for_interrupt)) {
+        const char *k = gpu_client_function_name(c, c->last_fn);
+        set_fault(c, GPU_INTERRUPTED, GPU_ERR_INTERRUPTED,
+                  "interrupted: the GPU worker was stopped%s%s", k ? " while running " : "",
+                  k ? k : "");
+    } else if (c->state == GPU_STARTING && ex == 127) {
+        set_fault(c, GPU_CRASHED, GPU_ERR_NO_WORKER, "icuda-worker could not be executed (%s)",
+                  c->worker_path);
+    } else if (sig) {
+        set_fault(c, GPU_CRASHED, GPU_ERR_WORKER_DIED, "the GPU worker crashed (%s)",
+                  strsignal(sig));
+    } else {
+        set_fault(c, GPU_CRASHED, GPU_ERR_WORKER_DIED, "the GPU worker exited (status %d)", ex);
+    }
+    c->fault.signal = sig;
+    c->fault.exit_status = ex;
+    return c->fault.code;
+}
+
+void gpu_client_kill_for_interrupt(gpu_client_t *c) {
+    pid_t p = atomic_load(&c->pid);
+    if (p > 0) {
+        atomic_store(&c->killed_for_interrupt, 1);
+        kill(p, SIGKILL);
+    }
+}
+
+/* Waits for the next record from the worker into c->rx, forwarding output
+ * and watching for an interrupt. 0, or the code of the worker's end. */
+static int wait_record(gpu_client_t *c, long *len) {
+    double since = 0;
+    int grace = c->cfg.interrupt_grace_ms > 0 ? c->cfg.interrupt_grace_ms : 300;
+    for (;;) {
+        struct pollfd p[3] = {
+            {c->sock, POLLIN, 0}, {c->out[0], POLLIN, 0}, {c->out[1], POLLIN, 0}};
+        int n = poll(p, 3, 20);
+        if (n < 0 && errno != EINTR) return worker_gone(c);
+        if (p[1].revents) forward(c, 0);
+        if (p[2].revents) forward(c, 1);
+        if (p[0].revents) {
+            long m = ch_recv(c->sock, c->rx, sizeof c->rx);
+            if (m >= (long)sizeof(ch_reply_t)) {
+                gpu_client_drain_output(c); /* written before the answer */
+                *len = m;
+                return 0;
+            }
+            return worker_gone(c);
+        }
+        if (c->cfg.interrupted && c->cfg.interrupted(c->cfg.ctx)) {
+            double t = now_ms();
+            if (!since) since = t;
+            else if (t - since >= grace) gpu_client_kill_for_interrupt(c);
+        } else {
+            since = 0;
+        }
+    }
+}
+
+static int read_hello(gpu_client_t *c) {
+    long len = 0;
+    int r = wait_record(c, &len);
+    if (r) return r;
+    ch_reply_t *h = (ch_reply_t *)c->rx;
+    if (h->op != CH_HELLO) {
+        kill(atomic_load(&c->pid), SIGKILL);
+        worker_gone(c);
+        set_fault(c, GPU_CRASHED, GPU_ERR_WORKER_DIED, "the GPU worker spoke out of turn");
+        return GPU_ERR_WORKER_DIED;
+    }
+    c->ndev = (int)h->v[0];
+    c->drv_version = (int)h->v[1];
+    if (h->result) {
+        char msg[512];
+        size_t n = h->payload < sizeof msg - 1 ? h->payload : sizeof msg - 1;
+        memcpy(msg, c->rx + sizeof *h, n);
+        msg[n] = 0;
+        int code = h->result;
+        set_fault(c, GPU_NO_DRIVER, code, "%s", msg);
+        c->fault.kernel[0] = 0;
+        worker_gone(c);
+        return code;
+    }
+    c->state = GPU_READY;
+    return 0;
+}
+
+int gpu_client_wait_ready(gpu_client_t *c) {
+    if (c->state == GPU_STARTING) return read_hello(c);
+    return c->state == GPU_READY ? 0 : c->fault.code;
+}
+
+/* ---- commands ---- */
+
+static ch_cmd_t *cmd(gpu_client_t *c, uint16_t op, bool async, int dev) {
+    ch_cmd_t *m = (ch_cmd_t *)c->tx;
+    memset(m, 0, sizeof *m);
+    m->op = op;
+    m->flags = async ? CH_ASYNC : 0;
+    m->dev = (int16_t)(dev < 0 ? c->dev : dev);
+    return m;
+}
+
+/* Sends c->tx (len bytes); for a synchronous command waits for the answer
+ * (then in c->rx). Returns the command's CUresult or the worker's end. */
+static int send_cmd(gpu_client_t *c, size_t len, ch_reply_t **rep) {
+    int r = gpu_client_wait_ready(c);
+    if (r) return r;
+    ch_cmd_t *m = (ch_cmd_t *)c->tx;
+    m->seq = ++c->seq;
+    if (ch_send(c->sock, c->tx, len) < 0) return worker_gone(c);
+    if (m->flags & CH_ASYNC) return 0;
+    long n = 0;
+    if ((r = wait_record(c, &n))) return r;
+    ch_reply_t *h = (ch_reply_t *)c->rx;
+    if (h->async_err && !c->async_err) {
+        c->async_err = h->async_err;
+        c->async_seq = h->async_seq;
+        c->async_op = h->async_op;
+    }
+    int sticky = cuda_result_is_sticky(h->result) ? h->result
+                 : cuda_result_is_sticky(h->async_err) ? h->async_err : 0;
+    if (sticky) {
+        char txt[256] = "";
+        if (h->payload && h->payload < sizeof txt) {
+            memcpy(txt, c->rx + sizeof *h, h->payload);
+            txt[h->payload] = 0;
+        }
+        const char *k = gpu_client_function_name(c, c->last_fn);
+        set_fault(c, GPU_FAULTED, sticky, "%s: %s%s%s", gpu_client_error_name(sticky), txt,
+                  k ? " (kernel " : "", k ? k : "");
+        if (k) strncat(c->fault.message, ")", sizeof c->fault.message - strlen(c->fault.message) - 1);
+        worker_gone(c); /* it exits after a sticky fault */
+    }
+    if (rep) *rep = h;
+    return h->result;
+}
+
+int gpu_client_take_async_error(gpu_client_t *c, uint32_t *seq, int *op) {
+    int e = c->async_err;
+    if (seq) *seq = c->async_seq;
+    if (op) *op = c->async_op;
+    c->async_err = 0;
+    return e;
+}
+
+uint32_t gpu_client_last_seq(const gpu_client_t *c) { return c->seq; }
+gpu_state_t gpu_client_state(const gpu_client_t *c) { return c->state; }
+int gpu_client_pid(const gpu_client_t *c) { return atomic_load(&c->pid); }
+int gpu_client_driver_version(const gpu_client_t *c) { return c->drv_version; }
+
+gpu_state_t gpu_client_fault(const gpu_client_t *c, gpu_fault_t *f) {
+    if (f) *f = c->fault;
+    return c->state;
+}
+
+/* ---- the address table ---- */
+
+static buf_t *find_buf(const gpu_client_t *c, CUdeviceptr p, size_t n) {
+    size_t lo = 0, hi = c->bufs.n;
+    while (lo < hi) { /* first buffer with va > p */
+        size_t mid = (lo + hi) / 2;
+        if (c->bufs.v[mid].va <= p) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo == 0) return NULL;
+    buf_t *b = &c->bufs.v[lo - 1];
+    if (p - b->va > b->size || n > b->size - (p - b->va)) return NULL;
+    if (p - b->va == b->size && n) return NULL;
+    return b;
+}
+
+static CUdeviceptr real_of(const buf_t *b, CUdeviceptr p) { return b->real + (p - b->va); }
+
+/* a free client address range of n bytes, or 0 */
+static CUdeviceptr va_take(gpu_client_t *c, size_t n, size_t *pos) {
+    uint64_t sz = ((uint64_t)n + VA_ALIGN - 1) & ~(uint64_t)(VA_ALIGN - 1);
+    uint64_t base = (uint64_t)(uintptr_t)c->va_base;
+    if (VA_SPAN - c->va_top >= sz) {
+        CUdeviceptr v = base + c->va_top;
+        c->va_top += sz;
+        *pos = c->bufs.n;
+        return v;
+    }
+    uint64_t prev = base;
+    for (size_t i = 0; i <= c->bufs.n; i++) { /* first fit between buffers */
+        uint64_t next = i < c->bufs.n ? c->bufs.v[i].va : base + VA_SPAN;
+        if (next - prev >= sz) {
+            *pos = i;
+            return prev;
+        }
+        if (i < c->bufs.n)
+            prev = c->bufs.v[i].va +
+                   ((c->bufs.v[i].size + VA_ALIGN - 1) & ~(uint64_t)(VA_ALIGN - 1));
+    }
+    return 0;
+}
+
+static int buf_insert(gpu_client_t *c, size_t pos, const buf_t *b) {
+    buf_t dummy = *b;
+    if (!VEC_PUSH(c->bufs, dummy)) return -1;
+    memmove(&c->bufs.v[pos + 1], &c->bufs.v[pos], (c->bufs.n - 1 - pos) * sizeof(buf_t));
+    c->bufs.v[pos] = *b;
+    return 0;
+}
+
+bool gpu_client_buffer(const gpu_client_t *c, CUdeviceptr p, CUdeviceptr *base, size_t *size,
+                       int *dev) {
+    const buf_t *b = find_buf(c, p, 0);
+    if (!b) return false;
+    if (base) *base = b->va;
+    if (size) *size = b->size;
+    if (dev) *dev = b->dev;
+    return true;
+}
+
+int gpu_client_set_shadow(gpu_client_t *c, CUdeviceptr base, const void *host, int fill) {
+    buf_t *b = find_buf(c, base, 0);
+    if (!b || b->va != base) return CUDA_ERROR_INVALID_VALUE;
+    if (host && !arena_contains(host, b->size)) return CUDA_ERROR_INVALID_VALUE;
+    b->host = host;
+    b->fill = fill;
+    b->shadow = host ? SH_HOST : fill >= 0 ? SH_FILL : SH_NONE;
+    return 0;
+}
+
+/* ---- lifetime ---- */
+
+gpu_client_t *gpu_client_new(const gpu_client_config_t *cfg) {
+    gpu_client_t *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    if (cfg) c->cfg = *cfg;
+    c->dev = c->cfg.device;
+    c->sock = c->out[0] = c->out[1] = -1;
+    atomic_store(&c->pid, -1);
+    find_worker(c);
+    void *va = mmap(NULL, VA_SPAN, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (va == MAP_FAILED) {
+        free(c);
+        return NULL;
+    }
+    c->va_base = va;
+    if (arena_init(c->cfg.arena_reserve ? c->cfg.arena_reserve : (size_t)64 << 30) < 0 &&
+        arena_fd() < 0) {
+        set_fault(c, GPU_CRASHED, GPU_ERR_NO_WORKER, "cannot create the shared arena: %s",
+                  strerror(errno));
+        return c;
+    }
+    spawn(c);
+    return c;
+}
+
+void gpu_client_free(gpu_client_t *c) {
+    if (!c) return;
+    pid_t pid = atomic_exchange(&c->pid, -1);
+    if (c->sock >= 0) close(c->sock); /* the worker exits on EOF */
+    if (pid > 0) {
+        int st;
+        double t0 = now_ms();
+        while (waitpid(pid, &st, WNOHANG) == 0) {
+            if (now_ms() - t0 > 1000) {
+                kill(pid, SIGKILL);
+                waitpid(pid, &st, 0);
+                break;
+            }
+            usleep(2000);
+        }
+    }
+    for (int i = 0; i < 2; i++)
+        if (c->out[i] >= 0) close(c->out[i]);
+    for (size_t i = 0; i < c->bufs.n; i++) free(c->bufs.v[i].name);
+    for (size_t i = 0; i < c->mods.n; i++) free(c->mods.v[i].image);
+    for (size_t i = 0; i < c->fns.n; i++) free(c->fns.v[i].name);
+    free(c->bufs.v);
+    free(c->mods.v);
+    free(c->fns.v);
+    free(c->evs.v);
+    free(c->sts.v);
+    free(c->pins.v);
+    munmap(c->va_base, VA_SPAN);
+    free(c);
+}
+
+/* ---- devices ---- */
+
+int gpu_client_device_count(gpu_client_t *c, int *n) {
+    int r = gpu_client_wait_ready(c);
+    *n = r ? 0 : c->ndev;
+    return r;
+}
+
+int gpu_client_device_props(gpu_client_t *c, int dev, gpu_props_t *p) {
+    if (dev >= 0 && dev < MAX_DEV && c->props_ok[dev]) {
+        *p = c->props[dev];
+        return 0;
+    }
+    ch_cmd_t *m = cmd(c, CH_DEVICE_PROPS, false, -1);
+    m->u.device.device = dev;
+    ch_reply_t *h;
+    int r = send_cmd(c, sizeof *m, &h);
+    if (r) return r;
+    if (h->payload < sizeof *p) return CUDA_ERROR_UNKNOWN;
+    memcpy(p, c->rx + sizeof *h, sizeof *p);
+    if (dev >= 0 && dev < MAX_DEV) {
+        c->props[dev] = *p;
+        c->props_ok[dev] = true;
+    }
+    return 0;
+}
+
+int gpu_client_set_device(gpu_client_t *c, int dev) {
+    int r = gpu_client_wait_ready(c);
+    if (r) return r;
+    if (dev < 0 || dev >= c->ndev) return CUDA_ERROR_INVALID_DEVICE;
+    ch_cmd_t *m = cmd(c, CH_SET_DEVICE, false, dev);
+    m->u.device.device = dev;
+    r = send_cmd(c, sizeof *m, NULL);
+    if (!r) c->dev = dev;
+    return r;
+}
+
+int gpu_client_get_device(const gpu_client_t *c) { return c->dev; }
+
+int gpu_client_mem_info(gpu_client_t *c, size_t *fr, size_t *total) {
+    ch_reply_t *h;
+    int r = send_cmd(c, sizeof(ch_cmd_t), (cmd(c, CH_MEM_INFO, false, -1), &h));
+    if (!r) {
+        if (fr) *fr = h->v[0];
+        if (total) *total = h->v[1];
+    }
+    return r;
+}
+
+int gpu_client_sync(gpu_client_t *c) {
+    cmd(c, CH_SYNC, false, -1);
+    return send_cmd(c, sizeof(ch_cmd_t), NULL);
+}
+
+/* ---- memory ---- */
+
+static int raw_alloc(gpu_client_t *c, int dev, size_t n, CUdeviceptr *real) {
+    ch_cmd_t *m = cmd(c, CH_ALLOC, false, dev);
+    m->u.alloc.size = n;
+    ch_reply_t *h;
+    int r = send_cmd(c, sizeof *m, &h);
+    if (!r) *real = h->v[0];
+    return r;
+}
+
+int gpu_client_malloc(gpu_client_t *c, CUdeviceptr *p, size_t n) {
+    *p = 0;
+    if (n == 0) return 0;
+    CUdeviceptr real;
+    int r = raw_alloc(c, -1, n, &real);
+    if (r) return r;
+    size_t pos;
+    CUdeviceptr va = va_take(c, n, &pos);
+    buf_t b = {.va = va, .real = real, .size = n, .dev = c->dev, .kind = B_ALLOC,
+               .shadow = SH_FILL, .fill = -1};
+    b.shadow = SH_NONE;
+    if (!va || buf_insert(c, pos, &b) < 0) {
+        ch_cmd_t *m = cmd(c, CH_FREE, false, c->dev);
+        m->u.free.dptr = real;
+        send_cmd(c, sizeof *m, NULL);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    *p = va;
+    return 0;
+}
+
+int gpu_client_free_mem(gpu_client_t *c, CUdeviceptr p) {
+    if (p == 0) return 0;
+    buf_t *b = find_buf(c, p, 0);
+    if (!b || b->va != p || b->kind != B_ALLOC) return CUDA_ERROR_INVALID_VALUE;
+    ch_cmd_t *m = cmd(c, CH_FREE, false, b->dev);
+    m->u.free.dptr = b->real;
+    int r = send_cmd(c, sizeof *m, NULL);
+    /* the entry goes even if the worker is gone: its memory went with it */
+    size_t i = (size_t)(b - c->bufs.v);
+    if (i + 1 == c->bufs.n) {
+        uint64_t top = b->va - (uint64_t)(uintptr_t)c->va_base;
+        if (top + ((b->size + VA_ALIGN - 1) & ~(uint64_t)(VA_ALIGN - 1)) == c->va_top)
+            c->va_top = top;
+    }
+    memmove(&c->bufs.v[i], &c->bufs.v[i + 1], (c->bufs.n - i - 1) * sizeof(buf_t));
+    c->bufs.n--;
+    return r == CUDA_ERROR_INVALID_VALUE ? r : (r >= 0x10000 ? 0 : r);
+}
+
+static uint64_t stream_h(const gpu_client_t *c, gpu_handle_t s) {
+    if (s == 0 || s > c->sts.n) return 0;
+    return c->sts.v[s - 1].h;
+}
+
+static bool whole(const buf_t *b, CUdeviceptr p, size_t n) { return p == b->va && n == b->size; }
+
+static void touch(buf_t *b) { b->shadow = SH_NONE; }
+
+int gpu_client_memcpy_htod(gpu_client_t *c, CUdeviceptr dst, const void *src, size_t n,
+                           gpu_handle_t stream, bool async) {
+    if (n == 0) return 0;
+    buf_t *b = find_buf(c, dst, n);
+    if (!b || !src) return CUDA_ERROR_INVALID_VALUE;
+    void *bounce = NULL;
+    if (!arena_contains(src, n)) {
+        if (!(bounce = arena_alloc(n))) return CUDA_ERROR_OUT_OF_MEMORY;
+        memcpy(bounce, src, n);
+        async = false;
+    }
+    ch_cmd_t *m = cmd(c, CH_MEMCPY, async, b->dev);
+    m->u.copy.kind = CH_H2D;
+    m->u.copy.dst = real_of(b, dst);
+    m->u.copy.src = arena_offset(bounce ? bounce : src);
+    m->u.copy.size = n;
+    m->u.copy.stream = stream_h(c, stream);
+    if (!bounce && whole(b, dst, n)) {
+        b->shadow = SH_HOST;
+        b->host = src;
+    } else {
+        touch(b);
+    }
+    int r = send_cmd(c, sizeof *m, NULL);
+    if (bounce) arena_free(bounce);
+    return r;
+}
+
+int gpu_client_memcpy_dtoh(gpu_client_t *c, void *dst, CUdeviceptr src, size_t n,
+                           gpu_handle_t stream, bool async) {
+    if (n == 0) return 0;
+    buf_t *b = find_buf(c, src, n);
+    if (!b || !dst) return CUDA_ERROR_INVALID_VALUE;
+    void *bounce = NULL;
+    if (!arena_contains(dst, n)) {
+        if (!(bounce = arena_alloc(n))) return CUDA_ERROR_OUT_OF_MEMORY;
+        async = false;
+    }
+    ch_cmd_t *m = cmd(c, CH_MEMCPY, async, b->dev);
+    m->u.copy.kind = CH_D2H;
+    m->u.copy.dst = arena_offset(bounce ? bounce : dst);
+    m->u.copy.src = real_of(b, src);
+    m->u.copy.size = n;
+    m->u.copy.stream = stream_h(c, stream);
+    int r = send_cmd(c, sizeof *m, NULL);
+    if (bounce) {
+        if (!r) memcpy(dst, bounce, n);
+        arena_free(bounce);
+    }
+    return r;
+}
+
+int gpu_client_memcpy_dtod(gpu_client_t *c, CUdeviceptr dst, CUdeviceptr src, size_t n,
+                           gpu_handle_t stream, bool async) {
+    if (n == 0) return 0;
+    buf_t *d = find_buf(c, dst, n), *s = find_buf(c, src, n);
+    if (!d || !s) return CUDA_ERROR_INVALID_VALUE;
+    ch_cmd_t *m = cmd(c, CH_MEMCPY, async, d->dev);
+    m->u.copy.kind = CH_D2D;
+    m->u.copy.dst = real_of(d, dst);
+    m->u.copy.src = real_of(s, src);
+    m->u.copy.size = n;
+    m->u.copy.stream = stream_h(c, stream);
+    if (whole(d, dst, n) && whole(s, src, n)) {
+        d->shadow = s->shadow;
+        d->host = s->host;
+        d->fill = s->fill;
+    } else {
+        touch(d);
+    }
+    return send_cmd(c, sizeof *m, NULL);
+}
+
+int gpu_client_memset(gpu_client_t *c, CUdeviceptr dst, int value, size_t n, gpu_handle_t stream,
+                      bool async) {
+    if (n == 0) return 0;
+    buf_t *b = find_buf(c, dst, n);
+    if (!b) return CUDA_ERROR_INVALID_VALUE;
+    ch_cmd_t *m = cmd(c, CH_MEMSET, async, b->dev);
+    m->u.memset.dptr = real_of(b, dst);
+    m->u.memset.size = n;
+    m->u.memset.value = (uint32_t)(value & 0xFF);
+    m->u.memset.stream = stream_h(c, stream);
+    if (whole(b, dst, n)) {
+        b->shadow = SH_FILL;
+        b->fill = value & 0xFF;
+    } else {
+        touch(b);
+    }
+    return send_cmd(c, sizeof *m, NULL);
+}
+
+static int raw_register(gpu_client_t *c, void *p, size_t n, unsigned flags) {
+    ch_cmd_t *m = cmd(c, CH_HOST_REGISTER, false, -1);
+    m->u.host_register.offset = arena_offset(p);
+    m->u.host_register.size = n;
+    m->u.host_register.flags = flags;
+    return send_cmd(c, sizeof *m, NULL);
+}
+
+int gpu_client_host_register(gpu_client_t *c, void *p, size_t n, unsigned flags) {
+    if (!p || !n || !arena_contains(p, n)) return CUDA_ERROR_INVALID_VALUE;
+    int r = raw_register(c, p, n, flags);
+    if (!r && !VEC_PUSH(c->pins, ((pin_t){p, n, flags}))) return CUDA_ERROR_OUT_OF_MEMORY;
+    return r;
+}
+
+int gpu_client_host_unregister(gpu_client_t *c, void *p) {
+    size_t i;
+    for (i = 0; i < c->pins.n; i++)
+        if (c->pins.v[i].p == p) break;
+    if (i == c->pins.n) return CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
+    c->pins.v[i] = c->pins.v[--c->pins.n];
+    ch_cmd_t *m = cmd(c, CH_HOST_UNREGISTER, false, -1);
+    m->u.host_register.offset = arena_offset(p);
+    int r = send_cmd(c, sizeof *m, NULL);
+    return r >= 0x10000 ? 0 : r; /* a dead worker unpinned everything */
+}
+
+bool gpu_client_host_is_registered(const gpu_client_t *c, const void *p, size_t n) {
+    const char *q = p;
+    for (size_t i = 0; i < c->pins.n; i++) {
+        const char *s = c->pins.v[i].p;
+        if (q >= s && q + n <= s + c->pins.v[i].n) return true;
+    }
+    return false;
+}
+
+/* ---- modules ---- */
+
+static int raw_module_load(gpu_client_t *c, const void *image, size_t n, uint64_t *h,
+                           char **log) {
+    if (log) *log = NULL;
+    void *tmp = arena_alloc(n);
+    if (!tmp) return CUDA_ERROR_OUT_OF_MEMORY;
+    memcpy(tmp, image, n);
+    ch_cmd_t *m = cmd(c, CH_MODULE_LOAD, false, -1);
+    m->u.module_load.offset = arena_offset(tmp);
+    m->u.module_load.size = n;
+    ch_reply_t *rep;
+    int r = send_cmd(c, sizeof *m, &rep);
+    arena_free(tmp);
+    if (r == 0) *h = rep->v[0];
+    else if (r < 0x10000 && log && rep->payload && (*log = malloc(rep->payload + 1))) {
+        memcpy(*log, c->rx + sizeof *rep, rep->payload);
+        (*log)[rep->payload] = 0;
+    }
+    return r;
+}
+
+int gpu_client_module_load(gpu_client_t *c, const void *image, size_t n, gpu_handle_t *mod,
+                           char **log) {
+    if (log) *log = NULL;
+    if (!image || !n) return CUDA_ERROR_INVALID_VALUE;
+    uint64_t h = 0;
+    int r = raw_module_load(c, image, n, &h, log);
+    if (r) return r;
+    module_t md = {.image = malloc(n), .n = n, .h = h, .dev = c->dev, .live = true};
+    if (!md.image || !VEC_PUSH(c->mods, md)) {
+        free(md.image);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    memcpy(md.image, image, n);
+    *mod = (gpu_handle_t)c->mods.n;
+    return 0;
+}
+
+static module_t *get_mod(gpu_client_t *c, gpu_handle_t mod) {
+    if (mod == 0 || mod > c->mods.n || !c->mods.v[mod - 1].live) return NULL;
+    return &c->mods.v[mod - 1];
+}
+
+int gpu_client_module_unload(gpu_client_t *c, gpu_handle_t mod) {
+    module_t *md = get_mod(c, mod);
+    if (!md) return CUDA_ERROR_INVALID_HANDLE;
+    ch_cmd_t *m = cmd(c, CH_MODULE_UNLOAD, false, md->dev);
+    m->u.module_unload.module = md->h;
+    int r = send_cmd(c, sizeof *m, NULL);
+    md->live = false;
+    free(md->image);
+    md->image = NULL;
+    for (size_t i = 0; i < c->fns.n; i++)
+        if (c->fns.v[i].mod == mod) c->fns.v[i].live = false;
+    for (size_t i = 0; i < c->bufs.n;) /* its globals */
+        if (c->bufs.v[i].kind == B_GLOBAL && c->bufs.v[i].mod == mod) {
+            free(c->bufs.v[i].name);
+            memmove(&c->bufs.v[i], &c->bufs.v[i + 1], (c->bufs.n - i - 1) * sizeof(buf_t));
+            c->bufs.n--;
+        } else {
+            i++;
+        }
+    return r >= 0x10000 ? 0 : r;
+}
+
+static int raw_named(gpu_client_t *c, uint16_t op, int dev, uint64_t mod, const char *name,
+                     ch_reply_t **rep) {
+    size_t nl = strlen(name) + 1;
+    if (sizeof(ch_cmd_t) + nl > CH_MAX_RECORD) return CUDA_ERROR_INVALID_VALUE;
+    ch_cmd_t *m = cmd(c, op, false, dev);
+    m->u.get.module = mod;
+    memcpy(c->tx + sizeof *m, name, nl);
+    return send_cmd(c, sizeof *m + nl, rep);
+}
+
+int gpu_client_get_function(gpu_client_t *c, gpu_handle_t mod, const char *name,
+                            gpu_handle_t *fn, gpu_func_attrs_t *attrs) {
+    module_t *md = get_mod(c, mod);
+    if (!md || !name) return CUDA_ERROR_INVALID_HANDLE;
+    for (size_t i = 0; i < c->fns.n; i++) /* asked before: the same handle */
+        if (c->fns.v[i].live && c->fns.v[i].mod == mod && !strcmp(c->fns.v[i].name, name)) {
+            *fn = (gpu_handle_t)(i + 1);
+            if (attrs) *attrs = c->fns.v[i].a;
+            return 0;
+        }
+    ch_reply_t *rep;
+    int r = raw_named(c, CH_GET_FUNCTION, md->dev, md->h, name, &rep);
+    if (r) return r;
+    func_t f = {.mod = mod, .name = strdup(name), .h = rep->v[0], .live = true};
+    if (rep->payload >= sizeof f.a) memcpy(&f.a, c->rx + sizeof *rep, sizeof f.a);
+    if (!f.name || !VEC_PUSH(c->fns, f)) {
+        free(f.name);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    *fn = (gpu_handle_t)c->fns.n;
+    if (attrs) *attrs = f.a;
+    return 0;
+}
+
+const char *gpu_client_function_name(const gpu_client_t *c, gpu_handle_t fn) {
+    if (fn == 0 || fn > c->fns.n) return NULL;
+    return c->fns.v[fn - 1].name;
+}
+
+int gpu_client_get_global(gpu_client_t *c, gpu_handle_t mod, const char *name, CUdeviceptr *p,
+                          size_t *size) {
+    module_t *md = get_mod(c, mod);
+    if (!md || !name) return CUDA_ERROR_INVALID_HANDLE;
+    for (size_t i = 0; i < c->bufs.n; i++)
+        if (c->bufs.v[i].kind == B_GLOBAL && c->bufs.v[i].mod == mod &&
+            !strcmp(c->bufs.v[i].name, name)) {
+            *p = c->bufs.v[i].va;
+            if (size) *size = c->bufs.v[i].size;
+            return 0;
+        }
+    ch_reply_t *rep;
+    int r = raw_named(c, CH_GET_GLOBAL, md->dev, md->h, name, &rep);
+    if (r) return r;
+    size_t pos, n = rep->v[1] ? rep->v[1] : 1;
+    buf_t b = {.real = rep->v[0], .size = rep->v[1], .dev = md->dev, .kind = B_GLOBAL,
+               .mod = mod, .name = strdup(name), .shadow = SH_NONE};
+    b.va = va_take(c, n, &pos);
+    if (!b.va || !b.name || buf_insert(c, pos, &b) < 0) {
+        free(b.name);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    *p = b.va;
+    if (size) *size = b.size;
+    return 0;
+}
+
+/* ---- launches ---- */
+
+int gpu_client_launch(gpu_client_t *c, gpu_handle_t fn, const unsigned grid[3],
+                      const unsigned block[3], unsigned shmem, gpu_handle_t stream, int nargs,
+                      void *const *args, const uint16_t *size, const uint8_t *is_dptr) {
+    if (fn == 0 || fn > c->fns.n || !c->fns.v[fn - 1].live) return CUDA_ERROR_INVALID_HANDLE;
+    if (nargs < 0 || nargs > CH_MAX_ARGS) return CUDA_ERROR_INVALID_VALUE;
+    const func_t *f = &c->fns.v[fn - 1];
+    int r;
+    if (c->dev >= 0 && c->dev < MAX_DEV && !c->props_ok[c->dev]) {
+        gpu_props_t p;
+        if ((r = gpu_client_device_props(c, c->dev, &p))) return r;
+    }
+    if (c->dev >= 0 && c->dev < MAX_DEV) { /* what the driver would refuse */
+        const gpu_props_t *p = &c->props[c->dev];
+        uint64_t threads = (uint64_t)block[0] * block[1] * block[2];
+        for (int i = 0; i < 3; i++)
+            if (!grid[i] || !block[i] || grid[i] > (unsigned)p->max_grid_dim[i] ||
+                block[i] > (unsigned)p->max_block_dim[i])
+                return CUDA_ERROR_INVALID_VALUE;
+        if (threads > (uint64_t)p->max_threads_per_block) return CUDA_ERROR_INVALID_VALUE;
+        if (f->a.max_threads_per_block && threads > (uint64_t)f->a.max_threads_per_block)
+            return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
+        if (f->a.max_dynamic_shared_size_bytes && shmem > (unsigned)f->a.max_dynamic_shared_size_bytes)
+            return CUDA_ERROR_INVALID_VALUE;
+    }
+    ch_cmd_t *m = cmd(c, CH_LAUNCH, true, -1);
+    m->u.launch.func = f->h;
+    m->u.launch.stream = stream_h(c, stream);
+    for (int i = 0; i < 3; i++) {
+        m->u.launch.grid[i] = grid[i];
+        m->u.launch.block[i] = block[i];
+    }
+    m->u.launch.shmem = shmem;
+    m->u.launch.nargs = (uint16_t)nargs;
+    uint16_t *sz = (uint16_t *)(c->tx + sizeof *m);
+    size_t off = ch_launch_args_offset((unsigned)nargs);
+    for (int i = 0; i < nargs; i++) {
+        size_t n = size[i], pad = (n + 15) & ~(size_t)15;
+        if (off + pad > CH_MAX_RECORD) return CUDA_ERROR_INVALID_VALUE;
+        sz[i] = size[i];
+        if (is_dptr && is_dptr[i] && n == sizeof(CUdeviceptr)) {
+            CUdeviceptr v;
+            memcpy(&v, args[i], sizeof v);
+            buf_t *b = v ? find_buf(c, v, 0) : NULL;
+            if (b) { /* a kernel may write through it: its shadow is gone */
+                if (is_dptr[i] != 2) touch(b);
+                v = real_of(b, v);
+            }
+            memcpy(c->tx + off, &v, sizeof v);
+        } else {
+            memcpy(c->tx + off, args[i], n);
+        }
+        off += pad;
+    }
+    c->last_fn = fn;
+    return send_cmd(c, off, NULL);
+}
+
+int gpu_client_occupancy(gpu_client_t *c, gpu_handle_t fn, size_t shmem, int block_limit,
+                         int *min_grid, int *block) {
+    if (fn == 0 || fn > c->fns.n || !c->fns.v[fn - 1].live) return CUDA_ERROR_INVALID_HANDLE;
+    ch_cmd_t *m = cmd(c, CH_OCCUPANCY, false, -1);
+    m->u.occupancy.func = c->fns.v[fn - 1].h;
+    m->u.occupancy.shmem = (uint32_t)shmem;
+    m->u.occupancy.limit = (uint32_t)(block_limit > 0 ? block_limit : 0);
+    ch_reply_t *rep;
+    int r = send_cmd(c, sizeof *m, &rep);
+    if (!r) {
+        if (min_grid) *min_grid = (int)rep->v[0];
+        if (block) *block = (int)rep->v[1];
+    }
+    return r;
+}
+
+/* ---- events and streams ---- */
+
+static int obj_create(gpu_client_t *c, uint16_t op, void *vec_, gpu_handle_t *out,
+                      unsigned flags) {
+    VEC(obj_t) *vec = vec_;
+    ch_cmd_t *m = cmd(c, op, false, -1);
+    m->u.create.flags = flags;
+    ch_reply_t *rep;
+    int r = send_cmd(c, sizeof *m, &rep);
+    if (r) return r;
+    obj_t o = {.h = rep->v[0], .flags = flags, .dev = c->dev, .live = true};
+    if (!VEC_PUSH(*vec, o)) return CUDA_ERROR_OUT_OF_MEMORY;
+    *out = (gpu_handle_t)vec->n;
+    return 0;
+}
+
+static obj_t *obj_get(void *vec_, gpu_handle_t h) {
+    VEC(obj_t) *vec = vec_;
+    if (h == 0 || h > vec->n || !vec->v[h - 1].live) return NULL;
+    return &vec->v[h - 1];
+}
+
+static int obj_one(gpu_client_t *c, uint16_t op, bool async, obj_t *o) {
+    if (!o) return CUDA_ERROR_INVALID_HANDLE;
+    ch_cmd_t *m = cmd(c, op, async, o->dev);
+    m->u.one.handle = o->h;
+    return send_cmd(c, sizeof *m, NULL);
+}
+
+int gpu_client_event_create(gpu_client_t *c, gpu_handle_t *ev, unsigned flags) {
+    return obj_create(c, CH_EVENT_CREATE, &c->evs, ev, flags);
+}
+
+int gpu_client_event_record(gpu_client_t *c, gpu_handle_t ev, gpu_handle_t stream) {
+    obj_t *o = obj_get(&c->evs, ev);
+    if (!o || (stream && !obj_get(&c->sts, stream))) return CUDA_ERROR_INVALID_HANDLE;
+    ch_cmd_t *m = cmd(c, CH_EVENT_RECORD, true, o->dev);
+    m->u.record.event = o->h;
+    m->u.record.stream = stream_h(c, stream);
+    return send_cmd(c, sizeof *m, NULL);
+}
+
+int gpu_client_event_sync(gpu_client_t *c, gpu_handle_t ev) {
+    return obj_one(c, CH_EVENT_SYNC, false, obj_get(&c->evs, ev));
+}
+
+int gpu_client_event_query(gpu_client_t *c, gpu_handle_t ev) {
+    return obj_one(c, CH_EVENT_QUERY, false, obj_get(&c->evs, ev));
+}
+
+int gpu_client_event_elapsed(gpu_client_t *c, float *ms, gpu_handle_t start, gpu_handle_t end) {
+    obj_t *a = obj_get(&c->evs, start), *b = obj_get(&c->evs, end);
+    if (!a || !b) return CUDA_ERROR_INVALID_HANDLE;
+    ch_cmd_t *m = cmd(c, CH_EVENT_ELAPSED, false, a->dev);
+    m->u.elapsed.start = a->h;
+    m->u.elapsed.end = b->h;
+    ch_reply_t *rep;
+    int r = send_cmd(c, sizeof *m, &rep);
+    if (!r) memcpy(ms, &rep->v[0], sizeof *ms);
+    return r;
+}
+
+int gpu_client_event_destroy(gpu_client_t *c, gpu_handle_t ev) {
+    obj_t *o = obj_get(&c->evs, ev);
+    int r = obj_one(c, CH_EVENT_DESTROY, true, o);
+    if (o) o->live = false;
+    return r >= 0x10000 ? 0 : r;
+}
+
+int gpu_client_stream_create(gpu_client_t *c, gpu_handle_t *s, unsigned flags) {
+    return obj_create(c, CH_STREAM_CREATE, &c->sts, s, flags);
+}
+
+int gpu_client_stream_sync(gpu_client_t *c, gpu_handle_t s) {
+    if (s == 0) return gpu_client_sync(c);
+    return obj_one(c, CH_STREAM_SYNC, false, obj_get(&c->sts, s));
+}
+
+int gpu_client_stream_query(gpu_client_t *c, gpu_handle_t s) {
+    if (s == 0) {
+        obj_t o = {.h = 0, .dev = c->dev, .live = true};
+        return obj_one(c, CH_STREAM_QUERY, false, &o);
+    }
+    return obj_one(c, CH_STREAM_QUERY, false, obj_get(&c->sts, s));
+}
+
+int gpu_client_stream_destroy(gpu_client_t *c, gpu_handle_t s) {
+    obj_t *o = obj_get(&c->sts, s);
+    int r = obj_one(c, CH_STREAM_DESTROY, true, o);
+    if (o) o->live = false;
+    return r >= 0x10000 ? 0 : r;
+}
+
+/* ---- restart ---- */
+
+int gpu_client_restart(gpu_client_t *c, gpu_restart_report_t *rep) {
+    double t0 = now_ms();
+    gpu_restart_report_t R = {0};
+    pid_t pid = atomic_load(&c->pid);
+    if (pid > 0) {
+        atomic_store(&c->killed_for_interrupt, 0);
+        kill(pid, SIGKILL);
+        worker_gone(c);
+    }
+    for (int i = 0; i < MAX_DEV; i++) c->props_ok[i] = false;
+    c->async_err = 0;
+    c->last_fn = 0;
+    int r = spawn(c);
+    if (!r) r = read_hello(c);
+    if (r) goto out;
+    int want = c->dev;
+    /* modules, then their functions */
+    for (size_t i = 0; i < c->mods.n; i++) {
+        module_t *md = &c->mods.v[i];
+        if (!md->live) continue;
+        c->dev = md->dev;
+        if ((r = raw_module_load(c, md->image, md->n, &md->h, NULL))) goto out;
+        R.modules++;
+    }
+    for (size_t i = 0; i < c->fns.n; i++) {
+        func_t *f = &c->fns.v[i];
+        if (!f->live) continue;
+        ch_reply_t *h;
+        module_t *md = &c->mods.v[f->mod - 1];
+        if ((r = raw_named(c, CH_GET_FUNCTION, md->dev, md->h, f->name, &h))) goto out;
+        f->h = h->v[0];
+    }
+    /* streams and events */
+    for (int k = 0; k < 2; k++) {
+        VEC(obj_t) *vec = k ? (void *)&c->evs : (void *)&c->sts;
+        for (size_t i = 0; i < vec->n; i++) {
+            obj_t *o = &vec->v[i];
+            if (!o->live) continue;
+            ch_cmd_t *m = cmd(c, k ? CH_EVENT_CREATE : CH_STREAM_CREATE, false, o->dev);
+            m->u.create.flags = o->flags;
+            ch_reply_t *h;
+            if ((r = send_cmd(c, sizeof *m, &h))) goto out;
+            o->h = h->v[0];
+        }
+    }
+    for (size_t i = 0; i < c->pins.n; i++)
+        if ((r = raw_register(c, c->pins.v[i].p, c->pins.v[i].n, c->pins.v[i].flags))) goto out;
+    /* buffers: the same client addresses, new memory, known contents back */
+    for (size_t i = 0; i < c->bufs.n; i++) {
+        buf_t *b = &c->bufs.v[i];
+        if (b->kind == B_ALLOC) {
+            if ((r = raw_alloc(c, b->dev, b->size, &b->real))) goto out;
+        } else {
+            ch_reply_t *h;
+            module_t *md = &c->mods.v[b->mod - 1];
+            if ((r = raw_named(c, CH_GET_GLOBAL, md->dev, md->h, b->name, &h))) goto out;
+            b->real = h->v[0];
+        }
+        int sh = b->shadow;
+        if (sh == SH_HOST && c->cfg.shadow_valid &&
+            !c->cfg.shadow_valid(c->cfg.ctx, b->va, b->host, b->size))
+            sh = SH_NONE;
+        if (sh == SH_HOST && !arena_contains(b->host, b->size)) sh = SH_NONE;
+        if (sh == SH_HOST) {
+            ch_cmd_t *m = cmd(c, CH_MEMCPY, false, b->dev);
+            m->u.copy.kind = CH_H2D;
+            m->u.copy.dst = b->real;
+            m->u.copy.src = arena_offset(b->host);
+            m->u.copy.size = b->size;
+            if ((r = send_cmd(c, sizeof *m, NULL))) goto out;
+            R.restored++;
+        } else {
+            int fill = sh == SH_FILL ? b->fill : 0;
+            if (b->kind == B_ALLOC) {
+                ch_cmd_t *m = cmd(c, CH_MEMSET, false, b->dev);
+                m->u.memset.dptr = b->real;
+                m->u.memset.size = b->size;
+                m->u.memset.value = (uint32_t)fill;
+                if ((r = send_cmd(c, sizeof *m, NULL))) goto out;
+            }
+            if (sh == SH_FILL) R.restored++;
+            else {
+                /* a global without shadow is back at its initial value */
+                CUdeviceptr *nl = realloc(R.lost_ptrs, (R.lost + 1) * sizeof *nl);
+                if (nl) {
+                    R.lost_ptrs = nl;
+                    R.lost_ptrs[R.lost++] = b->va;
+                }
+                b->shadow = SH_NONE;
+            }
+        }
+    }
+    c->dev = want;
+    {
+        ch_cmd_t *m = cmd(c, CH_SET_DEVICE, false, want);
+        m->u.device.device = want;
+        r = send_cmd(c, sizeof *m, NULL);
+    }
+out:
+    R.ms = now_ms() - t0;
+    if (rep) *rep = R;
+    else free(R.lost_ptrs);
+    return r;
+}

@@ -1,0 +1,28 @@
+/* Host memory that user code allocates lives here: one memfd, mapped shared,
+ * so the GPU worker process can map the same pages and copy to and from them
+ * (DESIGN §1). Allocation metadata is kept outside the mapping, so nothing a
+ * cell writes into its buffers can corrupt the allocator. */
+#ifndef ICUDA_ARENA_H
+#define ICUDA_ARENA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Creates the arena once per process: reserve is the virtual size of the
+ * mapping (pages cost nothing until touched). Returns 0 or -1 (errno). */
+int arena_init(size_t reserve);
+/* 64-byte aligned, zero-filled. NULL when the arena is full or n == 0. */
+void *arena_alloc(size_t n);
+/* p must be a pointer arena_alloc returned; returns -1 if it is not one. */
+int arena_free(void *p);
+/* Size of the live allocation that starts at p, or 0. */
+size_t arena_alloc_size(const void *p);
+
+bool arena_contains(const void *p, size_t n);
+uint64_t arena_offset(const void *p);  /* byte offset of p in the memfd */
+int arena_fd(void);                    /* for the worker to map (inherit or SCM_RIGHTS) */
+size_t arena_reserved(void);
+size_t arena_in_use(void);             /* bytes in live allocations */
+
+#endif

@@ -1,0 +1,142 @@
+/* Launches and CUDA API calls in host code: parsed and checked here, carried
+ * out by the hooks the GPU layer installs (interp.h "GPU side's hooks"). */
+#include <stdio.h>
+#include <string.h>
+#include "lang.h"
+
+void interp_set_hooks(interp_t *in, const interp_hooks_t *hooks) {
+    if (hooks) in->hooks = *hooks;
+    else memset(&in->hooks, 0, sizeof in->hooks);
+}
+
+static void to_arg(node_t *a, val_t v, interp_arg_t *o, char *tbuf, size_t tn) {
+    memset(o, 0, sizeof *o);
+    o->type = ty_name(a->ty, tbuf, tn);
+    o->size = a->ty->size;
+    if (a->ty->kind == T_PTR) {
+        o->is_pointer = 1;
+        o->bits = v.u;
+        if (ptr_valid(v.u)) {
+            buf_t *b = &g_bufs[ptr_slot(v.u)];
+            int64_t off = ptr_off(v.u);
+            o->place = b->place == PLACE_DEVICE ? INTERP_PLACE_DEVICE : b->place == PLACE_PINNED ? INTERP_PLACE_PINNED : INTERP_PLACE_HOST;
+            if (off >= 0 && (uint64_t)off <= b->size) o->avail = b->size - (uint64_t)off;
+            if (b->place == PLACE_DEVICE) o->device = (uint64_t)(uintptr_t)b->base + (uint64_t)off;
+            else o->host = b->base + off;
+        }
+    } else if (ty_is_float(a->ty)) {
+        o->is_float = 1;
+        o->d = v.d;
+    } else if (ty_is_aggr(a->ty)) o->aggr = v.p;
+    else o->bits = v.u;
+}
+
+static val_t ev_gpu_call(node_t *n, frame_t *f) {
+    interp_t *in = g_in;
+    if (!in->hooks.call)
+        rt_error(n, "%s: CUDA runtime calls need the GPU worker, which is not built yet", (char *)n->p);
+    int k = n->nlist;
+    interp_arg_t args[k ? k : 1];
+    char tb[k ? k : 1][96];
+    for (int i = 0; i < k; i++) {
+        val_t v = n->list[i]->fn(n->list[i], f);
+        to_arg(n->list[i], v, &args[i], tb[i], sizeof tb[i]);
+    }
+    char msg[512] = "";
+    int64_t ret = 0;
+    if (in->hooks.call(in->hooks.ctx, n->p, args, k, &ret, msg, sizeof msg) < 0) rt_error(n, "%s", msg);
+    return (val_t){.i = ret};
+}
+
+node_t *mk_gpu_call(loc_t *l, const char *name, node_t **args, int n) {
+    node_t *c = node_new(l);
+    c->ty = &ty_int;
+    c->p = (void *)name;
+    c->list = args;
+    c->nlist = n;
+    for (int i = 0; i < n; i++) {
+        node_t *a = args[i];
+        if (a->is_place) {
+            extern node_t *mk_load(node_t *);
+            if (a->ty->kind == T_ARRAY) { node_t *ad = mk_addr(a); ad->ty = ty_ptr(a->ty->base); args[i] = ad; }
+            else args[i] = mk_load(a);
+            args[i]->loc = a->loc;
+        }
+        if (args[i]->ty->kind == T_FUNC) type_error(&a->loc, "a function cannot be passed to %s", name);
+    }
+    c->fn = ev_gpu_call;
+    return c;
+}
+
+static void dim_of(node_t *a, val_t v, unsigned d[3]) {
+    if (a->ty->kind == T_STRUCT) memcpy(d, v.p, 12);
+    else { d[0] = (unsigned)v.u; d[1] = d[2] = 1; }
+}
+
+static val_t ev_launch(node_t *n, frame_t *f) {
+    interp_t *in = g_in;
+    if (!in->hooks.launch)
+        rt_error(n, "kernel launches need the GPU worker, which is not built yet (launch of %s)", (char *)n->p);
+    node_t **cfg = n->list;
+    int nc = (int)n->esz;
+    unsigned g[3], b[3];
+    dim_of(cfg[0], cfg[0]->fn(cfg[0], f), g);
+    dim_of(cfg[1], cfg[1]->fn(cfg[1], f), b);
+    uint64_t shmem = nc > 2 ? cfg[2]->fn(cfg[2], f).u : 0, stream = nc > 3 ? cfg[3]->fn(cfg[3], f).u : 0;
+    int k = n->slot2;
+    node_t **av = n->list + nc;
+    interp_arg_t args[k ? k : 1];
+    char tb[k ? k : 1][96];
+    for (int i = 0; i < k; i++) to_arg(av[i], av[i]->fn(av[i], f), &args[i], tb[i], sizeof tb[i]);
+    char msg[512] = "";
+    if (in->hooks.launch(in->hooks.ctx, n->p, g, b, shmem, stream, args, k, msg, sizeof msg) < 0) rt_error(n, "%s", msg);
+    return (val_t){.u = 0};
+}
+
+node_t *mk_launch(loc_t *l, const char *name, node_t **cfg, int nc, node_t **args, int n) {
+    node_t *c = node_new(l);
+    c->ty = &ty_void;
+    c->p = (void *)name;
+    node_t **all = pool_alloc(&g_in->pool, sizeof(node_t *) * (size_t)(nc + n + 1));
+    for (int i = 0; i < nc; i++) {
+        node_t *x = cfg[i];
+        bool d3 = x->ty->kind == T_STRUCT && ty_dim3 && x->ty->sd == ty_dim3->sd;
+        if (!d3 && !ty_is_int(x->ty) && !(i == 3 && x->ty->kind == T_PTR))
+            type_error(&x->loc, "launch configuration value %d must be %s, not a value of this type", i + 1, i < 2 ? "a dim3 or an integer" : i == 2 ? "an integer (bytes of shared memory)" : "a stream");
+        all[i] = x;
+    }
+    for (int i = 0; i < n; i++) all[nc + i] = args[i];
+    c->list = all;
+    c->nlist = nc + n;
+    c->esz = nc;
+    c->slot2 = n;
+    c->fn = ev_launch;
+    return c;
+}
+
+uint64_t interp_buffer_new(interp_t *in, int place, uint64_t base, uint64_t size, const char *what) {
+    int pl = place == INTERP_PLACE_DEVICE ? PLACE_DEVICE : place == INTERP_PLACE_PINNED ? PLACE_PINNED : PLACE_HEAP;
+    uint32_t s = buf_new((char *)(uintptr_t)base, size, pl, what, NULL);
+    if (!s) return 0;
+    g_bufs[s].owner = in->id;
+    return ptr_make(s, 0);
+}
+
+int interp_buffer_free(interp_t *in, uint64_t p, int place) {
+    if (!ptr_valid(p) || ptr_off(p) != 0) return -1;
+    buf_t *b = &g_bufs[ptr_slot(p)];
+    int pl = place == INTERP_PLACE_DEVICE ? PLACE_DEVICE : place == INTERP_PLACE_PINNED ? PLACE_PINNED : PLACE_HEAP;
+    if (b->place != pl) return -1;
+    b->base = NULL;
+    buf_kill(ptr_slot(p), BUF_FREED);
+    return 0;
+}
+
+int interp_store_u64(interp_t *in, uint64_t ptr, uint64_t value) {
+    if (!ptr_valid(ptr)) return -1;
+    buf_t *b = &g_bufs[ptr_slot(ptr)];
+    int64_t off = ptr_off(ptr);
+    if (off < 0 || (uint64_t)off + 8 > b->size || b->ro || b->place == PLACE_DEVICE) return -1;
+    memcpy(b->base + off, &value, 8);
+    return 0;
+}

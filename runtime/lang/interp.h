@@ -1,0 +1,85 @@
+/* The host-C interpreter as the cell engine sees it (DESIGN §2 "Host code").
+ * The engine splits a cell; the interpreter gets the cell's host view: the
+ * cell text with every device-only item and magic line blanked to spaces
+ * (newlines kept), so lines and columns are the cell's own. */
+#ifndef ICUDA_INTERP_H
+#define ICUDA_INTERP_H
+
+#include <stdint.h>
+#include "../engine.h"
+
+typedef struct interp interp_t;
+
+interp_t *interp_new(void);
+void interp_free(interp_t *in);
+/* %reset: forget every variable, function, type and macro; free host buffers. */
+void interp_reset(interp_t *in);
+
+/* Runs a cell's host view. cell_name ("In [3]") labels errors. Output goes to
+ * io->stream. On success returns 0 and sets *value to the display of a final
+ * expression written without ';' (a MIME bundle, new reference), or NULL.
+ * On failure returns -1 with *err filled: ename SyntaxError, TypeError,
+ * RuntimeError, AssertionError, KeyboardInterrupt; the traceback points at the
+ * cell line with a caret. What ran before the error stays done. */
+int interp_run(interp_t *in, const char *host_src, const char *cell_name,
+               const engine_io_t *io, json_t **value, engine_error_t *err);
+
+/* One expression (user_expressions): same rules as a cell's last line. */
+int interp_eval(interp_t *in, const char *expr, json_t **value, engine_error_t *err);
+
+/* Host const scalars and #define constants for the device prelude, as C++
+ * source ("constexpr int N = 1024;\n..."), malloc'd; "" when none. */
+char *interp_device_constants(interp_t *in);
+
+/* %who: one row per session variable {name, type, size, place}. */
+json_t *interp_who(interp_t *in);
+
+/* For completion/inspection: names of session variables and functions that
+ * start with prefix (new reference, JSON array of strings). */
+json_t *interp_names(interp_t *in, const char *prefix);
+
+/* ---- The GPU side's hooks (next issue: runtime/gpu client). ----
+ * The interpreter parses launches and CUDA API calls; what they do is up to
+ * these callbacks. Without them, both raise RuntimeError "... need the GPU
+ * worker". Pointer arguments arrive as interp_arg_t with their buffer
+ * resolved, so the hook never decodes interpreter pointers itself. */
+enum { INTERP_PLACE_NONE, INTERP_PLACE_HOST, INTERP_PLACE_DEVICE, INTERP_PLACE_PINNED };
+
+typedef struct interp_arg {
+    const char *type;   /* C spelling of the argument's type, e.g. "float *" */
+    int is_pointer, is_float;
+    uint64_t bits;      /* integer value, or the interpreter's pointer word */
+    double d;           /* floating value */
+    /* pointers: where they point, resolved and checked to be live */
+    int place;          /* INTERP_PLACE_* (NONE for NULL or invalid) */
+    void *host;         /* host address (host/pinned), NULL otherwise */
+    uint64_t device;    /* device address (device buffers) */
+    uint64_t avail;     /* bytes from the pointer to the end of its buffer */
+    const void *aggr;   /* structs passed by value: their bytes */
+    size_t size;        /* sizeof the argument's type */
+} interp_arg_t;
+
+typedef struct interp_hooks {
+    void *ctx;
+    /* k<<<grid, block, shmem, stream>>>(args). Returns 0, or -1 with msg. */
+    int (*launch)(void *ctx, const char *kernel, const unsigned grid[3], const unsigned block[3],
+                  uint64_t shmem, uint64_t stream, const interp_arg_t *args, int nargs,
+                  char *msg, size_t msglen);
+    /* a call to a cuda... or cu... function the interpreter does not define itself.
+     * Returns 0 with *ret set (the C return value), or -1 with msg. */
+    int (*call)(void *ctx, const char *name, const interp_arg_t *args, int nargs,
+                int64_t *ret, char *msg, size_t msglen);
+} interp_hooks_t;
+
+void interp_set_hooks(interp_t *in, const interp_hooks_t *hooks);
+
+/* Buffers the CUDA layer makes (cudaMalloc: place DEVICE, base = device
+ * address; cudaMallocHost: PINNED, base = host address in the arena): returns
+ * the interpreter's pointer word for them, to store through an out-argument. */
+uint64_t interp_buffer_new(interp_t *in, int place, uint64_t base, uint64_t size, const char *what);
+/* cudaFree / cudaFreeHost: -1 when p is not the start of a live buffer of that place. */
+int interp_buffer_free(interp_t *in, uint64_t p, int place);
+/* Writes a pointer word / integer through an out-argument pointer (cudaMalloc(&p, ...)). */
+int interp_store_u64(interp_t *in, uint64_t ptr, uint64_t value);
+
+#endif

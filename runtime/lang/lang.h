@@ -1,0 +1,471 @@
+/* Internals shared by the host-C interpreter's files (runtime/lang/).
+ * Pipeline per cell: lex.c (tokens + preprocessor) -> parse*.c (parse and
+ * type-check in one pass, building typed nodes whose fn is the specialised
+ * evaluator) -> exec.c (run the nodes). mem.c owns the buffer table that
+ * makes every pointer checkable. */
+#ifndef ICUDA_LANG_H
+#define ICUDA_LANG_H
+
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <jansson.h>
+#include "interp.h"
+
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* ---------- pool: everything compiled lives until interp_free ---------- */
+typedef struct pool_chunk { struct pool_chunk *next; size_t used, cap; char data[]; } pool_chunk_t;
+typedef struct { pool_chunk_t *head; } pool_t;
+void *pool_alloc(pool_t *p, size_t n); /* zeroed */
+char *pool_strndup(pool_t *p, const char *s, size_t n);
+void pool_free(pool_t *p);
+
+/* ---------- source of one cell: kept for error carets ---------- */
+typedef struct src {
+    char *name;  /* "In [3]" */
+    char *text;
+    int nlines;
+    const char **lines; int *linelen;
+} src_t;
+
+typedef struct loc { src_t *src; int line, col, len; } loc_t; /* 1-based line, 0-based col */
+
+/* ---------- tokens ---------- */
+enum {
+    TK_EOF = 0, TK_IDENT, TK_INT, TK_FLOAT, TK_CHAR, TK_STR, TK_PUNCT, TK_KW,
+};
+typedef struct token {
+    int kind;
+    int id;          /* punctuator/keyword id */
+    const char *s; int n; /* spelling (points into src or pool) */
+    loc_t loc;
+    /* literal payloads */
+    uint64_t ival; double fval; int lit_type; /* type kind of literal */
+    char *str; int slen; /* decoded string literal (with NUL) */
+    bool bol;        /* first on its line (for '#') */
+    bool no_expand;
+} token_t;
+
+/* punctuators and keywords: ids share one space */
+enum {
+    P_NONE = 0,
+    P_LBRACK, P_RBRACK, P_LPAREN, P_RPAREN, P_LBRACE, P_RBRACE, P_DOT, P_ARROW,
+    P_INC, P_DEC, P_AMP, P_STAR, P_PLUS, P_MINUS, P_TILDE, P_NOT, P_DIV, P_MOD,
+    P_SHL, P_SHR, P_LT, P_GT, P_LE, P_GE, P_EQ, P_NE, P_XOR, P_OR, P_LAND, P_LOR,
+    P_QUEST, P_COLON, P_SEMI, P_ELLIPSIS, P_ASSIGN, P_MULEQ, P_DIVEQ, P_MODEQ,
+    P_ADDEQ, P_SUBEQ, P_SHLEQ, P_SHREQ, P_ANDEQ, P_XOREQ, P_OREQ, P_COMMA, P_HASH,
+    P_HASHHASH, P_LAUNCH_OPEN, P_LAUNCH_CLOSE, P_SCOPE,
+    KW_FIRST,
+    KW_VOID = KW_FIRST, KW_CHAR, KW_SHORT, KW_INT, KW_LONG, KW_FLOAT, KW_DOUBLE,
+    KW_SIGNED, KW_UNSIGNED, KW_BOOL, KW_STRUCT, KW_UNION, KW_ENUM, KW_TYPEDEF,
+    KW_STATIC, KW_EXTERN, KW_CONST, KW_VOLATILE, KW_RESTRICT, KW_INLINE, KW_REGISTER,
+    KW_AUTO, KW_IF, KW_ELSE, KW_FOR, KW_WHILE, KW_DO, KW_SWITCH, KW_CASE, KW_DEFAULT,
+    KW_BREAK, KW_CONTINUE, KW_RETURN, KW_GOTO, KW_SIZEOF, KW_TRUE, KW_FALSE,
+    KW_HOST, KW_DEVICE, KW_GLOBAL, KW_FORCEINLINE, KW_NOINLINE, KW_SHARED, KW_CONSTANT,
+    KW_NULLPTR, KW_ALIGNOF, KW_TYPEOF, KW_COMPLEX, KW_STATIC_ASSERT,
+    KW_LAST
+};
+
+/* ---------- types ---------- */
+typedef enum {
+    T_VOID, T_BOOL, T_CHAR, T_SCHAR, T_UCHAR, T_SHORT, T_USHORT, T_INT, T_UINT,
+    T_LONG, T_ULONG, T_LLONG, T_ULLONG, T_FLOAT, T_DOUBLE, T_LDOUBLE,
+    T_PTR, T_ARRAY, T_STRUCT, T_UNION, T_FUNC,
+} tkind_t;
+
+typedef struct type type_t;
+typedef struct node node_t;
+
+typedef struct field { const char *name; type_t *ty; size_t off; } field_t;
+typedef struct sdef {   /* a struct/union definition, shared by its typedef copies */
+    const char *tag; bool is_union, complete;
+    int nfields; field_t *fields;
+} sdef_t;
+
+struct type {
+    tkind_t kind;
+    size_t size, align;
+    bool is_const, is_unsigned, is_enum;
+    type_t *base;         /* ptr target, array element, function return */
+    long count;           /* array: elements; -1 incomplete */
+    node_t *vla;          /* array: runtime length expression (VLA) */
+    int vla_slot;         /* slot holding the VLA's element count at run time */
+    sdef_t *sd;           /* struct/union */
+    int nparams; type_t **params; const char **pnames; bool variadic, oldstyle;
+    const char *name;     /* typedef / enum name for display */
+    const char *enum_tag;
+};
+
+/* operating kinds of arithmetic after promotions */
+enum { K_I32, K_U32, K_I64, K_U64, K_F32, K_F64, K_PTR, K_NONE };
+
+/* ---------- values ---------- */
+typedef union val { int64_t i; uint64_t u; double d; void *p; } val_t;
+
+/* ---------- pointers: 64-bit words [slot:22][gen:6][offset:36, two's complement] ---------- */
+#define PTR_OFF_BITS 36
+#define PTR_GEN_BITS 6
+#define PTR_SLOT_SHIFT (PTR_OFF_BITS + PTR_GEN_BITS)
+#define PTR_OFF_MASK ((1ULL << PTR_OFF_BITS) - 1)
+#define PTR_GEN_MASK ((1U << PTR_GEN_BITS) - 1)
+#define PTR_MAX_SLOTS (1U << 22)
+#define SLOT_FUNC 1           /* function pointers: offset = function id */
+#define SLOT_FILE 2           /* FILE *: offset 1 stdout, 2 stderr */
+#define SLOT_FIRST_BUF 3
+
+enum { PLACE_NONE, PLACE_HEAP, PLACE_GLOBAL, PLACE_STACK, PLACE_STRLIT, PLACE_DEVICE, PLACE_PINNED };
+enum { BUF_FREE_SLOT, BUF_LIVE, BUF_FREED, BUF_DEAD_FRAME };
+
+typedef struct buf {
+    char *base;
+    uint64_t size;
+    uint8_t gen, state, place, ro;
+    uint32_t owner;         /* interp id, to free at interp_free */
+    const char *what;       /* "x" (variable), or NULL for malloc */
+    const char *cell; int line; /* where it was made */
+    const char *fname;      /* function whose frame held it */
+} buf_t;
+
+extern buf_t *g_bufs;
+extern uint32_t g_nbufs;
+
+static inline uint64_t ptr_make(uint32_t slot, int64_t off) {
+    return ((uint64_t)slot << PTR_SLOT_SHIFT) | ((uint64_t)g_bufs[slot].gen << PTR_OFF_BITS) |
+           ((uint64_t)off & PTR_OFF_MASK);
+}
+static inline uint32_t ptr_slot(uint64_t p) { return (uint32_t)(p >> PTR_SLOT_SHIFT); }
+static inline int64_t ptr_off(uint64_t p) {
+    return (int64_t)(p << (64 - PTR_OFF_BITS)) >> (64 - PTR_OFF_BITS);
+}
+static inline uint64_t ptr_add(uint64_t p, int64_t d) {
+    return (p & ~PTR_OFF_MASK) | ((uint64_t)(ptr_off(p) + d) & PTR_OFF_MASK);
+}
+static inline bool ptr_valid(uint64_t p) {
+    uint32_t s = ptr_slot(p);
+    return s >= SLOT_FIRST_BUF && s < g_nbufs && g_bufs[s].state == BUF_LIVE &&
+           g_bufs[s].gen == ((p >> PTR_OFF_BITS) & PTR_GEN_MASK);
+}
+
+/* Raises a RuntimeError describing why [p, p+n) cannot be read/written. */
+_Noreturn void mem_fail(uint64_t p, uint64_t n, int wr, node_t *at);
+/* The host address of n bytes at p, checked; at names the access for errors. */
+static inline char *mem_at(uint64_t p, uint64_t n, int wr, node_t *at) {
+    uint32_t s = ptr_slot(p);
+    if (LIKELY(s < g_nbufs)) {
+        buf_t *b = &g_bufs[s];
+        uint64_t off = (uint64_t)ptr_off(p);
+        if (LIKELY(b->state == BUF_LIVE && b->gen == ((p >> PTR_OFF_BITS) & PTR_GEN_MASK) &&
+                   off <= b->size && n <= b->size - off && !(wr && b->ro) &&
+                   b->place != PLACE_DEVICE))
+            return b->base + off;
+    }
+    mem_fail(p, n, wr, at);
+}
+uint32_t buf_new(char *base, uint64_t size, int place, const char *what, loc_t *where);
+void buf_kill(uint32_t slot, int state);
+uint64_t mem_alloc(uint64_t size, int place, const char *what, loc_t *where); /* arena/malloc */
+int mem_free_heap(uint64_t p, node_t *at);   /* free(); raises on misuse */
+void mem_free_owner(uint32_t owner);
+extern uint32_t g_owner;   /* interp id that new buffers belong to */
+uint64_t ptr_from_int(uint64_t v);
+
+/* ---------- nodes ---------- */
+typedef struct frame frame_t;
+typedef val_t (*efn_t)(node_t *, frame_t *);
+typedef int (*sfn_t)(node_t *, frame_t *);
+typedef char *(*afn_t)(node_t *, frame_t *, int wr);
+
+enum { X_NORMAL = 0, X_BREAK, X_CONTINUE, X_RETURN };
+
+typedef struct func func_t;
+typedef struct gvar gvar_t;
+
+struct node {
+    efn_t fn;            /* expression: value */
+    sfn_t sfn;           /* statement */
+    afn_t afn;           /* place: checked host address */
+    type_t *ty;
+    loc_t loc;
+    int op, kind;        /* operator id, operating kind */
+    bool is_const, is_place, is_bitless;
+    int place;           /* PL_* when is_place */
+    node_t *a, *b, *c, *d;
+    node_t **list; int nlist;
+    val_t k;             /* constant, offset, etc. */
+    int64_t esz;         /* element size / access size */
+    int64_t bound;       /* static array bound for indexing (-1 none) */
+    int slot, slot2;
+    void *p;             /* gvar_t*, func_t*, builtin, case table ... */
+    const char *str;     /* string literal bytes */
+    int line_tag;
+};
+
+enum { PL_SLOT = 1, PL_FRAME, PL_GLOBAL, PL_DEREF, PL_INDEX, PL_MEMBER, PL_TEMP, PL_VLA };
+
+/* frame locals that need an address live in frame memory with a buffer */
+typedef struct lvar_mem { int64_t off, size; const char *name; int hidx; } lvar_mem_t;
+
+/* A function name's box: calls and function pointers refer to the box, so a
+ * redefinition in a later cell is what earlier callers call. */
+typedef struct fbox { const char *name; struct func *cur; int id; uint32_t owner; } fbox_t;
+extern fbox_t **g_fboxes; extern int g_nfboxes;
+
+struct func {
+    const char *name;
+    type_t *ty;          /* T_FUNC */
+    node_t *body;
+    int nslots;
+    int64_t memsize;
+    int nmem; lvar_mem_t *mem;  /* addressable locals */
+    int nparams; int *pslot; int64_t *pmem; /* param i: slot >=0, or frame mem offset */
+    int id;              /* function pointer id */
+    bool defined, is_builtin;
+    struct builtin *bi;
+    loc_t loc;
+    int nvla;            /* VLA buffer handles kept in slots */
+};
+
+typedef struct frame_vla { uint32_t slot; } frame_vla_t;
+struct frame {
+    val_t *slots;
+    char *mem;
+    uint32_t *hbuf;      /* buffer slots of addressable locals */
+    func_t *fn;
+    frame_t *up;
+    node_t *call;        /* call site in the caller */
+    val_t ret;
+    char *retbuf;        /* struct return target */
+    uint32_t *vlas; int nvlas, capvlas;
+    /* frames are heap records reused through a free list, so that an error's
+     * longjmp leaves them readable for the unwinder; capacities are kept */
+    int capslots, caphbuf; int64_t capmem;
+    frame_t *nextfree;
+};
+
+struct gvar {
+    const char *name;
+    type_t *ty;
+    char *addr;
+    uint32_t bslot;      /* buffer */
+    bool committed, defined;
+    loc_t loc;
+    int cell_no;
+};
+
+/* ---------- builtins ---------- */
+typedef struct interp_state ist_t;
+typedef val_t (*bfn_t)(node_t *call, val_t *args, int nargs, frame_t *f);
+typedef struct builtin {
+    const char *name; bfn_t fn; int flags;
+    type_t *ty;          /* from its prototype (builtin_prototypes) */
+    void *data;          /* e.g. the libm function */
+} builtin_t;
+enum { BF_PRINTF = 1, BF_FPRINTF = 2, BF_SPRINTF = 4, BF_SNPRINTF = 8, BF_NORETURN = 16 };
+
+/* ---------- macros ---------- */
+typedef struct macro {
+    const char *name; bool fnlike, variadic, builtin;
+    int nparams; const char **params;
+    token_t *body; int nbody;
+    const char *text;    /* the definition as written, for the device prelude */
+} macro_t;
+
+/* ---------- symbol tables ---------- */
+typedef struct sym {
+    const char *name;
+    int kind;            /* S_VAR_GLOBAL, S_VAR_LOCAL, S_TYPEDEF, S_FUNC, S_ENUMC */
+    type_t *ty;
+    gvar_t *gv; func_t *fn;
+    int slot; int64_t memoff; bool addressable; int hidx; bool is_vla;
+    int64_t ival;
+    struct sym *next;    /* scope chain */
+} sym_t;
+enum { S_VAR_GLOBAL = 1, S_VAR_LOCAL, S_TYPEDEF, S_FUNC, S_ENUMC, S_BUILTIN };
+
+/* a small string->pointer hash map */
+typedef struct hmap { int cap, n; const char **keys; void **vals; } hmap_t;
+void *hmap_get(hmap_t *m, const char *k);
+void hmap_put(hmap_t *m, const char *k, void *v);
+void hmap_del(hmap_t *m, const char *k);
+void hmap_free(hmap_t *m);
+
+/* ---------- the interpreter ---------- */
+struct interp {
+    uint32_t id;
+    pool_t pool;
+    pool_t scratch;      /* per-cell temporaries (tokens), emptied after each run */
+    hmap_t globals;      /* name -> sym_t (S_VAR_GLOBAL/S_FUNC/S_TYPEDEF/S_ENUMC) */
+    hmap_t tags;         /* struct/union/enum tag -> type_t */
+    hmap_t macros;       /* name -> macro_t */
+    hmap_t builtins;     /* name -> builtin_t */
+    int ncells;
+    /* running */
+    jmp_buf *jb;
+    const engine_io_t *io;
+    char *outbuf; size_t outlen, outcap;
+    double last_flush;
+    engine_error_t *err;
+    frame_t *top;
+    frame_t *ffree;      /* reusable frame records */
+    char *stack_base; size_t stack_limit;
+    int exit_code; bool exited;
+    /* rand() state, glibc TYPE_3 */
+    int32_t rtab[34]; int rf, rr;
+    int counter;
+    bool prelude_done;
+    hmap_t fboxes;       /* name -> fbox_t */
+    json_t *value_json;  /* the cell's value, set by its last statement */
+    interp_hooks_t hooks;
+    type_t *dim3_type, *file_type, *size_type;
+    gvar_t **gvars; int ngvars, capgvars; /* all ever made, to free */
+    void *tmp[2];        /* a builtin's scratch, freed if the cell stops inside it */
+};
+
+extern interp_t *g_in;   /* the interpreter running now */
+
+/* ---------- errors (errors.c) ---------- */
+_Noreturn void lang_raise(const char *ename, loc_t *at, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+_Noreturn void rt_error(node_t *at, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+_Noreturn void type_error(loc_t *at, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+_Noreturn void syntax_error(loc_t *at, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+char *loc_text(loc_t *l, char *buf, size_t n); /* the source text a node spans */
+src_t *src_new(interp_t *in, const char *name, const char *text);
+
+/* ---------- types (types.c) ---------- */
+extern type_t ty_void, ty_bool, ty_char, ty_schar, ty_uchar, ty_short, ty_ushort, ty_int,
+    ty_uint, ty_long, ty_ulong, ty_llong, ty_ullong, ty_float, ty_double, ty_ldouble;
+type_t *ty_ptr(type_t *base);
+type_t *ty_array(type_t *base, long n);
+type_t *ty_func(type_t *ret, int n, type_t **params, bool variadic);
+type_t *ty_copy(type_t *t);
+type_t *ty_const(type_t *t);
+type_t *ty_unqual(type_t *t);
+bool ty_is_int(type_t *t);
+bool ty_is_float(type_t *t);
+bool ty_is_arith(type_t *t);
+bool ty_is_scalar(type_t *t);
+bool ty_is_ptr(type_t *t);
+bool ty_is_aggr(type_t *t);
+bool ty_same(type_t *a, type_t *b);
+bool ty_compat_ptr(type_t *a, type_t *b); /* pointee compatible for assignment */
+int ty_opkind(type_t *t);   /* K_* of a promoted arithmetic type */
+type_t *ty_promote(type_t *t);
+type_t *ty_common(type_t *a, type_t *b);
+char *ty_name(type_t *t, char *buf, size_t n);          /* "unsigned long", "int *", "int[5]" */
+char *ty_decl(type_t *t, const char *name, char *buf, size_t n); /* declaration spelling */
+const char *ty_plural(type_t *t, char *buf, size_t n);   /* "doubles" */
+/* per-session types from the prelude */
+#define ty_dim3 (g_in->dim3_type)
+#define ty_file (g_in->file_type)
+#define ty_size_t (g_in->size_type)
+
+/* ---------- lexer (lex.c) ---------- */
+typedef struct tokvec { token_t *v; int n, cap; } tokvec_t;
+void lex_cell(interp_t *in, src_t *src, tokvec_t *out); /* raises SyntaxError */
+void lex_define_text(interp_t *in, const char *text);    /* prelude macros */
+const char *tok_str(token_t *t, char *buf, size_t n);
+
+/* ---------- parser (parse*.c) ---------- */
+typedef struct cell_code {
+    func_t *fn;          /* the cell's top level as a function */
+    node_t *value;       /* final expression, or NULL */
+    gvar_t **newg; int nnewg;
+} cell_code_t;
+void parse_cell(interp_t *in, tokvec_t *toks, src_t *src, cell_code_t *out, bool expr_only);
+void parse_prelude(interp_t *in);
+
+/* ---------- exec (exec.c) ---------- */
+val_t call_func(func_t *fn, val_t *args, node_t *site, frame_t *caller, char *retbuf);
+void run_cell(interp_t *in, cell_code_t *cc);
+void exec_unwind(interp_t *in, frame_t *to);
+void frame_enter_check(node_t *at);
+extern int g_tick;
+_Noreturn void raise_interrupt(node_t *at);
+static inline void poll_interrupt(node_t *at);
+#include "../interrupt.h"
+static inline void poll_interrupt(node_t *at) {
+    if (UNLIKELY(--g_tick <= 0)) {
+        g_tick = 1024;
+        if (interrupt_pending()) raise_interrupt(at);
+    }
+}
+/* ---------- builders (exec.c): typed pieces -> evaluators ---------- */
+node_t *node_new(loc_t *loc);
+val_t eval_const(node_t *n);                 /* a constant node's value */
+node_t *mk_const(loc_t *l, type_t *t, val_t v);
+node_t *mk_int(loc_t *l, type_t *t, int64_t v);
+node_t *mk_cast(node_t *e, type_t *to);      /* conversion as by assignment/cast */
+node_t *mk_test(node_t *e);                  /* scalar -> int 0/1 */
+node_t *mk_load(node_t *place);              /* place -> value (aggregates: raw address) */
+node_t *mk_addr(node_t *place);              /* place -> encoded pointer */
+node_t *pl_slot(loc_t *l, type_t *t, int slot);
+node_t *pl_frame(loc_t *l, type_t *t, int64_t off, int hidx);
+node_t *pl_global(loc_t *l, gvar_t *g);
+node_t *pl_deref(loc_t *l, type_t *t, node_t *ptr, int64_t off);
+node_t *pl_index(loc_t *l, type_t *t, node_t *base, node_t *idx); /* base: pointer value or array place */
+node_t *pl_member(loc_t *l, type_t *t, node_t *base, int64_t off);
+node_t *pl_temp(loc_t *l, type_t *t, node_t *val);
+node_t *pl_vla(loc_t *l, type_t *t, int slot);
+node_t *mk_binop(loc_t *l, int op, type_t *t, node_t *a, node_t *b); /* t: the operating type */
+node_t *mk_cmp(loc_t *l, int op, type_t *t, node_t *a, node_t *b);
+node_t *mk_ptradd(loc_t *l, node_t *p, node_t *i, int64_t esz, int sign);
+node_t *mk_ptrdiff(loc_t *l, node_t *a, node_t *b, int64_t esz);
+node_t *mk_unop(loc_t *l, int op, type_t *t, node_t *a); /* -, ~ on promoted type */
+node_t *mk_logic(loc_t *l, int op, node_t *a, node_t *b); /* && || (tests) */
+node_t *mk_not(loc_t *l, node_t *a);
+node_t *mk_cond(loc_t *l, type_t *t, node_t *c, node_t *a, node_t *b);
+node_t *mk_comma(loc_t *l, node_t *a, node_t *b);
+node_t *mk_assign(loc_t *l, node_t *place, node_t *rhs);  /* rhs already converted */
+node_t *mk_compound(loc_t *l, int op, node_t *place, node_t *rhs, type_t *optype);
+node_t *mk_incdec(loc_t *l, node_t *place, int delta, bool post); /* pointers: delta in elements */
+node_t *mk_call(loc_t *l, fbox_t *box, type_t *fty, node_t **args, int n, int64_t tempoff);
+node_t *mk_callptr(loc_t *l, node_t *fp, type_t *fty, node_t **args, int n, int64_t tempoff);
+node_t *mk_builtin(loc_t *l, builtin_t *b, type_t *ret, node_t **args, int n);
+node_t *mk_memset0(loc_t *l, node_t *place, int64_t size); /* zero an object */
+node_t *mk_memcpy_init(loc_t *l, node_t *place, const char *bytes, int64_t n);
+/* statements */
+node_t *st_expr(node_t *e);
+node_t *st_block(loc_t *l, node_t **v, int n);
+node_t *st_if(loc_t *l, node_t *c, node_t *a, node_t *b);
+node_t *st_while(loc_t *l, node_t *c, node_t *body);
+node_t *st_do(loc_t *l, node_t *body, node_t *c);
+node_t *st_for(loc_t *l, node_t *init, node_t *c, node_t *step, node_t *body);
+node_t *st_switch(loc_t *l, node_t *c, node_t *body, int64_t *vals, int *idx, int ncase, int defidx);
+node_t *st_jump(loc_t *l, int code);
+node_t *st_return(loc_t *l, node_t *e, type_t *rt);
+node_t *st_gdecl(loc_t *l, gvar_t *g);
+node_t *st_vla(loc_t *l, int slot, node_t *count, int64_t esz, int countslot, const char *name);
+node_t *st_launch(loc_t *l, const char *kernel);
+node_t *st_nop(loc_t *l);
+node_t *st_once(loc_t *l, node_t *body); /* static local initialisers */
+int64_t node_line(node_t *n);
+
+/* ---------- output (builtins_stdio.c) ---------- */
+void out_write(const char *stream, const char *s, size_t n);
+void out_flush(void);
+void printf_check(node_t *call, int fmt_index, const char *fname);
+int format_printf(node_t *call, val_t *args, int nargs, int fmt_i, char **out, size_t *outlen);
+
+/* ---------- builtins registry ---------- */
+void builtins_register(interp_t *in);
+void builtins_stdio_register(interp_t *in);
+void builtins_math_register(interp_t *in);
+void builtins_stdlib_register(interp_t *in);
+void builtins_string_register(interp_t *in);
+builtin_t *builtin_add(interp_t *in, const char *name, bfn_t fn, int flags);
+void parse_abort_cleanup(void);
+node_t *st_value(node_t *e);
+const char *str_at(uint64_t p, node_t *at, size_t *len); /* checked NUL-terminated string */
+void rand_seed(interp_t *in, uint32_t seed);
+
+/* ---------- display (value_display.c) ---------- */
+json_t *display_value(node_t *n, val_t v);
+void fmt_double(double d, char *buf, size_t n);
+void fmt_float(float f, char *buf, size_t n);
+char *display_text(type_t *t, val_t v, bool top);
+
+#endif

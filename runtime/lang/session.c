@@ -1,0 +1,273 @@
+/* The interpreter's public face (interp.h): a session's state, and running a
+ * cell: lex, compile the whole cell, commit its functions and types, run it,
+ * and turn any error into an engine_error_t. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lang.h"
+#include "../hostmem/arena.h"
+
+interp_t *g_in;
+static uint32_t next_id = 1;
+
+static void setup(interp_t *in_arg) {
+    interp_t *volatile in = in_arg;
+    interp_t *volatile saved = g_in;
+    g_in = in;
+    g_owner = in->id;
+    builtins_register(in);
+    jmp_buf jb;
+    engine_error_t err = {0};
+    in->jb = &jb;
+    in->err = &err;
+    if (setjmp(jb) == 0) parse_prelude(in);
+    else fprintf(stderr, "icuda: the interpreter's prelude failed: %s\n", err.evalue ? err.evalue : "?");
+    free(err.ename);
+    free(err.evalue);
+    if (err.traceback) json_decref(err.traceback);
+    in->err = NULL;
+    in->jb = NULL;
+    pool_free(&in->scratch);
+    rand_seed(in, 1);
+    g_in = saved ? saved : in;
+}
+
+interp_t *interp_new(void) {
+    interp_t *in = calloc(1, sizeof *in);
+    in->id = next_id++;
+    setup(in);
+    return in;
+}
+
+static void teardown(interp_t *in) {
+    interp_t *saved = g_in;
+    g_in = in;
+    extern void frames_free(interp_t *);
+    frames_free(in);
+    mem_free_owner(in->id);
+    /* function boxes of this session: keep the table slots, forget the code */
+    for (int i = 0; i < g_nfboxes; i++)
+        if (g_fboxes[i] && g_fboxes[i]->owner == in->id) g_fboxes[i] = NULL;
+    bool any = false;
+    for (int i = 0; i < g_nfboxes; i++) any |= g_fboxes[i] != NULL;
+    if (!any) { free(g_fboxes); g_fboxes = NULL; g_nfboxes = 0; }
+    hmap_free(&in->globals);
+    hmap_free(&in->tags);
+    hmap_free(&in->macros);
+    hmap_free(&in->builtins);
+    hmap_free(&in->fboxes);
+    free(in->gvars);
+    in->gvars = NULL;
+    in->ngvars = in->capgvars = 0;
+    free(in->outbuf);
+    in->outbuf = NULL;
+    in->outlen = in->outcap = 0;
+    if (in->value_json) json_decref(in->value_json);
+    in->value_json = NULL;
+    pool_free(&in->pool);
+    pool_free(&in->scratch);
+    g_in = saved == in ? NULL : saved;
+}
+
+void interp_free(interp_t *in) {
+    if (!in) return;
+    teardown(in);
+    free(in);
+}
+
+void interp_reset(interp_t *in) {
+    interp_hooks_t h = in->hooks;
+    teardown(in);
+    uint32_t id = in->id;
+    memset(in, 0, sizeof *in);
+    in->id = id;
+    in->hooks = h;
+    setup(in);
+}
+
+static void stack_bounds(interp_t *in, char *here) {
+    pthread_attr_t a;
+    void *addr = NULL;
+    size_t size = 0;
+    in->stack_base = here;
+    in->stack_limit = 1 << 20;
+    if (pthread_getattr_np(pthread_self(), &a) == 0) {
+        if (pthread_attr_getstack(&a, &addr, &size) == 0 && addr) {
+            size_t left = (size_t)(here - (char *)addr);
+            /* keep a margin for the evaluator's own frames and for libc */
+            in->stack_limit = left > (512u << 10) ? left - (384u << 10) : left / 2;
+            if (in->stack_limit > (256u << 20)) in->stack_limit = 256u << 20;
+        }
+        pthread_attr_destroy(&a);
+    }
+}
+
+static void drop_uncommitted(cell_code_t *cc) {
+    for (int i = 0; i < cc->nnewg; i++) {
+        gvar_t *g = cc->newg[i];
+        if (!g->committed && g->addr) {
+            arena_free(g->addr);
+            buf_kill(g->bslot, BUF_FREED);
+            g->addr = NULL;
+        }
+    }
+    free(cc->newg);
+    cc->newg = NULL;
+    cc->nnewg = 0;
+}
+
+static int run(interp_t *in_arg, const char *text, const char *name, const engine_io_t *io, json_t **value,
+               engine_error_t *err, bool expr_only) {
+    interp_t *volatile in = in_arg;
+    interp_t *volatile saved = g_in;
+    g_in = in;
+    g_owner = in->id;
+    if (value) *value = NULL;
+    in->io = io;
+    in->err = err;
+    in->exited = false;
+    in->top = NULL;
+    jmp_buf jb;
+    in->jb = &jb;
+    char here;
+    stack_bounds(in, &here);
+    cell_code_t cc;
+    memset(&cc, 0, sizeof cc);
+    cell_code_t *volatile ccp = &cc;
+    int rc = 0;
+    if (setjmp(jb)) {
+        exec_unwind(in, NULL);
+        free(in->tmp[0]);
+        free(in->tmp[1]);
+        in->tmp[0] = in->tmp[1] = NULL;
+        parse_abort_cleanup();
+        drop_uncommitted(ccp);
+        pool_free(&in->scratch);
+        out_flush();
+        if (in->value_json) { json_decref(in->value_json); in->value_json = NULL; }
+        rc = -1;
+        if (in->exited && err && err->ename && strcmp(err->ename, "__exit__") == 0) {
+            free(err->ename);
+            free(err->evalue);
+            json_decref(err->traceback);
+            memset(err, 0, sizeof *err);
+            if (in->exit_code != 0 && io) {
+                char b[160];
+                int k = snprintf(b, sizeof b, "exit(%d): the cell stopped here; the session goes on\n", in->exit_code);
+                out_write("stderr", b, (size_t)k);
+            }
+            rc = 0;
+        }
+        in->jb = NULL;
+        in->err = NULL;
+        g_in = saved ? saved : in;
+        return rc;
+    }
+    src_t *src = src_new(in, name, text);
+    tokvec_t tv = {0};
+    lex_cell(in, src, &tv);
+    parse_cell(in, &tv, src, &cc, expr_only);
+    pool_free(&in->scratch);
+    run_cell(in, &cc);
+    drop_uncommitted(&cc);
+    out_flush();
+    if (value) *value = in->value_json;
+    else if (in->value_json) json_decref(in->value_json);
+    in->value_json = NULL;
+    in->jb = NULL;
+    in->err = NULL;
+    g_in = saved ? saved : in;
+    return 0;
+}
+
+int interp_run(interp_t *in, const char *host_src, const char *cell_name, const engine_io_t *io,
+               json_t **value, engine_error_t *err) {
+    in->ncells++;
+    return run(in, host_src, cell_name ? cell_name : "In [?]", io, value, err, false);
+}
+
+int interp_eval(interp_t *in, const char *expr, json_t **value, engine_error_t *err) {
+    return run(in, expr, "<expression>", NULL, value, err, true);
+}
+
+char *interp_device_constants(interp_t *in) {
+    size_t cap = 256, n = 0;
+    char *o = malloc(cap);
+    o[0] = 0;
+    for (int i = 0; i < in->macros.cap; i++) {
+        const char *k = in->macros.keys ? in->macros.keys[i] : NULL;
+        if (!k || k == (const char *)1) continue;
+        macro_t *m = in->macros.vals[i];
+        if (!m || m->builtin || !m->text) continue;
+        size_t l = strlen(m->text) + 2;
+        while (n + l + 1 > cap) o = realloc(o, cap *= 2);
+        n += (size_t)sprintf(o + n, "%s\n", m->text);
+    }
+    for (int i = 0; i < in->globals.cap; i++) {
+        const char *k = in->globals.keys ? in->globals.keys[i] : NULL;
+        if (!k || k == (const char *)1) continue;
+        sym_t *s = in->globals.vals[i];
+        if (!s || s->kind != S_VAR_GLOBAL || !s->gv->committed || !s->ty->is_const || !ty_is_arith(s->ty)) continue;
+        char line[400], tn[100], v[64];
+        type_t *t = s->ty;
+        val_t x;
+        memset(&x, 0, sizeof x);
+        memcpy(&x, s->gv->addr, t->size > 8 ? 8 : t->size);
+        if (t->kind == T_FLOAT) { float fv; memcpy(&fv, s->gv->addr, 4); fmt_float(fv, v, sizeof v); strcat(v, "f"); }
+        else if (ty_is_float(t)) { double dv; memcpy(&dv, s->gv->addr, 8); fmt_double(dv, v, sizeof v); if (!strpbrk(v, ".en")) strcat(v, ".0"); }
+        else {
+            char *d = display_text(ty_unqual(t), (val_t){.i = 0}, true);
+            free(d);
+            int64_t iv = 0;
+            switch (t->size) {
+            case 1: iv = t->is_unsigned ? *(uint8_t *)s->gv->addr : *(int8_t *)s->gv->addr; break;
+            case 2: iv = t->is_unsigned ? *(uint16_t *)s->gv->addr : *(int16_t *)s->gv->addr; break;
+            case 4: iv = t->is_unsigned ? (int64_t)*(uint32_t *)s->gv->addr : *(int32_t *)s->gv->addr; break;
+            default: memcpy(&iv, s->gv->addr, 8); break;
+            }
+            if (t->kind == T_BOOL) snprintf(v, sizeof v, "%s", iv ? "true" : "false");
+            else if (t->is_unsigned) snprintf(v, sizeof v, "%lluu", (unsigned long long)iv);
+            else snprintf(v, sizeof v, "%lld", (long long)iv);
+        }
+        int l = snprintf(line, sizeof line, "constexpr %s = %s;\n", ty_decl(ty_unqual(t), s->name, tn, sizeof tn), v);
+        while (n + (size_t)l + 1 > cap) o = realloc(o, cap *= 2);
+        memcpy(o + n, line, (size_t)l + 1);
+        n += (size_t)l;
+    }
+    return o;
+}
+
+json_t *interp_who(interp_t *in) {
+    json_t *a = json_array();
+    for (int i = 0; i < in->globals.cap; i++) {
+        const char *k = in->globals.keys ? in->globals.keys[i] : NULL;
+        if (!k || k == (const char *)1) continue;
+        sym_t *s = in->globals.vals[i];
+        if (!s || s->kind != S_VAR_GLOBAL || !s->gv->committed) continue;
+        char tn[200];
+        json_t *r = json_object();
+        json_object_set_new(r, "name", json_string(s->name));
+        json_object_set_new(r, "type", json_string(ty_name(s->ty, tn, sizeof tn)));
+        json_object_set_new(r, "size", json_integer((json_int_t)s->ty->size));
+        json_object_set_new(r, "place", json_string("host"));
+        json_array_append_new(a, r);
+    }
+    return a;
+}
+
+json_t *interp_names(interp_t *in, const char *prefix) {
+    json_t *a = json_array();
+    size_t pl = strlen(prefix);
+    hmap_t *maps[3] = {&in->globals, &in->builtins, &in->macros};
+    for (int m = 0; m < 3; m++)
+        for (int i = 0; i < maps[m]->cap; i++) {
+            const char *k = maps[m]->keys ? maps[m]->keys[i] : NULL;
+            if (!k || k == (const char *)1 || strncmp(k, prefix, pl) != 0 || !strncmp(k, "__", 2)) continue;
+            json_array_append_new(a, json_string(k));
+        }
+    return a;
+}

@@ -1,0 +1,96 @@
+/* The state a session keeps between cells, shared by the engine and the
+ * magics: the device prelude, %%header files, NVRTC options, the kernels
+ * compiled so far, and the host interpreter. */
+#ifndef ICUDA_SESSION_H
+#define ICUDA_SESSION_H
+
+#include <stdbool.h>
+
+#include "compile_cache.h"
+#include "engine.h"
+#include "split.h"
+
+
+/* One device-side definition kept for later cells (DESIGN §2, the prelude). */
+typedef struct {
+    char *key;        /* what replaces it ("fn:norm", "type:struct P", ...) */
+    char *text;
+    char *cell;       /* "In [3]" */
+    int first_line;
+    bool is_kernel;   /* non-template kernels stay in their own cell's module */
+} prelude_item_t;
+
+typedef struct {
+    char *name;
+    char *signature;  /* "vecadd(double *z, const double *x, const double *y, int n)" */
+    char *cell;
+    char module_hex[65];
+} kernel_entry_t;
+
+typedef struct {
+    char *name, *text;
+} header_file_t;
+
+struct engine {
+    compile_cache_t *cache;
+    prelude_item_t *prelude;
+    int nprelude, cap_prelude;
+    kernel_entry_t *kernels;
+    int nkernels, cap_kernels;
+    header_file_t *headers;
+    int nheaders, cap_headers;
+    char **user_options;   /* %nvrtc */
+    int nuser_options;
+    char arch[32];         /* "sm_90"; empty until first needed */
+    bool arch_from_gpu;
+    char arch_note[160];   /* how the arch was chosen */
+    struct interp *interp;
+    struct cuda_session *cuda;
+};
+
+/* Magics write through the same io as the cell. */
+typedef struct {
+    engine_t *e;
+    const engine_io_t *io;
+    const char *cell_name;
+} magic_ctx_t;
+
+void io_printf(const engine_io_t *io, const char *stream, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* text/plain (and optional text/html) as display_data. */
+void io_display_text(const engine_io_t *io, const char *plain, const char *html);
+
+/* The architecture compiles target, resolved on first use. */
+const char *engine_arch(engine_t *e);
+
+/* Compiles the device items of a cell (items kept by want), registers its
+ * kernels and updates the prelude. Reports resources on io. */
+int device_compile_cell(engine_t *e, const char *code, const cell_split_t *sp, const char *cell_name,
+                        const engine_io_t *io, engine_error_t *err);
+
+/* The full option list for a compile (defaults + %nvrtc), malloc'd array of
+ * borrowed/owned strings; free with options_free. */
+int engine_options(engine_t *e, char ***out);
+void options_free(char **opts, int n);
+
+/* Compiles (or finds in the cache) one translation unit with the session's
+ * options and headers. Returns a compile_status_t; *out is owned by the cache,
+ * *log is malloc'd. */
+int engine_compile_unit(engine_t *e, const char *source, const char *const *kernel_names, int nkernels,
+                        const compiled_module_t **out, char **log);
+
+/* The session's device prelude as one translation unit (host constants,
+ * macros, types, __device__ functions, templates): what a template kernel
+ * instantiated on demand (scale<float>) is compiled from. malloc'd. */
+char *engine_prelude_source(engine_t *e);
+
+const kernel_entry_t *engine_find_kernel(engine_t *e, const char *name);
+/* Signature, where it was defined and its resources, for inspect and
+ * %resources. malloc'd. */
+char *engine_kernel_description(engine_t *e, const kernel_entry_t *k);
+
+/* Compiles a translation unit with no kernels to check options (the %nvrtc
+ * magic). Returns 0 or -1 with the compiler's message in *msg (malloc'd). */
+int engine_try_options(engine_t *e, char **opts, int nopts, char **msg);
+
+#endif

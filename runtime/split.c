@@ -1,0 +1,386 @@
+#include "split.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A token as the splitter needs it: an identifier/keyword, a literal, or one
+ * punctuation character. Comments and whitespace are skipped. */
+typedef struct {
+    size_t start, end;
+    char kind; /* 'i' identifier, 's' string/char literal, 'n' number, 'p' punctuation, 0 end */
+} tok_t;
+
+typedef struct {
+    const char *s;
+    size_t pos, len;
+} scan_t;
+
+static void skip_space(scan_t *sc, bool stop_at_newline) {
+    while (sc->pos < sc->len) {
+        char c = sc->s[sc->pos];
+        if (c == '\n' && stop_at_newline) return;
+        if (isspace((unsigned char)c)) {
+            sc->pos++;
+        } else if (c == '/' && sc->pos + 1 < sc->len && sc->s[sc->pos + 1] == '/') {
+            while (sc->pos < sc->len && sc->s[sc->pos] != '\n') sc->pos++;
+        } else if (c == '/' && sc->pos + 1 < sc->len && sc->s[sc->pos + 1] == '*') {
+            const char *e = strstr(sc->s + sc->pos + 2, "*/");
+            sc->pos = e ? (size_t)(e - sc->s) + 2 : sc->len;
+        } else {
+            return;
+        }
+    }
+}
+
+static tok_t next_tok(scan_t *sc) {
+    skip_space(sc, false);
+    tok_t t = {sc->pos, sc->pos, 0};
+    if (sc->pos >= sc->len) return t;
+    char c = sc->s[sc->pos];
+    if (isalpha((unsigned char)c) || c == '_') {
+        while (sc->pos < sc->len && (isalnum((unsigned char)sc->s[sc->pos]) || sc->s[sc->pos] == '_'))
+            sc->pos++;
+        t.kind = 'i';
+    } else if (isdigit((unsigned char)c) || (c == '.' && sc->pos + 1 < sc->len && isdigit((unsigned char)sc->s[sc->pos + 1]))) {
+        while (sc->pos < sc->len && (isalnum((unsigned char)sc->s[sc->pos]) || sc->s[sc->pos] == '.' ||
+                                     sc->s[sc->pos] == '\'' ||
+                                     ((sc->s[sc->pos] == '+' || sc->s[sc->pos] == '-') &&
+                                      strchr("eEpP", sc->s[sc->pos - 1]))))
+            sc->pos++;
+        t.kind = 'n';
+    } else if (c == '"' || c == '\'') {
+        sc->pos++;
+        while (sc->pos < sc->len && sc->s[sc->pos] != c && sc->s[sc->pos] != '\n') {
+            if (sc->s[sc->pos] == '\\' && sc->pos + 1 < sc->len) sc->pos++;
+            sc->pos++;
+        }
+        if (sc->pos < sc->len && sc->s[sc->pos] == c) sc->pos++;
+        t.kind = 's';
+    } else {
+        sc->pos++;
+        t.kind = 'p';
+    }
+    t.end = sc->pos;
+    return t;
+}
+
+static bool tok_is(const scan_t *sc, tok_t t, const char *word) {
+    size_t n = strlen(word);
+    return t.end - t.start == n && memcmp(sc->s + t.start, word, n) == 0;
+}
+
+static bool tok_punct(const scan_t *sc, tok_t t, char c) {
+    return t.kind == 'p' && sc->s[t.start] == c;
+}
+
+static tok_t peek_tok(const scan_t *sc) {
+    scan_t copy = *sc;
+    return next_tok(&copy);
+}
+
+/* True when only spaces/tabs stand between the start of the line and pos. */
+static bool at_line_start(const char *s, size_t pos) {
+    while (pos > 0 && (s[pos - 1] == ' ' || s[pos - 1] == '\t')) pos--;
+    return pos == 0 || s[pos - 1] == '\n';
+}
+
+static int line_of(const char *s, size_t pos) {
+    int line = 1;
+    for (size_t i = 0; i < pos; i++)
+        if (s[i] == '\n') line++;
+    return line;
+}
+
+static bool item_has_word(const char *s, size_t start, size_t end, const char *word) {
+    scan_t sc = {s, start, end};
+    for (tok_t t = next_tok(&sc); t.kind; t = next_tok(&sc))
+        if (t.kind == 'i' && tok_is(&sc, t, word)) return true;
+    return false;
+}
+
+static void copy_name(char *dst, size_t cap, const char *s, tok_t t) {
+    size_t n = t.end - t.start;
+    if (n >= cap) n = cap - 1;
+    memcpy(dst, s + t.start, n);
+    dst[n] = 0;
+}
+
+/* Names the item and says whether it is a function definition or a variable:
+ * the identifier before the first top-level '(' (skipping attribute-like
+ * calls), else the last identifier before '=', '[', ';' or '{'. */
+static void name_item(const char *s, cell_item_t *it) {
+    scan_t sc = {s, it->start, it->end};
+    tok_t last_ident = {0, 0, 0}, first = next_tok(&sc);
+    sc.pos = it->start;
+    static const char *skip_calls[] = {"__launch_bounds__", "__attribute__", "__align__", "alignas",
+                                       "__declspec", "__cluster_dims__", "__maxnreg__", NULL};
+    bool is_type = false;
+    char type_word[16] = "";
+    tok_t type_tag = {0, 0, 0};
+    int angle = 0;
+    for (tok_t t = next_tok(&sc); t.kind; t = next_tok(&sc)) {
+        if (t.kind == 'i') {
+            bool skip = false;
+            for (int k = 0; skip_calls[k]; k++)
+                if (tok_is(&sc, t, skip_calls[k])) skip = true;
+            if (skip) { /* skip its parenthesised arguments */
+                tok_t p = next_tok(&sc);
+                if (tok_punct(&sc, p, '(')) {
+                    int depth = 1;
+                    while (depth > 0) {
+                        tok_t q = next_tok(&sc);
+                        if (!q.kind) break;
+                        if (tok_punct(&sc, q, '(')) depth++;
+                        if (tok_punct(&sc, q, ')')) depth--;
+                    }
+                }
+                continue;
+            }
+            if (!is_type && (tok_is(&sc, t, "struct") || tok_is(&sc, t, "union") || tok_is(&sc, t, "enum") ||
+                             tok_is(&sc, t, "class"))) {
+                is_type = true;
+                copy_name(type_word, sizeof type_word, s, t);
+                tok_t tag = peek_tok(&sc);
+                if (tag.kind == 'i') type_tag = tag;
+            }
+            last_ident = t;
+        } else if (t.kind == 'p') {
+            char c = s[t.start];
+            if (c == '<') angle++;
+            if (c == '>' && angle > 0) angle--;
+            if (angle) continue;
+            if (c == '(' && last_ident.kind) {
+                copy_name(it->name, sizeof it->name, s, last_ident);
+                /* Is there a body? A '{' after the matching ')'. */
+                int depth = 1;
+                tok_t q = t;
+                while (depth > 0 && (q = next_tok(&sc)).kind) {
+                    if (tok_punct(&sc, q, '(')) depth++;
+                    if (tok_punct(&sc, q, ')')) depth--;
+                }
+                for (q = next_tok(&sc); q.kind; q = next_tok(&sc)) {
+                    if (tok_punct(&sc, q, '{')) { it->is_function = true; break; }
+                    if (tok_punct(&sc, q, ';') || tok_punct(&sc, q, '=')) break;
+                }
+                if (!it->is_function && !tok_is(&sc, first, "typedef")) it->is_variable = true;
+                break;
+            }
+            if (c == '{' && is_type && type_tag.kind && last_ident.start == type_tag.start) {
+                char tag[80];
+                copy_name(tag, sizeof tag, s, type_tag);
+                snprintf(it->name, sizeof it->name, "%s", tag);
+                snprintf(it->key, sizeof it->key, "type:%s %s", type_word, tag);
+                return;
+            }
+            if (c == '=' || c == '[' || c == ';' || c == '{' || c == ',') {
+                if (last_ident.kind) copy_name(it->name, sizeof it->name, s, last_ident);
+                if (c == '{' && is_type) { /* anonymous struct/enum: the name comes after the body */
+                    int depth = 1;
+                    tok_t q;
+                    while (depth > 0 && (q = next_tok(&sc)).kind) {
+                        if (tok_punct(&sc, q, '{')) depth++;
+                        if (tok_punct(&sc, q, '}')) depth--;
+                    }
+                    tok_t nm = next_tok(&sc);
+                    if (nm.kind == 'i') copy_name(it->name, sizeof it->name, s, nm);
+                } else if (!tok_is(&sc, first, "typedef")) {
+                    it->is_variable = true;
+                }
+                break;
+            }
+        }
+    }
+    if (it->name[0]) {
+        if (tok_is(&sc, first, "typedef")) snprintf(it->key, sizeof it->key, "type:%s", it->name);
+        else if (it->is_function) snprintf(it->key, sizeof it->key, "fn:%s", it->name);
+        else snprintf(it->key, sizeof it->key, "var:%s", it->name);
+    }
+}
+
+static void classify(const char *s, cell_item_t *it) {
+    scan_t sc = {s, it->start, it->end};
+    tok_t first = next_tok(&sc);
+    if (tok_punct(&sc, first, '#')) {
+        tok_t d = next_tok(&sc);
+        bool is_define = tok_is(&sc, d, "define"), is_undef = tok_is(&sc, d, "undef");
+        it->kind = (is_define || is_undef) ? ITEM_BOTH : ITEM_DEVICE;
+        tok_t nm = next_tok(&sc);
+        if ((is_define || is_undef) && nm.kind == 'i') {
+            copy_name(it->name, sizeof it->name, s, nm);
+            snprintf(it->key, sizeof it->key, "macro:%s", it->name);
+        } else if (tok_is(&sc, d, "include")) {
+            size_t a = d.end, b = it->end;
+            while (a < b && isspace((unsigned char)s[a])) a++;
+            while (b > a && isspace((unsigned char)s[b - 1])) b--;
+            snprintf(it->key, sizeof it->key, "include:%.*s", (int)(b - a), s + a);
+        }
+        return;
+    }
+    bool global = item_has_word(s, it->start, it->end, "__global__");
+    bool device = item_has_word(s, it->start, it->end, "__device__");
+    bool host = item_has_word(s, it->start, it->end, "__host__");
+    bool constant = item_has_word(s, it->start, it->end, "__constant__");
+    it->is_template = tok_is(&sc, first, "template");
+    bool extern_c = tok_is(&sc, first, "extern") && s[next_tok(&sc).start] == '"';
+    name_item(s, it);
+    it->is_kernel = global && it->is_function;
+    if (host && device && !global) it->kind = ITEM_BOTH;
+    else if (global || device || constant || it->is_template || extern_c ||
+             item_has_word(s, it->start, it->end, "__managed__"))
+        it->kind = ITEM_DEVICE;
+    else if (strncmp(it->key, "type:", 5) == 0 && !it->is_function)
+        it->kind = ITEM_BOTH;
+    else
+        it->kind = ITEM_HOST;
+    if (it->kind == ITEM_DEVICE && it->is_variable && it->name[0])
+        snprintf(it->key, sizeof it->key, "devvar:%s", it->name);
+}
+
+static void push(cell_split_t *out, const char *s, size_t start, size_t end, item_kind_t forced, bool force) {
+    while (start < end && isspace((unsigned char)s[start])) start++;
+    while (end > start && isspace((unsigned char)s[end - 1])) end--;
+    if (start == end) return;
+    /* A lone ';' (after a function body) is no item. */
+    scan_t sc = {s, start, end};
+    tok_t t = next_tok(&sc);
+    if (!t.kind || (tok_punct(&sc, t, ';') && !next_tok(&sc).kind)) return;
+    if (out->n == out->cap) {
+        out->cap = out->cap ? out->cap * 2 : 16;
+        out->items = realloc(out->items, out->cap * sizeof *out->items);
+        if (!out->items) abort();
+    }
+    cell_item_t *it = &out->items[out->n++];
+    memset(it, 0, sizeof *it);
+    it->start = start;
+    it->end = end;
+    it->first_line = line_of(s, start);
+    it->last_line = it->first_line;
+    for (size_t i = start; i < end; i++)
+        if (s[i] == '\n') it->last_line++;
+    if (force) it->kind = forced;
+    else classify(s, it);
+}
+
+/* Does the '{' that opened the top-level brace begin a body that ends the item
+ * at its '}' (function, control statement, block, namespace, extern "C")
+ * rather than a type body or an initializer that continues to ';'? */
+static bool brace_ends_item(const scan_t *sc, size_t item_start, tok_t before_brace, bool head_has_type_word) {
+    if (!before_brace.kind) return true; /* a bare block */
+    const char *s = sc->s;
+    if (before_brace.kind == 'p') {
+        char c = s[before_brace.start];
+        if (c == ')') return true;
+        if (c == '=' || c == ',' || c == '(' || c == '[' || c == ']') return false;
+        return false;
+    }
+    if (before_brace.kind == 'i') {
+        if (tok_is(sc, before_brace, "else") || tok_is(sc, before_brace, "do") || tok_is(sc, before_brace, "try") ||
+            tok_is(sc, before_brace, "const") || tok_is(sc, before_brace, "noexcept"))
+            return true;
+        scan_t h = {s, item_start, sc->len};
+        tok_t first = next_tok(&h);
+        if (tok_is(&h, first, "namespace")) return true;
+        if (head_has_type_word) return false;
+        return false;
+    }
+    if (before_brace.kind == 's') return true; /* extern "C" { */
+    return false;
+}
+
+void split_cell(const char *code, cell_split_t *out) {
+    memset(out, 0, sizeof *out);
+    scan_t sc = {code, 0, strlen(code)};
+    size_t item_start = 0;
+    int depth = 0;          /* (), [] and {} together */
+    bool in_item = false;
+    tok_t prev = {0, 0, 0}, before_top_brace = {0, 0, 0};
+    bool head_type = false, head_do = false, do_saw_while = false;
+    size_t brace_head_start = 0;
+    for (;;) {
+        skip_space(&sc, false);
+        if (sc.pos >= sc.len) break;
+        if (depth == 0 && at_line_start(code, sc.pos) &&
+            (code[sc.pos] == '#' || (code[sc.pos] == '%' && !in_item))) {
+            if (in_item) { /* a '#' line ends an unterminated item */
+                push(out, code, item_start, sc.pos, 0, false);
+                in_item = false;
+            }
+            size_t start = sc.pos;
+            bool magic = code[sc.pos] == '%';
+            while (sc.pos < sc.len && code[sc.pos] != '\n') {
+                if (!magic && code[sc.pos] == '\\' && sc.pos + 1 < sc.len && code[sc.pos + 1] == '\n') sc.pos++;
+                sc.pos++;
+            }
+            push(out, code, start, sc.pos, ITEM_MAGIC, magic);
+            continue;
+        }
+        tok_t t = next_tok(&sc);
+        if (!t.kind) break;
+        if (!in_item) {
+            in_item = true;
+            item_start = t.start;
+            prev = (tok_t){0, 0, 0};
+            head_type = false;
+            head_do = tok_is(&sc, t, "do");
+            do_saw_while = false;
+            brace_head_start = t.start;
+        }
+        bool would_end = false;
+        if (t.kind == 'i' && depth == 0 &&
+            (tok_is(&sc, t, "struct") || tok_is(&sc, t, "union") || tok_is(&sc, t, "enum") ||
+             tok_is(&sc, t, "class") || tok_is(&sc, t, "typedef")))
+            head_type = true;
+        if (t.kind == 'i' && depth == 0 && head_do && tok_is(&sc, t, "while") && prev.kind &&
+            (tok_punct(&sc, prev, ';') || tok_punct(&sc, prev, '}')))
+            do_saw_while = true;
+        if (t.kind == 'p') {
+            char c = code[t.start];
+            if (c == '(' || c == '[' || c == '{') {
+                if (c == '{' && depth == 0) before_top_brace = prev;
+                depth++;
+            } else if (c == ')' || c == ']' || c == '}') {
+                if (depth > 0) depth--;
+                if (c == '}' && depth == 0 &&
+                    brace_ends_item(&sc, brace_head_start, before_top_brace, head_type))
+                    would_end = true;
+            } else if (c == ';' && depth == 0) {
+                would_end = true;
+            }
+        }
+        prev = t;
+        if (would_end) {
+            tok_t nx = peek_tok(&sc);
+            if (nx.kind == 'i' && tok_is(&sc, nx, "else")) continue;
+            if (head_do && !do_saw_while) continue;
+            /* "void f() {};" keeps its stray ';' in the item */
+            if (code[t.start] == '}' && tok_punct(&sc, nx, ';')) next_tok(&sc);
+            push(out, code, item_start, sc.pos, 0, false);
+            in_item = false;
+        }
+    }
+    if (in_item) push(out, code, item_start, sc.len, 0, false);
+}
+
+void split_free(cell_split_t *s) {
+    free(s->items);
+    memset(s, 0, sizeof *s);
+}
+
+char *split_view(const char *code, const cell_split_t *s, bool (*keep)(const cell_item_t *)) {
+    size_t n = strlen(code);
+    char *v = malloc(n + 1);
+    if (!v) return NULL;
+    for (size_t i = 0; i < n; i++) v[i] = code[i] == '\n' ? '\n' : ' ';
+    v[n] = 0;
+    for (size_t k = 0; k < s->n; k++)
+        if (keep(&s->items[k])) memcpy(v + s->items[k].start, code + s->items[k].start, s->items[k].end - s->items[k].start);
+    return v;
+}
+
+bool split_is_cell_magic(const char *code) {
+    scan_t sc = {code, 0, strlen(code)};
+    skip_space(&sc, false);
+    return sc.pos + 1 < sc.len && code[sc.pos] == '%' && code[sc.pos + 1] == '%';
+}

@@ -1,0 +1,47 @@
+/* The cell splitter (DESIGN §2): cuts a cell into top-level items and says
+ * where each goes — device translation unit, host interpreter, both, or the
+ * magics. It only scans tokens (comments, strings, brackets); it does not
+ * parse C. */
+#ifndef ICUDA_SPLIT_H
+#define ICUDA_SPLIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef enum {
+    ITEM_DEVICE,    /* __global__/__device__/__constant__/template/extern "C", #include, #pragma */
+    ITEM_BOTH,      /* struct/typedef/enum, __host__ __device__ functions, #define/#undef */
+    ITEM_HOST,      /* plain function definitions, declarations, statements */
+    ITEM_MAGIC,     /* a line starting with % */
+} item_kind_t;
+
+typedef struct {
+    item_kind_t kind;
+    size_t start, end;      /* byte range in the cell */
+    int first_line, last_line; /* 1-based cell lines */
+    bool is_kernel;         /* a __global__ function definition */
+    bool is_template;
+    bool is_function;       /* a function definition (has a body) */
+    bool is_variable;       /* a __device__/__constant__ variable */
+    char key[128];          /* what a later definition replaces: "fn:name", "type:name", "macro:N", ... ("" = none) */
+    char name[96];          /* the defined name, when there is one */
+} cell_item_t;
+
+typedef struct {
+    cell_item_t *items;
+    size_t n, cap;
+} cell_split_t;
+
+/* Splits code into items. Never fails: unbalanced brackets leave the rest of
+ * the cell as one last item (the compiler or interpreter reports it). */
+void split_cell(const char *code, cell_split_t *out);
+void split_free(cell_split_t *s);
+
+/* The text of the cell with every item for which keep(item) is false blanked
+ * to spaces (newlines kept), so lines and columns stay the cell's own. */
+char *split_view(const char *code, const cell_split_t *s, bool (*keep)(const cell_item_t *));
+
+/* True when the cell, after blank lines and comments, starts with "%%". */
+bool split_is_cell_magic(const char *code);
+
+#endif

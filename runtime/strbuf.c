@@ -1,0 +1,47 @@
+#include "strbuf.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void reserve(strbuf_t *b, size_t extra) {
+    if (b->len + extra + 1 <= b->cap) return;
+    size_t cap = b->cap ? b->cap : 64;
+    while (cap < b->len + extra + 1) cap *= 2;
+    b->data = realloc(b->data, cap);
+    if (!b->data) abort();
+    b->cap = cap;
+}
+
+void sb_append(strbuf_t *b, const char *s, size_t n) {
+    reserve(b, n);
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+    b->data[b->len] = 0;
+}
+
+void sb_puts(strbuf_t *b, const char *s) { sb_append(b, s, strlen(s)); }
+void sb_putc(strbuf_t *b, char c) { sb_append(b, &c, 1); }
+
+void sb_printf(strbuf_t *b, const char *fmt, ...) {
+    va_list ap, ap2;
+    va_start(ap, fmt);
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n > 0) {
+        reserve(b, (size_t)n);
+        vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap2);
+        b->len += (size_t)n;
+    }
+    va_end(ap2);
+}
+
+char *sb_take(strbuf_t *b) {
+    char *s = b->data ? b->data : strdup("");
+    if (!s) abort();
+    b->data = NULL;
+    b->len = b->cap = 0;
+    return s;
+}

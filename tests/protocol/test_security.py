@@ -1,0 +1,151 @@
+"""Signatures, replays and malformed input: dropped or answered with an
+error, never run, never a crash."""
+import json
+import time
+
+from support import Raw, alive_and_answering, kernel, types_of
+
+
+def test_bad_signature_is_dropped():
+    with kernel() as k:
+        raw = Raw(k)
+        try:
+            frames, msg = raw.frames("execute_request", {"code": "__global__ void k() {}",
+                                                         "silent": False})
+            frames[1] = b"0" * 64
+            raw.send(frames)
+            assert raw.recv(timeout=1.5) is None, "a message with a bad signature was answered"
+            frames, msg = raw.frames("kernel_info_request")
+            frames[1] = b""
+            raw.send(frames)
+            assert raw.recv(timeout=1.0) is None
+            # the next good message is answered
+            frames, msg = raw.frames("kernel_info_request")
+            raw.send(frames)
+            r = raw.recv(timeout=10)
+            assert r and r["parent_header"]["msg_id"] == msg["header"]["msg_id"]
+        finally:
+            raw.close()
+        # nothing ran: the first counted cell is still number 1
+        reply, _ = k.execute("__global__ void k(int *p) { p[0] = 1; }")
+        assert reply["content"]["execution_count"] == 1
+        assert "signature does not verify" in k.stderr_text()
+
+
+def test_replayed_message_is_answered_once():
+    with kernel() as k:
+        raw = Raw(k)
+        try:
+            frames, msg = raw.frames("kernel_info_request")
+            raw.send(frames)
+            r = raw.recv(timeout=10)
+            assert r and r["parent_header"]["msg_id"] == msg["header"]["msg_id"]
+            raw.send(frames)
+            assert raw.recv(timeout=1.5) is None, "a replayed message was answered"
+            # an execute replayed does not run twice
+            frames, msg = raw.frames("execute_request", {"code": "__global__ void k() {}"})
+            raw.send(frames)
+            r = raw.recv(timeout=60)
+            assert r["content"]["execution_count"] == 1
+            raw.send(frames)
+            assert raw.recv(timeout=1.5) is None
+        finally:
+            raw.close()
+        reply, _ = k.execute("__global__ void k(int *p) { p[0] = 1; }")
+        assert reply["content"]["execution_count"] == 2
+        assert "replayed" in k.stderr_text()
+
+
+def test_malformed_frames_are_dropped():
+    with kernel() as k:
+        raw = Raw(k)
+        try:
+            good, _ = raw.frames("kernel_info_request")
+            for frames in ([b"hello"],                   # no delimiter
+                           [b"<IDS|MSG>", good[1]],       # too few frames
+                           good[:4],                      # still too few
+                           [b"<IDS|MSG>"] * 10,           # nonsense
+                           [b""],
+                           [b"x"] * 3000):                # too many frames
+                raw.send(frames)
+            assert raw.recv(timeout=1.5) is None
+        finally:
+            raw.close()
+        alive_and_answering(k)
+
+
+def test_bad_json_and_headers():
+    with kernel() as k:
+        raw = Raw(k)
+        try:
+            # signed, but the header is not JSON / not an object / has no msg_type:
+            # nothing says what was asked, so no reply
+            for header in (b"{not json", b"[1, 2]", b'{"msg_id": "a", "session": "s"}',
+                           b'{"msg_type": 7, "msg_id": "a", "session": "s"}',
+                           b"\xff\xfe", b'"just a string"'):
+                raw.send(raw.sign(header))
+            assert raw.recv(timeout=1.5) is None
+            # a request we can identify gets an error reply
+            h = {"msg_id": "m-bad-content", "session": "s", "username": "u",
+                 "msg_type": "kernel_info_request", "version": "5.3", "date": ""}
+            raw.send(raw.sign(json.dumps(h).encode(), content=b"{broken"))
+            r = raw.recv(timeout=10)
+            assert r["msg_type"] == "kernel_info_reply"
+            assert r["content"]["status"] == "error" and r["content"]["ename"] == "BadRequest"
+            assert r["parent_header"]["msg_id"] == "m-bad-content"
+            # content a list, parent_header a number
+            h["msg_id"] = "m-list"
+            h["msg_type"] = "execute_request"
+            raw.send(raw.sign(json.dumps(h).encode(), content=b'["code"]'))
+            r = raw.recv(timeout=10)
+            assert r["content"]["status"] == "error" and r["parent_header"]["msg_id"] == "m-list"
+            h["msg_id"] = "m-parent"
+            raw.send(raw.sign(json.dumps(h).encode(), parent=b"5", content=b'{"code": ""}'))
+            r = raw.recv(timeout=10)
+            assert r["content"]["status"] == "error"
+            # header without msg_id: still a request, still answered
+            h2 = {"session": "s", "msg_type": "kernel_info_request"}
+            raw.send(raw.sign(json.dumps(h2).encode()))
+            r = raw.recv(timeout=10)
+            assert r["content"]["status"] == "error"
+            # a header field of the wrong type
+            h3 = dict(h, msg_id="m-user", msg_type="kernel_info_request", username=["x"])
+            raw.send(raw.sign(json.dumps(h3).encode()))
+            r = raw.recv(timeout=10)
+            assert r["content"]["status"] == "error"
+            # deep nesting in content
+            h4 = dict(h, msg_id="m-deep", msg_type="kernel_info_request")
+            raw.send(raw.sign(json.dumps(h4).encode(), content=b"[" * 100000 + b"]" * 100000))
+            r = raw.recv(timeout=10)
+            assert r["content"]["status"] == "error"
+        finally:
+            raw.close()
+        alive_and_answering(k)
+
+
+def test_huge_frame_is_refused():
+    with kernel() as k:
+        raw = Raw(k)
+        try:
+            frames, _ = raw.frames("kernel_info_request")
+            frames[-1] = b"{" + b" " * (65 << 20) + b"}"  # over the 64 MiB cap
+            raw.send(frames)
+            assert raw.recv(timeout=2) is None
+        finally:
+            raw.close()
+        alive_and_answering(k)
+
+
+def test_control_requests_on_control_and_bad_content_types():
+    with kernel() as k:
+        # engine requests are shell-only
+        r = k.request("execute_request", {"code": "x"}, channel="control")
+        assert r["content"]["status"] == "error"
+        for t, content in (("complete_request", {"code": 1}),
+                           ("inspect_request", {"code": "x", "detail_level": "high"}),
+                           ("history_request", {"hist_access_type": "tail", "n": "all"}),
+                           ("shutdown_request", {"restart": "please"})):
+            r = k.request(t, content)
+            assert r["content"]["status"] == "error", (t, r["content"])
+            assert r["content"]["ename"] == "BadRequest"
+        alive_and_answering(k)
