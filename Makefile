@@ -37,7 +37,7 @@ ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer
 
 .PHONY: all build venv test test-gpu install run clean bench asan
 all: build venv
-build: build/icuda
+build: build/icuda build/icuda-worker
 
 build/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -89,10 +89,10 @@ else
 venv:
 endif
 
-test: build/icuda build/asan/icuda $(UNIT_BIN) venv
+test: build/icuda build/icuda-worker build/asan/icuda $(UNIT_BIN) venv
 	$(PYTHON) tests/run.py --kernel build/asan/icuda --plain-kernel build/icuda $(UNIT_BIN)
 
-test-gpu: build/icuda build/asan/icuda $(UNIT_BIN) venv
+test-gpu: build/icuda build/icuda-worker build/asan/icuda $(UNIT_BIN) venv
 	$(PYTHON) tests/run.py --gpu --kernel build/icuda --plain-kernel build/icuda $(UNIT_BIN)
 
 install: build/icuda

@@ -3,7 +3,9 @@
  * talks to it through one inproc PAIR socket with three kinds of records:
  *   "M<channel>" + signed frames   a finished message to send on <channel>
  *   "S", name, text                 a piece of stream output (coalesced here)
- *   "D<abort>"                      the request is done (abort: stop_on_error)
+ *   "A"                             a cell failed with stop_on_error: abort what
+ *                                   is queued on shell (sent before its reply)
+ *   "D<abort>"                      the request is done
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* pthread_timedjoin_np */
@@ -128,6 +130,12 @@ void server_reply(request_t *rq, json_t *content) {
         snprintf(type, sizeof type, "%.*s_reply", (int)(n - 8), t);
     else
         snprintf(type, sizeof type, "%.140s_reply", t);
+    if (rq->abort_queue && rq->on_executor) {
+        /* The queue is read before the reply leaves: only requests sent
+         * before the client could know of the error are aborted; one sent
+         * after it saw this reply is not. */
+        zmq_send(rq->srv->pipe_exec, "A", 1, 0);
+    }
     emit(rq->srv, rq->on_executor, rq->ch, &rq->msg.idents, rq->msg.header, type, content);
 }
 
@@ -315,12 +323,10 @@ static void on_pipe(server_t *s) {
         send_frames(socket_of(s, (channel_t)head[1]), &rest);
     } else if (head[0] == 'S' && fr.n == 3) {
         stream_append(s, fr.f[1].data, fr.f[1].len, fr.f[2].data, fr.f[2].len);
+    } else if (head[0] == 'A' && fr.f[0].len == 1) {
+        drain_shell_for_abort(s);
     } else if (head[0] == 'D' && fr.f[0].len == 2) {
-        bool abort_queue = head[1] != 0;
         stream_flush(s, true);
-        /* Before idle: a client that waits for idle and then sends the next
-         * cell must not see that cell aborted. */
-        if (abort_queue) drain_shell_for_abort(s);
         publish_status(s, s->job_parent, "idle");
         json_decref(s->job_parent);
         s->job_parent = NULL;

@@ -18,6 +18,11 @@
 #define ICUDA_CUDA_HOME "/usr/local/cuda"
 #endif
 
+/* The current cell's items are compiled under this name, not "In [7]", so
+ * that running a cell again (with a new execution count) finds its module in
+ * the cache; diagnostics get the real label back (relabel). */
+#define THIS_CELL "this cell"
+
 static bool is_device_side(const cell_item_t *it) { return it->kind == ITEM_DEVICE || it->kind == ITEM_BOTH; }
 
 const char *engine_arch(engine_t *e) {
@@ -48,7 +53,7 @@ int engine_options(engine_t *e, char ***out) {
         if (!strncmp(o, "-arch", 5) || !strncmp(o, "--gpu-architecture", 18)) user_arch = true;
         if (!strncmp(o, "-std", 4) || !strncmp(o, "--std", 5)) user_std = true;
     }
-    char **v = calloc(8 + e->nuser_options, sizeof *v);
+    char **v = calloc(10 + e->nuser_options, sizeof *v);
     if (!v) abort();
     int n = 0;
     if (!user_arch) v[n++] = fmt("-arch=%s", engine_arch(e));
@@ -56,6 +61,8 @@ int engine_options(engine_t *e, char ***out) {
     v[n++] = fmt("-I%s/include", cuda_home());
     v[n++] = fmt("-I%s/include/cccl", cuda_home());
     v[n++] = fmt("-Xptxas=-v"); /* the resource report of each kernel */
+    v[n++] = fmt("-pch");       /* see build_unit */
+    v[n++] = fmt("--pch-messages=false");
     for (int i = 0; i < e->nuser_options; i++) {
         const char *o = e->user_options[i];
         /* nvcc's -O<n> sets ptxas's optimisation level; NVRTC only takes it that way */
@@ -207,35 +214,105 @@ static void add_host_constants(engine_t *e, strbuf_t *tu, const char *code, cons
     }
 }
 
+/* Is a prelude text (after its #line) a preprocessor item? */
+static bool pp_text(const char *text) {
+    const char *nl = strchr(text, '\n');
+    return nl && nl[1] == '#';
+}
+
+/* A unit as NVRTC gets it. NVRTC makes no precompiled header for a source
+ * with a #line directive in it, so the unit is assembled with #line markers
+ * and then compiled without them: map says where each stretch came from
+ * (unit lines [tu_first, tu_first + n) are lines cell_first... of label), and
+ * relabel turns "cell.cu(N)" in diagnostics back into the cell and its line. */
+typedef struct {
+    int tu_first, n, cell_first;
+    char label[48];
+} line_span_t;
+
+typedef struct {
+    char *text;
+    line_span_t *map;
+    int nmap, cap;
+} unit_t;
+
+static void strip_line_markers(const char *marked, unit_t *u) {
+    strbuf_t b = {0};
+    int tu_line = 1;
+    line_span_t *cur = NULL;
+    for (const char *line = marked; *line;) {
+        const char *eol = strchr(line, '\n');
+        size_t n = eol ? (size_t)(eol - line + 1) : strlen(line);
+        int at;
+        char label[48];
+        if (!strncmp(line, "#line ", 6) && sscanf(line, "#line %d \"%47[^\"]\"", &at, label) == 2) {
+            if (u->nmap == u->cap) {
+                u->cap = u->cap ? 2 * u->cap : 16;
+                u->map = realloc(u->map, u->cap * sizeof *u->map);
+                if (!u->map) abort();
+            }
+            cur = &u->map[u->nmap++];
+            *cur = (line_span_t){tu_line, 0, at, ""};
+            snprintf(cur->label, sizeof cur->label, "%s", label);
+        } else {
+            sb_append(&b, line, n);
+            tu_line++;
+            if (cur) cur->n++;
+        }
+        line += n;
+    }
+    u->text = sb_take(&b);
+}
+
 /* Prelude in order, the cell's definitions standing in place of the ones they
  * replace (so what came after them still sees them), then the cell's new
- * items. Host constants come first, as constexpr. */
-static char *build_unit(engine_t *e, const char *code, const cell_split_t *sp, const char *cell) {
+ * items. Preprocessor items (#include, #define) go first, host constants
+ * right after them: the unit then starts with the same run of #includes from
+ * cell to cell, which NVRTC's automatic precompiled header reuses, so a
+ * heavy header (curand_kernel.h, CUB) is parsed once per session. */
+static void build_unit(engine_t *e, const char *code, const cell_split_t *sp, const char *cell, unit_t *u) {
+    memset(u, 0, sizeof *u);
     strbuf_t tu = {0};
-    add_host_constants(e, &tu, code, sp, cell);
     bool *placed = calloc(sp->n + 1, sizeof *placed);
     if (!placed) abort();
-    for (int p = 0; p < e->nprelude; p++) {
-        prelude_item_t *pi = &e->prelude[p];
-        if (cell_defines(sp, pi->key)) {
-            for (size_t i = 0; i < sp->n; i++)
-                if (!placed[i] && is_device_side(&sp->items[i]) && !strcmp(sp->items[i].key, pi->key)) {
-                    add_item_text(&tu, code, &sp->items[i], cell);
-                    placed[i] = true;
-                }
-        } else if (!pi->is_kernel) {
-            sb_append(&tu, pi->text, strlen(pi->text));
+    for (int pass = 0; pass < 2; pass++) {
+        bool want_pp = pass == 0;
+        for (int p = 0; p < e->nprelude; p++) {
+            prelude_item_t *pi = &e->prelude[p];
+            if (pp_text(pi->text) != want_pp) continue;
+            if (cell_defines(sp, pi->key)) {
+                for (size_t i = 0; i < sp->n; i++)
+                    if (!placed[i] && is_device_side(&sp->items[i]) && !strcmp(sp->items[i].key, pi->key)) {
+                        add_item_text(&tu, code, &sp->items[i], cell);
+                        placed[i] = true;
+                    }
+            } else if (!pi->is_kernel) {
+                sb_append(&tu, pi->text, strlen(pi->text));
+            }
         }
+        for (size_t i = 0; i < sp->n; i++)
+            if (!placed[i] && is_device_side(&sp->items[i]) && (code[sp->items[i].start] == '#') == want_pp) {
+                add_item_text(&tu, code, &sp->items[i], cell);
+                placed[i] = true;
+            }
+        if (pass == 0) add_host_constants(e, &tu, code, sp, cell);
     }
-    for (size_t i = 0; i < sp->n; i++)
-        if (!placed[i] && is_device_side(&sp->items[i])) add_item_text(&tu, code, &sp->items[i], cell);
     free(placed);
-    return sb_take(&tu);
+    strip_line_markers(tu.data ? tu.data : "", u);
+    free(tu.data);
+}
+
+static void unit_free(unit_t *u) {
+    free(u->text);
+    free(u->map);
 }
 
 char *engine_prelude_source(engine_t *e) {
     cell_split_t none = {0};
-    return build_unit(e, "", &none, "prelude");
+    unit_t u;
+    build_unit(e, "", &none, "prelude", &u);
+    free(u.map);
+    return u.text;
 }
 
 static void prelude_set(engine_t *e, const char *key, char *text, const char *cell, int line, bool is_kernel) {
@@ -364,6 +441,32 @@ static void report_warnings(const engine_io_t *io, const char *log) {
     json_decref(lines);
 }
 
+/* The log with every diagnostic under the label and line a person knows:
+ * "cell.cu(N)" (see unit_t) becomes the cell and line it came from, the
+ * current cell (THIS_CELL) under its own label. Takes log. */
+static char *relabel(char *log, const char *cell, const unit_t *u) {
+    strbuf_t b = {0};
+    const char *p = log, *hit;
+    while ((hit = strstr(p, "cell.cu(")) != NULL) {
+        sb_append(&b, p, (size_t)(hit - p));
+        int n = atoi(hit + 8);
+        const line_span_t *span = NULL;
+        for (int i = 0; i < u->nmap; i++)
+            if (n >= u->map[i].tu_first && n < u->map[i].tu_first + u->map[i].n) span = &u->map[i];
+        const char *close = strchr(hit + 8, ')');
+        if (!span || !close) {
+            sb_puts(&b, "cell.cu(");
+            p = hit + 8;
+            continue;
+        }
+        sb_printf(&b, "%s(%d)", strcmp(span->label, THIS_CELL) ? span->label : cell, span->cell_first + n - span->tu_first);
+        p = close + 1;
+    }
+    sb_puts(&b, p);
+    free(log);
+    return sb_take(&b);
+}
+
 int engine_compile_unit(engine_t *e, const char *source, const char *const *kernel_names, int nkernels,
                         const compiled_module_t **out, char **log) {
     char **opts;
@@ -403,12 +506,14 @@ int device_compile_cell(engine_t *e, const char *code, const cell_split_t *sp, c
     if (!names) abort();
     for (size_t i = 0; i < sp->n; i++)
         if (sp->items[i].is_kernel && !sp->items[i].is_template && sp->items[i].name[0]) names[nk++] = sp->items[i].name;
-    char *unit = build_unit(e, code, sp, cell);
+    unit_t unit;
+    build_unit(e, code, sp, THIS_CELL, &unit);
     const compiled_module_t *m = NULL;
     char *log = NULL;
-    int st = engine_compile_unit(e, unit, names, nk, &m, &log);
-    free(unit);
+    int st = engine_compile_unit(e, unit.text, names, nk, &m, &log);
     int rc = 0;
+    if (log) log = relabel(log, cell, &unit);
+    unit_free(&unit);
     if (st == COMPILE_INTERRUPTED) {
         engine_error_set(err, "KeyboardInterrupt", NULL, "interrupted while compiling the device code of %s", cell);
         rc = -1;

@@ -2,12 +2,17 @@
  * where they stand, device code compiles before host code runs (DESIGN §2). */
 #include "engine.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "cuda/cuda_session.h"
+#include "gpu_arch.h"
 #include "interrupt.h"
 #include "lang/interp.h"
 #include "magics/magics.h"
@@ -97,10 +102,13 @@ void engine_free(engine_t *e) {
 
 const char *engine_cuda_version(void) { return nvrtc_version_string(); }
 
-void engine_warm_up(engine_t *e) {
-    /* Loads NVRTC's builtins and probes the GPU's architecture, so the first
-     * device cell does not pay for either. Not cached: it must really run. */
-    (void)engine_arch(e);
+/* Loads NVRTC's builtins and probes the GPU's architecture, so the first
+ * device cell does not pay for either. Not cached: it must really run. */
+static void *warm_up_thread(void *arg) {
+    /* below the protocol threads: start-up replies come first on a busy machine */
+    setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
+    char arch[32];
+    gpu_arch_resolve(arch, sizeof arch, NULL, 0);
     const char *opt = "-std=c++17";
     compile_request_t req = {"__global__ void icuda_warm_up(void) {}\n", "warm_up.cu", &opt, 1, NULL, NULL, 0, NULL, 0};
     compiled_module_t *m = NULL;
@@ -108,6 +116,16 @@ void engine_warm_up(engine_t *e) {
     nvrtc_compile(&req, &m, &log);
     module_free(m);
     free(log);
+    return NULL;
+}
+
+void engine_warm_up(engine_t *e) {
+    pthread_t th;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    if (pthread_create(&th, &attr, warm_up_thread, e) != 0) warm_up_thread(e);
+    pthread_attr_destroy(&attr);
 }
 
 static void null_stream(void *ctx, const char *name, const char *text, size_t len) {}
@@ -148,7 +166,8 @@ int engine_execute(engine_t *e, const char *code, int execution_count, bool sile
     if (execution_count > 0) snprintf(cell, sizeof cell, "In [%d]", execution_count);
     else snprintf(cell, sizeof cell, "In [ ]");
     magic_ctx_t mc = {e, io, cell};
-    if (split_is_cell_magic(code)) return magic_run_cell(&mc, code, err);
+    cuda_session_begin_cell(e->cuda, io);
+    if (split_is_cell_magic(code)) return cuda_session_end_cell(e->cuda, io, magic_run_cell(&mc, code, err), err);
 
     cell_split_t sp;
     split_cell(code, &sp);

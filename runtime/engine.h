@@ -62,7 +62,8 @@ const char *engine_is_complete(engine_t *e, const char *code, char **indent);
 json_t *engine_complete(engine_t *e, const char *code, int cursor_pos);
 json_t *engine_inspect(engine_t *e, const char *code, int cursor_pos, int detail_level);
 
-/* Warm-up that may run in the background after start-up (e.g. NVRTC load). */
+/* Starts warming up in a background thread (NVRTC load, the GPU's
+ * architecture) and returns at once. */
 void engine_warm_up(engine_t *e);
 
 /* The CUDA toolkit version the engine compiles with, e.g. "13.0". */

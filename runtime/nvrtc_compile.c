@@ -3,6 +3,7 @@
 #include <nvrtc.h>
 #include <openssl/evp.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,7 +190,24 @@ static void job_free(compile_job_t *j) {
     free(j);
 }
 
+/* One compile at a time in the process: NVRTC's automatic precompiled
+ * headers are shared process-wide, and an abandoned (interrupted) compile may
+ * still be running when the next cell's starts. */
+static pthread_mutex_t nvrtc_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_int compiles_in_flight;
+
+bool nvrtc_compile_busy(void) { return atomic_load(&compiles_in_flight) > 0; }
+
+static void run_job_locked(compile_job_t *j);
+
 static void run_job(compile_job_t *j) {
+    pthread_mutex_lock(&nvrtc_lock);
+    run_job_locked(j);
+    pthread_mutex_unlock(&nvrtc_lock);
+    atomic_fetch_sub(&compiles_in_flight, 1);
+}
+
+static void run_job_locked(compile_job_t *j) {
     nvrtcProgram prog;
     if (nvrtcCreateProgram(&prog, j->source, j->program_name, j->nheaders, (const char **)j->header_texts,
                            (const char **)j->header_names) != NVRTC_SUCCESS) {
@@ -283,6 +301,7 @@ compile_status_t nvrtc_compile(const compile_request_t *req, compiled_module_t *
     j->nkernels = req->nkernels;
     pthread_mutex_init(&j->lock, NULL);
     pthread_cond_init(&j->cond, NULL);
+    atomic_fetch_add(&compiles_in_flight, 1);
 
     pthread_attr_t attr;
     pthread_attr_init(&attr);

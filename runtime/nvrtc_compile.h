@@ -49,6 +49,10 @@ void compile_request_key(const compile_request_t *req, char hex[65]);
  * *log its log; on COMPILE_FAILED *log holds the diagnostics. Both malloc'd. */
 compile_status_t nvrtc_compile(const compile_request_t *req, compiled_module_t **out, char **log);
 
+/* A compile (perhaps an interrupted one, abandoned) is still running: the
+ * process must not run NVRTC's exit-time clean-up under it (_exit instead). */
+bool nvrtc_compile_busy(void);
+
 void module_free(compiled_module_t *m);
 const compiled_kernel_t *module_kernel(const compiled_module_t *m, const char *name);
 

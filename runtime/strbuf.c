@@ -28,13 +28,16 @@ void sb_printf(strbuf_t *b, const char *fmt, ...) {
     va_list ap, ap2;
     va_start(ap, fmt);
     va_copy(ap2, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    reserve(b, 128);
+    size_t room = b->cap - b->len;
+    int n = vsnprintf(b->data + b->len, room, fmt, ap);
     va_end(ap);
-    if (n > 0) {
+    if (n > 0 && (size_t)n >= room) { /* did not fit: grow and format again */
         reserve(b, (size_t)n);
         vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap2);
-        b->len += (size_t)n;
     }
+    if (n > 0) b->len += (size_t)n;
+    b->data[b->len] = 0;
     va_end(ap2);
 }
 

@@ -15,6 +15,15 @@ typedef struct cuda_session cuda_session_t;
 cuda_session_t *cuda_session_new(engine_t *e);
 void cuda_session_free(cuda_session_t *cs);
 
+/* The start of every cell: worker output (device printf) now goes to io. */
+void cuda_session_begin_cell(cuda_session_t *cs, const engine_io_t *io);
+
+/* For %devices / %device: the worker's client once it is ready, or NULL with
+ * msg saying why there is none (no GPU, no driver). */
+struct gpu_client *cuda_session_client(cuda_session_t *cs, char *msg, size_t ml);
+/* cudaSetDevice: 0, or a cudaError_t with msg. */
+int cuda_session_set_device(cuda_session_t *cs, int dev, char *msg, size_t ml);
+
 /* The end of every cell: a device synchronisation, so that asynchronous
  * errors and faults are charged to the cell that caused them; after a fault,
  * the worker is restarted and what was lost is reported. rc is the cell's

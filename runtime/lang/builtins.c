@@ -2,6 +2,7 @@
  * from the prototypes below (parsed by the interpreter's own parser), and the
  * standard headers' macros and types are predefined, so #include of a
  * standard header needs to do nothing. */
+#include <stdlib.h>
 #include <string.h>
 #include "lang.h"
 
@@ -22,8 +23,6 @@ static const char protos[] =
     "typedef long clock_t; typedef long time_t; typedef unsigned int uint; typedef unsigned long ulong; typedef unsigned short ushort;\n"
     "typedef struct _IO_FILE FILE;\n"
     "typedef struct dim3 { unsigned int x, y, z; } dim3;\n"
-    "typedef int cudaError_t; typedef struct CUstream_st *cudaStream_t; typedef struct CUevent_st *cudaEvent_t;\n"
-    "enum cudaMemcpyKind { cudaMemcpyHostToHost, cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost, cudaMemcpyDeviceToDevice, cudaMemcpyDefault };\n"
     "int printf(const char *, ...); int fprintf(FILE *, const char *, ...);\n"
     "int sprintf(char *, const char *, ...); int snprintf(char *, size_t, const char *, ...);\n"
     "int puts(const char *); int fputs(const char *, FILE *); int putchar(int); int fputc(int, FILE *); int putc(int, FILE *);\n"
@@ -76,7 +75,19 @@ static const char protos[] =
     "typedef struct { int quot, rem; } div_t; typedef struct { long quot, rem; } ldiv_t;\n"
     "div_t div(int, int); ldiv_t ldiv(long, long); char *strtok(char *, const char *);\n";
 
-const char *builtin_prototypes(void) { return protos; }
+/* The C library's prototypes, then CUDA's types (builtins_cuda.c). */
+const char *builtin_prototypes(void) {
+    static char *all;
+    if (!all) {
+        extern const char *builtin_cuda_prototypes(void);
+        const char *c = builtin_cuda_prototypes();
+        all = malloc(sizeof protos + strlen(c));
+        if (!all) abort();
+        memcpy(all, protos, sizeof protos - 1);
+        strcpy(all + sizeof protos - 1, c);
+    }
+    return all;
+}
 
 static const char macros[] =
     "#define NULL ((void *)0)\n#define EXIT_SUCCESS 0\n#define EXIT_FAILURE 1\n#define RAND_MAX 2147483647\n"
@@ -108,7 +119,7 @@ static const char macros[] =
     "#define M_PI_2 1.57079632679489661923\n#define M_PI_4 0.78539816339744830962\n#define M_1_PI 0.31830988618379067154\n"
     "#define M_2_PI 0.63661977236758134308\n#define M_2_SQRTPI 1.12837916709551257390\n#define M_SQRT2 1.41421356237309504880\n"
     "#define M_SQRT1_2 0.70710678118654752440\n"
-    "#define cudaSuccess 0\n#define __host__\n#define __device__\n"
+    "#define __host__\n#define __device__\n"
     "#define INT8_C(c) c\n#define INT16_C(c) c\n#define INT32_C(c) c\n#define INT64_C(c) c ## L\n"
     "#define UINT8_C(c) c\n#define UINT16_C(c) c\n#define UINT32_C(c) c ## U\n#define UINT64_C(c) c ## UL\n"
     "#define PRId64 \"ld\"\n#define PRIu64 \"lu\"\n#define PRIx64 \"lx\"\n#define PRId32 \"d\"\n#define PRIu32 \"u\"\n";
@@ -121,6 +132,8 @@ void builtins_register(interp_t *in) {
     extern void builtins_stdlib2_register(interp_t *);
     builtins_stdlib2_register(in);
     lex_define_text(in, macros);
+    extern void builtins_cuda_register(interp_t *);
+    builtins_cuda_register(in);
     /* __host__/__device__ are keywords of the lexer; the macros above only
      * make #ifdef __host__ true */
     hmap_del(&in->macros, "__host__");

@@ -230,7 +230,7 @@ static char *pa_deref(node_t *n, frame_t *f, int wr) {
 static char *pa_index_ptr(node_t *n, frame_t *f, int wr) {
     uint64_t p = EV(n->a, f).u;
     int64_t i = EV(n->b, f).i;
-    return mem_at(ptr_add(p, i * n->esz), (uint64_t)n->esz, wr, n);
+    return idx_at(n, p, i, wr);
 }
 static _Noreturn void index_fail(node_t *n, int64_t i, int wr) {
     char b[128], tb[128], pb[96];
@@ -343,7 +343,11 @@ node_t *pl_vla(loc_t *l, type_t *t, int slot) {
         node_t *pl = n->a; \
         uint64_t p = EV(pl->a, f).u; \
         int64_t i = EV(pl->b, f).i; \
-        return load_code(c, mem_at(ptr_add(p, i * pl->esz), (uint64_t)pl->esz, 0, pl)); }
+        return load_code(c, idx_at(pl, p, i, 0)); } \
+    static val_t ev_xload_##nm(node_t *n, frame_t *f) { /* p[i]: see is_fast_idx_pl */ \
+        uint64_t p; \
+        memcpy(&p, (const char *)((n->slot2 ? (uintptr_t)f->slots : 0) + n->k.u), 8); \
+        return load_code(c, idx_at(n->a, p, f->slots[n->slot].i, 0)); }
 LOADFNS(X)
 #undef X
 static val_t ev_load_aggr(node_t *n, frame_t *f) { val_t v; v.p = n->a->afn(n->a, f, 0); return v; }
@@ -365,12 +369,19 @@ node_t *mk_load(node_t *pl) {
         return n;
     }
     int c = tcode(pl->ty);
+    if (c == T_LONG) c = T_ULONG; /* the same 8-byte load */
     switch (c) {
 #define X(nm, cc) case cc: \
         n->fn = pl->place == PL_GLOBAL ? ev_gload_##nm : pl->place == PL_FRAME ? ev_fload_##nm : \
                 pl->place == PL_INDEX && pl->afn == pa_index_ptr ? ev_iload_##nm : ev_load_##nm; \
         if (pl->place == PL_GLOBAL) n->k.p = pl->k.p; \
         if (pl->place == PL_FRAME) n->k.i = pl->k.i; \
+        if (n->fn == ev_iload_##nm && pl->b->fn == ev_slot && (pl->a->fn == ev_slot || pl->a->fn == ev_gload_i64)) { \
+            n->fn = ev_xload_##nm; \
+            n->slot = pl->b->slot; \
+            n->slot2 = pl->a->fn == ev_slot; \
+            n->k.u = n->slot2 ? (uint64_t)pl->a->slot * sizeof(val_t) : (uint64_t)(uintptr_t)pl->a->k.p; \
+        } \
         break;
         LOADFNS(X)
 #undef X
@@ -699,10 +710,50 @@ static val_t ev_assign_f64_idx(node_t *n, frame_t *f) {
     node_t *pl = n->a;
     uint64_t p = EV(pl->a, f).u;
     int64_t i = EV(pl->b, f).i;
-    char *a = mem_at(ptr_add(p, i * 8), 8, 1, pl);
+    char *a = idx_at(pl, p, i, 1);
     memcpy(a, &v.d, 8);
     return v;
 }
+/* Superinstructions for p[i] with p a pointer variable (a local or a session
+ * variable) and i an integer local. The pointer word is read from
+ * (frame slots or 0) + off, so one evaluator serves both; the access itself is
+ * idx_at's cache test, inline, with the full check (idx_at -> idx_fill) in a
+ * separate slow path, so the hot path makes no calls. */
+typedef struct fidx { struct icache ic; uintptr_t poff; int pslot, islot; node_t *pl; } fidx_t;
+static bool is_fast_idx_pl(node_t *pl) {
+    return pl->place == PL_INDEX && pl->afn == pa_index_ptr && pl->b->fn == ev_slot &&
+           (pl->a->fn == ev_gload_i64 || pl->a->fn == ev_slot);
+}
+static bool is_fast_idx(node_t *x) { return (x->fn == ev_iload_f64 || x->fn == ev_xload_f64) && is_fast_idx_pl(x->a); }
+static void fidx_init(fidx_t *x, node_t *pl) {
+    x->pl = pl;
+    x->pslot = pl->a->fn == ev_slot;
+    x->poff = x->pslot ? (uintptr_t)pl->a->slot * sizeof(val_t) : (uintptr_t)pl->a->k.p;
+    x->islot = pl->b->slot;
+}
+static inline uint64_t fidx_ptr(const fidx_t *x, frame_t *f) {
+    uint64_t p;
+    memcpy(&p, (const char *)((x->pslot ? (uintptr_t)f->slots : 0) + x->poff), 8);
+    return p;
+}
+/* does x's cache cover element i of pointer word p? */
+static inline bool fidx_ok(const fidx_t *x, uint64_t p, int64_t i, uint64_t epoch) {
+    return p == x->ic.p && x->ic.epoch == epoch && (uint64_t)i - (uint64_t)x->ic.lo < x->ic.span;
+}
+static inline char *fidx_at(fidx_t *x, frame_t *f, int wr) {
+    uint64_t p = fidx_ptr(x, f);
+    int64_t i = f->slots[x->islot].i;
+    if (LIKELY(fidx_ok(x, p, i, g_buf_epoch))) return (char *)(x->ic.addr + (uint64_t)i * (uint64_t)x->pl->esz);
+    return idx_fill(x->pl, &x->ic, p, i, wr);
+}
+/* p[i] = v with p a pointer variable and i an integer local (is_fast_idx_pl) */
+#define X(nm, c) \
+    static val_t ev_xassign_##nm(node_t *n, frame_t *f) { \
+        val_t v = EV(n->b, f); \
+        store_code(c, fidx_at(n->p, f, 1), v); \
+        return v; }
+LOADFNS(X)
+#undef X
 static val_t ev_assign_aggr(node_t *n, frame_t *f) {
     val_t v = EV(n->b, f);
     char *d = n->a->afn(n->a, f, 1);
@@ -726,6 +777,19 @@ node_t *mk_assign(loc_t *l, node_t *pl, node_t *rhs) {
         if (pl->place == PL_GLOBAL) { n->fn = ev_assign_g; n->k.p = pl->k.p; }
         else if (pl->place == PL_INDEX && pl->afn == pa_index_ptr && n->kind == T_DOUBLE) n->fn = ev_assign_f64_idx;
         else n->fn = ev_assign;
+        if (is_fast_idx_pl(pl)) {
+            switch (n->kind) {
+#define X(nm, c) case c: n->fn = ev_xassign_##nm; break;
+            LOADFNS(X)
+#undef X
+            default: break;
+            }
+            if (n->fn != ev_assign && n->fn != ev_assign_f64_idx) {
+                fidx_t *x = pool_alloc(&g_in->pool, sizeof *x);
+                fidx_init(x, pl);
+                n->p = x;
+            }
+        }
     }
     return n;
 }
@@ -768,36 +832,104 @@ static val_t ev_addeq_i32_s(node_t *n, frame_t *f) {
     int64_t v = EV(n->b, f).i;
     return (val_t){.i = f->slots[n->slot].i = NI32(f->slots[n->slot].u + (uint64_t)v)};
 }
-/* Superinstruction for the reference loop body s += x[i] * y[i]: pointer
- * operands that are variables, an index that is a slot; checks unchanged. */
-static inline uint64_t ev_ptrvar(node_t *x, frame_t *f) {
-    if (x->fn == ev_gload_i64) { uint64_t v; memcpy(&v, x->k.p, 8); return v; }
-    return EV(x, f).u;
+/* s += x[i] * y[i], s a double local or session variable */
+typedef struct dot { fidx_t a, b; } dot_t;
+static inline double *dot_sum(node_t *n, frame_t *f) {
+    return n->slot >= 0 ? &f->slots[n->slot].d : (double *)n->k.p;
 }
-static inline double idx_f64(node_t *pl, frame_t *f) {
-    uint64_t p = ev_ptrvar(pl->a, f);
-    int64_t i = f->slots[pl->b->slot].i;
-    double d;
-    memcpy(&d, mem_at(ptr_add(p, i * 8), 8, 0, pl), 8);
-    return d;
+static __attribute__((noinline)) val_t dot_slow(node_t *n, frame_t *f) {
+    dot_t *d = n->p;
+    double xa, xb;
+    memcpy(&xa, fidx_at(&d->a, f, 0), 8);
+    memcpy(&xb, fidx_at(&d->b, f, 0), 8);
+    double *s = dot_sum(n, f), r;
+    memcpy(&r, s, 8);
+    r += xa * xb;
+    memcpy(s, &r, 8);
+    return (val_t){.d = r};
 }
-static bool is_fast_idx(node_t *x) {
-    return x->fn == ev_iload_f64 && x->a->b->fn == ev_slot &&
-           (x->a->a->fn == ev_gload_i64 || x->a->a->fn == ev_slot);
+static val_t ev_dot(node_t *n, frame_t *f) {
+    const dot_t *d = n->p;
+    uint64_t e = g_buf_epoch, pa = fidx_ptr(&d->a, f), pb = fidx_ptr(&d->b, f);
+    int64_t ia = f->slots[d->a.islot].i, ib = f->slots[d->b.islot].i;
+    if (UNLIKELY(!fidx_ok(&d->a, pa, ia, e) || !fidx_ok(&d->b, pb, ib, e))) return dot_slow(n, f);
+    double xa, xb, r;
+    memcpy(&xa, (const char *)(d->a.ic.addr + (uint64_t)ia * 8), 8);
+    memcpy(&xb, (const char *)(d->b.ic.addr + (uint64_t)ib * 8), 8);
+    double *s = dot_sum(n, f);
+    memcpy(&r, s, 8);
+    r += xa * xb;
+    memcpy(s, &r, 8);
+    return (val_t){.d = r};
 }
-static val_t ev_dot_g(node_t *n, frame_t *f) {
-    node_t *m = n->b;
-    double v = idx_f64(m->a->a, f) * idx_f64(m->b->a, f);
-    val_t r;
-    memcpy(&r.d, n->k.p, 8);
-    r.d += v;
-    memcpy(n->k.p, &r.d, 8);
-    return r;
-}
-static val_t ev_dot_s(node_t *n, frame_t *f) {
-    node_t *m = n->b;
-    double v = idx_f64(m->a->a, f) * idx_f64(m->b->a, f);
-    return (val_t){.d = f->slots[n->slot].d += v};
+
+/* x op= y where x's type is the operating type (no conversions): + - * on
+ * int, unsigned, 64-bit integers, double and float, for x a local, a session
+ * variable, p[i] (fast index) or any other place. The value is evaluated
+ * first, as in ev_compound (it may free what the place points to). */
+#define CA_I32(a, b, OP) r.i = NI32((a).u OP (b).u)
+#define CA_U32(a, b, OP) r.i = NU32((a).u OP (b).u)
+#define CA_I64(a, b, OP) r.u = (a).u OP (b).u
+#define CA_F64(a, b, OP) r.d = (a).d OP (b).d
+#define CA_F32(a, b, OP) r.d = (float)((a).d OP (b).d)
+#define CA_FNS(ty, code, CALC, opn, OP)                                                             \
+    static val_t ca_s_##opn##_##ty(node_t *n, frame_t *f) {                                      \
+        val_t v = EV(n->b, f), r;                                                                  \
+        CALC(f->slots[n->slot], v, OP);                                                            \
+        return f->slots[n->slot] = r;                                                              \
+    }                                                                                              \
+    static val_t ca_g_##opn##_##ty(node_t *n, frame_t *f) {                                      \
+        val_t v = EV(n->b, f), r, o = load_code(code, n->k.p);                                     \
+        CALC(o, v, OP);                                                                            \
+        store_code(code, n->k.p, r);                                                               \
+        return r;                                                                                  \
+    }                                                                                              \
+    static val_t ca_x_##opn##_##ty(node_t *n, frame_t *f) {                                      \
+        val_t v = EV(n->b, f), r;                                                                  \
+        char *a = fidx_at(n->p, f, 1);                                                             \
+        val_t o = load_code(code, a);                                                              \
+        CALC(o, v, OP);                                                                            \
+        store_code(code, a, r);                                                                    \
+        return r;                                                                                  \
+    }                                                                                              \
+    static val_t ca_p_##opn##_##ty(node_t *n, frame_t *f) {                                      \
+        val_t v = EV(n->b, f), r;                                                                  \
+        char *a = n->a->afn(n->a, f, 1);                                                           \
+        val_t o = load_code(code, a);                                                              \
+        CALC(o, v, OP);                                                                            \
+        store_code(code, a, r);                                                                    \
+        return r;                                                                                  \
+    }
+#define CA_TYPE(ty, code, CALC) CA_FNS(ty, code, CALC, add, +) CA_FNS(ty, code, CALC, sub, -) CA_FNS(ty, code, CALC, mul, *)
+CA_TYPE(i32, T_INT, CA_I32) CA_TYPE(u32, T_UINT, CA_U32) CA_TYPE(i64, T_ULONG, CA_I64)
+CA_TYPE(f64, T_DOUBLE, CA_F64) CA_TYPE(f32, T_FLOAT, CA_F32)
+#undef CA_TYPE
+#undef CA_FNS
+/* [type][op][place: slot, global, fast index, other] */
+static const efn_t ca_table[5][3][4] = {
+#define CA_ROW(ty) { { ca_s_add_##ty, ca_g_add_##ty, ca_x_add_##ty, ca_p_add_##ty }, \
+                     { ca_s_sub_##ty, ca_g_sub_##ty, ca_x_sub_##ty, ca_p_sub_##ty }, \
+                     { ca_s_mul_##ty, ca_g_mul_##ty, ca_x_mul_##ty, ca_p_mul_##ty } },
+    CA_ROW(i32) CA_ROW(u32) CA_ROW(i64) CA_ROW(f64) CA_ROW(f32)
+#undef CA_ROW
+};
+static bool ca_pick(node_t *n, node_t *pl, int pk, int ok) {
+    if (pk != ok) return false;
+    int t = pk == T_INT ? 0 : pk == T_UINT ? 1 : (pk == T_LONG || pk == T_ULONG || pk == T_LLONG || pk == T_ULLONG) ? 2
+          : pk == T_DOUBLE ? 3 : pk == T_FLOAT ? 4 : -1;
+    int o = n->op == P_PLUS ? 0 : n->op == P_MINUS ? 1 : n->op == P_STAR ? 2 : -1;
+    if (t < 0 || o < 0) return false;
+    int w;
+    if (pl->place == PL_SLOT) { w = 0; n->slot = pl->slot; }
+    else if (pl->place == PL_GLOBAL) { w = 1; n->k.p = pl->k.p; }
+    else if (is_fast_idx_pl(pl)) {
+        fidx_t *x = pool_alloc(&g_in->pool, sizeof *x);
+        fidx_init(x, pl);
+        n->p = x;
+        w = 2;
+    } else w = 3;
+    n->fn = ca_table[t][o][w];
+    return true;
 }
 
 node_t *mk_compound(loc_t *l, int op, node_t *pl, node_t *rhs, type_t *optype) {
@@ -818,8 +950,16 @@ node_t *mk_compound(loc_t *l, int op, node_t *pl, node_t *rhs, type_t *optype) {
     int pk = ccode(pl->ty);
     if (op == P_PLUS && optype->kind == T_DOUBLE && pk == T_DOUBLE) {
         bool dot = rhs->fn == mul_f64 && is_fast_idx(rhs->a) && is_fast_idx(rhs->b);
-        if (pl->place == PL_GLOBAL) { n->fn = dot ? ev_dot_g : ev_addeq_f64_g; n->k.p = pl->k.p; }
-        else if (pl->place == PL_SLOT) { n->fn = dot ? ev_dot_s : ev_addeq_f64_s; n->slot = pl->slot; }
+        if (pl->place == PL_GLOBAL) { n->fn = ev_addeq_f64_g; n->k.p = pl->k.p; }
+        else if (pl->place == PL_SLOT) { n->fn = ev_addeq_f64_s; n->slot = pl->slot; }
+        else dot = false;
+        if (dot) {
+            dot_t *d = pool_alloc(&g_in->pool, sizeof *d);
+            fidx_init(&d->a, rhs->a->a);
+            fidx_init(&d->b, rhs->b->a);
+            n->p = d;
+            n->fn = ev_dot;
+        }
     } else if (op == P_PLUS && pl->place == PL_SLOT && (pk == T_LONG || pk == T_ULONG || pk == T_LLONG || pk == T_ULLONG) &&
                (optype->kind == T_LONG || optype->kind == T_ULONG || optype->kind == T_LLONG || optype->kind == T_ULLONG)) {
         n->fn = ev_addeq_i64_s;
@@ -828,6 +968,7 @@ node_t *mk_compound(loc_t *l, int op, node_t *pl, node_t *rhs, type_t *optype) {
         n->fn = ev_addeq_i32_s;
         n->slot = pl->slot;
     }
+    if (n->fn == ev_compound) ca_pick(n, pl, pk, n->slot2);
     return n;
 }
 
@@ -850,6 +991,12 @@ static val_t ev_inc_i32_s(node_t *n, frame_t *f) {
     f->slots[n->slot].i = NI32(o.u + 1);
     return o;
 }
+static val_t ev_dec_i64_s(node_t *n, frame_t *f) { val_t o = f->slots[n->slot]; f->slots[n->slot].u--; return o; }
+static val_t ev_dec_i32_s(node_t *n, frame_t *f) {
+    val_t o = f->slots[n->slot];
+    f->slots[n->slot].i = NI32(o.u - 1);
+    return o;
+}
 node_t *mk_incdec(loc_t *l, node_t *pl, int delta, bool post) {
     node_t *n = node_new(l);
     n->ty = pl->ty;
@@ -860,10 +1007,11 @@ node_t *mk_incdec(loc_t *l, node_t *pl, int delta, bool post) {
     n->esz = pl->ty->kind == T_PTR ? (pl->ty->base->size ? (int64_t)pl->ty->base->size : 1) : 0;
     n->fn = ev_incdec;
     int pc = ccode(pl->ty);
-    if (pl->place == PL_SLOT && delta == 1) {
+    if (pl->place == PL_SLOT && (delta == 1 || delta == -1)) {
         n->slot = pl->slot;
-        if (pc == T_LONG || pc == T_ULONG || pc == T_LLONG || pc == T_ULLONG) n->fn = ev_inc_i64_s;
-        else if (pc == T_INT) n->fn = ev_inc_i32_s;
+        bool up = delta == 1;
+        if (pc == T_LONG || pc == T_ULONG || pc == T_LLONG || pc == T_ULLONG) n->fn = up ? ev_inc_i64_s : ev_dec_i64_s;
+        else if (pc == T_INT) n->fn = up ? ev_inc_i32_s : ev_dec_i32_s;
     }
     return n;
 }
@@ -1177,22 +1325,6 @@ static int sx_for_expr(node_t *n, frame_t *f) {
     if (n->a) n->a->sfn(n->a, f);
     node_t *c = n->b, *step = n->c, *e = n->d->a;
     efn_t ef = e->fn, sf = step ? step->fn : NULL;
-    /* for (long i = ...; i < N; i++): the loop head without calls */
-    if (c && c->fn == lt_s && c->a->fn == ev_slot && step && sf == ev_inc_i64_s && step->slot == c->a->slot &&
-        (c->b->fn == ev_gload_i64 || c->b->fn == ev_const || c->b->fn == ev_slot)) {
-        int i = c->a->slot;
-        node_t *lim = c->b;
-        for (;;) {
-            int64_t L;
-            if (lim->fn == ev_gload_i64) memcpy(&L, lim->k.p, 8);
-            else L = EV(lim, f).i;
-            if (!(f->slots[i].i < L)) break;
-            ef(e, f);
-            f->slots[i].u++;
-            if (UNLIKELY(--g_tick <= 0)) poll_interrupt(n);
-        }
-        return X_NORMAL;
-    }
     for (;;) {
         if (c && !EV(c, f).i) break;
         ef(e, f);
@@ -1201,6 +1333,101 @@ static int sx_for_expr(node_t *n, frame_t *f) {
     }
     return X_NORMAL;
 }
+
+/* Counted loops, for (init; i OP lim; i++ / i--) with i an integer local and
+ * lim a local, a constant or a session variable: the head is compiled into the
+ * loop (compare and step inline, no calls); the limit and i are re-read every
+ * iteration, so a body that changes either behaves as C says. */
+enum { LK_CONST, LK_SLOT, LK_G64, LK_G32 };
+typedef struct counted { int i, ls, lk, sslot, s32; int64_t k, delta; const char *lg; } counted_t;
+/* where the limit is read from during this run of the loop (frame slots do not move) */
+static inline const char *counted_limp(const counted_t *h, frame_t *f) {
+    return h->lk == LK_CONST ? (const char *)&h->k : h->lk == LK_SLOT ? (const char *)&f->slots[h->ls] : h->lg;
+}
+#define COUNTED(name, cmp)                                                              \
+    static int sx_cnt_e_##name(node_t *n, frame_t *f) {                                \
+        if (n->a) n->a->sfn(n->a, f);                                                  \
+        const counted_t *h = n->p;                                                     \
+        node_t *e = n->d->a;                                                           \
+        efn_t ef = e->fn;                                                              \
+        const char *lp = counted_limp(h, f);                                           \
+        bool l32 = h->lk == LK_G32, s32 = h->s32;                                      \
+        val_t *iv = &f->slots[h->i], *sv = &f->slots[h->sslot];                        \
+        uint64_t d = (uint64_t)h->delta;                                               \
+        for (;;) {                                                                     \
+            val_t a_ = *iv, b_;                                                        \
+            if (l32) { int32_t t_; memcpy(&t_, lp, 4); b_.i = t_; }                    \
+            else memcpy(&b_, lp, 8);                                                   \
+            if (!(cmp)) break;                                                         \
+            ef(e, f);                                                                  \
+            uint64_t x_ = sv->u + d;                                                   \
+            sv->i = s32 ? NI32(x_) : (int64_t)x_;                                      \
+            if (UNLIKELY(--g_tick <= 0)) poll_interrupt(n);                            \
+        }                                                                              \
+        return X_NORMAL;                                                               \
+    }                                                                                  \
+    static int sx_cnt_s_##name(node_t *n, frame_t *f) {                                \
+        if (n->a) n->a->sfn(n->a, f);                                                  \
+        const counted_t *h = n->p;                                                     \
+        node_t *body = n->d;                                                           \
+        sfn_t bf = body->sfn;                                                          \
+        const char *lp = counted_limp(h, f);                                           \
+        bool l32 = h->lk == LK_G32, s32 = h->s32;                                      \
+        val_t *iv = &f->slots[h->i], *sv = &f->slots[h->sslot];                        \
+        uint64_t d = (uint64_t)h->delta;                                               \
+        for (;;) {                                                                     \
+            val_t a_ = *iv, b_;                                                        \
+            if (l32) { int32_t t_; memcpy(&t_, lp, 4); b_.i = t_; }                    \
+            else memcpy(&b_, lp, 8);                                                   \
+            if (!(cmp)) break;                                                         \
+            int r = bf(body, f);                                                       \
+            if (UNLIKELY(r)) {                                                         \
+                if (r == X_BREAK) break;                                               \
+                if (r == X_RETURN) return r;                                           \
+            }                                                                          \
+            uint64_t x_ = sv->u + d;                                                   \
+            sv->i = s32 ? NI32(x_) : (int64_t)x_;                                      \
+            if (UNLIKELY(--g_tick <= 0)) poll_interrupt(n);                            \
+        }                                                                              \
+        return X_NORMAL;                                                               \
+    }
+COUNTED(lt_s, a_.i < b_.i) COUNTED(le_s, a_.i <= b_.i) COUNTED(gt_s, a_.i > b_.i)
+COUNTED(ge_s, a_.i >= b_.i) COUNTED(lt_u, a_.u < b_.u) COUNTED(le_u, a_.u <= b_.u)
+COUNTED(gt_u, a_.u > b_.u) COUNTED(ge_u, a_.u >= b_.u) COUNTED(ne, a_.u != b_.u)
+#undef COUNTED
+static val_t ev_dec_i64_s(node_t *n, frame_t *f);
+static val_t ev_dec_i32_s(node_t *n, frame_t *f);
+static val_t ev_gload_i64(node_t *n, frame_t *f);
+static val_t ev_gload_i32(node_t *n, frame_t *f);
+/* the counted-loop evaluator for this for, or NULL */
+static sfn_t counted_for(node_t *n) {
+    node_t *c = n->b, *step = n->c;
+    if (!c || !step || c->a->fn != ev_slot) return NULL;
+    counted_t h = {.i = c->a->slot, .sslot = step->slot};
+    efn_t sf = step->fn;
+    if (sf == ev_inc_i64_s || sf == ev_inc_i32_s) h.delta = 1;
+    else if (sf == ev_dec_i64_s || sf == ev_dec_i32_s) h.delta = -1;
+    else return NULL;
+    h.s32 = sf == ev_inc_i32_s || sf == ev_dec_i32_s;
+    node_t *lim = c->b;
+    if (lim->fn == ev_const) { h.lk = LK_CONST; h.k = lim->k.i; }
+    else if (lim->fn == ev_slot) { h.lk = LK_SLOT; h.ls = lim->slot; }
+    else if (lim->fn == ev_gload_i64) { h.lk = LK_G64; h.lg = lim->k.p; }
+    else if (lim->fn == ev_gload_i32) { h.lk = LK_G32; h.lg = lim->k.p; }
+    else return NULL;
+    bool ex = n->d->sfn == sx_expr;
+    efn_t cf = c->fn;
+    sfn_t r = cf == lt_s ? (ex ? sx_cnt_e_lt_s : sx_cnt_s_lt_s) : cf == le_s ? (ex ? sx_cnt_e_le_s : sx_cnt_s_le_s)
+            : cf == gt_s ? (ex ? sx_cnt_e_gt_s : sx_cnt_s_gt_s) : cf == ge_s ? (ex ? sx_cnt_e_ge_s : sx_cnt_s_ge_s)
+            : cf == lt_u ? (ex ? sx_cnt_e_lt_u : sx_cnt_s_lt_u) : cf == le_u ? (ex ? sx_cnt_e_le_u : sx_cnt_s_le_u)
+            : cf == gt_u ? (ex ? sx_cnt_e_gt_u : sx_cnt_s_gt_u) : cf == ge_u ? (ex ? sx_cnt_e_ge_u : sx_cnt_s_ge_u)
+            : cf == ne_i ? (ex ? sx_cnt_e_ne : sx_cnt_s_ne) : NULL;
+    if (!r) return NULL;
+    counted_t *hp = pool_alloc(&g_in->pool, sizeof *hp);
+    *hp = h;
+    n->p = hp;
+    return r;
+}
 node_t *st_for(loc_t *l, node_t *init, node_t *c, node_t *step, node_t *body) {
     node_t *n = node_new(l);
     n->a = init;
@@ -1208,6 +1435,8 @@ node_t *st_for(loc_t *l, node_t *init, node_t *c, node_t *step, node_t *body) {
     n->c = step;
     n->d = body;
     n->sfn = body->sfn == sx_expr ? sx_for_expr : sx_for;
+    sfn_t cnt = counted_for(n);
+    if (cnt) n->sfn = cnt;
     return n;
 }
 static int sx_switch(node_t *n, frame_t *f) {

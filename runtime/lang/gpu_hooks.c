@@ -9,9 +9,15 @@ void interp_set_hooks(interp_t *in, const interp_hooks_t *hooks) {
     else memset(&in->hooks, 0, sizeof in->hooks);
 }
 
-static void to_arg(node_t *a, val_t v, interp_arg_t *o, char *tbuf, size_t tn) {
+interp_t *interp_current(void) { return g_in; }
+
+/* n->slot marks a call whose value an expression statement throws away. */
+void gpu_call_mark_discarded(node_t *n);
+
+static void to_arg(node_t *a, val_t v, interp_arg_t *o, char *tbuf, size_t tn, char *ebuf, size_t en) {
     memset(o, 0, sizeof *o);
     o->type = ty_name(a->ty, tbuf, tn);
+    o->expr = loc_text(&a->loc, ebuf, en);
     o->size = a->ty->size;
     if (a->ty->kind == T_PTR) {
         o->is_pointer = 1;
@@ -37,15 +43,20 @@ static val_t ev_gpu_call(node_t *n, frame_t *f) {
         rt_error(n, "%s: CUDA runtime calls need the GPU worker, which is not built yet", (char *)n->p);
     int k = n->nlist;
     interp_arg_t args[k ? k : 1];
-    char tb[k ? k : 1][96];
+    char tb[k ? k : 1][96], eb[k ? k : 1][64];
     for (int i = 0; i < k; i++) {
         val_t v = n->list[i]->fn(n->list[i], f);
-        to_arg(n->list[i], v, &args[i], tb[i], sizeof tb[i]);
+        to_arg(n->list[i], v, &args[i], tb[i], sizeof tb[i], eb[i], sizeof eb[i]);
     }
-    char msg[512] = "";
+    char msg[1024] = "", ename[INTERP_ENAME_MAX] = "";
     int64_t ret = 0;
-    if (in->hooks.call(in->hooks.ctx, n->p, args, k, &ret, msg, sizeof msg) < 0) rt_error(n, "%s", msg);
+    if (in->hooks.call(in->hooks.ctx, n->p, args, k, n->slot == 1, &ret, ename, msg, sizeof msg) < 0)
+        lang_raise(ename[0] ? ename : "RuntimeError", &n->loc, "%s", msg);
     return (val_t){.i = ret};
+}
+
+void gpu_call_mark_discarded(node_t *n) {
+    if (n && n->fn == ev_gpu_call) n->slot = 1;
 }
 
 node_t *mk_gpu_call(loc_t *l, const char *name, node_t **args, int n) {
@@ -86,10 +97,11 @@ static val_t ev_launch(node_t *n, frame_t *f) {
     int k = n->slot2;
     node_t **av = n->list + nc;
     interp_arg_t args[k ? k : 1];
-    char tb[k ? k : 1][96];
-    for (int i = 0; i < k; i++) to_arg(av[i], av[i]->fn(av[i], f), &args[i], tb[i], sizeof tb[i]);
-    char msg[512] = "";
-    if (in->hooks.launch(in->hooks.ctx, n->p, g, b, shmem, stream, args, k, msg, sizeof msg) < 0) rt_error(n, "%s", msg);
+    char tb[k ? k : 1][96], eb[k ? k : 1][64];
+    for (int i = 0; i < k; i++) to_arg(av[i], av[i]->fn(av[i], f), &args[i], tb[i], sizeof tb[i], eb[i], sizeof eb[i]);
+    char msg[1024] = "", ename[INTERP_ENAME_MAX] = "";
+    if (in->hooks.launch(in->hooks.ctx, n->p, g, b, shmem, stream, args, k, ename, msg, sizeof msg) < 0)
+        lang_raise(ename[0] ? ename : "RuntimeError", &n->loc, "%s", msg);
     return (val_t){.u = 0};
 }
 

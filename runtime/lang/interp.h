@@ -57,18 +57,26 @@ typedef struct interp_arg {
     uint64_t avail;     /* bytes from the pointer to the end of its buffer */
     const void *aggr;   /* structs passed by value: their bytes */
     size_t size;        /* sizeof the argument's type */
+    const char *expr;   /* the argument as written in the cell ("d_x"), for messages */
 } interp_arg_t;
+
+#define INTERP_ENAME_MAX 64
 
 typedef struct interp_hooks {
     void *ctx;
-    /* k<<<grid, block, shmem, stream>>>(args). Returns 0, or -1 with msg. */
+    /* k<<<grid, block, shmem, stream>>>(args); kernel may name a template
+     * instance ("scale<float>"). Returns 0, or -1 with msg and ename (the
+     * error's name, INTERP_ENAME_MAX bytes; left "" for RuntimeError). */
     int (*launch)(void *ctx, const char *kernel, const unsigned grid[3], const unsigned block[3],
                   uint64_t shmem, uint64_t stream, const interp_arg_t *args, int nargs,
-                  char *msg, size_t msglen);
+                  char *ename, char *msg, size_t msglen);
     /* a call to a cuda... or cu... function the interpreter does not define itself.
-     * Returns 0 with *ret set (the C return value), or -1 with msg. */
-    int (*call)(void *ctx, const char *name, const interp_arg_t *args, int nargs,
-                int64_t *ret, char *msg, size_t msglen);
+     * discarded: the call is an expression statement, its value thrown away.
+     * A bare name the host does not know (a __constant__ variable, a kernel)
+     * arrives as a `const char *` string of that name.
+     * Returns 0 with *ret set (the C return value), or -1 with msg and ename. */
+    int (*call)(void *ctx, const char *name, const interp_arg_t *args, int nargs, int discarded,
+                int64_t *ret, char *ename, char *msg, size_t msglen);
 } interp_hooks_t;
 
 void interp_set_hooks(interp_t *in, const interp_hooks_t *hooks);
@@ -79,6 +87,8 @@ void interp_set_hooks(interp_t *in, const interp_hooks_t *hooks);
 uint64_t interp_buffer_new(interp_t *in, int place, uint64_t base, uint64_t size, const char *what);
 /* cudaFree / cudaFreeHost: -1 when p is not the start of a live buffer of that place. */
 int interp_buffer_free(interp_t *in, uint64_t p, int place);
+/* The interpreter of the cell running now (the one whose hooks are being called). */
+interp_t *interp_current(void);
 /* Writes a pointer word / integer through an out-argument pointer (cudaMalloc(&p, ...)). */
 int interp_store_u64(interp_t *in, uint64_t ptr, uint64_t value);
 

@@ -164,6 +164,10 @@ static inline char *mem_at(uint64_t p, uint64_t n, int wr, node_t *at) {
     }
     mem_fail(p, n, wr, at);
 }
+/* Bumped whenever a buffer dies (buf_kill): every access cache below is then stale. */
+extern uint64_t g_buf_epoch;
+struct icache;
+char *idx_fill(node_t *at, struct icache *c, uint64_t p, int64_t i, int wr);
 uint32_t buf_new(char *base, uint64_t size, int place, const char *what, loc_t *where);
 void buf_kill(uint32_t slot, int state);
 uint64_t mem_alloc(uint64_t size, int place, const char *what, loc_t *where); /* arena/malloc */
@@ -173,6 +177,9 @@ extern uint32_t g_owner;   /* interp id that new buffers belong to */
 uint64_t ptr_from_int(uint64_t v);
 
 /* ---------- nodes ---------- */
+/* A checked pointer word remembered: p's buffer was live at epoch, and
+ * p[i] is in bounds for lo <= i < lo + span, at address addr + i * size. */
+struct icache { uint64_t p, epoch; uintptr_t addr; int64_t lo; uint64_t span; };
 typedef struct frame frame_t;
 typedef val_t (*efn_t)(node_t *, frame_t *);
 typedef int (*sfn_t)(node_t *, frame_t *);
@@ -201,7 +208,23 @@ struct node {
     void *p;             /* gvar_t*, func_t*, builtin, case table ... */
     const char *str;     /* string literal bytes */
     int line_tag;
+    /* PL_INDEX through a pointer: the last buffer checked (idx_at) */
+    struct icache ic;
 };
+
+/* The host address of element i of pointer p for the PL_INDEX node at, checked.
+ * The node remembers the last pointer word it checked (buffer base + offset ->
+ * the range of valid indexes), so an access through a pointer that has not
+ * changed is one compare of the word, one of the epoch and one of the index;
+ * any free, realloc or function return in between moves g_buf_epoch and sends
+ * the next access through the full check (idx_fill -> mem_at). Read-only and
+ * device buffers are never cached. */
+static inline char *idx_at(node_t *at, uint64_t p, int64_t i, int wr) {
+    if (LIKELY(p == at->ic.p && at->ic.epoch == g_buf_epoch &&
+               (uint64_t)i - (uint64_t)at->ic.lo < at->ic.span))
+        return (char *)(at->ic.addr + (uint64_t)i * (uint64_t)at->esz);
+    return idx_fill(at, &at->ic, p, i, wr);
+}
 
 enum { PL_SLOT = 1, PL_FRAME, PL_GLOBAL, PL_DEREF, PL_INDEX, PL_MEMBER, PL_TEMP, PL_VLA };
 

@@ -11,6 +11,7 @@
 
 buf_t *g_bufs;
 uint32_t g_nbufs, g_owner;
+uint64_t g_buf_epoch = 1;
 static uint32_t g_capbufs;
 /* freed slots wait in a FIFO so that a freed buffer's record (and so the
  * "use after free" diagnosis) survives a while before the slot is reused */
@@ -61,6 +62,7 @@ uint32_t buf_new(char *base, uint64_t size, int place, const char *what, loc_t *
 void buf_kill(uint32_t s, int state) {
     buf_t *b = &g_bufs[s];
     b->state = (uint8_t)state;
+    g_buf_epoch++; /* cached accesses (idx_at) re-check */
     if (g_fifo_n == g_fifo_cap) {
         uint32_t nc = g_fifo_cap ? g_fifo_cap * 2 : 8192;
         uint32_t *nf = malloc(nc * sizeof *nf);
@@ -149,6 +151,36 @@ void mem_free_owner(uint32_t owner) {
         g_nbufs = g_capbufs = 0;
         g_fifo_cap = g_fifo_head = g_fifo_n = 0;
     }
+}
+
+static const char *ename_of(node_t *at, char *buf, size_t n);
+static int64_t floordiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+/* idx_at's slow path: the full check of p[i] (element size at->esz), then the
+ * cache c is set to the range of indexes valid for this pointer word. */
+char *idx_fill(node_t *at, struct icache *c, uint64_t p, int64_t i, int wr) {
+    int64_t esz = at->esz, d, lim = INT64_C(1) << (PTR_OFF_BITS - 1);
+    if (__builtin_mul_overflow(i, esz, &d) || d >= lim || d < -lim || ptr_off(p) + d >= lim ||
+        ptr_off(p) + d < -lim) {
+        /* farther than any buffer can reach: the offset would not fit the pointer word */
+        char nb[128];
+        if (!p) mem_fail(p, (uint64_t)esz, wr, at);
+        mem_at(p, 0, wr, at); /* a dead pointer says so first */
+        rt_error(at, "out-of-bounds %s: index %" PRId64 " of %s is %s the buffer it points to",
+                 wr ? "write" : "read", i, ename_of(at, nb, sizeof nb), i < 0 ? "far before" : "far past the end of");
+    }
+    char *a = mem_at(ptr_add(p, d), (uint64_t)esz, wr, at);
+    buf_t *b = &g_bufs[ptr_slot(p)];
+    if (!b->ro && esz > 0) {
+        int64_t off0 = ptr_off(p), lo = -floordiv(off0, esz),
+                hi = floordiv((int64_t)b->size - esz - off0, esz);
+        c->p = p;
+        c->epoch = g_buf_epoch;
+        c->addr = (uintptr_t)b->base + (uint64_t)off0;
+        c->lo = lo;
+        c->span = (uint64_t)(hi - lo + 1);
+    }
+    return a;
 }
 
 /* An integer cast to a pointer keeps its meaning only when it was a pointer

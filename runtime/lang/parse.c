@@ -509,7 +509,6 @@ static type_t *suffix(P *p, type_t *t) {
         expect(p, P_RBRACK, "']'");
         type_t *inner = suffix(p, t);
         if (inner->kind == T_FUNC) type_error(&l, "array of functions");
-        if (inner->vla) type_error(&l, "only the first dimension of an array may be variable");
         if (!len) return ty_array(inner, -1);
         if (!ty_is_int(len->ty)) type_error(&len->loc, "size of array has non-integer type '%s'", tyname(len->ty));
         if (len->is_const) {
@@ -873,12 +872,36 @@ static node_t *funcdesig(loc_t *l, type_t *t, int op, void *what) {
 
 static bool printf_like(builtin_t *b) { return b && (b->flags & (BF_PRINTF | BF_FPRINTF | BF_SPRINTF | BF_SNPRINTF)); }
 
+/* A device-side name (a __constant__/__device__ variable, a kernel) given
+ * to a CUDA API call, e.g. cudaMemcpyToSymbol(coef, ...): the host does not
+ * know it, so it travels as its name, a string. */
+static node_t *device_name_arg(P *p) {
+    token_t *t = TOK;
+    if (t->kind != TK_IDENT || lookup(p, t)) return NULL;
+    token_t *nx = PEEK(1);
+    if (nx->kind != TK_PUNCT || (nx->id != P_COMMA && nx->id != P_RPAREN)) return NULL;
+    char nb[128];
+    snprintf(nb, sizeof nb, "%.*s", t->n, t->s);
+    if (hmap_get(&p->in->builtins, nb)) return NULL;
+    p->i++;
+    char *s = palloc(p, (size_t)t->n + 1);
+    memcpy(s, t->s, (size_t)t->n);
+    s[t->n] = 0;
+    uint32_t slot = buf_new(s, (uint64_t)t->n + 1, PLACE_STRLIT, NULL, &t->loc);
+    if (!slot) type_error(&t->loc, "too many buffers");
+    g_bufs[slot].owner = p->in->id;
+    node_t *n = mk_const(&t->loc, ty_ptr(ty_const(&ty_char)), (val_t){.u = ptr_make(slot, 0)});
+    n->str = s;
+    return n;
+}
+
 static node_t *call(P *p, node_t *fn, loc_t *l0) {
     node_t **args = NULL;
     int n = 0, cap = 0;
     while (!accept(p, P_RPAREN)) {
         if (n && !accept(p, P_COMMA)) expected(p, "',' or ')'");
-        vadd(&args, &n, &cap, assign_expr(p));
+        node_t *dn = fn->op == FD_GPUAPI ? device_name_arg(p) : NULL;
+        vadd(&args, &n, &cap, dn ? dn : assign_expr(p));
     }
     loc_t l = from(p, l0);
     if (fn->op == FD_GPUAPI || fn->op == FD_KERNEL) {
@@ -999,6 +1022,34 @@ static node_t *primary(P *p) {
             node_t *k = funcdesig(&l, &ty_void, FD_KERNEL, pstr(p, t));
             return k;
         }
+        if (is_p(p, P_LT) && !lookup(p, t)) { /* a template kernel: scale<float, 4><<<...>>> */
+            int j = p->i, depth = 0;
+            for (; j < p->n && p->t[j].kind != TK_EOF; j++) {
+                token_t *u = &p->t[j];
+                if (u->kind == TK_PUNCT && u->id == P_LT) depth++;
+                else if (u->kind == TK_PUNCT && u->id == P_GT && --depth == 0) break;
+                else if (u->kind == TK_PUNCT && (u->id == P_SEMI || u->id == P_LBRACE || u->id == P_RBRACE)) break;
+            }
+            if (depth == 0 && j + 1 < p->n && p->t[j + 1].kind == TK_PUNCT && p->t[j + 1].id == P_LAUNCH_OPEN) {
+                size_t len = (size_t)t->n + 1;
+                for (int q = p->i; q <= j; q++) len += (size_t)p->t[q].n + 1;
+                char *nm = palloc(p, len);
+                size_t o = 0;
+                memcpy(nm, t->s, (size_t)t->n);
+                o = (size_t)t->n;
+                for (int q = p->i; q <= j; q++) {
+                    token_t *u = &p->t[q], *prev = &p->t[q - 1];
+                    bool word = (u->kind == TK_IDENT || u->kind == TK_KW || u->kind == TK_INT);
+                    bool pword = (prev->kind == TK_IDENT || prev->kind == TK_KW || prev->kind == TK_INT);
+                    if (word && pword && q > p->i) nm[o++] = ' ';
+                    memcpy(nm + o, u->s, (size_t)u->n);
+                    o += (size_t)u->n;
+                }
+                nm[o] = 0;
+                p->i = j + 1;
+                return funcdesig(&l, &ty_void, FD_KERNEL, nm);
+            }
+        }
         sym_t *s = lookup(p, t);
         if (s) {
             switch (s->kind) {
@@ -1068,10 +1119,21 @@ static node_t *postfix(P *p) {
             else if (ty_is_int(rvalue(p, base)->ty) && idx->ty->kind == T_PTR) { node_t *x = rvalue(p, base); base = idx; idx = x; }
             if (!ty_is_int(idx->ty)) type_error(&idx->loc, "array index is not an integer (it has type %s)", tyname(idx->ty));
             idx = mk_cast(idx, &ty_long);
-            if (base->is_place && base->ty->kind == T_ARRAY && base->ty->count >= 0 && !base->ty->vla) {
+            if (base->is_place && base->ty->kind == T_ARRAY && base->ty->count >= 0 && !base->ty->vla &&
+                !has_vla(base->ty->base)) {
                 e = pl_index(&l, base->ty->base, base, idx);
             } else {
                 node_t *r = rvalue(p, base);
+                if (r->ty->kind == T_PTR && r->ty->base->kind == T_ARRAY && has_vla(r->ty->base)) {
+                    /* a row of a variable-size array: p + i * (elements per row), checked at the element */
+                    type_t *row = r->ty->base, *el;
+                    node_t *per = vla_elems(p, row, &l, &el);
+                    node_t *q = mk_cast(r, ty_ptr(el));
+                    node_t *np = mk_ptradd(&l, q, mk_binop(&l, P_STAR, &ty_long, idx, per), (int64_t)(el->size ? el->size : 1), 1);
+                    np->ty = ty_ptr(row);
+                    e = pl_deref(&l, row, np, 0);
+                    continue;
+                }
                 if (r->ty->kind != T_PTR) {
                     char b[100];
                     type_error(&base->loc, "%s cannot be indexed: it has type %s, not an array or pointer", loc_text(&base->loc, b, sizeof b), tyname(r->ty));
@@ -1102,7 +1164,31 @@ static node_t *postfix(P *p) {
     }
 }
 
+/* Arrays with a variable dimension below the first (double m[r][c]): their
+ * element counts live in slots (vla_slot, set at the declaration) or, for a
+ * parameter's type, are its length expression over earlier parameters. */
+static bool has_vla(type_t *t) {
+    for (; t->kind == T_ARRAY; t = t->base)
+        if (t->vla) return true;
+    return false;
+}
+static node_t *vla_count(P *p, type_t *t, loc_t *l) { /* elements of one level, as long */
+    if (!t->vla) return mk_int(l, &ty_long, t->count);
+    if (t->vla_slot > 0) return mk_load(pl_slot(l, &ty_long, t->vla_slot));
+    return mk_cast(t->vla, &ty_long);
+}
+static node_t *vla_elems(P *p, type_t *t, loc_t *l, type_t **elem) { /* innermost elements in t */
+    node_t *n = vla_count(p, t, l);
+    for (t = t->base; t->kind == T_ARRAY; t = t->base) n = mk_binop(l, P_STAR, &ty_long, n, vla_count(p, t, l));
+    *elem = t;
+    return n;
+}
 static node_t *sizeof_type(P *p, type_t *t, loc_t *l) {
+    if (t->kind == T_ARRAY && has_vla(t)) {
+        type_t *el;
+        node_t *n = vla_elems(p, t, l, &el);
+        return mk_binop(l, P_STAR, &ty_ulong, mk_cast(n, &ty_ulong), mk_int(l, &ty_ulong, (int64_t)el->size));
+    }
     if (t->kind == T_ARRAY && t->vla) {
         node_t *cnt = pl_slot(l, &ty_long, t->vla_slot);
         return mk_binop(l, P_STAR, &ty_ulong, mk_cast(mk_load(cnt), &ty_ulong), mk_int(l, &ty_ulong, (int64_t)t->base->size));
@@ -1670,6 +1756,10 @@ static int sx_gvla(node_t *n, frame_t *f) {
     if (cnt <= 0 || cnt > ((int64_t)1 << 36) / (n->esz ? n->esz : 1))
         rt_error(n, "variable-length array %s has %s size %" PRId64, (char *)n->p, cnt == 0 ? "zero" : "invalid", cnt);
     type_t *t = ty_array((type_t *)n->c, (long)cnt);
+    if (n->nlist) { /* double m[r][c]: the session variable gets the sizes computed now */
+        t = (type_t *)n->c;
+        for (int i = n->nlist - 1; i >= 0; i--) t = ty_array(t, (long)n->list[i]->fn(n->list[i], f).i);
+    }
     gvar_t *g = pool_alloc(&in->pool, sizeof *g);
     g->name = n->p;
     g->ty = t;
@@ -1691,8 +1781,36 @@ static int sx_gvla(node_t *n, frame_t *f) {
     s->gv = g;
     hmap_put(&in->globals, g->name, s);
     f->slots[n->slot].u = ptr;
-    f->slots[n->slot2].i = cnt;
+    if (n->slot2 >= 0) f->slots[n->slot2].i = cnt;
     return X_NORMAL;
+}
+
+/* double m[r][c] (a variable dimension below the first): copies t's array
+ * levels, gives every variable one a slot that the statements added to o set
+ * (in order, once: C fixes a VLA's size at its declaration), and returns the
+ * number of innermost elements; *dims gets each level's count (for sx_gvla). */
+static node_t *vla_nested(P *p, type_t **tp, loc_t *l, ilist_t *o, node_t ***dims, int *ndims) {
+    type_t *top = ty_copy(*tp), *t = top;
+    int n = 1;
+    while (t->base->kind == T_ARRAY) { t->base = ty_copy(t->base); t = t->base; n++; }
+    node_t **dv = palloc(p, sizeof(node_t *) * (size_t)n);
+    n = 0;
+    for (t = top; t->kind == T_ARRAY; t = t->base) {
+        if (t->vla) {
+            int slot = new_slot(p);
+            iadd(o, st_expr(mk_assign(l, pl_slot(l, &ty_long, slot), mk_cast(t->vla, &ty_long))));
+            t->vla_slot = slot;
+            /* a dimension <= 0 makes the whole size 0: "has zero size" */
+            node_t *v = mk_load(pl_slot(l, &ty_long, slot));
+            dv[n++] = mk_cond(l, &ty_long, mk_cmp(l, P_GT, &ty_long, v, mk_int(l, &ty_long, 0)), v, mk_int(l, &ty_long, 0));
+        } else dv[n++] = mk_int(l, &ty_long, t->count);
+    }
+    node_t *total = dv[0];
+    for (int i = 1; i < n; i++) total = mk_binop(l, P_STAR, &ty_long, total, dv[i]);
+    *tp = top;
+    if (dims) *dims = dv;
+    if (ndims) *ndims = n;
+    return total;
 }
 
 /* one declaration (after its specifiers); adds statements to o */
@@ -1755,6 +1873,26 @@ static void declaration(P *p, type_t *base, int storage, bool global, ilist_t *o
             sym_t *s = palloc(p, sizeof *s);
             s->name = name;
             s->ty = t;
+            if (global && has_vla(t) && (!t->vla || has_vla(t->base))) {
+                if (has_init) type_error(&l, "a variable-length array cannot be initialised");
+                s->kind = S_VAR_LOCAL;
+                s->is_vla = true;
+                s->slot = new_slot(p);
+                node_t **dims;
+                int nd;
+                node_t *total = vla_nested(p, &t, &l, o, &dims, &nd);
+                s->ty = t;
+                type_t *el = t;
+                while (el->kind == T_ARRAY) el = el->base;
+                node_t *st = st_vla(&l, s->slot, total, (int64_t)el->size, -1, name);
+                st->sfn = sx_gvla;
+                st->c = (node_t *)el;
+                st->list = dims;
+                st->nlist = nd;
+                hmap_put(&p->cell, name, s);
+                iadd(o, st);
+                goto next;
+            }
             if (global && t->vla) {
                 if (has_init) type_error(&l, "a variable-length array cannot be initialised");
                 s->kind = S_VAR_LOCAL;
@@ -1783,6 +1921,18 @@ static void declaration(P *p, type_t *base, int storage, bool global, ilist_t *o
                 } else scope_add(p, s);
             } else {
                 s->kind = S_VAR_LOCAL;
+                if (has_vla(t) && (!t->vla || has_vla(t->base))) {
+                    if (has_init) type_error(&l, "a variable-length array cannot be initialised");
+                    s->is_vla = true;
+                    s->slot = new_slot(p);
+                    node_t *total = vla_nested(p, &t, &l, o, NULL, NULL);
+                    s->ty = t;
+                    type_t *el = t;
+                    while (el->kind == T_ARRAY) el = el->base;
+                    iadd(o, st_vla(&l, s->slot, total, (int64_t)el->size, -1, name));
+                    scope_add(p, s);
+                    goto next;
+                }
                 if (t->vla) {
                     s->is_vla = true;
                     s->slot = new_slot(p);
@@ -2056,6 +2206,9 @@ static node_t *stmt(P *p) {
         char b[100];
         type_error(&e->loc, "'%s' is a function; call it with ()", loc_text(&e->loc, b, sizeof b));
     }
+    /* a CUDA call whose cudaError_t is thrown away: its failure is the cell's (DESIGN §4) */
+    extern void gpu_call_mark_discarded(node_t *);
+    gpu_call_mark_discarded(e);
     return st_expr(e->is_place ? rvalue(p, e) : e);
 }
 
@@ -2204,6 +2357,8 @@ static void top_item(P *p) {
             char b[100];
             type_error(&e->loc, "'%s' is a function; call it with ()", loc_text(&e->loc, b, sizeof b));
         }
+        extern void gpu_call_mark_discarded(node_t *);
+        gpu_call_mark_discarded(e);
         vadd(&p->top, &p->ntop, &p->captop, st_expr(e->is_place ? rvalue(p, e) : e));
         return;
     }
@@ -2317,7 +2472,7 @@ void parse_prelude(interp_t *in) {
     /* the prelude's typedefs become session types */
     for (int i = 0; i < p->npend; i++) {
         pending_t *q = &p->pend[i];
-        if (q->kind == PEND_TYPEDEF) hmap_put(&in->globals, q->name, q->a);
+        if (q->kind == PEND_TYPEDEF || q->kind == PEND_ENUMC) hmap_put(&in->globals, q->name, q->a);
         if (q->kind == PEND_TAG) hmap_put(&in->tags, q->name, q->a);
     }
     sym_t *d = hmap_get(&in->globals, "dim3");

@@ -1,0 +1,93 @@
+/* The CUDA layer's shared state, for its own files only (cuda_session.c:
+ * the worker's life and recovery; cuda_api.c: runtime calls; cuda_launch.c:
+ * launches; magics/devices.c reads devices through cuda_session_devices). */
+#ifndef ICUDA_CUDA_INTERNAL_H
+#define ICUDA_CUDA_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/cuda/cuda_errors.h"
+#include "runtime/cuda/cuda_session.h"
+#include "runtime/gpu/gpu_client.h"
+#include "runtime/lang/interp.h"
+#include "runtime/session.h"
+
+/* Stream and event handles as host code holds them (a cudaStream_t value):
+ * the client's handle plus this offset, so that 0 (the default stream) and
+ * CUDA's special values 1 and 2 (cudaStreamLegacy/PerThread) stay apart. */
+#define CS_HANDLE_BASE 16u
+
+typedef struct {
+    char hex[65];
+    int dev;
+    gpu_handle_t mod;
+} cs_module_t;
+
+/* A kernel ready to launch: parsed parameters and the worker's function. */
+typedef struct cs_param cs_param_t;
+typedef struct {
+    char *name;        /* as launched: "vecadd", "scale<float>" */
+    char *signature;   /* "vecadd(double *z, ...)" */
+    char hex[65];      /* its module */
+    char *lowered;
+    cs_param_t *params;
+    int nparams;
+    int dev;           /* the function handle's device, -1: not loaded */
+    gpu_handle_t fn;
+    gpu_func_attrs_t attrs;
+} cs_kernel_t;
+
+/* Bytes written to a __constant__/__device__ variable from the host, to
+ * write again into modules loaded later (each cell's module has its own
+ * copy of a variable from the prelude). */
+typedef struct {
+    char *name;
+    size_t offset, n;
+    void *data;
+} cs_symbol_write_t;
+
+typedef struct {
+    void *p, *orig;    /* the page-aligned range handed out, and arena_alloc's block */
+    size_t n;
+} cs_pinned_t;
+
+struct cuda_session {
+    engine_t *e;
+    gpu_client_t *gc;
+    const engine_io_t *io;    /* the running cell's output, NULL between cells */
+    bool touched;             /* the GPU was used during this cell */
+    int last_error;           /* cudaGetLastError's */
+    char last_kernel[256];    /* the kernel launched last, for fault messages */
+    char recovery_note[1024]; /* what the last recovery did, for the error */
+    cs_module_t *mods;
+    int nmods, capmods;
+    cs_kernel_t *kernels;
+    int nkernels, capkernels;
+    cs_symbol_write_t *syms;
+    int nsyms, capsyms;
+    cs_pinned_t *pins;
+    int npins, cappins;
+};
+
+/* 0 when the worker is up; otherwise the cudaError_t that says why (no
+ * device, no driver) with msg filled. Waits for the worker's start-up. */
+int cs_ready(cuda_session_t *cs, char *msg, size_t ml);
+/* After a call returned code r (CUresult or GPU_ERR_*): if the worker died
+ * (fault, crash, interrupt), restarts it and fills cs->recovery_note. Returns
+ * the cudaError_t for r. */
+int cs_check(cuda_session_t *cs, int r);
+/* The worker's handle of a module (loaded on first use on the current device). */
+int cs_module(cuda_session_t *cs, const char *hex, gpu_handle_t *mod);
+/* Formats a size: "4000 bytes", "7.6 MiB". */
+const char *cs_bytes(char *buf, size_t n, uint64_t bytes);
+
+int cuda_api_call(void *ctx, const char *name, const interp_arg_t *args, int nargs, int discarded,
+                  int64_t *ret, char *ename, char *msg, size_t msglen);
+int cuda_launch(void *ctx, const char *kernel, const unsigned grid[3], const unsigned block[3],
+                uint64_t shmem, uint64_t stream, const interp_arg_t *args, int nargs, char *ename,
+                char *msg, size_t msglen);
+void cuda_launch_forget(cuda_session_t *cs);
+
+#endif
