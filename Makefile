@@ -32,6 +32,8 @@ LIB_OBJ  := $(LIB_SRC:%.c=build/obj/%.o)
 ASAN_OBJ := $(LIB_SRC:%.c=build/asan/obj/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/tests/%)
+# the same tests built without sanitizers, for valgrind (tests/valgrind/)
+PLAIN_UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/tests-plain/%)
 
 ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer
 
@@ -47,6 +49,10 @@ build/asan/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) -c $< -o $@
 
+# the logos are embedded with .incbin, which -MMD does not see
+LOGOS := kernelspec/logo-32x32.png kernelspec/logo-64x64.png kernelspec/logo-svg.svg
+build/obj/kernel/logos.o build/asan/obj/kernel/logos.o: $(LOGOS)
+
 build/icuda: build/obj/kernel/icuda_main.o $(LIB_OBJ)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
@@ -59,6 +65,10 @@ asan: build/asan/icuda
 build/tests/%: tests/unit/%.c tests/unit/check.h $(ASAN_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) $(LDFLAGS) $< $(ASAN_OBJ) $(LDLIBS) -o $@
+
+build/tests-plain/%: tests/unit/%.c tests/unit/check.h $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIB_OBJ) $(LDLIBS) -o $@
 
 # The GPU worker and its tests link only runtime/gpu and runtime/hostmem:
 # the worker needs nothing of the protocol or the interpreter.
@@ -89,7 +99,7 @@ else
 venv:
 endif
 
-test: build/icuda build/icuda-worker build/asan/icuda $(UNIT_BIN) venv
+test: build/icuda build/icuda-worker build/asan/icuda $(UNIT_BIN) $(PLAIN_UNIT_BIN) venv
 	$(PYTHON) tests/run.py --kernel build/asan/icuda --plain-kernel build/icuda $(UNIT_BIN)
 
 test-gpu: build/icuda build/icuda-worker build/asan/icuda $(UNIT_BIN) venv

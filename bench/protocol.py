@@ -49,7 +49,11 @@ def start(ksm, name):
         m = kc.get_shell_msg(timeout=30)
         if m["parent_header"].get("msg_id") == msg_id:
             break
-    return km, kc, time.perf_counter() - t0
+    dt = time.perf_counter() - t0
+    # iopub subscriptions take a moment (ZeroMQ's slow joiner): without this
+    # wait the first cell's messages can be published before anyone listens.
+    kc.wait_for_ready(timeout=30)
+    return km, kc, dt
 
 
 def run_cell(kc, code):

@@ -120,6 +120,7 @@ static void *warm_up_thread(void *arg) {
 }
 
 void engine_warm_up(engine_t *e) {
+    if (getenv("ICUDA_NO_WARMUP")) return; /* e.g. under valgrind */
     pthread_t th;
     pthread_attr_t attr;
     pthread_attr_init(&attr);

@@ -774,7 +774,7 @@ int cuda_api_call(void *ctx, const char *name, const interp_arg_t *args, int nar
         if (!strcmp(api[i].name, name)) id = (int)api[i].id;
     if (id < 0) {
         snprintf(ename, INTERP_ENAME_MAX, "NameError");
-        snprintf(msg, msglen, "%s is not a CUDA runtime function icuda knows (see %%help cuda for the list)", name);
+        snprintf(msg, msglen, "%s is not a CUDA runtime function icuda knows yet", name);
         return -1;
     }
     call_t c = {cs, name, args, nargs, msg, msglen, false};

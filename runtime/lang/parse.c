@@ -483,7 +483,8 @@ static type_t *params(P *p, type_t *ret, const char ***names) {
             s->name = nm[n];
             s->kind = S_VAR_LOCAL;
             s->ty = t;
-            s->slot = 0;
+            s->slot = n; /* the slot it gets in the body when no earlier parameter is addressed
+                          * (func_def checks this for double m[r][c] parameters) */
             scope_add(p, s);
         }
         ps[n++] = t;
@@ -1101,6 +1102,8 @@ static void check_modifiable(P *p, node_t *e, const char *what) {
     if (e->place == PL_TEMP) type_error(&e->loc, "%s: %s is a temporary value", what, loc_text(&e->loc, b, sizeof b));
 }
 
+static bool has_vla(type_t *t);
+static node_t *vla_elems(P *p, type_t *t, loc_t *l, type_t **elem);
 static node_t *postfix(P *p) {
     loc_t l0 = TOK->loc;
     node_t *e = primary(p);
@@ -2257,6 +2260,12 @@ static void func_def(P *p, type_t *ft, token_t *name, const char **pnames) {
             ps->slot = new_slot(p);
             fn->pslot[i] = ps->slot;
         }
+        if (pt->kind == T_PTR && pt->base->kind == T_ARRAY && has_vla(pt->base))
+            for (int k = 0; k < i; k++)
+                if (fn->pslot[k] != k)
+                    type_error(&name->loc, "variable-length array parameter '%s' of %s: its size must come from "
+                               "earlier parameters that are not addressed (&) and not structs",
+                               ps->name, nm);
         if (pnames && pnames[i]) scope_add(p, ps);
     }
     loc_t bl = TOK->loc;

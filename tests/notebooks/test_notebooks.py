@@ -98,5 +98,10 @@ def test_tutorial_notebooks():
             execute(nb, timeout=600)
         except CellExecutionError as e:
             raise AssertionError(f"{os.path.basename(path)}: {ANSI.sub('', str(e))[:3000]}")
+        # a cell that shows a mistake must really have failed
+        for cell in nb.cells:
+            if "raises-exception" in cell.get("metadata", {}).get("tags", []):
+                assert any(o.output_type == "error" for o in cell.outputs), \
+                    f"{os.path.basename(path)}: expected an error from:\n{cell.source}"
         ran += 1
     assert ran > 0

@@ -1,0 +1,82 @@
+"""valgrind over the C code, beside the ASan builds that the other tests
+use: the unit tests built without sanitizers (build/tests-plain/), and a
+kernel session of host cells and magics. Skipped where valgrind is missing."""
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+
+import support
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PLAIN = os.path.join(ROOT, "build", "tests-plain")
+VALGRIND = shutil.which("valgrind")
+FLAGS = ["--error-exitcode=99", "--leak-check=full", "--errors-for-leak-kinds=definite",
+         "--show-leak-kinds=definite", "--track-fds=no"]
+# The GPU worker test talks to a driver when there is one: valgrind is not for that.
+UNITS = ["test_split", "test_wire", "test_arena", "test_lang"]
+
+
+def errors_in(log):
+    for line in log.splitlines():
+        if "ERROR SUMMARY:" in line:
+            return int(line.split("ERROR SUMMARY:")[1].split()[0])
+    return -1
+
+
+@support.timeout(900)
+def test_unit_tests_under_valgrind():
+    if not VALGRIND:
+        print("valgrind not installed: skipped")
+        return
+    for name in UNITS:
+        exe = os.path.join(PLAIN, name)
+        assert os.path.exists(exe), f"{exe} missing (make builds it for make test)"
+        p = subprocess.run([VALGRIND, "-q"] + FLAGS + [exe], capture_output=True, text=True,
+                           errors="replace", cwd=ROOT, timeout=800)
+        assert p.returncode == 0, f"{name} under valgrind: exit {p.returncode}\n{p.stderr[-4000:]}"
+
+
+@support.timeout(600)
+def test_kernel_session_under_valgrind():
+    if not VALGRIND:
+        print("valgrind not installed: skipped")
+        return
+    from jupyter_client.kernelspec import KernelSpecManager
+    from jupyter_client.manager import KernelManager
+    tmp = tempfile.mkdtemp(prefix="icuda-vg-")
+    log = os.path.join(tmp, "valgrind.log")
+    try:
+        spec = os.path.join(tmp, "kernels", "icuda")
+        os.makedirs(spec)
+        kernel = os.path.abspath(support.PLAIN_KERNEL)
+        with open(os.path.join(spec, "kernel.json"), "w") as f:
+            # no background NVRTC warm-up: NVRTC itself is not ours to check
+            json.dump({"argv": [VALGRIND, "--log-file=" + log] + FLAGS + [kernel, "-f", "{connection_file}"],
+                       "display_name": "icuda under valgrind", "language": "cuda",
+                       "interrupt_mode": "message", "env": {"ICUDA_NO_WARMUP": "1"}}, f)
+        km = KernelManager(kernel_name="icuda",
+                           kernel_spec_manager=KernelSpecManager(kernel_dirs=[os.path.join(tmp, "kernels")]))
+        km.start_kernel()
+        kc = km.client()
+        kc.start_channels()
+        try:
+            kc.wait_for_ready(timeout=120)
+            cells = ["int n = 10;\ndouble *x = (double *)malloc(n * sizeof(double));\n"
+                     "for (int i = 0; i < n; i++) x[i] = i * 0.5;\nprintf(\"%g\\n\", x[n - 1]);",
+                     "struct P { int a; double b; };\nstruct P p = {1, 2.5};\np",
+                     "x[n] = 1;", "free(x);\nfree(x);", "%who", "%lsmagic", "%help nvrtc", "x"]
+            for code in cells:
+                reply = kc.execute_interactive(code, timeout=120, output_hook=lambda m: None)
+                assert reply["content"]["status"] in ("ok", "error")
+            kc.is_complete("for (int i = 0; i < 3; i++) {")
+            kc.complete("pri", 3)
+        finally:
+            kc.stop_channels()
+            km.shutdown_kernel(now=False)
+        with open(log, errors="replace") as f:
+            text = f.read()
+        assert errors_in(text) == 0, text[-6000:]
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
