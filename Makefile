@@ -102,7 +102,7 @@ endif
 test: build/icuda build/icuda-worker build/asan/icuda $(UNIT_BIN) $(PLAIN_UNIT_BIN) venv
 	$(PYTHON) tests/run.py --kernel build/asan/icuda --plain-kernel build/icuda $(UNIT_BIN)
 
-test-gpu: build/icuda build/icuda-worker build/asan/icuda $(UNIT_BIN) venv
+test-gpu: build/icuda build/icuda-worker build/asan/icuda $(UNIT_BIN) $(PLAIN_UNIT_BIN) venv
 	$(PYTHON) tests/run.py --gpu --kernel build/icuda --plain-kernel build/icuda $(UNIT_BIN)
 
 install: build/icuda

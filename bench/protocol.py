@@ -1,7 +1,8 @@
 """Protocol and compile timings of icuda beside ipykernel, both started the
 same way (jupyter_client's KernelManager from a kernelspec):
 
-  - kernel start to kernel_info_reply
+  - kernel start to kernel_info_reply (spawned directly, and through
+    jupyter_client's KernelManager)
   - trivial cell round trip (execute_request -> idle)
   - device cell compile: cold (new source, empty disk cache) and unchanged
 
@@ -56,6 +57,38 @@ def start(ksm, name):
     return km, kc, dt
 
 
+def direct_start(argv, runs):
+    """Start to kernel_info_reply without jupyter_client's manager: spawn the
+    kernel on a connection file and ask on a bare DEALER socket. What the
+    kernel itself costs. KernelManager adds its own time on top, mostly
+    ZeroMQ's 100 ms reconnect timer while the kernel binds its ports."""
+    import zmq
+    from jupyter_client.connect import write_connection_file
+    from jupyter_client.session import Session
+    times = []
+    for _ in range(runs):
+        fn, cfg = write_connection_file()
+        t0 = time.perf_counter()
+        p = subprocess.Popen([a.replace("{connection_file}", fn) for a in argv],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        ctx = zmq.Context()
+        sock = ctx.socket(zmq.DEALER)
+        # ZeroMQ retries a refused connect every 100 ms by default: the
+        # bench would measure that timer, not the kernel
+        sock.setsockopt(zmq.RECONNECT_IVL, 1)
+        sock.connect("tcp://127.0.0.1:%d" % cfg["shell_port"])
+        session = Session(key=cfg["key"].encode())
+        session.send(sock, "kernel_info_request", {})
+        session.recv(sock, mode=0)
+        times.append(time.perf_counter() - t0)
+        p.terminate()
+        p.wait()
+        sock.close(linger=0)
+        ctx.term()
+        os.unlink(fn)
+    return times
+
+
 def run_cell(kc, code):
     t0 = time.perf_counter()
     msg_id = kc.execute(code)
@@ -97,6 +130,10 @@ def main():
     spec(tmp, "ipykernel", [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"])
     ksm = KernelSpecManager(kernel_dirs=[os.path.join(tmp, "kernels")])
     rows = []
+    argv = {"icuda": [os.path.abspath(args.kernel), "-f", "{connection_file}"],
+            "ipykernel": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]}
+    for name in ("icuda", "ipykernel"):
+        rows.append((name, "start -> kernel_info_reply (direct)", fmt(direct_start(argv[name], args.runs))))
     for name, trivial in (("icuda", args.trivial), ("ipykernel", "pass")):
         starts, trips = [], []
         for _ in range(args.runs):
@@ -106,7 +143,7 @@ def main():
             for _ in range(20):
                 trips.append(run_cell(kc, trivial)[0])
             stop(km, kc)
-        rows.append((name, "start -> kernel_info_reply", fmt(starts)))
+        rows.append((name, "start -> kernel_info_reply (KernelManager)", fmt(starts)))
         rows.append((name, "trivial cell round trip", fmt(trips)))
     km, kc, _ = start(ksm, "icuda")
     time.sleep(1.0)  # let the background warm-up (NVRTC load, arch probe) finish
@@ -126,7 +163,7 @@ def main():
                              capture_output=True, text=True).stdout.strip()
         rows.append(("raw NVRTC", "vecadd compile (same options)", out))
     for r in rows:
-        print(f"{r[0]:10s} {r[1]:34s} {r[2]}")
+        print(f"{r[0]:10s} {r[1]:44s} {r[2]}")
     shutil.rmtree(tmp, ignore_errors=True)
 
 

@@ -55,7 +55,7 @@ def test_kernel_session_under_valgrind():
             # no background NVRTC warm-up: NVRTC itself is not ours to check
             json.dump({"argv": [VALGRIND, "--log-file=" + log] + FLAGS + [kernel, "-f", "{connection_file}"],
                        "display_name": "icuda under valgrind", "language": "cuda",
-                       "interrupt_mode": "message", "env": {"ICUDA_NO_WARMUP": "1"}}, f)
+                       "interrupt_mode": "message", "env": {"ICUDA_NO_WARMUP": "1", "ICUDA_ARENA_MB": "256"}}, f)
         km = KernelManager(kernel_name="icuda",
                            kernel_spec_manager=KernelSpecManager(kernel_dirs=[os.path.join(tmp, "kernels")]))
         km.start_kernel()
