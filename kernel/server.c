@@ -5,7 +5,7 @@
  *   "S", name, text                 a piece of stream output (coalesced here)
  *   "A"                             a cell failed with stop_on_error: abort what
  *                                   is queued on shell (sent before its reply)
- *   "D<abort>"                      the request is done
+ *   "D"                             the request is done
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* pthread_timedjoin_np */
@@ -325,7 +325,7 @@ static void on_pipe(server_t *s) {
         stream_append(s, fr.f[1].data, fr.f[1].len, fr.f[2].data, fr.f[2].len);
     } else if (head[0] == 'A' && fr.f[0].len == 1) {
         drain_shell_for_abort(s);
-    } else if (head[0] == 'D' && fr.f[0].len == 2) {
+    } else if (head[0] == 'D' && fr.f[0].len == 1) {
         stream_flush(s, true);
         publish_status(s, s->job_parent, "idle");
         json_decref(s->job_parent);
@@ -349,10 +349,9 @@ static void *executor_loop(void *arg) {
         pthread_mutex_unlock(&s->mu);
         if (!rq) break;
         handlers_find(rq->msg.msg_type)->fn(rq);
-        char done[2] = {'D', rq->abort_queue ? 1 : 0};
         wire_msg_clear(&rq->msg);
         free(rq);
-        zmq_send(s->pipe_exec, done, 2, 0);
+        zmq_send(s->pipe_exec, "D", 1, 0);
     }
     return NULL;
 }

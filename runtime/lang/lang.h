@@ -390,6 +390,7 @@ const char *ty_plural(type_t *t, char *buf, size_t n);   /* "doubles" */
 typedef struct tokvec { token_t *v; int n, cap; } tokvec_t;
 void lex_cell(interp_t *in, src_t *src, tokvec_t *out); /* raises SyntaxError */
 void lex_define_text(interp_t *in, const char *text);    /* prelude macros */
+int binary_precedence(const token_t *t);                  /* 10 = * / %, 1 = ||; -1 otherwise */
 const char *tok_str(token_t *t, char *buf, size_t n);
 
 /* ---------- parser (parse*.c) ---------- */

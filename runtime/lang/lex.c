@@ -538,7 +538,9 @@ static int64_t pe_unary(pex_t *p) {
     }
     syntax_error(&t->loc, "token \"%.*s\" is not valid in preprocessor expressions", t->n, t->s);
 }
-static int prec_of(token_t *t) {
+/* C's binary operator precedence (10 = * / %, 1 = ||), -1 for anything
+ * else: for #if expressions here and for the parser. */
+int binary_precedence(const token_t *t) {
     if (!t || t->kind != TK_PUNCT) return -1;
     switch (t->id) {
     case P_STAR: case P_DIV: case P_MOD: return 10;
@@ -558,7 +560,7 @@ static int64_t pe_bin(pex_t *p, int minp) {
     int64_t l = pe_unary(p);
     for (;;) {
         token_t *t = pe_peek(p);
-        int pr = prec_of(t);
+        int pr = binary_precedence(t);
         if (pr < minp) return l;
         p->i++;
         int64_t r = pe_bin(p, pr + 1);

@@ -1342,29 +1342,13 @@ static node_t *cast_expr(P *p) {
     return unary(p);
 }
 
-static int binprec(token_t *t) {
-    if (t->kind != TK_PUNCT) return -1;
-    switch (t->id) {
-    case P_STAR: case P_DIV: case P_MOD: return 10;
-    case P_PLUS: case P_MINUS: return 9;
-    case P_SHL: case P_SHR: return 8;
-    case P_LT: case P_GT: case P_LE: case P_GE: return 7;
-    case P_EQ: case P_NE: return 6;
-    case P_AMP: return 5;
-    case P_XOR: return 4;
-    case P_OR: return 3;
-    case P_LAND: return 2;
-    case P_LOR: return 1;
-    }
-    return -1;
-}
 
 static node_t *binexpr(P *p, int minp) {
     loc_t l0 = TOK->loc;
     node_t *l = cast_expr(p);
     for (;;) {
         token_t *t = TOK;
-        int pr = binprec(t);
+        int pr = binary_precedence(t);
         if (pr < minp) return l;
         p->i++;
         node_t *r = binexpr(p, pr + 1);
