@@ -159,6 +159,13 @@ static int run_host(engine_t *e, const char *code, const cell_split_t *sp, size_
     return rc;
 }
 
+static int run_magic_item(magic_ctx_t *mc, const char *code, const cell_item_t *it, engine_error_t *err) {
+    char *line = strndup(code + it->start, it->end - it->start);
+    int rc = magic_run_line(mc, line, err);
+    free(line);
+    return rc;
+}
+
 int engine_execute(engine_t *e, const char *code, int execution_count, bool silent, const engine_io_t *io,
                    engine_error_t *err) {
     interrupt_clear();
@@ -175,11 +182,7 @@ int engine_execute(engine_t *e, const char *code, int execution_count, bool sile
     int rc = 0;
     /* Magics before the first code item run first (e.g. %nvrtc for this cell). */
     size_t i = 0;
-    for (; i < sp.n && sp.items[i].kind == ITEM_MAGIC && rc == 0; i++) {
-        char *line = strndup(code + sp.items[i].start, sp.items[i].end - sp.items[i].start);
-        rc = magic_run_line(&mc, line, err);
-        free(line);
-    }
+    for (; i < sp.n && sp.items[i].kind == ITEM_MAGIC && rc == 0; i++) rc = run_magic_item(&mc, code, &sp.items[i], err);
     if (rc == 0) rc = device_compile_cell(e, code, &sp, cell, io, err);
     /* Host code runs in order after the device code compiled; a magic
      * between host items runs where it stands. */
@@ -187,11 +190,7 @@ int engine_execute(engine_t *e, const char *code, int execution_count, bool sile
     for (; i <= sp.n && rc == 0; i++) {
         if (i < sp.n && sp.items[i].kind != ITEM_MAGIC) continue;
         rc = run_host(e, code, &sp, seg, i, cell, i == sp.n, io, err);
-        if (rc == 0 && i < sp.n) {
-            char *line = strndup(code + sp.items[i].start, sp.items[i].end - sp.items[i].start);
-            rc = magic_run_line(&mc, line, err);
-            free(line);
-        }
+        if (rc == 0 && i < sp.n) rc = run_magic_item(&mc, code, &sp.items[i], err);
         seg = i + 1;
     }
     rc = cuda_session_end_cell(e->cuda, io, rc, err);

@@ -1554,7 +1554,7 @@ node_t *st_vla(loc_t *l, int slot, node_t *count, int64_t esz, int countslot, co
 }
 
 static int sx_launch(node_t *n, frame_t *f) {
-    rt_error(n, "kernel launches need the GPU worker, which is not built yet (launch of %s)", (char *)n->p);
+    rt_error(n, "kernel launches need the GPU layer, and this interpreter has none attached (launch of %s)", (char *)n->p);
 }
 node_t *st_launch(loc_t *l, const char *kernel) {
     node_t *n = node_new(l);

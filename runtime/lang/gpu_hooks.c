@@ -40,7 +40,7 @@ static void to_arg(node_t *a, val_t v, interp_arg_t *o, char *tbuf, size_t tn, c
 static val_t ev_gpu_call(node_t *n, frame_t *f) {
     interp_t *in = g_in;
     if (!in->hooks.call)
-        rt_error(n, "%s: CUDA runtime calls need the GPU worker, which is not built yet", (char *)n->p);
+        rt_error(n, "%s: CUDA runtime calls need the GPU layer, and this interpreter has none attached", (char *)n->p);
     int k = n->nlist;
     interp_arg_t args[k ? k : 1];
     char tb[k ? k : 1][96], eb[k ? k : 1][64];
@@ -87,7 +87,7 @@ static void dim_of(node_t *a, val_t v, unsigned d[3]) {
 static val_t ev_launch(node_t *n, frame_t *f) {
     interp_t *in = g_in;
     if (!in->hooks.launch)
-        rt_error(n, "kernel launches need the GPU worker, which is not built yet (launch of %s)", (char *)n->p);
+        rt_error(n, "kernel launches need the GPU layer, and this interpreter has none attached (launch of %s)", (char *)n->p);
     node_t **cfg = n->list;
     int nc = (int)n->esz;
     unsigned g[3], b[3];
