@@ -133,8 +133,14 @@ static void recover(cuda_session_t *cs, const gpu_fault_t *f) {
             int dev = 0;
             char b[32];
             gpu_client_buffer(cs->gc, rep.lost_ptrs[i], &base, &size, &dev);
-            k += snprintf(p + k, n - (size_t)k, " %#llx (%s)", (unsigned long long)rep.lost_ptrs[i],
-                          cs_bytes(b, sizeof b, size));
+            /* by the variables that point at it, which is what the notebook knows */
+            char *names = interp_pointer_names(cs->e->interp, INTERP_PLACE_DEVICE, rep.lost_ptrs[i]);
+            if (*names)
+                k += snprintf(p + k, n - (size_t)k, "%s %s (%s)", i ? "," : "", names, cs_bytes(b, sizeof b, size));
+            else
+                k += snprintf(p + k, n - (size_t)k, "%s %#llx (%s)", i ? "," : "", (unsigned long long)rep.lost_ptrs[i],
+                              cs_bytes(b, sizeof b, size));
+            free(names);
         }
     }
     if (k > 0 && (size_t)k < n) snprintf(p + k, n - (size_t)k, ". Host variables are untouched.");

@@ -34,6 +34,11 @@ char *interp_device_constants(interp_t *in);
 /* %who: one row per session variable {name, type, size, place}. */
 json_t *interp_who(interp_t *in);
 
+/* The session variables that point at the buffer of place (INTERP_PLACE_*)
+ * starting at base, as "x, y" ("" when none); malloc'd. For messages such as
+ * the list of device buffers lost to a GPU fault. */
+char *interp_pointer_names(interp_t *in, int place, uint64_t base);
+
 /* For completion/inspection: names of session variables and functions that
  * start with prefix (new reference, JSON array of strings). */
 json_t *interp_names(interp_t *in, const char *prefix);

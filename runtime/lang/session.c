@@ -241,22 +241,66 @@ char *interp_device_constants(interp_t *in) {
     return o;
 }
 
+/* The live buffer a pointer-typed session variable points into, or NULL. */
+static const buf_t *pointee(const sym_t *s) {
+    if (s->ty->kind != T_PTR) return NULL;
+    uint64_t w;
+    memcpy(&w, s->gv->addr, sizeof w);
+    if (!ptr_valid(w)) return NULL;
+    const buf_t *b = &g_bufs[ptr_slot(w)];
+    return b->state == BUF_LIVE ? b : NULL;
+}
+
+static const char *place_name(const buf_t *b) {
+    if (!b) return "host";
+    switch (b->place) {
+    case PLACE_DEVICE: return "device";
+    case PLACE_PINNED: return "pinned";
+    default: return "host";
+    }
+}
+
+#define FOR_SESSION_VARS(in, s)                                                            \
+    for (int i_ = 0; i_ < (in)->globals.cap; i_++)                                        \
+        for (sym_t *s = (in)->globals.keys && (in)->globals.keys[i_] &&                   \
+                                (in)->globals.keys[i_] != (const char *)1                 \
+                            ? (in)->globals.vals[i_]                                      \
+                            : NULL;                                                       \
+             s && s->kind == S_VAR_GLOBAL && s->gv->committed; s = NULL)
+
 json_t *interp_who(interp_t *in) {
     json_t *a = json_array();
-    for (int i = 0; i < in->globals.cap; i++) {
-        const char *k = in->globals.keys ? in->globals.keys[i] : NULL;
-        if (!k || k == (const char *)1) continue;
-        sym_t *s = in->globals.vals[i];
-        if (!s || s->kind != S_VAR_GLOBAL || !s->gv->committed) continue;
+    FOR_SESSION_VARS(in, s) {
         char tn[200];
         json_t *r = json_object();
         json_object_set_new(r, "name", json_string(s->name));
         json_object_set_new(r, "type", json_string(ty_name(s->ty, tn, sizeof tn)));
         json_object_set_new(r, "size", json_integer((json_int_t)s->ty->size));
-        json_object_set_new(r, "place", json_string("host"));
+        /* for a pointer, where its buffer lives */
+        json_object_set_new(r, "place", json_string(place_name(pointee(s))));
         json_array_append_new(a, r);
     }
     return a;
+}
+
+char *interp_pointer_names(interp_t *in, int place, uint64_t base) {
+    size_t cap = 64, n = 0;
+    char *o = malloc(cap);
+    if (!o) abort();
+    o[0] = 0;
+    FOR_SESSION_VARS(in, s) {
+        const buf_t *b = pointee(s);
+        if (!b || b->place != (place == INTERP_PLACE_DEVICE ? PLACE_DEVICE : PLACE_PINNED) ||
+            (uint64_t)(uintptr_t)b->base != base)
+            continue;
+        size_t l = strlen(s->name) + 2;
+        while (n + l + 1 > cap) {
+            o = realloc(o, cap *= 2);
+            if (!o) abort();
+        }
+        n += (size_t)sprintf(o + n, "%s%s", n ? ", " : "", s->name);
+    }
+    return o;
 }
 
 json_t *interp_names(interp_t *in, const char *prefix) {

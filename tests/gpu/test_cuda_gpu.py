@@ -130,6 +130,8 @@ def test_out_of_bounds_kernel_then_the_notebook_goes_on():
         e, v = err(k, "oob<<<1, 32>>>(z);\ncudaDeviceSynchronize();")
         assert e == "cudaErrorIllegalAddress", (e, v)
         assert "oob" in v and "restarted" in v, v
+        # z was handed to a kernel: lost, and named by its variable
+        assert "1 lost" in v and " z (" in v, v
         # x and y were copied from the host: restored; the next cells work
         assert "ok 3145725" in stdout_of(ok(k, LAUNCH))
         ok(k, "assert(hx[5] == 5.0);")
