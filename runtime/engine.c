@@ -143,14 +143,8 @@ static int run_host(engine_t *e, const char *code, const cell_split_t *sp, size_
     bool any = false;
     for (size_t i = from; i < to; i++) any |= is_host_side(&sp->items[i]);
     if (!any) return 0;
-    size_t n = strlen(code);
-    char *view = malloc(n + 1);
+    char *view = split_view(code, sp, from, to, is_host_side);
     if (!view) abort();
-    for (size_t i = 0; i < n; i++) view[i] = code[i] == '\n' ? '\n' : ' ';
-    view[n] = 0;
-    for (size_t i = from; i < to; i++)
-        if (is_host_side(&sp->items[i]))
-            memcpy(view + sp->items[i].start, code + sp->items[i].start, sp->items[i].end - sp->items[i].start);
     json_t *value = NULL;
     int rc = interp_run(e->interp, view, cell, io, &value, err);
     free(view);

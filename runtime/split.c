@@ -368,13 +368,13 @@ void split_free(cell_split_t *s) {
     memset(s, 0, sizeof *s);
 }
 
-char *split_view(const char *code, const cell_split_t *s, bool (*keep)(const cell_item_t *)) {
+char *split_view(const char *code, const cell_split_t *s, size_t from, size_t to, bool (*keep)(const cell_item_t *)) {
     size_t n = strlen(code);
     char *v = malloc(n + 1);
     if (!v) return NULL;
     for (size_t i = 0; i < n; i++) v[i] = code[i] == '\n' ? '\n' : ' ';
     v[n] = 0;
-    for (size_t k = 0; k < s->n; k++)
+    for (size_t k = from; k < to && k < s->n; k++)
         if (keep(&s->items[k])) memcpy(v + s->items[k].start, code + s->items[k].start, s->items[k].end - s->items[k].start);
     return v;
 }

@@ -37,9 +37,10 @@ typedef struct {
 void split_cell(const char *code, cell_split_t *out);
 void split_free(cell_split_t *s);
 
-/* The text of the cell with every item for which keep(item) is false blanked
- * to spaces (newlines kept), so lines and columns stay the cell's own. */
-char *split_view(const char *code, const cell_split_t *s, bool (*keep)(const cell_item_t *));
+/* The text of the cell with everything blanked to spaces (newlines kept) but
+ * the items among [from, to) for which keep(item) is true, so lines and
+ * columns stay the cell's own. */
+char *split_view(const char *code, const cell_split_t *s, size_t from, size_t to, bool (*keep)(const cell_item_t *));
 
 /* True when the cell, after blank lines and comments, starts with "%%". */
 bool split_is_cell_magic(const char *code);

@@ -97,7 +97,7 @@ int main(void) {
     /* the host view keeps lines and columns */
     split("__global__ void k(int *p) { p[0] = 1; }\nint x = 1;\n");
     bool keep_host(const cell_item_t *it);
-    char *v = split_view("__global__ void k(int *p) { p[0] = 1; }\nint x = 1;\n", &sp, keep_host);
+    char *v = split_view("__global__ void k(int *p) { p[0] = 1; }\nint x = 1;\n", &sp, 0, sp.n, keep_host);
     CHECK(strlen(v) == strlen("__global__ void k(int *p) { p[0] = 1; }\nint x = 1;\n"));
     CHECK(strstr(v, "\nint x = 1;\n") != NULL && strstr(v, "__global__") == NULL);
     free(v);
