@@ -8,6 +8,7 @@
 #include "runtime/cuda/cuda_errors.h"
 #include "runtime/cuda/cuda_session.h"
 #include "runtime/gpu/gpu_client.h"
+#include "runtime/nvrtc_compile.h"
 #include "runtime/strbuf.h"
 
 static int no_gpu(engine_error_t *err, int code, const char *why) {
@@ -27,12 +28,12 @@ static int devices_line(magic_ctx_t *mc, const char *args, engine_error_t *err) 
     int drv = gpu_client_driver_version(g);
     strbuf_t t = {0}, h = {0};
     sb_printf(&t, "%d GPU%s; CUDA driver %d.%d, runtime (NVRTC) %s; current device %d\n", n, n == 1 ? "" : "s",
-              drv / 1000, drv % 1000 / 10, engine_cuda_version(), cur);
+              drv / 1000, drv % 1000 / 10, nvrtc_version_string(), cur);
     sb_printf(&h, "<p>%d GPU%s; CUDA driver %d.%d, runtime (NVRTC) %s; current device %d</p><table><thead><tr>"
               "<th>#</th><th>name</th><th>cc</th><th>SMs</th><th>memory total / free</th><th>bus</th>"
               "<th>peak bandwidth</th><th>L2</th><th>threads/block</th><th>shared/block (opt-in)</th>"
               "<th>regs/block</th><th>threads/SM</th><th>shared/SM</th><th>clock</th></tr></thead><tbody>",
-              n, n == 1 ? "" : "s", drv / 1000, drv % 1000 / 10, engine_cuda_version(), cur);
+              n, n == 1 ? "" : "s", drv / 1000, drv % 1000 / 10, nvrtc_version_string(), cur);
     for (int d = 0; d < n; d++) {
         gpu_props_t p;
         if (gpu_client_device_props(g, d, &p)) continue;
