@@ -120,6 +120,28 @@ static int run_magic_item(magic_ctx_t *mc, const char *code, const cell_item_t *
     return rc;
 }
 
+/* A cell's code after its magic line, if any: device items compile, then
+ * host items run in order, a magic between them where it stands. */
+static int run_code(magic_ctx_t *mc, const char *code, engine_error_t *err) {
+    engine_t *e = mc->e;
+    cell_split_t sp;
+    split_cell(code, &sp);
+    int rc = 0;
+    /* Magics before the first code item run first (e.g. %nvrtc for this cell). */
+    size_t i = 0;
+    for (; i < sp.n && sp.items[i].kind == ITEM_MAGIC && rc == 0; i++) rc = run_magic_item(mc, code, &sp.items[i], err);
+    if (rc == 0) rc = device_compile_cell(e, code, &sp, mc->cell_name, mc->io, err);
+    size_t seg = i;
+    for (; i <= sp.n && rc == 0; i++) {
+        if (i < sp.n && sp.items[i].kind != ITEM_MAGIC) continue;
+        rc = run_host(e, code, &sp, seg, i, mc->cell_name, i == sp.n, mc->io, err);
+        if (rc == 0 && i < sp.n) rc = run_magic_item(mc, code, &sp.items[i], err);
+        seg = i + 1;
+    }
+    split_free(&sp);
+    return rc;
+}
+
 int engine_execute(engine_t *e, const char *code, int execution_count, bool silent, const engine_io_t *io,
                    engine_error_t *err) {
     interrupt_clear();
@@ -127,29 +149,10 @@ int engine_execute(engine_t *e, const char *code, int execution_count, bool sile
     char cell[32];
     if (execution_count > 0) snprintf(cell, sizeof cell, "In [%d]", execution_count);
     else snprintf(cell, sizeof cell, "In [ ]");
-    magic_ctx_t mc = {e, io, cell};
+    magic_ctx_t mc = {e, io, cell, run_code};
     cuda_session_begin_cell(e->cuda, io);
-    if (split_is_cell_magic(code)) return cuda_session_end_cell(e->cuda, io, magic_run_cell(&mc, code, err), err);
-
-    cell_split_t sp;
-    split_cell(code, &sp);
-    int rc = 0;
-    /* Magics before the first code item run first (e.g. %nvrtc for this cell). */
-    size_t i = 0;
-    for (; i < sp.n && sp.items[i].kind == ITEM_MAGIC && rc == 0; i++) rc = run_magic_item(&mc, code, &sp.items[i], err);
-    if (rc == 0) rc = device_compile_cell(e, code, &sp, cell, io, err);
-    /* Host code runs in order after the device code compiled; a magic
-     * between host items runs where it stands. */
-    size_t seg = i;
-    for (; i <= sp.n && rc == 0; i++) {
-        if (i < sp.n && sp.items[i].kind != ITEM_MAGIC) continue;
-        rc = run_host(e, code, &sp, seg, i, cell, i == sp.n, io, err);
-        if (rc == 0 && i < sp.n) rc = run_magic_item(&mc, code, &sp.items[i], err);
-        seg = i + 1;
-    }
-    rc = cuda_session_end_cell(e->cuda, io, rc, err);
-    split_free(&sp);
-    return rc;
+    int rc = split_is_cell_magic(code) ? magic_run_cell(&mc, code, err) : run_code(&mc, code, err);
+    return cuda_session_end_cell(e->cuda, io, rc, err);
 }
 
 json_t *engine_user_expressions(engine_t *e, json_t *expressions) {

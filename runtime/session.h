@@ -48,11 +48,17 @@ struct engine {
     struct cuda_session *cuda;
 };
 
-/* Magics write through the same io as the cell. */
-typedef struct {
+/* What a magic gets: the session (e), the cell's output (io) and name, and
+ * a way to run code as a cell body without calling up into the engine. */
+typedef struct magic_ctx {
     engine_t *e;
     const engine_io_t *io;
     const char *cell_name;
+    /* Runs code as the engine runs a cell (device items compile, host items
+     * run in order, magics where they stand), with this cell's name and
+     * output; for cell magics that wrap code (%%timeit, %%profile). The GPU
+     * work is not synchronised at its end: the caller decides. 0 or -1. */
+    int (*run)(struct magic_ctx *mc, const char *code, engine_error_t *err);
 } magic_ctx_t;
 
 void io_printf(const engine_io_t *io, const char *stream, const char *fmt, ...)
