@@ -61,7 +61,7 @@ int main(void) {
     CUdeviceptr d;
     CK(gpu_client_malloc(c, &d, COPY_BYTES));
     for (int pinned = 0; pinned < 2; pinned++) {
-        if (pinned) CK(gpu_client_host_register(c, h, COPY_BYTES, 0));
+        if (pinned) CK(gpu_client_host_register(c, h, COPY_BYTES, 0, NULL));
         double best_h2d = 1e9, best_d2h = 1e9;
         for (int k = 0; k < REPS; k++) {
             t0 = bench_now();

@@ -2,6 +2,7 @@
  * where they stand, device code compiles before host code runs (DESIGN §2). */
 #include "engine.h"
 
+#include <ctype.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -120,6 +121,46 @@ static int run_magic_item(magic_ctx_t *mc, const char *code, const cell_item_t *
     return rc;
 }
 
+/* __managed__ variables of a device cell that compiled: each is also a
+ * session variable of the host (its declaration without the CUDA words,
+ * run by the interpreter at its own lines), tied to the GPU's copies by the
+ * CUDA layer (runtime/cuda/cuda_managed_vars.c). */
+static bool is_managed_var(const char *code, const cell_item_t *it) {
+    if (it->kind != ITEM_DEVICE || !it->is_variable || !it->name[0]) return false;
+    const char *p = code + it->start, *end = code + it->end;
+    for (const char *q = p; (q = strstr(q, "__managed__")) && q < end; q++)
+        if ((q == p || !(isalnum((unsigned char)q[-1]) || q[-1] == '_')) &&
+            !(isalnum((unsigned char)q[11]) || q[11] == '_'))
+            return true;
+    return false;
+}
+
+static bool keep_all(const cell_item_t *it) { return true; }
+
+static int declare_managed(magic_ctx_t *mc, const char *code, const cell_split_t *sp, engine_error_t *err) {
+    for (size_t i = 0; i < sp->n; i++) {
+        const cell_item_t *it = &sp->items[i];
+        if (!is_managed_var(code, it)) continue;
+        char *view = split_view(code, sp, i, i + 1, keep_all);
+        if (!view) abort();
+        static const char *const words[] = {"__managed__", "__device__"};
+        for (int w = 0; w < 2; w++)
+            for (char *q = view; (q = strstr(q, words[w])); q += strlen(words[w]))
+                memset(q, ' ', strlen(words[w]));
+        json_t *value = NULL;
+        int rc = interp_run(mc->e->interp, view, mc->cell_name, mc->io, &value, err);
+        json_decref(value);
+        free(view);
+        char msg[300];
+        if (rc == 0 && cuda_session_managed_var(mc->e->cuda, it->name, msg, sizeof msg) < 0) {
+            engine_error_set(err, "TypeError", NULL, "%s", msg);
+            rc = -1;
+        }
+        if (rc) return rc;
+    }
+    return 0;
+}
+
 /* A cell's code after its magic line, if any: device items compile, then
  * host items run in order, a magic between them where it stands. */
 static int run_code(magic_ctx_t *mc, const char *code, engine_error_t *err) {
@@ -131,6 +172,7 @@ static int run_code(magic_ctx_t *mc, const char *code, engine_error_t *err) {
     size_t i = 0;
     for (; i < sp.n && sp.items[i].kind == ITEM_MAGIC && rc == 0; i++) rc = run_magic_item(mc, code, &sp.items[i], err);
     if (rc == 0) rc = device_compile_cell(e, code, &sp, mc->cell_name, mc->io, err);
+    if (rc == 0) rc = declare_managed(mc, code, &sp, err);
     size_t seg = i;
     for (; i <= sp.n && rc == 0; i++) {
         if (i < sp.n && sp.items[i].kind != ITEM_MAGIC) continue;

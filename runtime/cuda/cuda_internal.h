@@ -51,7 +51,16 @@ typedef struct {
 typedef struct {
     void *p, *orig;    /* the page-aligned range handed out, and arena_alloc's block */
     size_t n;
+    uint64_t dptr;     /* the address kernels use (== p under unified addressing) */
 } cs_pinned_t;
+
+/* cudaMallocManaged memory: device memory at addr, and its host copy (the
+ * interpreter keeps the two coherent, runtime/lang/mem.c). */
+typedef struct {
+    uint64_t addr;
+    void *host;
+    size_t n;
+} cs_managed_t;
 
 struct cuda_session {
     engine_t *e;
@@ -69,6 +78,12 @@ struct cuda_session {
     int nsyms, capsyms;
     cs_pinned_t *pins;
     int npins, cappins;
+    cs_managed_t *managed;
+    int nmanaged, capmanaged;
+    struct cs_mvar *mvars;    /* __managed__ variables (cuda_managed_vars.c) */
+    int nmvars, capmvars;
+    bool unsynced;            /* work was issued since the host last waited for the GPU */
+    bool warned_unsynced;     /* ... and the cell was told once that icuda waited for it */
 };
 
 /* 0 when the worker is up; otherwise the cudaError_t that says why (no
@@ -89,5 +104,25 @@ int cuda_launch(void *ctx, const char *kernel, const unsigned grid[3], const uns
                 uint64_t shmem, uint64_t stream, const interp_arg_t *args, int nargs, char *ename,
                 char *msg, size_t msglen);
 void cuda_launch_forget(cuda_session_t *cs);
+
+/* Managed memory around GPU work (cuda_memory.c): before, the host's
+ * changes go to the device; after, the device's may have changed it. 0 or
+ * a cudaError_t with msg. */
+int cs_managed_before_gpu(cuda_session_t *cs, char *msg, size_t ml);
+void cs_managed_after_gpu(cuda_session_t *cs, uint64_t addr);
+/* The interpreter's hooks for managed memory and device reads. */
+int cs_managed_fetch(void *ctx, uint64_t addr, void *host, uint64_t n, char *msg, size_t ml);
+int cs_read_device(void *ctx, uint64_t addr, void *dst, uint64_t n);
+/* After a worker restart: the managed buffers were refilled from their host copies. */
+void cs_managed_restored(cuda_session_t *cs);
+/* __managed__ variables (cuda_managed_vars.c): the launched module's copy
+ * made current before a launch; the host's side at synchronisation points. */
+typedef struct cs_mvar cs_mvar_t;
+int cs_mvars_before_launch(cuda_session_t *cs, gpu_handle_t mod);
+int cs_mvars_sync_point(cuda_session_t *cs);
+void cs_mvars_restarted(cuda_session_t *cs);
+void cs_mvars_free(cuda_session_t *cs);
+/* The session's managed buffer at addr, or NULL. */
+cs_managed_t *cs_managed_find(cuda_session_t *cs, uint64_t addr);
 
 #endif

@@ -480,6 +480,26 @@ static void convert(const cs_param_t *p, const interp_arg_t *a, unsigned char *d
 
 static bool is_dim3ish(const char *t) { return strstr(t, "dim3") != NULL; }
 
+/* Whether a kernel may reach other buffers through this pointer parameter
+ * (a table of pointers, a struct that may hold them, an untyped pointer):
+ * then no buffer's known contents survive the launch for certain. */
+static bool reaches_further(const cs_param_t *p) {
+    if (p->ptr >= 2 || !p->base[0] || !strcmp(p->base, "void")) return true;
+    for (size_t i = 0; i < sizeof scalars / sizeof scalars[0]; i++)
+        if (!strcmp(p->base, scalars[i].name)) return false;
+    return true;
+}
+
+/* Pinned memory a kernel can use as it is (zero-copy): its device address
+ * is its host address. */
+static bool zero_copy(cuda_session_t *cs, const interp_arg_t *a) {
+    for (int i = 0; i < cs->npins; i++) {
+        const cs_pinned_t *pin = &cs->pins[i];
+        if ((uint64_t)(uintptr_t)pin->p == a->base) return pin->dptr == a->base;
+    }
+    return false;
+}
+
 int cuda_launch(void *ctx, const char *kname, const unsigned grid[3], const unsigned block[3], uint64_t shmem,
                 uint64_t stream, const interp_arg_t *args, int nargs, char *ename, char *msg, size_t ml) {
     cuda_session_t *cs = ctx;
@@ -519,7 +539,8 @@ int cuda_launch(void *ctx, const char *kname, const unsigned grid[3], const unsi
                 }
             } else if (a->bits == 0) {
                 v = 0;
-            } else if (a->place == INTERP_PLACE_DEVICE) {
+            } else if (a->place == INTERP_PLACE_DEVICE || a->place == INTERP_PLACE_MANAGED ||
+                       a->place == INTERP_PLACE_PINNED || a->place == INTERP_PLACE_UNKNOWN) {
                 cs_param_t at;
                 parse_decl(a->type, strlen(a->type), &at, false);
                 if (at.ptr == p->ptr && !same_element(at.base, p->base)) {
@@ -530,12 +551,18 @@ int cuda_launch(void *ctx, const char *kname, const unsigned grid[3], const unsi
                     arg_error(k, i, msg, ml, "%s is %s, but the parameter is %s", a->expr, a->type, p->text);
                     goto out;
                 }
-                v = a->device;
-                is_dptr[i] = p->const_pointee ? 2 : 1;
-            } else if (a->place == INTERP_PLACE_HOST || a->place == INTERP_PLACE_PINNED) {
-                arg_error(k, i, msg, ml, "%s points to %s host memory, which a kernel cannot read; pass a "
-                          "device pointer from cudaMalloc (copy the data there with cudaMemcpy)", a->expr,
-                          a->place == INTERP_PLACE_PINNED ? "pinned" : "ordinary");
+                if (a->place == INTERP_PLACE_PINNED && !zero_copy(cs, a)) {
+                    arg_error(k, i, msg, ml, "%s is pinned host memory that this GPU cannot map into kernels", a->expr);
+                    goto out;
+                }
+                v = a->device; /* the address the GPU uses, whatever kind of memory it is */
+                if (a->place == INTERP_PLACE_DEVICE || a->place == INTERP_PLACE_MANAGED)
+                    is_dptr[i] = p->const_pointee ? GPU_ARG_CONST_PTR : GPU_ARG_PTR;
+                if (reaches_further(p)) is_dptr[i] = GPU_ARG_REACHES;
+            } else if (a->place == INTERP_PLACE_HOST) {
+                arg_error(k, i, msg, ml, "%s points to host memory (malloc or a variable), which a kernel cannot "
+                          "read; pass device memory from cudaMalloc (copy the data there with cudaMemcpy), managed "
+                          "memory from cudaMallocManaged, or pinned memory from cudaMallocHost", a->expr);
                 goto out;
             } else {
                 arg_error(k, i, msg, ml, "%s is not a live pointer (freed already?)", a->expr);
@@ -558,8 +585,15 @@ int cuda_launch(void *ctx, const char *kname, const unsigned grid[3], const unsi
                     arg_error(k, i, msg, ml, "the parameter is %s, but %s is %s", p->text, a->expr, a->type);
                     goto out;
                 }
+                if (a->host_field[0]) {
+                    arg_error(k, i, msg, ml, "%s.%s points to host memory (malloc or a variable), which the kernel "
+                              "cannot read; store device memory (cudaMalloc), managed or pinned memory in it",
+                              a->expr, a->host_field);
+                    goto out;
+                }
                 memcpy(slot, a->aggr, a->size);
                 sizes[i] = (uint16_t)a->size;
+                if (a->has_pointers) is_dptr[i] = GPU_ARG_REACHES; /* the kernel can write through them */
             } else if (a->is_pointer) {
                 arg_error(k, i, msg, ml, "the parameter is %s, but %s is %s", p->text, a->expr, a->type);
                 goto out;
@@ -658,8 +692,23 @@ int cuda_launch(void *ctx, const char *kname, const unsigned grid[3], const unsi
         goto out;
     }
     gpu_handle_t s = stream <= 2 ? 0 : stream >= CS_HANDLE_BASE ? (gpu_handle_t)(stream - CS_HANDLE_BASE) : 0;
+    if ((r = cs_managed_before_gpu(cs, msg, ml))) { /* what the host wrote into managed memory, to the GPU */
+        snprintf(ename, INTERP_ENAME_MAX, "%s", cuda_error_name(r));
+        cs->last_error = r;
+        goto out;
+    }
+    gpu_handle_t mod;
+    if (cs->nmvars && !cs_module(cs, k->hex, &mod) && (r = cs_mvars_before_launch(cs, mod))) {
+        int code = cs_check(cs, r);
+        snprintf(ename, INTERP_ENAME_MAX, "%s", cuda_error_name(code));
+        snprintf(msg, ml, "launch of %s: bringing its __managed__ variables up to date failed: %s", k->name,
+                 cuda_error_string(code));
+        cs->last_error = code;
+        goto out;
+    }
     snprintf(cs->last_kernel, sizeof cs->last_kernel, "%s", k->signature);
     r = gpu_client_launch(cs->gc, k->fn, grid, block, (unsigned)shmem, s, nargs, ptrs, sizes, is_dptr);
+    cs_managed_after_gpu(cs, 0);
     if (r) {
         bool intr = r == GPU_ERR_INTERRUPTED;
         int code = cs_check(cs, r);

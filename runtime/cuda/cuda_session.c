@@ -34,7 +34,7 @@ cuda_session_t *cuda_session_new(engine_t *e) {
     cfg.interrupt_grace_ms = 300;
     cfg.ctx = cs;
     cs->gc = gpu_client_new(&cfg);
-    interp_hooks_t h = {cs, cuda_launch, cuda_api_call};
+    interp_hooks_t h = {cs, cuda_launch, cuda_api_call, cs_managed_fetch, cs_read_device};
     interp_set_hooks(e->interp, &h);
     return cs;
 }
@@ -51,12 +51,15 @@ void cuda_session_free(cuda_session_t *cs) {
     }
     free(cs->syms);
     free(cs->pins);
+    free(cs->managed);
+    cs_mvars_free(cs);
     free(cs);
 }
 
 void cuda_session_begin_cell(cuda_session_t *cs, const engine_io_t *io) {
     cs->io = io;
     cs->touched = false;
+    cs->warned_unsynced = false;
     cs->recovery_note[0] = 0;
 }
 
@@ -122,9 +125,14 @@ static void recover(cuda_session_t *cs, const gpu_fault_t *f) {
         free(rep.lost_ptrs);
         return;
     }
+    cs_managed_restored(cs);
+    cs_mvars_restarted(cs);
+    cs->unsynced = false;
     int k = snprintf(p, n, "The GPU worker was restarted in %.0f ms: %d module%s reloaded, %d device buffer%s "
                      "restored", rep.ms, rep.modules, rep.modules == 1 ? "" : "s", rep.restored,
                      rep.restored == 1 ? "" : "s");
+    if (cs->nmanaged && k > 0 && (size_t)k < n)
+        k += snprintf(p + k, n - (size_t)k, " (%d of them managed memory, as the host last saw it)", cs->nmanaged);
     if (rep.lost > 0 && k > 0 && (size_t)k < n) {
         k += snprintf(p + k, n - (size_t)k, "; %d lost (a kernel had written them; they now hold zeros):", rep.lost);
         for (int i = 0; i < rep.lost && k > 0 && (size_t)k < n - 64; i++) {
@@ -202,6 +210,8 @@ int cuda_session_end_cell(cuda_session_t *cs, const engine_io_t *io, int rc, eng
         /* every cell ends with a device synchronisation: the asynchronous
          * errors of this cell's work are this cell's */
         int r = gpu_client_sync(cs->gc);
+        if (!r) cs->unsynced = false;
+        if (!r) r = cs_mvars_sync_point(cs);
         uint32_t seq = 0;
         int op = 0;
         int a = gpu_client_take_async_error(cs->gc, &seq, &op);

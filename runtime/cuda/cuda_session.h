@@ -24,6 +24,10 @@ struct gpu_client *cuda_session_client(cuda_session_t *cs, char *msg, size_t ml)
 /* cudaSetDevice: 0, or a cudaError_t with msg. */
 int cuda_session_set_device(cuda_session_t *cs, int dev, char *msg, size_t ml);
 
+/* A __managed__ variable of a device cell that just compiled: its host side
+ * is the session variable name (already declared). 0, or -1 with msg. */
+int cuda_session_managed_var(cuda_session_t *cs, const char *name, char *msg, size_t ml);
+
 /* The end of every cell: a device synchronisation, so that asynchronous
  * errors and faults are charged to the cell that caused them; after a fault,
  * the worker is restarted and what was lost is reported. rc is the cell's

@@ -10,10 +10,15 @@
  * back in the next reply (async_err/async_seq), the way CUDA reports errors at
  * the next synchronising call.
  *
- * Every handle on the wire is the worker's own value (CUdeviceptr, CUmodule,
- * CUfunction, CUstream, CUevent as uint64); the client maps its stable
- * handles onto them. Host memory is named by its offset in the shared arena
- * memfd, which the worker maps too. Large payloads (module images) travel
+ * Device memory lives in one virtual range that every worker reserves at the
+ * same fixed address (CH_HELLO's payload); the client decides where each
+ * allocation goes and asks the worker to back that range with memory
+ * (CH_MAP), so a device address is the same in every worker, and the
+ * pointers stored inside device memory survive a restart. Other handles on
+ * the wire are the worker's own values (CUmodule, CUfunction, CUstream,
+ * CUevent as uint64); the client maps its stable handles onto them. Host
+ * memory is named by its offset in the shared arena memfd, which the worker
+ * maps at the client's address too. Large payloads (module images) travel
  * through the arena, never through the socket. */
 #ifndef ICUDA_CHANNEL_H
 #define ICUDA_CHANNEL_H
@@ -32,8 +37,8 @@ enum ch_op {
     CH_SET_DEVICE,
     CH_MEM_INFO,
     CH_SYNC,        /* cuCtxSynchronize */
-    CH_ALLOC,
-    CH_FREE,
+    CH_MAP,         /* back [va, va+size) with new memory of device dev */
+    CH_UNMAP,       /* synchronise the device, then release [va, va+size) */
     CH_MEMCPY,      /* sync or async (flags & CH_ASYNC) */
     CH_MEMSET,      /* sync or async */
     CH_MODULE_LOAD, /* image in the arena; reply: module; payload: error log */
@@ -69,8 +74,7 @@ typedef struct ch_cmd {
     uint32_t seq;  /* the client's sequence number, echoed in async errors */
     uint32_t pad2;
     union {
-        struct { uint64_t size; } alloc;
-        struct { uint64_t dptr; } free;
+        struct { uint64_t va, size; } map; /* CH_MAP, CH_UNMAP */
         struct { uint32_t kind; uint32_t pad; uint64_t dst, src, size, stream; } copy;
         struct { uint64_t dptr, size, stream; uint32_t value; uint32_t pad; } memset;
         struct { uint64_t offset, size; } module_load; /* arena range */
@@ -108,8 +112,20 @@ typedef struct ch_reply {
 } ch_reply_t;
 
 /* CH_HELLO: result is cuInit's (or a loader failure: CUDA_ERROR_NOT_FOUND with
- * the reason as payload); v[0] device count, v[1] driver version, v[2] 1 if
- * the arena is mapped at the client's address, v[3] the worker's pid. */
+ * the reason as payload); v[0] device count, v[1] driver version, v[2] flags
+ * (CH_HELLO_*), v[3] the worker's pid; on success the payload is a
+ * ch_hello_t. */
+#define CH_HELLO_ARENA_SHARED 1u /* the arena is mapped at the client's address */
+#define CH_HELLO_VA_RESERVED 2u  /* the device range is reserved where asked */
+typedef struct ch_hello {
+    uint64_t va_base, va_size; /* the device range as reserved */
+    uint64_t granularity;      /* of CH_MAP sizes and addresses (device 0) */
+    int32_t va_error;          /* why the range could not be reserved (CUresult), or 0 */
+    int32_t pad;
+} ch_hello_t;
+
+/* CH_HOST_REGISTER answers the range's device address in v[0] (equal to its
+ * host address wherever unified addressing lets the GPU use host pointers). */
 
 /* Device properties (CH_DEVICE_PROPS payload): what cudaDeviceProp users read. */
 typedef struct gpu_props {

@@ -29,7 +29,10 @@
     X(cuEventCreate) X(cuEventRecord) X(cuEventSynchronize)                    \
     X(cuEventElapsedTime) X(cuEventQuery) X(cuEventDestroy)                    \
     X(cuStreamCreate) X(cuStreamSynchronize) X(cuStreamQuery)                  \
-    X(cuStreamDestroy)
+    X(cuStreamDestroy)                                                         \
+    X(cuMemAddressReserve) X(cuMemAddressFree) X(cuMemCreate) X(cuMemRelease)  \
+    X(cuMemMap) X(cuMemUnmap) X(cuMemSetAccess)                                \
+    X(cuMemGetAllocationGranularity) X(cuMemHostGetDevicePointer)
 
 typedef struct cuda_driver {
 #define CUDA_DRIVER_FIELD(f) __typeof__(&f) f;

@@ -17,28 +17,37 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#define VA_SPAN ((size_t)1 << 40) /* client device addresses: 1 TiB reserved */
-#define VA_ALIGN 512u
+#define BUF_ALIGN 256u /* as cudaMalloc aligns */
 #define MAX_DEV 64
 
 enum { SH_NONE, SH_HOST, SH_FILL };
 enum { B_ALLOC, B_GLOBAL };
 
 typedef struct buf {
-    CUdeviceptr va, real;
+    CUdeviceptr va;   /* the real device address */
     size_t size;
     int dev, kind;
     gpu_handle_t mod; /* globals */
     char *name;       /* globals */
     int shadow, fill;
+    bool bound;       /* the host shadow is managed memory's host copy: kept whatever runs */
     const void *host;
 } buf_t;
+
+/* A mapped piece of the device range: a whole large allocation, or a pool
+ * that small allocations share (cudaMalloc of a few bytes must not cost a
+ * mapping's granularity each). */
+typedef struct chunk {
+    CUdeviceptr va;
+    size_t size;
+    int dev;
+    bool pool;
+} chunk_t;
 
 typedef struct module {
     void *image;
@@ -86,8 +95,11 @@ struct gpu_client {
     int async_err, async_op;
     uint32_t async_seq;
     gpu_handle_t last_fn;
-    unsigned char *va_base;
-    uint64_t va_top;
+    uint64_t va_next;     /* offset in the device range of the next fresh chunk */
+    size_t gran;          /* mapping granularity (from hello) */
+    bool va_ok;           /* the worker reserved the range */
+    int va_error;         /* ... or why not */
+    VEC(chunk_t) chunks;  /* sorted by va */
     VEC(buf_t) bufs; /* sorted by va */
     VEC(module_t) mods;
     VEC(func_t) fns;
@@ -221,15 +233,18 @@ static int spawn(gpu_client_t *c) {
     int big = 4 << 20;
     setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &big, sizeof big);
     setsockopt(sv[1], SOL_SOCKET, SO_RCVBUF, &big, sizeof big);
-    char a_sock[16], a_arena[16], a_size[32], a_addr[32], a_dev[16];
+    char a_sock[16], a_arena[16], a_size[32], a_addr[32], a_dev[16], a_va[32], a_vasize[32];
     snprintf(a_sock, sizeof a_sock, "%d", sv[1]);
     snprintf(a_arena, sizeof a_arena, "%d", arena_fd());
     snprintf(a_size, sizeof a_size, "%zu", arena_reserved());
     /* the arena's base here: offset(p) = p - base, so base = -offset(NULL) */
     snprintf(a_addr, sizeof a_addr, "%llx", (unsigned long long)(0 - arena_offset(NULL)));
     snprintf(a_dev, sizeof a_dev, "%d", c->dev);
+    snprintf(a_va, sizeof a_va, "%llx", (unsigned long long)GPU_VA_BASE);
+    snprintf(a_vasize, sizeof a_vasize, "%llu", (unsigned long long)GPU_VA_SIZE);
     char *argv[] = {c->worker_path, "--sock", a_sock,  "--arena", a_arena, "--arena-size",
-                    a_size,         "--arena-addr", a_addr, "--device", a_dev, NULL};
+                    a_size,         "--arena-addr", a_addr, "--device", a_dev, "--va-base", a_va,
+                    "--va-size", a_vasize, NULL};
     int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
     int afd = arena_fd();
     pid_t pid = fork();
@@ -378,6 +393,12 @@ static int read_hello(gpu_client_t *c) {
         worker_gone(c);
         return code;
     }
+    ch_hello_t hi;
+    memset(&hi, 0, sizeof hi);
+    if (h->payload >= sizeof hi) memcpy(&hi, c->rx + sizeof *h, sizeof hi);
+    c->va_ok = (h->v[2] & CH_HELLO_VA_RESERVED) && hi.va_base == GPU_VA_BASE;
+    c->va_error = c->va_ok ? 0 : hi.va_error ? hi.va_error : CUDA_ERROR_NOT_SUPPORTED;
+    c->gran = hi.granularity ? (size_t)hi.granularity : (size_t)2 << 20;
     c->state = GPU_READY;
     return 0;
 }
@@ -453,6 +474,7 @@ gpu_state_t gpu_client_fault(const gpu_client_t *c, gpu_fault_t *f) {
 
 /* ---- the address table ---- */
 
+/* The buffer holding [p, p+n) (n = 0: p may be its end), or NULL. */
 static buf_t *find_buf(const gpu_client_t *c, CUdeviceptr p, size_t n) {
     size_t lo = 0, hi = c->bufs.n;
     while (lo < hi) { /* first buffer with va > p */
@@ -467,33 +489,18 @@ static buf_t *find_buf(const gpu_client_t *c, CUdeviceptr p, size_t n) {
     return b;
 }
 
-static CUdeviceptr real_of(const buf_t *b, CUdeviceptr p) { return b->real + (p - b->va); }
-
-/* a free client address range of n bytes, or 0 */
-static CUdeviceptr va_take(gpu_client_t *c, size_t n, size_t *pos) {
-    uint64_t sz = ((uint64_t)n + VA_ALIGN - 1) & ~(uint64_t)(VA_ALIGN - 1);
-    uint64_t base = (uint64_t)(uintptr_t)c->va_base;
-    if (VA_SPAN - c->va_top >= sz) {
-        CUdeviceptr v = base + c->va_top;
-        c->va_top += sz;
-        *pos = c->bufs.n;
-        return v;
+static size_t buf_index(const gpu_client_t *c, CUdeviceptr va) { /* first buffer with va >= va */
+    size_t lo = 0, hi = c->bufs.n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (c->bufs.v[mid].va < va) lo = mid + 1;
+        else hi = mid;
     }
-    uint64_t prev = base;
-    for (size_t i = 0; i <= c->bufs.n; i++) { /* first fit between buffers */
-        uint64_t next = i < c->bufs.n ? c->bufs.v[i].va : base + VA_SPAN;
-        if (next - prev >= sz) {
-            *pos = i;
-            return prev;
-        }
-        if (i < c->bufs.n)
-            prev = c->bufs.v[i].va +
-                   ((c->bufs.v[i].size + VA_ALIGN - 1) & ~(uint64_t)(VA_ALIGN - 1));
-    }
-    return 0;
+    return lo;
 }
 
-static int buf_insert(gpu_client_t *c, size_t pos, const buf_t *b) {
+static int buf_insert(gpu_client_t *c, const buf_t *b) {
+    size_t pos = buf_index(c, b->va);
     buf_t dummy = *b;
     if (!VEC_PUSH(c->bufs, dummy)) return -1;
     memmove(&c->bufs.v[pos + 1], &c->bufs.v[pos], (c->bufs.n - 1 - pos) * sizeof(buf_t));
@@ -501,9 +508,82 @@ static int buf_insert(gpu_client_t *c, size_t pos, const buf_t *b) {
     return 0;
 }
 
+static void buf_remove(gpu_client_t *c, buf_t *b) {
+    size_t i = (size_t)(b - c->bufs.v);
+    free(b->name);
+    memmove(&c->bufs.v[i], &c->bufs.v[i + 1], (c->bufs.n - i - 1) * sizeof(buf_t));
+    c->bufs.n--;
+}
+
+static size_t round_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
+
+static chunk_t *find_chunk(gpu_client_t *c, CUdeviceptr p) {
+    for (size_t i = 0; i < c->chunks.n; i++)
+        if (p >= c->chunks.v[i].va && p - c->chunks.v[i].va < c->chunks.v[i].size) return &c->chunks.v[i];
+    return NULL;
+}
+
+/* A free piece of the device range for a new chunk: fresh addresses first,
+ * so a freed range is not handed out again soon (a stale pointer into it
+ * then faults instead of reading someone else's data); the gaps when the
+ * range is used up. 0 if none. */
+static CUdeviceptr va_take(gpu_client_t *c, size_t size) {
+    if (GPU_VA_SIZE - c->va_next >= size) {
+        CUdeviceptr v = GPU_VA_BASE + c->va_next;
+        c->va_next += size;
+        return v;
+    }
+    CUdeviceptr prev = GPU_VA_BASE;
+    for (size_t i = 0; i <= c->chunks.n; i++) {
+        CUdeviceptr next = i < c->chunks.n ? c->chunks.v[i].va : GPU_VA_BASE + GPU_VA_SIZE;
+        if (next - prev >= size) return prev;
+        if (i < c->chunks.n) prev = c->chunks.v[i].va + c->chunks.v[i].size;
+    }
+    return 0;
+}
+
+static int raw_map(gpu_client_t *c, int dev, CUdeviceptr va, size_t size) {
+    ch_cmd_t *m = cmd(c, CH_MAP, false, dev);
+    m->u.map.va = va;
+    m->u.map.size = size;
+    return send_cmd(c, sizeof *m, NULL);
+}
+
+static int chunk_new(gpu_client_t *c, size_t size, bool pool, chunk_t **out) {
+    if (!c->va_ok) return c->va_error ? c->va_error : CUDA_ERROR_NOT_SUPPORTED;
+    CUdeviceptr va = va_take(c, size);
+    if (!va) return CUDA_ERROR_OUT_OF_MEMORY;
+    int r = raw_map(c, c->dev, va, size);
+    if (r) return r;
+    chunk_t ch = {va, size, c->dev, pool};
+    size_t pos = 0;
+    while (pos < c->chunks.n && c->chunks.v[pos].va < va) pos++;
+    if (!VEC_PUSH(c->chunks, ch)) return CUDA_ERROR_OUT_OF_MEMORY;
+    memmove(&c->chunks.v[pos + 1], &c->chunks.v[pos], (c->chunks.n - 1 - pos) * sizeof(chunk_t));
+    c->chunks.v[pos] = ch;
+    *out = &c->chunks.v[pos];
+    return 0;
+}
+
+/* The first gap of n bytes (BUF_ALIGN-aligned) among a pool's buffers, or 0. */
+static CUdeviceptr pool_gap(const gpu_client_t *c, const chunk_t *ch, size_t n) {
+    CUdeviceptr at = ch->va, end = ch->va + ch->size;
+    for (size_t i = buf_index(c, ch->va); i < c->bufs.n && c->bufs.v[i].va < end; i++) {
+        const buf_t *b = &c->bufs.v[i];
+        if (b->va - at >= n) return at;
+        at = b->va + round_up(b->size ? b->size : 1, BUF_ALIGN);
+    }
+    return end - at >= n ? at : 0;
+}
+
+static bool chunk_empty(const gpu_client_t *c, const chunk_t *ch) {
+    size_t i = buf_index(c, ch->va);
+    return i == c->bufs.n || c->bufs.v[i].va >= ch->va + ch->size;
+}
+
 bool gpu_client_buffer(const gpu_client_t *c, CUdeviceptr p, CUdeviceptr *base, size_t *size,
                        int *dev) {
-    const buf_t *b = find_buf(c, p, 0);
+    const buf_t *b = find_buf((gpu_client_t *)c, p, 0);
     if (!b) return false;
     if (base) *base = b->va;
     if (size) *size = b->size;
@@ -518,7 +598,14 @@ int gpu_client_set_shadow(gpu_client_t *c, CUdeviceptr base, const void *host, i
     b->host = host;
     b->fill = fill;
     b->shadow = host ? SH_HOST : fill >= 0 ? SH_FILL : SH_NONE;
+    b->bound = false;
     return 0;
+}
+
+int gpu_client_bind_shadow(gpu_client_t *c, CUdeviceptr base, const void *host) {
+    int r = gpu_client_set_shadow(c, base, host, -1);
+    if (!r && host) find_buf(c, base, 0)->bound = true;
+    return r;
 }
 
 /* ---- lifetime ---- */
@@ -531,12 +618,7 @@ gpu_client_t *gpu_client_new(const gpu_client_config_t *cfg) {
     c->sock = c->out[0] = c->out[1] = -1;
     atomic_store(&c->pid, -1);
     find_worker(c);
-    void *va = mmap(NULL, VA_SPAN, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (va == MAP_FAILED) {
-        free(c);
-        return NULL;
-    }
-    c->va_base = va;
+    c->gran = (size_t)2 << 20;
     if (arena_init(c->cfg.arena_reserve ? c->cfg.arena_reserve : (size_t)64 << 30) < 0 &&
         arena_fd() < 0) {
         set_fault(c, GPU_CRASHED, GPU_ERR_NO_WORKER, "cannot create the shared arena: %s",
@@ -574,7 +656,7 @@ void gpu_client_free(gpu_client_t *c) {
     free(c->evs.v);
     free(c->sts.v);
     free(c->pins.v);
-    munmap(c->va_base, VA_SPAN);
+    free(c->chunks.v);
     free(c);
 }
 
@@ -635,33 +717,30 @@ int gpu_client_sync(gpu_client_t *c) {
 
 /* ---- memory ---- */
 
-static int raw_alloc(gpu_client_t *c, int dev, size_t n, CUdeviceptr *real) {
-    ch_cmd_t *m = cmd(c, CH_ALLOC, false, dev);
-    m->u.alloc.size = n;
-    ch_reply_t *h;
-    int r = send_cmd(c, sizeof *m, &h);
-    if (!r) *real = h->v[0];
-    return r;
-}
-
 int gpu_client_malloc(gpu_client_t *c, CUdeviceptr *p, size_t n) {
     *p = 0;
     if (n == 0) return 0;
-    CUdeviceptr real;
-    int r = raw_alloc(c, -1, n, &real);
+    int r = gpu_client_wait_ready(c);
     if (r) return r;
-    size_t pos;
-    CUdeviceptr va = va_take(c, n, &pos);
-    buf_t b = {.va = va, .real = real, .size = n, .dev = c->dev, .kind = B_ALLOC,
-               .shadow = SH_FILL, .fill = -1};
-    b.shadow = SH_NONE;
-    if (!va || buf_insert(c, pos, &b) < 0) {
-        ch_cmd_t *m = cmd(c, CH_FREE, false, c->dev);
-        m->u.free.dptr = real;
-        send_cmd(c, sizeof *m, NULL);
-        return CUDA_ERROR_OUT_OF_MEMORY;
+    if (n > GPU_VA_SIZE) return CUDA_ERROR_OUT_OF_MEMORY;
+    size_t need = round_up(n, BUF_ALIGN);
+    CUdeviceptr at = 0;
+    if (need <= c->gran / 2) { /* small: share a pool */
+        for (size_t i = 0; i < c->chunks.n && !at; i++)
+            if (c->chunks.v[i].pool && c->chunks.v[i].dev == c->dev) at = pool_gap(c, &c->chunks.v[i], need);
+        if (!at) {
+            chunk_t *ch;
+            if ((r = chunk_new(c, c->gran, true, &ch))) return r;
+            at = ch->va;
+        }
+    } else {
+        chunk_t *ch;
+        if ((r = chunk_new(c, round_up(n, c->gran), false, &ch))) return r;
+        at = ch->va;
     }
-    *p = va;
+    buf_t b = {.va = at, .size = n, .dev = c->dev, .kind = B_ALLOC, .shadow = SH_NONE, .fill = -1};
+    if (buf_insert(c, &b) < 0) return CUDA_ERROR_OUT_OF_MEMORY;
+    *p = at;
     return 0;
 }
 
@@ -669,19 +748,34 @@ int gpu_client_free_mem(gpu_client_t *c, CUdeviceptr p) {
     if (p == 0) return 0;
     buf_t *b = find_buf(c, p, 0);
     if (!b || b->va != p || b->kind != B_ALLOC) return CUDA_ERROR_INVALID_VALUE;
-    ch_cmd_t *m = cmd(c, CH_FREE, false, b->dev);
-    m->u.free.dptr = b->real;
-    int r = send_cmd(c, sizeof *m, NULL);
-    /* the entry goes even if the worker is gone: its memory went with it */
-    size_t i = (size_t)(b - c->bufs.v);
-    if (i + 1 == c->bufs.n) {
-        uint64_t top = b->va - (uint64_t)(uintptr_t)c->va_base;
-        if (top + ((b->size + VA_ALIGN - 1) & ~(uint64_t)(VA_ALIGN - 1)) == c->va_top)
-            c->va_top = top;
+    buf_remove(c, b);
+    /* the memory goes with the last buffer of its chunk; one empty pool per
+     * device stays, so a loop of small cudaMalloc/cudaFree maps nothing */
+    chunk_t *ch = find_chunk(c, p);
+    if (!ch || !chunk_empty(c, ch)) return 0;
+    if (ch->pool) {
+        int pools = 0;
+        for (size_t i = 0; i < c->chunks.n; i++)
+            pools += c->chunks.v[i].pool && c->chunks.v[i].dev == ch->dev && chunk_empty(c, &c->chunks.v[i]);
+        if (pools == 1) return 0;
     }
-    memmove(&c->bufs.v[i], &c->bufs.v[i + 1], (c->bufs.n - i - 1) * sizeof(buf_t));
-    c->bufs.n--;
+    int r = 0;
+    if (c->state == GPU_READY) {
+        ch_cmd_t *m = cmd(c, CH_UNMAP, false, ch->dev);
+        m->u.map.va = ch->va;
+        m->u.map.size = ch->size;
+        r = send_cmd(c, sizeof *m, NULL);
+    }
+    size_t i = (size_t)(ch - c->chunks.v);
+    memmove(&c->chunks.v[i], &c->chunks.v[i + 1], (c->chunks.n - i - 1) * sizeof(chunk_t));
+    c->chunks.n--;
+    /* the entry goes even if the worker is gone: its memory went with it */
     return r == CUDA_ERROR_INVALID_VALUE ? r : (r >= 0x10000 ? 0 : r);
+}
+
+bool gpu_client_unified(const gpu_client_t *c, int *why) {
+    if (why) *why = c->va_error;
+    return c->va_ok;
 }
 
 static uint64_t stream_h(const gpu_client_t *c, gpu_handle_t s) {
@@ -691,7 +785,9 @@ static uint64_t stream_h(const gpu_client_t *c, gpu_handle_t s) {
 
 static bool whole(const buf_t *b, CUdeviceptr p, size_t n) { return p == b->va && n == b->size; }
 
-static void touch(buf_t *b) { b->shadow = SH_NONE; }
+static void touch(buf_t *b) {
+    if (!b->bound) b->shadow = SH_NONE;
+}
 
 int gpu_client_memcpy_htod(gpu_client_t *c, CUdeviceptr dst, const void *src, size_t n,
                            gpu_handle_t stream, bool async) {
@@ -706,7 +802,7 @@ int gpu_client_memcpy_htod(gpu_client_t *c, CUdeviceptr dst, const void *src, si
     }
     ch_cmd_t *m = cmd(c, CH_MEMCPY, async, b->dev);
     m->u.copy.kind = CH_H2D;
-    m->u.copy.dst = real_of(b, dst);
+    m->u.copy.dst = dst;
     m->u.copy.src = arena_offset(bounce ? bounce : src);
     m->u.copy.size = n;
     m->u.copy.stream = stream_h(c, stream);
@@ -734,7 +830,7 @@ int gpu_client_memcpy_dtoh(gpu_client_t *c, void *dst, CUdeviceptr src, size_t n
     ch_cmd_t *m = cmd(c, CH_MEMCPY, async, b->dev);
     m->u.copy.kind = CH_D2H;
     m->u.copy.dst = arena_offset(bounce ? bounce : dst);
-    m->u.copy.src = real_of(b, src);
+    m->u.copy.src = src;
     m->u.copy.size = n;
     m->u.copy.stream = stream_h(c, stream);
     int r = send_cmd(c, sizeof *m, NULL);
@@ -752,8 +848,8 @@ int gpu_client_memcpy_dtod(gpu_client_t *c, CUdeviceptr dst, CUdeviceptr src, si
     if (!d || !s) return CUDA_ERROR_INVALID_VALUE;
     ch_cmd_t *m = cmd(c, CH_MEMCPY, async, d->dev);
     m->u.copy.kind = CH_D2D;
-    m->u.copy.dst = real_of(d, dst);
-    m->u.copy.src = real_of(s, src);
+    m->u.copy.dst = dst;
+    m->u.copy.src = src;
     m->u.copy.size = n;
     m->u.copy.stream = stream_h(c, stream);
     if (whole(d, dst, n) && whole(s, src, n)) {
@@ -772,7 +868,7 @@ int gpu_client_memset(gpu_client_t *c, CUdeviceptr dst, int value, size_t n, gpu
     buf_t *b = find_buf(c, dst, n);
     if (!b) return CUDA_ERROR_INVALID_VALUE;
     ch_cmd_t *m = cmd(c, CH_MEMSET, async, b->dev);
-    m->u.memset.dptr = real_of(b, dst);
+    m->u.memset.dptr = dst;
     m->u.memset.size = n;
     m->u.memset.value = (uint32_t)(value & 0xFF);
     m->u.memset.stream = stream_h(c, stream);
@@ -785,17 +881,21 @@ int gpu_client_memset(gpu_client_t *c, CUdeviceptr dst, int value, size_t n, gpu
     return send_cmd(c, sizeof *m, NULL);
 }
 
-static int raw_register(gpu_client_t *c, void *p, size_t n, unsigned flags) {
+static int raw_register(gpu_client_t *c, void *p, size_t n, unsigned flags, CUdeviceptr *dptr) {
     ch_cmd_t *m = cmd(c, CH_HOST_REGISTER, false, -1);
     m->u.host_register.offset = arena_offset(p);
     m->u.host_register.size = n;
     m->u.host_register.flags = flags;
-    return send_cmd(c, sizeof *m, NULL);
+    ch_reply_t *rep;
+    int r = send_cmd(c, sizeof *m, &rep);
+    if (!r && dptr) *dptr = rep->v[0];
+    return r;
 }
 
-int gpu_client_host_register(gpu_client_t *c, void *p, size_t n, unsigned flags) {
+int gpu_client_host_register(gpu_client_t *c, void *p, size_t n, unsigned flags, CUdeviceptr *dptr) {
+    if (dptr) *dptr = 0;
     if (!p || !n || !arena_contains(p, n)) return CUDA_ERROR_INVALID_VALUE;
-    int r = raw_register(c, p, n, flags);
+    int r = raw_register(c, p, n, flags, dptr);
     if (!r && !VEC_PUSH(c->pins, ((pin_t){p, n, flags}))) return CUDA_ERROR_OUT_OF_MEMORY;
     return r;
 }
@@ -940,11 +1040,11 @@ int gpu_client_get_global(gpu_client_t *c, gpu_handle_t mod, const char *name, C
     ch_reply_t *rep;
     int r = raw_named(c, CH_GET_GLOBAL, md->dev, md->h, name, &rep);
     if (r) return r;
-    size_t pos, n = rep->v[1] ? rep->v[1] : 1;
-    buf_t b = {.real = rep->v[0], .size = rep->v[1], .dev = md->dev, .kind = B_GLOBAL,
+    /* the driver's own memory, outside the range: it moves when the module
+     * is loaded again after a restart */
+    buf_t b = {.va = rep->v[0], .size = rep->v[1], .dev = md->dev, .kind = B_GLOBAL,
                .mod = mod, .name = strdup(name), .shadow = SH_NONE};
-    b.va = va_take(c, n, &pos);
-    if (!b.va || !b.name || buf_insert(c, pos, &b) < 0) {
+    if (!b.va || !b.name || buf_insert(c, &b) < 0) {
         free(b.name);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
@@ -994,18 +1094,15 @@ int gpu_client_launch(gpu_client_t *c, gpu_handle_t fn, const unsigned grid[3],
         size_t n = size[i], pad = (n + 15) & ~(size_t)15;
         if (off + pad > CH_MAX_RECORD) return CUDA_ERROR_INVALID_VALUE;
         sz[i] = size[i];
-        if (is_dptr && is_dptr[i] && n == sizeof(CUdeviceptr)) {
+        if (is_dptr && is_dptr[i] == GPU_ARG_REACHES) {
+            for (size_t k = 0; k < c->bufs.n; k++) touch(&c->bufs.v[k]);
+        } else if (is_dptr && is_dptr[i] && n == sizeof(CUdeviceptr)) {
             CUdeviceptr v;
             memcpy(&v, args[i], sizeof v);
             buf_t *b = v ? find_buf(c, v, 0) : NULL;
-            if (b) { /* a kernel may write through it: its shadow is gone */
-                if (is_dptr[i] != 2) touch(b);
-                v = real_of(b, v);
-            }
-            memcpy(c->tx + off, &v, sizeof v);
-        } else {
-            memcpy(c->tx + off, args[i], n);
+            if (b && is_dptr[i] != GPU_ARG_CONST_PTR) touch(b); /* a kernel may write through it */
         }
+        memcpy(c->tx + off, args[i], n);
         off += pad;
     }
     c->last_fn = fn;
@@ -1123,6 +1220,11 @@ int gpu_client_stream_destroy(gpu_client_t *c, gpu_handle_t s) {
 
 /* ---- restart ---- */
 
+static int by_va(const void *a, const void *b) {
+    CUdeviceptr x = ((const buf_t *)a)->va, y = ((const buf_t *)b)->va;
+    return x < y ? -1 : x > y;
+}
+
 int gpu_client_restart(gpu_client_t *c, gpu_restart_report_t *rep) {
     double t0 = now_ms();
     gpu_restart_report_t R = {0};
@@ -1169,27 +1271,36 @@ int gpu_client_restart(gpu_client_t *c, gpu_restart_report_t *rep) {
         }
     }
     for (size_t i = 0; i < c->pins.n; i++)
-        if ((r = raw_register(c, c->pins.v[i].p, c->pins.v[i].n, c->pins.v[i].flags))) goto out;
-    /* buffers: the same client addresses, new memory, known contents back */
+        if ((r = raw_register(c, c->pins.v[i].p, c->pins.v[i].n, c->pins.v[i].flags, NULL))) goto out;
+    /* the device memory: the same ranges mapped again, so every address
+     * (and every pointer stored in device memory) means what it meant */
+    for (size_t i = 0; i < c->chunks.n; i++) {
+        chunk_t *ch = &c->chunks.v[i];
+        c->dev = ch->dev;
+        if ((r = raw_map(c, ch->dev, ch->va, ch->size))) goto out;
+    }
+    /* globals are the driver's: they are where the reloaded modules put them */
     for (size_t i = 0; i < c->bufs.n; i++) {
         buf_t *b = &c->bufs.v[i];
-        if (b->kind == B_ALLOC) {
-            if ((r = raw_alloc(c, b->dev, b->size, &b->real))) goto out;
-        } else {
-            ch_reply_t *h;
-            module_t *md = &c->mods.v[b->mod - 1];
-            if ((r = raw_named(c, CH_GET_GLOBAL, md->dev, md->h, b->name, &h))) goto out;
-            b->real = h->v[0];
-        }
+        if (b->kind != B_GLOBAL) continue;
+        ch_reply_t *h;
+        module_t *md = &c->mods.v[b->mod - 1];
+        if ((r = raw_named(c, CH_GET_GLOBAL, md->dev, md->h, b->name, &h))) goto out;
+        b->va = h->v[0];
+    }
+    qsort(c->bufs.v, c->bufs.n, sizeof(buf_t), by_va);
+    /* known contents back */
+    for (size_t i = 0; i < c->bufs.n; i++) {
+        buf_t *b = &c->bufs.v[i];
         int sh = b->shadow;
-        if (sh == SH_HOST && c->cfg.shadow_valid &&
+        if (sh == SH_HOST && !b->bound && c->cfg.shadow_valid &&
             !c->cfg.shadow_valid(c->cfg.ctx, b->va, b->host, b->size))
             sh = SH_NONE;
         if (sh == SH_HOST && !arena_contains(b->host, b->size)) sh = SH_NONE;
         if (sh == SH_HOST) {
             ch_cmd_t *m = cmd(c, CH_MEMCPY, false, b->dev);
             m->u.copy.kind = CH_H2D;
-            m->u.copy.dst = b->real;
+            m->u.copy.dst = b->va;
             m->u.copy.src = arena_offset(b->host);
             m->u.copy.size = b->size;
             if ((r = send_cmd(c, sizeof *m, NULL))) goto out;
@@ -1198,7 +1309,7 @@ int gpu_client_restart(gpu_client_t *c, gpu_restart_report_t *rep) {
             int fill = sh == SH_FILL ? b->fill : 0;
             if (b->kind == B_ALLOC) {
                 ch_cmd_t *m = cmd(c, CH_MEMSET, false, b->dev);
-                m->u.memset.dptr = b->real;
+                m->u.memset.dptr = b->va;
                 m->u.memset.size = b->size;
                 m->u.memset.value = (uint32_t)fill;
                 if ((r = send_cmd(c, sizeof *m, NULL))) goto out;

@@ -13,17 +13,15 @@
  *     gpu_client_take_async_error: the engine charges them to the command
  *     whose seq they carry (gpu_client_last_seq after each call).
  *
- * Device addresses are the client's own. gpu_client_malloc returns an
- * address in a range the client reserves (PROT_NONE) in this process, so it
- * can never equal a host pointer here; every command translates it to the
- * worker's real address (binary search over the live buffers), and so does
- * a launch for each argument marked as a device pointer. Pointer arithmetic
- * on these addresses works as on real ones (alignment is preserved modulo
- * 256). When the worker is replaced, the buffers are allocated anew and the
- * table maps the same client addresses to the new real ones: what the
- * interpreter holds stays valid. (Device pointers stored *inside* device
- * memory or inside by-value structs are not translated.) Module, function,
- * event and stream handles are small integers, likewise stable.
+ * Device addresses are real. The client reserves one range of addresses
+ * (GPU_VA_BASE, GPU_VA_SIZE) in every worker, decides where each allocation
+ * goes in it and has the worker back that place with memory (small
+ * allocations share 2 MiB pools, as cudaMalloc's do). The address a cell
+ * holds is the one the GPU uses — in a host variable, a struct field, a table
+ * of pointers in device memory — and it stays the same when the worker is
+ * replaced. Module, function, event and stream handles are small integers,
+ * stable likewise. (A __device__ variable's address is the driver's and
+ * moves when its module is loaded again.)
  *
  * Buffer contents after a restart: each buffer has a "shadow" — what the
  * client knows its contents to be: a host range in the arena (set
@@ -49,6 +47,12 @@
 #include <cuda.h>
 
 #include "runtime/gpu/channel.h"
+
+/* The device address range of every worker: 4 TiB at 96 TiB, far from the
+ * heap and from where Linux puts mappings, below 2^47 (the interpreter tells
+ * real addresses from its own pointer words by that limit). */
+#define GPU_VA_BASE 0x600000000000ULL
+#define GPU_VA_SIZE (4ULL << 40)
 
 #define GPU_ERR_WORKER_DIED 0x10001 /* crashed or killed; see gpu_client_fault */
 #define GPU_ERR_INTERRUPTED 0x10002 /* killed because the cell was interrupted */
@@ -156,6 +160,12 @@ bool gpu_client_buffer(const gpu_client_t *c, CUdeviceptr p, CUdeviceptr *base, 
 /* Declares the contents of the whole buffer at base: host (an arena range of
  * its size) or, with host NULL, fill >= 0 a byte value, fill < 0 unknown. */
 int gpu_client_set_shadow(gpu_client_t *c, CUdeviceptr base, const void *host, int fill);
+/* A host shadow that stays whatever kernels do (managed memory's host copy):
+ * a restart refills the buffer from it. */
+int gpu_client_bind_shadow(gpu_client_t *c, CUdeviceptr base, const void *host);
+/* Whether the worker holds the device range (device allocations need it);
+ * if not, *why is the CUresult that refused it. */
+bool gpu_client_unified(const gpu_client_t *c, int *why);
 
 int gpu_client_memcpy_htod(gpu_client_t *c, CUdeviceptr dst, const void *src, size_t n,
                            gpu_handle_t stream, bool async);
@@ -167,8 +177,10 @@ int gpu_client_memset(gpu_client_t *c, CUdeviceptr dst, int value, size_t n, gpu
                       bool async);
 /* Page-locks an arena range (cudaHostRegister / cudaMallocHost). Ranges must
  * not share pages with another registered range; unregister before
- * arena_free. */
-int gpu_client_host_register(gpu_client_t *c, void *p, size_t n, unsigned flags);
+ * arena_free. With CU_MEMHOSTREGISTER_DEVICEMAP in flags, *dptr (may be
+ * NULL) is the address kernels use for it (equal to p where unified
+ * addressing allows: the arena is mapped at the same address in the worker). */
+int gpu_client_host_register(gpu_client_t *c, void *p, size_t n, unsigned flags, CUdeviceptr *dptr);
 int gpu_client_host_unregister(gpu_client_t *c, void *p);
 bool gpu_client_host_is_registered(const gpu_client_t *c, const void *p, size_t n);
 
@@ -184,12 +196,16 @@ int gpu_client_get_function(gpu_client_t *c, gpu_handle_t mod, const char *name,
  * buffer's: usable with the memcpy calls) and size. */
 int gpu_client_get_global(gpu_client_t *c, gpu_handle_t mod, const char *name, CUdeviceptr *p,
                           size_t *size);
-/* args[i] points to size[i] bytes; is_dptr[i] (or is_dptr NULL: none) marks
- * 8-byte device pointers to translate: 1 a pointer the kernel may write
- * through (the buffer's shadow is dropped), 2 a pointer to const (the
- * parameter is `const T *`: the shadow stays). Grid, block and shared memory are
- * checked against the device and the function first (CUDA_ERROR_INVALID_VALUE,
- * CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES); other errors come asynchronously. */
+/* args[i] points to size[i] bytes, passed as they are. is_dptr[i] (or
+ * is_dptr NULL: none) says what the kernel may write, for the buffers'
+ * shadows: GPU_ARG_PTR a device pointer it may write through (that buffer's
+ * shadow is dropped), GPU_ARG_CONST_PTR a pointer to const (the shadow
+ * stays), GPU_ARG_REACHES an argument through which it may reach any buffer
+ * (a struct, a T **: every shadow but bound ones is dropped). Grid, block
+ * and shared memory are checked against the device and the function first
+ * (CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES); other
+ * errors come asynchronously. */
+enum { GPU_ARG_VALUE = 0, GPU_ARG_PTR = 1, GPU_ARG_CONST_PTR = 2, GPU_ARG_REACHES = 3 };
 int gpu_client_launch(gpu_client_t *c, gpu_handle_t fn, const unsigned grid[3],
                       const unsigned block[3], unsigned shmem, gpu_handle_t stream, int nargs,
                       void *const *args, const uint16_t *size, const uint8_t *is_dptr);

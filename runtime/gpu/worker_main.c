@@ -1,12 +1,14 @@
 /* icuda-worker: the process that owns the CUDA contexts (DESIGN §1).
  *
  *   icuda-worker --sock FD --arena FD --arena-size N [--arena-addr HEX] [--device N]
+ *                [--va-base HEX --va-size N]
  *
  * Started by gpu_client with the channel socket and the arena memfd inherited;
  * its stdout/stderr (device printf included) are pipes the kernel process
  * reads. It maps the arena (at the client's address when that range is free,
  * so host pointers mean the same in both processes), loads the driver,
- * creates the primary context of the device asked for, says hello, and then
+ * creates the primary context of the device asked for, reserves the device
+ * address range the client named (channel.h: CH_MAP), says hello, and then
  * serves one command record at a time (channel.h) until the socket closes or
  * CH_SHUTDOWN. After a sticky fault it answers, flushes and exits with
  * status 3: the context cannot be used again (DESIGN §1). */
@@ -35,6 +37,7 @@ static size_t arena_size;
 static CUcontext ctxs[MAX_DEV];
 static int cur_dev = -1, ndev;
 static int async_err, poisoned;
+static uint64_t va_base, va_size; /* the device range, once reserved */
 static uint32_t async_seq;
 static uint16_t async_op;
 #define BATCH 32 /* records taken per recvmmsg: one syscall for a burst of launches */
@@ -155,6 +158,63 @@ static CUresult device_props(int dev, gpu_props_t *p) {
     return CUDA_SUCCESS;
 }
 
+/* Physical memory of device dev behind [va, va+size) of the reserved range.
+ * The handle is released at once: the mapping keeps the memory alive, and
+ * unmapping frees it. */
+static CUresult map_range(uint64_t va, uint64_t size, int dev) {
+    if (!va_size || va < va_base || size > va_size || va - va_base > va_size - size) return CUDA_ERROR_INVALID_VALUE;
+    CUmemAllocationProp prop;
+    memset(&prop, 0, sizeof prop);
+    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = dev;
+    CUmemGenericAllocationHandle h;
+    CUresult r = D->cuMemCreate(&h, size, &prop, 0);
+    if (r) return r;
+    r = D->cuMemMap(va, size, 0, h, 0);
+    D->cuMemRelease(h);
+    if (r) return r;
+    CUmemAccessDesc acc;
+    memset(&acc, 0, sizeof acc);
+    acc.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    acc.location.id = dev;
+    acc.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    r = D->cuMemSetAccess(va, size, &acc, 1);
+    if (r) D->cuMemUnmap(va, size);
+    return r;
+}
+
+/* cudaFree's promise: nothing still running uses the memory. */
+static CUresult unmap_range(uint64_t va, uint64_t size) {
+    if (!va_size || va < va_base || size > va_size || va - va_base > va_size - size) return CUDA_ERROR_INVALID_VALUE;
+    CUresult r = D->cuCtxSynchronize();
+    if (r) return r;
+    return D->cuMemUnmap(va, size);
+}
+
+/* The device range at exactly the address asked for: one range for every
+ * device (addresses are unified), the same in every worker. */
+static void reserve_range(uint64_t want, uint64_t size, ch_hello_t *h) {
+    CUdeviceptr got = 0;
+    CUresult r = D->cuMemAddressReserve(&got, size, 0, want, 0);
+    if (r == CUDA_SUCCESS && got != want) {
+        D->cuMemAddressFree(got, size);
+        r = CUDA_ERROR_INVALID_ADDRESS_SPACE;
+    }
+    h->va_error = r;
+    if (r) return;
+    va_base = h->va_base = want;
+    va_size = h->va_size = size;
+    CUmemAllocationProp prop;
+    memset(&prop, 0, sizeof prop);
+    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = cur_dev >= 0 ? cur_dev : 0;
+    size_t g = 0;
+    if (D->cuMemGetAllocationGranularity(&g, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM) || !g) g = 2u << 20;
+    h->granularity = g;
+}
+
 /* host memory named by an arena range; NULL when it lies outside */
 static void *host_at(uint64_t off, uint64_t n) {
     if (off > arena_size || n > arena_size - off) return NULL;
@@ -199,14 +259,11 @@ static void serve(const ch_cmd_t *c, size_t len) {
     case CH_SYNC:
         r = D->cuCtxSynchronize();
         break;
-    case CH_ALLOC: {
-        CUdeviceptr p = 0;
-        r = D->cuMemAlloc(&p, c->u.alloc.size);
-        v[0] = p;
+    case CH_MAP:
+        r = map_range(c->u.map.va, c->u.map.size, cur_dev);
         break;
-    }
-    case CH_FREE:
-        r = D->cuMemFree((CUdeviceptr)c->u.free.dptr);
+    case CH_UNMAP:
+        r = unmap_range(c->u.map.va, c->u.map.size);
         break;
     case CH_MEMCPY: {
         uint64_t n = c->u.copy.size;
@@ -367,6 +424,10 @@ static void serve(const ch_cmd_t *c, size_t len) {
         void *h = host_at(c->u.host_register.offset, c->u.host_register.size);
         r = h ? D->cuMemHostRegister(h, c->u.host_register.size, c->u.host_register.flags)
               : CUDA_ERROR_INVALID_VALUE;
+        CUdeviceptr dp = 0;
+        if (!r && (c->u.host_register.flags & CU_MEMHOSTREGISTER_DEVICEMAP) &&
+            D->cuMemHostGetDevicePointer(&dp, h, 0) == CUDA_SUCCESS)
+            v[0] = dp;
         break;
     }
     case CH_HOST_UNREGISTER: {
@@ -384,12 +445,15 @@ static void serve(const ch_cmd_t *c, size_t len) {
 int main(int argc, char **argv) {
     int arena_fd = -1, dev = 0;
     uintptr_t want_addr = 0;
+    uint64_t want_va = 0, want_va_size = 0;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--sock")) sock = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--arena")) arena_fd = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--arena-size")) arena_size = strtoull(argv[i + 1], NULL, 10);
         else if (!strcmp(argv[i], "--arena-addr")) want_addr = strtoull(argv[i + 1], NULL, 16);
         else if (!strcmp(argv[i], "--device")) dev = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--va-base")) want_va = strtoull(argv[i + 1], NULL, 16);
+        else if (!strcmp(argv[i], "--va-size")) want_va_size = strtoull(argv[i + 1], NULL, 10);
     }
     if (sock < 0) {
         fprintf(stderr, "icuda-worker: started by the icuda kernel, not by hand\n");
@@ -409,7 +473,7 @@ int main(int argc, char **argv) {
             munmap(p, arena_size);
             p = MAP_FAILED;
         }
-        if (p != MAP_FAILED) v[2] = 1;
+        if (p != MAP_FAILED) v[2] = CH_HELLO_ARENA_SHARED;
         else p = mmap(NULL, arena_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
                       arena_fd, 0);
         if (p == MAP_FAILED) {
@@ -442,7 +506,12 @@ int main(int argc, char **argv) {
         reply(CH_HELLO, r, v, msg, strlen(msg));
         return 0;
     }
-    reply(CH_HELLO, 0, v, NULL, 0);
+    ch_hello_t hello;
+    memset(&hello, 0, sizeof hello);
+    hello.va_error = CUDA_ERROR_NOT_SUPPORTED;
+    if (want_va && want_va_size) reserve_range(want_va, want_va_size, &hello);
+    if (!hello.va_error) v[2] |= CH_HELLO_VA_RESERVED;
+    reply(CH_HELLO, 0, v, &hello, sizeof hello);
 
     static struct mmsghdr msgs[BATCH];
     static struct iovec iov[BATCH];

@@ -91,6 +91,17 @@ static const char cuda_protos[] =
     "    int maxThreadsPerBlock; int numRegs; int ptxVersion; int binaryVersion; int cacheModeCA;\n"
     "    int maxDynamicSharedSizeBytes; int preferredShmemCarveout; };\n"
     "typedef struct cudaFuncAttributes cudaFuncAttributes;\n"
+    "enum cudaMemoryType { cudaMemoryTypeUnregistered = 0, cudaMemoryTypeHost = 1, cudaMemoryTypeDevice = 2,\n"
+    "    cudaMemoryTypeManaged = 3 };\n"
+    "struct cudaPointerAttributes { enum cudaMemoryType type; int device; void *devicePointer; void *hostPointer;\n"
+    "    long reserved[8]; };\n"
+    "typedef struct cudaPointerAttributes cudaPointerAttributes;\n"
+    "enum cudaMemLocationType { cudaMemLocationTypeInvalid = 0, cudaMemLocationTypeDevice = 1,\n"
+    "    cudaMemLocationTypeHost = 2, cudaMemLocationTypeHostNuma = 3, cudaMemLocationTypeHostNumaCurrent = 4 };\n"
+    "struct cudaMemLocation { enum cudaMemLocationType type; int id; };\n"
+    "enum cudaMemoryAdvise { cudaMemAdviseSetReadMostly = 1, cudaMemAdviseUnsetReadMostly = 2,\n"
+    "    cudaMemAdviseSetPreferredLocation = 3, cudaMemAdviseUnsetPreferredLocation = 4,\n"
+    "    cudaMemAdviseSetAccessedBy = 5, cudaMemAdviseUnsetAccessedBy = 6 };\n"
     "const char *cudaGetErrorString(cudaError_t); const char *cudaGetErrorName(cudaError_t);\n";
 
 static const char cuda_macros[] =
@@ -98,6 +109,8 @@ static const char cuda_macros[] =
     "#define cudaStreamDefault 0x00\n#define cudaStreamNonBlocking 0x01\n"
     "#define cudaHostAllocDefault 0x00\n#define cudaHostAllocPortable 0x01\n#define cudaHostAllocMapped 0x02\n"
     "#define cudaHostAllocWriteCombined 0x04\n#define cudaHostRegisterDefault 0x00\n"
+    "#define cudaMemAttachGlobal 0x01\n#define cudaMemAttachHost 0x02\n#define cudaMemAttachSingle 0x04\n"
+    "#define cudaCpuDeviceId ((int)-1)\n#define cudaInvalidDeviceId ((int)-2)\n"
     "#define cudaStreamLegacy ((cudaStream_t)0x1)\n#define cudaStreamPerThread ((cudaStream_t)0x2)\n"
     "#define CUDART_VERSION 13000\n#define __CUDACC__ 1\n";
 

@@ -45,8 +45,9 @@ void out_write(const char *stream, const char *s, size_t n) {
 
 const char *str_at(uint64_t p, node_t *at, size_t *len) {
     char *base = mem_at(p, 0, 0, at);
-    buf_t *b = &g_bufs[ptr_slot(p)];
-    uint64_t avail = b->size - (uint64_t)ptr_off(p);
+    int64_t off;
+    buf_t *b = ptr_buf(p, &off);
+    uint64_t avail = b->size - (uint64_t)off;
     char *z = memchr(base, 0, avail);
     if (!z) {
         char nb[100];
@@ -218,7 +219,8 @@ int format_printf(node_t *call, val_t *args, int nargs, int fi, char **out, size
                 if (s.star_p || strchr(sb, '.')) {
                     int prec = s.star_p ? pr : atoi(strchr(sb, '.') + 1);
                     char *base = mem_at(v.u, 0, 0, an);
-                    uint64_t avail = g_bufs[ptr_slot(v.u)].size - (uint64_t)ptr_off(v.u);
+                    int64_t off;
+                    uint64_t avail = ptr_buf(v.u, &off)->size - (uint64_t)off;
                     if (prec >= 0 && !memchr(base, 0, (size_t)(avail < (uint64_t)prec ? avail : (uint64_t)prec)) && avail < (uint64_t)prec)
                         str_at(v.u, an, NULL);
                     str = base;
@@ -243,9 +245,11 @@ int format_printf(node_t *call, val_t *args, int nargs, int fi, char **out, size
             sb[k++] = 'p'; sb[k] = 0;
             void *pp = NULL;
             if (v.u) {
-                uint32_t sl = ptr_slot(v.u);
-                if (sl >= SLOT_FIRST_BUF && sl < g_nbufs && g_bufs[sl].base)
-                    pp = g_bufs[sl].base + ptr_off(v.u);
+                /* host buffers show where their bytes are; device, pinned and
+                 * managed pointers are addresses already */
+                int64_t off;
+                buf_t *b = ptr_is_raw(v.u) ? NULL : ptr_buf(v.u, &off);
+                if (b && b->base) pp = b->base + off;
                 else pp = (void *)(uintptr_t)v.u;
             }
             if (s.star_w) PUT(sb, w, pp); else PUT(sb, pp);

@@ -28,6 +28,7 @@ static val_t b_realloc(node_t *c, val_t *a, int n, frame_t *f) {
     if (!p) return b_malloc(c, a + 1, 1, f);
     /* validate p exactly as free() would, before copying */
     mem_at(p, 0, 0, ARG(0));
+    if (ptr_is_raw(p)) mem_free_heap(p, ARG(0)); /* raises: not from malloc */
     buf_t *b = &g_bufs[ptr_slot(p)];
     if (b->place != PLACE_HEAP || ptr_off(p) != 0) mem_free_heap(p, ARG(0)); /* raises */
     if (sz == 0) { mem_free_heap(p, ARG(0)); return (val_t){.u = 0}; }

@@ -38,7 +38,8 @@ static val_t s_strcpy(node_t *c, val_t *a, int n, frame_t *f) {
 /* reads at most k bytes of a string: stops at NUL inside the buffer */
 static size_t bounded_len(uint64_t p, uint64_t k, node_t *at) {
     char *b = mem_at(p, 0, 0, at);
-    uint64_t avail = g_bufs[ptr_slot(p)].size - (uint64_t)ptr_off(p);
+    int64_t off;
+    uint64_t avail = ptr_buf(p, &off)->size - (uint64_t)off;
     uint64_t m = k < avail ? k : avail;
     char *z = memchr(b, 0, m);
     if (z) return (size_t)(z - b);

@@ -544,7 +544,7 @@ BIN(lt_d, r.i = a.d < b.d) BIN(le_d, r.i = a.d <= b.d) BIN(gt_d, r.i = a.d > b.d
 BIN(eq_d, r.i = a.d == b.d) BIN(ne_d, r.i = a.d != b.d)
 
 static int ptrcmp(uint64_t a, uint64_t b) {
-    if (ptr_slot(a) == ptr_slot(b)) {
+    if (ptr_slot(a) == ptr_slot(b) && !ptr_is_raw(a)) {
         int64_t x = ptr_off(a), y = ptr_off(b);
         return x < y ? -1 : x > y;
     }
@@ -609,7 +609,11 @@ node_t *mk_ptradd(loc_t *l, node_t *p, node_t *i, int64_t esz, int sign) {
 
 static val_t ev_ptrdiff(node_t *n, frame_t *f) {
     val_t a = EV(n->a, f), b = EV(n->b, f), r;
-    if (ptr_slot(a.u) != ptr_slot(b.u)) {
+    if (ptr_is_raw(a.u) && ptr_is_raw(b.u)) { /* real addresses: as C computes them */
+        r.i = (int64_t)(a.u - b.u) / n->esz;
+        return r;
+    }
+    if (ptr_slot(a.u) != ptr_slot(b.u) || ptr_is_raw(a.u) != ptr_is_raw(b.u)) {
         char x[100], y[100];
         rt_error(n, "subtraction of pointers into different buffers: %s and %s",
                  loc_text(&n->a->loc, x, sizeof x), loc_text(&n->b->loc, y, sizeof y));
@@ -737,13 +741,13 @@ static inline uint64_t fidx_ptr(const fidx_t *x, frame_t *f) {
     return p;
 }
 /* does x's cache cover element i of pointer word p? */
-static inline bool fidx_ok(const fidx_t *x, uint64_t p, int64_t i, uint64_t epoch) {
-    return p == x->ic.p && x->ic.epoch == epoch && (uint64_t)i - (uint64_t)x->ic.lo < x->ic.span;
+static inline bool fidx_ok(const fidx_t *x, uint64_t p, int64_t i, uint64_t epoch, int wr) {
+    return p == x->ic.p && x->ic.epoch == epoch && (uint64_t)i - (uint64_t)x->ic.lo < x->ic.span && wr <= x->ic.wr;
 }
 static inline char *fidx_at(fidx_t *x, frame_t *f, int wr) {
     uint64_t p = fidx_ptr(x, f);
     int64_t i = f->slots[x->islot].i;
-    if (LIKELY(fidx_ok(x, p, i, g_buf_epoch))) return (char *)(x->ic.addr + (uint64_t)i * (uint64_t)x->pl->esz);
+    if (LIKELY(fidx_ok(x, p, i, g_buf_epoch, wr))) return (char *)(x->ic.addr + (uint64_t)i * (uint64_t)x->pl->esz);
     return idx_fill(x->pl, &x->ic, p, i, wr);
 }
 /* p[i] = v with p a pointer variable and i an integer local (is_fast_idx_pl) */
@@ -852,7 +856,7 @@ static val_t ev_dot(node_t *n, frame_t *f) {
     const dot_t *d = n->p;
     uint64_t e = g_buf_epoch, pa = fidx_ptr(&d->a, f), pb = fidx_ptr(&d->b, f);
     int64_t ia = f->slots[d->a.islot].i, ib = f->slots[d->b.islot].i;
-    if (UNLIKELY(!fidx_ok(&d->a, pa, ia, e) || !fidx_ok(&d->b, pb, ib, e))) return dot_slow(n, f);
+    if (UNLIKELY(!fidx_ok(&d->a, pa, ia, e, 0) || !fidx_ok(&d->b, pb, ib, e, 0))) return dot_slow(n, f);
     double xa, xb, r;
     memcpy(&xa, (const char *)(d->a.ic.addr + (uint64_t)ia * 8), 8);
     memcpy(&xb, (const char *)(d->b.ic.addr + (uint64_t)ib * 8), 8);

@@ -14,6 +14,34 @@ interp_t *interp_current(void) { return g_in; }
 /* n->slot marks a call whose value an expression statement throws away. */
 void gpu_call_mark_discarded(node_t *n);
 
+/* The pointers inside a struct (or array) at p: whether there are any, and
+ * the first that points to the interpreter's own host memory, which a
+ * kernel cannot read (a classic: a struct of arrays filled from malloc). */
+static void scan_pointers(type_t *t, const char *p, const char *path, interp_arg_t *o, int depth) {
+    if (depth > 8) return;
+    if (t->kind == T_PTR) {
+        o->has_pointers = 1;
+        uint64_t w;
+        memcpy(&w, p, 8);
+        int64_t off;
+        buf_t *b = w && !ptr_is_raw(w) ? ptr_live_buf(w, &off) : NULL;
+        if (b && !o->host_field[0]) snprintf(o->host_field, sizeof o->host_field, "%s", path);
+    } else if (t->kind == T_ARRAY && t->count > 0 && t->base->size) {
+        for (long i = 0; i < t->count && i < 256; i++) {
+            char sub[64];
+            snprintf(sub, sizeof sub, "%s[%ld]", path, i);
+            scan_pointers(t->base, p + i * (long)t->base->size, sub, o, depth + 1);
+        }
+    } else if ((t->kind == T_STRUCT || t->kind == T_UNION) && t->sd && t->sd->complete) {
+        for (int i = 0; i < t->sd->nfields; i++) {
+            const field_t *f = &t->sd->fields[i];
+            char sub[64];
+            snprintf(sub, sizeof sub, "%s%s%s", path, path[0] ? "." : "", f->name ? f->name : "?");
+            scan_pointers(f->ty, p + f->off, sub, o, depth + 1);
+        }
+    }
+}
+
 static void to_arg(node_t *a, val_t v, interp_arg_t *o, char *tbuf, size_t tn, char *ebuf, size_t en) {
     memset(o, 0, sizeof *o);
     o->type = ty_name(a->ty, tbuf, tn);
@@ -22,18 +50,28 @@ static void to_arg(node_t *a, val_t v, interp_arg_t *o, char *tbuf, size_t tn, c
     if (a->ty->kind == T_PTR) {
         o->is_pointer = 1;
         o->bits = v.u;
-        if (ptr_valid(v.u)) {
-            buf_t *b = &g_bufs[ptr_slot(v.u)];
-            int64_t off = ptr_off(v.u);
-            o->place = b->place == PLACE_DEVICE ? INTERP_PLACE_DEVICE : b->place == PLACE_PINNED ? INTERP_PLACE_PINNED : INTERP_PLACE_HOST;
+        int64_t off;
+        buf_t *b = v.u ? ptr_live_buf(v.u, &off) : NULL;
+        if (b) {
+            o->place = b->place == PLACE_DEVICE ? INTERP_PLACE_DEVICE : b->place == PLACE_PINNED ? INTERP_PLACE_PINNED
+                     : b->place == PLACE_MANAGED ? INTERP_PLACE_MANAGED : INTERP_PLACE_HOST;
             if (off >= 0 && (uint64_t)off <= b->size) o->avail = b->size - (uint64_t)off;
-            if (b->place == PLACE_DEVICE) o->device = (uint64_t)(uintptr_t)b->base + (uint64_t)off;
-            else o->host = b->base + off;
+            if (b->addr) {
+                o->device = v.u;
+                o->base = b->addr;
+            }
+            if (b->base) o->host = b->base + off;
+        } else if (v.u && ptr_is_raw(v.u) && !ptr_buf(v.u, &off)) {
+            o->place = INTERP_PLACE_UNKNOWN; /* e.g. a pointer a kernel's malloc returned */
+            o->device = v.u;
         }
     } else if (ty_is_float(a->ty)) {
         o->is_float = 1;
         o->d = v.d;
-    } else if (ty_is_aggr(a->ty)) o->aggr = v.p;
+    } else if (ty_is_aggr(a->ty)) {
+        o->aggr = v.p;
+        if (v.p && a->ty->kind != T_ARRAY) scan_pointers(a->ty, v.p, "", o, 0);
+    }
     else o->bits = v.u;
 }
 
@@ -126,29 +164,41 @@ node_t *mk_launch(loc_t *l, const char *name, node_t **cfg, int nc, node_t **arg
     return c;
 }
 
-uint64_t interp_buffer_new(interp_t *in, int place, uint64_t base, uint64_t size, const char *what) {
-    int pl = place == INTERP_PLACE_DEVICE ? PLACE_DEVICE : place == INTERP_PLACE_PINNED ? PLACE_PINNED : PLACE_HEAP;
-    uint32_t s = buf_new((char *)(uintptr_t)base, size, pl, what, NULL);
+uint64_t interp_buffer_new(interp_t *in, int place, uint64_t addr, void *host, uint64_t size, const char *what) {
+    int pl = place == INTERP_PLACE_DEVICE ? PLACE_DEVICE : place == INTERP_PLACE_PINNED ? PLACE_PINNED
+           : place == INTERP_PLACE_MANAGED ? PLACE_MANAGED : PLACE_NONE;
+    if (pl == PLACE_NONE) return 0;
+    uint32_t s = buf_new_raw(addr, host, size, pl, what, NULL);
     if (!s) return 0;
     g_bufs[s].owner = in->id;
-    return ptr_make(s, 0);
+    return addr;
 }
 
 int interp_buffer_free(interp_t *in, uint64_t p, int place) {
-    if (!ptr_valid(p) || ptr_off(p) != 0) return -1;
-    buf_t *b = &g_bufs[ptr_slot(p)];
-    int pl = place == INTERP_PLACE_DEVICE ? PLACE_DEVICE : place == INTERP_PLACE_PINNED ? PLACE_PINNED : PLACE_HEAP;
-    if (b->place != pl) return -1;
+    int64_t off;
+    buf_t *b = ptr_is_raw(p) ? ptr_live_buf(p, &off) : NULL;
+    int pl = place == INTERP_PLACE_DEVICE ? PLACE_DEVICE : place == INTERP_PLACE_PINNED ? PLACE_PINNED
+           : place == INTERP_PLACE_MANAGED ? PLACE_MANAGED : PLACE_HEAP;
+    if (!b || off != 0 || b->place != pl) return -1;
     b->base = NULL;
-    buf_kill(ptr_slot(p), BUF_FREED);
+    buf_kill((uint32_t)(b - g_bufs), BUF_FREED);
     return 0;
 }
 
+void *interp_host_for_write(interp_t *in, uint64_t ptr, uint64_t n) {
+    int64_t off;
+    buf_t *b = ptr_live_buf(ptr, &off);
+    if (!b || off < 0 || (uint64_t)off > b->size || n > b->size - (uint64_t)off || b->ro || !b->base) return NULL;
+    char msg[256];
+    /* managed memory (a struct there receiving a pointer, say): the host copy
+     * must be current first, and goes back to the GPU before it runs */
+    if (b->place == PLACE_MANAGED && mem_managed_write(b, msg, sizeof msg) < 0) return NULL;
+    return b->base + off;
+}
+
 int interp_store_u64(interp_t *in, uint64_t ptr, uint64_t value) {
-    if (!ptr_valid(ptr)) return -1;
-    buf_t *b = &g_bufs[ptr_slot(ptr)];
-    int64_t off = ptr_off(ptr);
-    if (off < 0 || (uint64_t)off + 8 > b->size || b->ro || b->place == PLACE_DEVICE) return -1;
-    memcpy(b->base + off, &value, 8);
+    void *p = interp_host_for_write(in, ptr, 8);
+    if (!p) return -1;
+    memcpy(p, &value, 8);
     return 0;
 }

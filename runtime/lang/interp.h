@@ -5,6 +5,7 @@
 #ifndef ICUDA_INTERP_H
 #define ICUDA_INTERP_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "../engine.h"
 
@@ -34,10 +35,16 @@ char *interp_device_constants(interp_t *in);
 /* %who: one row per session variable {name, type, size, place}. */
 json_t *interp_who(interp_t *in);
 
-/* The session variables that point at the buffer of place (INTERP_PLACE_*)
- * starting at base, as "x, y" ("" when none); malloc'd. For messages such as
- * the list of device buffers lost to a GPU fault. */
+/* The session variables that point into the device, pinned or managed
+ * buffer starting at address base, as "x, y" ("" when none); malloc'd. For
+ * messages such as the list of device buffers lost to a GPU fault. place is
+ * not needed (an address names one buffer) and is ignored. */
 char *interp_pointer_names(interp_t *in, int place, uint64_t base);
+
+/* The bytes of session variable name (its type's size in *size), or NULL
+ * when there is none: for __managed__ variables, whose host side is a
+ * session variable that the CUDA layer copies to and from the GPU. */
+void *interp_var_storage(interp_t *in, const char *name, size_t *size);
 
 /* For completion/inspection: names of session variables and functions that
  * start with prefix (new reference, JSON array of strings). */
@@ -48,7 +55,14 @@ json_t *interp_names(interp_t *in, const char *prefix);
  * these callbacks. Without them, both raise RuntimeError "... need the GPU
  * worker". Pointer arguments arrive as interp_arg_t with their buffer
  * resolved, so the hook never decodes interpreter pointers itself. */
-enum { INTERP_PLACE_NONE, INTERP_PLACE_HOST, INTERP_PLACE_DEVICE, INTERP_PLACE_PINNED };
+enum {
+    INTERP_PLACE_NONE,    /* NULL, freed, or not a pointer */
+    INTERP_PLACE_HOST,    /* the interpreter's host memory (malloc, variables) */
+    INTERP_PLACE_DEVICE,  /* cudaMalloc */
+    INTERP_PLACE_PINNED,  /* cudaMallocHost / cudaHostAlloc: host memory the GPU can map */
+    INTERP_PLACE_MANAGED, /* cudaMallocManaged: device memory with a host copy */
+    INTERP_PLACE_UNKNOWN, /* an address no allocation of the session made (a kernel's malloc, an integer) */
+};
 
 typedef struct interp_arg {
     const char *type;   /* C spelling of the argument's type, e.g. "float *" */
@@ -57,10 +71,13 @@ typedef struct interp_arg {
     double d;           /* floating value */
     /* pointers: where they point, resolved and checked to be live */
     int place;          /* INTERP_PLACE_* (NONE for NULL or invalid) */
-    void *host;         /* host address (host/pinned), NULL otherwise */
-    uint64_t device;    /* device address (device buffers) */
+    void *host;         /* host address (host, pinned; managed: its host copy), NULL otherwise */
+    uint64_t device;    /* the address the GPU uses (device, pinned, managed, unknown), 0 otherwise */
+    uint64_t base;      /* device, pinned, managed: the buffer's start */
     uint64_t avail;     /* bytes from the pointer to the end of its buffer */
     const void *aggr;   /* structs passed by value: their bytes */
+    int has_pointers;   /* ... and whether they hold pointers */
+    char host_field[64]; /* ... the first field holding a host pointer ("elements"), or "" */
     size_t size;        /* sizeof the argument's type */
     const char *expr;   /* the argument as written in the cell ("d_x"), for messages */
 } interp_arg_t;
@@ -82,19 +99,48 @@ typedef struct interp_hooks {
      * Returns 0 with *ret set (the C return value), or -1 with msg and ename. */
     int (*call)(void *ctx, const char *name, const interp_arg_t *args, int nargs, int discarded,
                 int64_t *ret, char *ename, char *msg, size_t msglen);
+    /* Managed memory at addr is about to be used by the host while the GPU
+     * may have written it: copy its n bytes to host (after the GPU's work is
+     * done). 0, or -1 with msg. */
+    int (*managed_fetch)(void *ctx, uint64_t addr, void *host, uint64_t n, char *msg, size_t msglen);
+    /* n bytes of device memory at addr into dst, for showing a value. 0 or -1. */
+    int (*read_device)(void *ctx, uint64_t addr, void *dst, uint64_t n);
 } interp_hooks_t;
 
 void interp_set_hooks(interp_t *in, const interp_hooks_t *hooks);
 
-/* Buffers the CUDA layer makes (cudaMalloc: place DEVICE, base = device
- * address; cudaMallocHost: PINNED, base = host address in the arena): returns
- * the interpreter's pointer word for them, to store through an out-argument. */
-uint64_t interp_buffer_new(interp_t *in, int place, uint64_t base, uint64_t size, const char *what);
+/* Buffers the CUDA layer makes: place DEVICE, PINNED or MANAGED, named by
+ * their real address addr (which is also the pointer word host code holds);
+ * host: the bytes the host reads and writes (pinned: addr itself; managed:
+ * its host copy; device: NULL). Returns the pointer word (addr), 0 if full. */
+uint64_t interp_buffer_new(interp_t *in, int place, uint64_t addr, void *host, uint64_t size, const char *what);
 /* cudaFree / cudaFreeHost: -1 when p is not the start of a live buffer of that place. */
 int interp_buffer_free(interp_t *in, uint64_t p, int place);
 /* The interpreter of the cell running now (the one whose hooks are being called). */
 interp_t *interp_current(void);
+/* The host bytes behind pointer word ptr for a write of n bytes by the CUDA
+ * layer (an out-argument), or NULL if they cannot be written; managed memory
+ * is brought up to date and marked written first. */
+void *interp_host_for_write(interp_t *in, uint64_t ptr, uint64_t n);
 /* Writes a pointer word / integer through an out-argument pointer (cudaMalloc(&p, ...)). */
 int interp_store_u64(interp_t *in, uint64_t ptr, uint64_t value);
+
+/* ---- Managed memory (docs/device-memory.md) ----
+ * The GPU holds a managed buffer's bytes; the host works on a copy. The
+ * interpreter sees every host access: the first one after the GPU may have
+ * written the buffer fetches it (hooks.managed_fetch), and a buffer the
+ * host used is copied back before the GPU next runs (interp_managed_flush). */
+typedef int (*interp_managed_copy_fn)(void *ctx, uint64_t addr, void *host, uint64_t n, char *msg, size_t ml);
+/* Is there any live managed buffer? */
+bool interp_managed_any(interp_t *in);
+/* Before GPU work: push each managed buffer the host used since the last
+ * flush (push copies its host copy to the device). 0, or push's error. */
+int interp_managed_flush(interp_t *in, interp_managed_copy_fn push, void *ctx, char *msg, size_t ml);
+/* After GPU work that may have written managed memory: the buffer at addr
+ * (0: every managed buffer) is stale on the host until fetched again. */
+void interp_managed_device_wrote(interp_t *in, uint64_t addr);
+/* The host copy of the managed buffer at addr is current (just fetched, or
+ * restored onto the GPU from it). */
+void interp_managed_synced(interp_t *in, uint64_t addr);
 
 #endif

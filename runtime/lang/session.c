@@ -246,9 +246,8 @@ static const buf_t *pointee(const sym_t *s) {
     if (s->ty->kind != T_PTR) return NULL;
     uint64_t w;
     memcpy(&w, s->gv->addr, sizeof w);
-    if (!ptr_valid(w)) return NULL;
-    const buf_t *b = &g_bufs[ptr_slot(w)];
-    return b->state == BUF_LIVE ? b : NULL;
+    int64_t off;
+    return ptr_live_buf(w, &off);
 }
 
 static const char *place_name(const buf_t *b) {
@@ -256,6 +255,7 @@ static const char *place_name(const buf_t *b) {
     switch (b->place) {
     case PLACE_DEVICE: return "device";
     case PLACE_PINNED: return "pinned";
+    case PLACE_MANAGED: return "managed";
     default: return "host";
     }
 }
@@ -290,9 +290,7 @@ char *interp_pointer_names(interp_t *in, int place, uint64_t base) {
     o[0] = 0;
     FOR_SESSION_VARS(in, s) {
         const buf_t *b = pointee(s);
-        if (!b || b->place != (place == INTERP_PLACE_DEVICE ? PLACE_DEVICE : PLACE_PINNED) ||
-            (uint64_t)(uintptr_t)b->base != base)
-            continue;
+        if (!b || !b->addr || b->addr != base) continue; /* an address names one buffer, whatever its place */
         size_t l = strlen(s->name) + 2;
         while (n + l + 1 > cap) {
             o = realloc(o, cap *= 2);
@@ -314,4 +312,11 @@ json_t *interp_names(interp_t *in, const char *prefix) {
             json_array_append_new(a, json_string(k));
         }
     return a;
+}
+
+void *interp_var_storage(interp_t *in, const char *name, size_t *size) {
+    sym_t *s = hmap_get(&in->globals, name);
+    if (!s || s->kind != S_VAR_GLOBAL || !s->gv || !s->gv->committed || !s->gv->addr) return NULL;
+    if (size) *size = s->ty->size;
+    return s->gv->addr;
 }

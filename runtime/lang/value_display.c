@@ -27,21 +27,25 @@ static void sbf(sb_t *b, const char *fmt, ...) {
     b->n += (size_t)k;
 }
 
+/* The shortest text that reads back as d; a whole number below 10^16 is
+ * written out ("70", not %g's "7e+01"). */
+static void shortest(double d, int maxp, bool is_float, char *buf, size_t n) {
+    for (int p = 1; p <= maxp; p++) {
+        snprintf(buf, n, "%.*g", p, d);
+        if (is_float ? strtof(buf, NULL) == (float)d : strtod(buf, NULL) == d) break;
+    }
+    int e = (int)floor(log10(fabs(d)));
+    if (strchr(buf, 'e') && e >= 0 && e < 16 && d == floor(d)) snprintf(buf, n, "%.*g", e + 1, d);
+}
 void fmt_double(double d, char *buf, size_t n) {
     if (isnan(d)) { snprintf(buf, n, signbit(d) ? "-nan" : "nan"); return; }
     if (isinf(d)) { snprintf(buf, n, d < 0 ? "-inf" : "inf"); return; }
-    for (int p = 1; p <= 17; p++) {
-        snprintf(buf, n, "%.*g", p, d);
-        if (strtod(buf, NULL) == d) return;
-    }
+    shortest(d, 17, false, buf, n);
 }
 void fmt_float(float f, char *buf, size_t n) {
     if (isnan(f)) { snprintf(buf, n, signbit(f) ? "-nan" : "nan"); return; }
     if (isinf(f)) { snprintf(buf, n, f < 0 ? "-inf" : "inf"); return; }
-    for (int p = 1; p <= 9; p++) {
-        snprintf(buf, n, "%.*g", p, (double)f);
-        if (strtof(buf, NULL) == f) return;
-    }
+    shortest((double)f, 9, true, buf, n);
 }
 
 static void char_lit(sb_t *b, int c, char q) {
@@ -98,29 +102,71 @@ static void elems(sb_t *b, type_t *et, const char *base, uint64_t n, int depth, 
 
 static bool is_charlike(type_t *t) { return t->kind == T_CHAR || t->kind == T_SCHAR || t->kind == T_UCHAR; }
 
+/* Elements of a device buffer: the first and last few, copied from the GPU. */
+static void device_elems(sb_t *b, type_t *et, uint64_t addr, uint64_t n) {
+    interp_t *in = g_in;
+    uint64_t esz = et->size, k = n > 10 ? 6 : n;
+    unsigned char tmp[10 * 64];
+    bool ok = esz <= 64 && in && in->hooks.read_device;
+    if (ok && n > 10)
+        ok = in->hooks.read_device(in->hooks.ctx, addr, tmp, 3 * esz) == 0 &&
+             in->hooks.read_device(in->hooks.ctx, addr + (n - 3) * esz, tmp + 3 * esz, 3 * esz) == 0;
+    else if (ok)
+        ok = in->hooks.read_device(in->hooks.ctx, addr, tmp, n * esz) == 0;
+    if (!ok) {
+        sbf(b, "%" PRIu64 " bytes", n * esz);
+        return;
+    }
+    sbf(b, "[");
+    for (uint64_t i = 0; i < k; i++) {
+        if (n > 10 && i == 3) sbf(b, "…, ");
+        value(b, et, load_mem(et, (const char *)tmp + i * esz), 1);
+        if (i + 1 < k) sbf(b, ", ");
+    }
+    sbf(b, "]");
+}
+
 static void pointer(sb_t *b, type_t *t, uint64_t p, int depth, bool top) {
     if (p == 0) { sbf(b, "NULL"); return; }
     uint32_t s = ptr_slot(p);
-    if (s == SLOT_FUNC) {
+    if (!ptr_is_raw(p) && s == SLOT_FUNC) {
         int64_t id = ptr_off(p);
         sbf(b, "%s", id >= 0 && id < g_nfboxes ? g_fboxes[id]->name : "?");
         return;
     }
-    if (s == SLOT_FILE) { sbf(b, ptr_off(p) == 1 ? "stdout" : "stderr"); return; }
-    if (s < SLOT_FIRST_BUF || s >= g_nbufs) { sbf(b, "0x%" PRIx64 " (not a valid pointer)", p); return; }
-    buf_t *bf = &g_bufs[s];
-    if (bf->gen != ((p >> PTR_OFF_BITS) & PTR_GEN_MASK) || bf->state == BUF_FREED) { sbf(b, "freed"); return; }
+    if (!ptr_is_raw(p) && s == SLOT_FILE) { sbf(b, ptr_off(p) == 1 ? "stdout" : "stderr"); return; }
+    int64_t off;
+    buf_t *bf = ptr_buf(p, &off);
+    if (!bf && ptr_is_raw(p)) { sbf(b, "0x%" PRIx64 " (no buffer of this session)", p); return; }
+    if (!bf) { sbf(b, "0x%" PRIx64 " (not a valid pointer)", p); return; }
+    if ((!ptr_is_raw(p) && bf->gen != ((p >> PTR_OFF_BITS) & PTR_GEN_MASK)) || bf->state == BUF_FREED) {
+        sbf(b, "freed");
+        return;
+    }
     if (bf->state != BUF_LIVE) { sbf(b, "dangling"); return; }
-    const char *where = bf->place == PLACE_DEVICE ? "device" : bf->place == PLACE_PINNED ? "pinned" : "host";
-    int64_t off = ptr_off(p);
+    const char *where = bf->place == PLACE_DEVICE ? "device" : bf->place == PLACE_PINNED ? "pinned"
+                      : bf->place == PLACE_MANAGED ? "managed" : "host";
     if (!top || depth > 0) {
-        sbf(b, "%s+%" PRId64, where, off);
+        if (bf->addr) sbf(b, "%s 0x%" PRIx64, where, p); /* a real address: as the GPU sees it */
+        else sbf(b, "%s+%" PRId64, where, off);
         return;
     }
     type_t *et = t->base;
     if (off < 0 || (uint64_t)off > bf->size) { sbf(b, "%s, out of bounds (byte %" PRId64 " of %" PRIu64 ")", where, off, bf->size); return; }
     uint64_t rest = bf->size - (uint64_t)off;
-    if (bf->place == PLACE_DEVICE) { sbf(b, "device, %" PRIu64 " bytes", rest); return; }
+    bool sized = !(et->kind == T_VOID || et->kind == T_FUNC || !et->size || (et->kind == T_STRUCT && !et->sd->complete));
+    if (bf->place == PLACE_DEVICE) {
+        if (!sized || (uint64_t)off % et->size) { sbf(b, "device, %" PRIu64 " bytes", rest); return; }
+        uint64_t n = rest / et->size;
+        sbf(b, "device, %" PRIu64 " element%s: ", n, n == 1 ? "" : "s");
+        device_elems(b, et, p, n);
+        return;
+    }
+    char why[256];
+    if (bf->place == PLACE_MANAGED && mem_managed_fetch(bf, why, sizeof why) < 0) {
+        sbf(b, "managed, %" PRIu64 " bytes (%s)", rest, why);
+        return;
+    }
     const char *a = bf->base + off;
     if (is_charlike(et)) {
         const char *z = memchr(a, 0, rest);

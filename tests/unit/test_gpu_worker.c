@@ -1,7 +1,9 @@
 /* The GPU worker through gpu_client: on a machine without a driver, checks the
  * clear "no driver" path and skips the rest; on a GPU, copies, launches,
  * pinned memory, events, streams, globals, printf order, a sticky fault and
- * recovery, an endless kernel interrupted, a crash. */
+ * recovery, an endless kernel interrupted, a crash, and real device
+ * addresses: pools, pointer tables in device memory across a restart,
+ * zero-copy pinned memory, bound shadows. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -16,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define GPU_TESTS 16 /* groups skipped without a GPU */
+#define GPU_TESTS 17 /* groups skipped without a GPU */
 
 static const char *src =
     "extern \"C\" __global__ void vecadd(double *z, const double *x, const double *y, int n) {\n"
@@ -25,7 +27,12 @@ static const char *src =
     "extern \"C\" __global__ void spin(volatile int *flag) { while (*flag == 0) { } }\n"
     "extern \"C\" __global__ void say(int k) { printf(\"line %d\\n\", k); }\n"
     "__device__ int counter;\n"
-    "extern \"C\" __global__ void bump(int by) { atomicAdd(&counter, by); }\n";
+    "extern \"C\" __global__ void bump(int by) { atomicAdd(&counter, by); }\n"
+    "extern \"C\" __global__ void chase(double **t, int k, double *out) {\n"
+    "  double s = 0; for (int i = 0; i < k; i++) s += t[i][1]; *out = s; }\n"
+    "extern \"C\" __global__ void store_ptr(double **slot, double *p) { *slot = p + 1; }\n"
+    "extern \"C\" __global__ void fill_int(int *p, int n, int v) {\n"
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) p[i] = v + i; }\n";
 
 static char out_text[65536];
 static size_t out_len;
@@ -128,7 +135,7 @@ int main(void) {
     size_t img_n = 0;
     void *img = compile(P.major, P.minor, &img_n);
     CHECK(img != NULL);
-    gpu_handle_t mod = 0, fvec = 0, fbad = 0, fspin = 0, fsay = 0, fbump = 0;
+    gpu_handle_t mod = 0, fvec = 0, fbad = 0, fspin = 0, fsay = 0, fbump = 0, fchase = 0, fstore = 0, ffill = 0;
     gpu_func_attrs_t fa;
     char *log = NULL;
     CHECK(gpu_client_module_load(c, img, img_n, &mod, &log) == 0);
@@ -139,6 +146,9 @@ int main(void) {
     CHECK(gpu_client_get_function(c, mod, "spin", &fspin, NULL) == 0);
     CHECK(gpu_client_get_function(c, mod, "say", &fsay, NULL) == 0);
     CHECK(gpu_client_get_function(c, mod, "bump", &fbump, NULL) == 0);
+    CHECK(gpu_client_get_function(c, mod, "chase", &fchase, NULL) == 0);
+    CHECK(gpu_client_get_function(c, mod, "store_ptr", &fstore, NULL) == 0);
+    CHECK(gpu_client_get_function(c, mod, "fill_int", &ffill, NULL) == 0);
     CHECK(gpu_client_get_function(c, mod, "nope", &fbump + 0, NULL) == CUDA_ERROR_NOT_FOUND);
 
     /* 3 vector add */
@@ -184,7 +194,7 @@ int main(void) {
 
     /* 6 pinned */
     double *pin = arena_alloc(bytes);
-    CHECK(gpu_client_host_register(c, pin, bytes, 0) == 0);
+    CHECK(gpu_client_host_register(c, pin, bytes, 0, NULL) == 0);
     CHECK(gpu_client_host_is_registered(c, pin, bytes));
     CHECK(gpu_client_memcpy_dtoh(c, pin, dx, bytes, 0, false) == 0 && pin[n - 1] == n - 1);
     CHECK(gpu_client_host_unregister(c, pin) == 0);
@@ -313,6 +323,89 @@ int main(void) {
     CHECK(gpu_client_restart(c, &rep) == 0);
     free(rep.lost_ptrs);
     CHECK(gpu_client_memcpy_dtoh(c, hz, dx, bytes, 0, false) == 0 && hz[n - 1] == n - 1);
+
+    /* 17 real addresses: the range, pools, pointers stored in device memory
+     * (written by the host and by kernels) across a restart, zero-copy */
+    CHECK(gpu_client_unified(c, NULL));
+    CHECK(dx >= GPU_VA_BASE && dx < GPU_VA_BASE + GPU_VA_SIZE && dz >= GPU_VA_BASE);
+    CUdeviceptr s1p, s2p;
+    CHECK(gpu_client_malloc(c, &s1p, 16) == 0 && gpu_client_malloc(c, &s2p, 24) == 0);
+    CHECK(s1p % 256 == 0 && s2p % 256 == 0 && s2p > s1p && s2p - s1p < ((CUdeviceptr)2 << 20)); /* one pool */
+    CUdeviceptr dtab, dout;
+    CHECK(gpu_client_malloc(c, &dtab, 2 * sizeof(CUdeviceptr)) == 0 && gpu_client_malloc(c, &dout, 8) == 0);
+    CUdeviceptr *htab = arena_alloc(2 * sizeof(CUdeviceptr));
+    htab[0] = dx;
+    htab[1] = dy;
+    CHECK(gpu_client_memcpy_htod(c, dtab, htab, 2 * sizeof(CUdeviceptr), 0, false) == 0);
+    int two = 2;
+    void *cargs[3] = {&dtab, &two, &dout};
+    uint16_t csz3[3] = {8, 4, 8};
+    uint8_t cisp[3] = {GPU_ARG_CONST_PTR, 0, GPU_ARG_PTR};
+    double got = 0;
+    gpu_client_memcpy_htod(c, dx, hx, bytes, 0, false);
+    gpu_client_memcpy_htod(c, dy, hy, bytes, 0, false);
+    CHECK(launch1(c, fchase, 1, 1, 0, 3, cargs, csz3, cisp) == 0);
+    CHECK(gpu_client_memcpy_dtoh(c, &got, dout, 8, 0, false) == 0 && got == 1.0 + 2.0);
+    /* a pointer written by one kernel, followed by another */
+    void *pargs[2] = {&dtab, &dz};
+    uint16_t psz[2] = {8, 8};
+    uint8_t pisp[2] = {GPU_ARG_REACHES, GPU_ARG_PTR};
+    gpu_client_memcpy_htod(c, dz, hx, bytes, 0, false);
+    CHECK(launch1(c, fstore, 1, 1, 0, 2, pargs, psz, pisp) == 0); /* tab[0] = dz + 1 element */
+    CUdeviceptr back2[2];
+    CHECK(gpu_client_memcpy_dtoh(c, back2, dtab, sizeof back2, 0, false) == 0 && back2[0] == dz + 8 && back2[1] == dy);
+    CHECK(launch1(c, fchase, 1, 1, 0, 3, cargs, csz3, cisp) == 0);
+    CHECK(gpu_client_memcpy_dtoh(c, &got, dout, 8, 0, false) == 0 && got == 2.0 + 2.0);
+    /* the table survives a restart with the same addresses: whole-buffer host
+     * copies come back, and the pointers in them still point right */
+    CHECK(gpu_client_memcpy_htod(c, dtab, htab, 2 * sizeof(CUdeviceptr), 0, false) == 0);
+    gpu_client_memcpy_htod(c, dx, hx, bytes, 0, false); /* store_ptr could reach them: their shadows went */
+    gpu_client_memcpy_htod(c, dy, hy, bytes, 0, false);
+    kill(gpu_client_pid(c), SIGKILL);
+    CHECK(gpu_client_sync(c) == GPU_ERR_WORKER_DIED);
+    CHECK(gpu_client_restart(c, &rep) == 0);
+    free(rep.lost_ptrs);
+    CHECK(launch1(c, fchase, 1, 1, 0, 3, cargs, csz3, cisp) == 0);
+    CHECK(gpu_client_memcpy_dtoh(c, &got, dout, 8, 0, false) == 0 && got == 1.0 + 2.0);
+    /* zero-copy: pinned arena memory mapped for kernels at its own address */
+    size_t pg = 4096;
+    char *zraw = arena_alloc(3 * pg);
+    int *z = (int *)(((uintptr_t)zraw + pg - 1) / pg * pg);
+    CUdeviceptr zd = 0;
+    CHECK(gpu_client_host_register(c, z, pg, 1u | 2u, &zd) == 0 && zd == (CUdeviceptr)(uintptr_t)z);
+    int nz = 100, v0 = 7;
+    void *zargs[3] = {&zd, &nz, &v0};
+    uint16_t zsz[3] = {8, 4, 4};
+    CHECK(launch1(c, ffill, 1, 128, 0, 3, zargs, zsz, NULL) == 0 && gpu_client_sync(c) == 0);
+    CHECK(z[0] == 7 && z[99] == 106);
+    CHECK(gpu_client_host_unregister(c, z) == 0);
+    /* a bound shadow (managed memory's host copy) survives kernel writes */
+    int *mh = arena_alloc(400);
+    for (int i = 0; i < 100; i++) mh[i] = -i;
+    CUdeviceptr md;
+    CHECK(gpu_client_malloc(c, &md, 400) == 0 && gpu_client_memcpy_htod(c, md, mh, 400, 0, false) == 0);
+    CHECK(gpu_client_bind_shadow(c, md, mh) == 0);
+    zargs[0] = &md;
+    uint8_t misp[3] = {GPU_ARG_PTR, 0, 0};
+    CHECK(launch1(c, ffill, 1, 128, 0, 3, zargs, zsz, misp) == 0 && gpu_client_sync(c) == 0);
+    kill(gpu_client_pid(c), SIGKILL);
+    gpu_client_sync(c);
+    CHECK(gpu_client_restart(c, &rep) == 0);
+    free(rep.lost_ptrs);
+    int mback[100];
+    CHECK(gpu_client_memcpy_dtoh(c, mback, md, 400, 0, false) == 0 && mback[50] == -50);
+    /* a large buffer is a mapping of its own, gone when freed */
+    CUdeviceptr big;
+    size_t f0 = 0, f1 = 0, f2 = 0;
+    gpu_client_mem_info(c, &f0, &tot);
+    CHECK(gpu_client_malloc(c, &big, (size_t)256 << 20) == 0);
+    gpu_client_mem_info(c, &f1, &tot);
+    CHECK(gpu_client_free_mem(c, big) == 0);
+    gpu_client_mem_info(c, &f2, &tot);
+    fprintf(stderr, "free memory: %zu MiB, with 256 MiB allocated %zu, after free %zu\n", f0 >> 20, f1 >> 20, f2 >> 20);
+    CHECK(f1 + ((size_t)200 << 20) < f0 && f2 + ((size_t)16 << 20) > f0);
+    CHECK(gpu_client_free_mem(c, s1p) == 0 && gpu_client_free_mem(c, s2p) == 0 &&
+          gpu_client_free_mem(c, dtab) == 0 && gpu_client_free_mem(c, dout) == 0 && gpu_client_free_mem(c, md) == 0);
 
     /* 16 free */
     CHECK(gpu_client_free_mem(c, dx) == 0 && gpu_client_free_mem(c, dy) == 0 &&
