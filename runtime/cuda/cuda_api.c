@@ -700,13 +700,31 @@ static int api_func_attributes(call_t *c) {
     return 0;
 }
 
+static int api_active_blocks(call_t *c) {
+    int r = arity(c, 3, 4, "int *numBlocks, kernel, int blockSize, size_t dynamicSMemSize");
+    if (r) return r;
+    int *nb = out_arg(c, 0, sizeof(int), "an int");
+    if (!nb) return CUDA_ERR_INVALID_VALUE;
+    const char *name = symbol_name(c, 1);
+    if (!name) return misuse(c, "argument 2 (%s) must name a kernel", arg_name(&c->a[1]));
+    int64_t block = ival(&c->a[2]);
+    if (block <= 0 || block > INT32_MAX) return fail(c, CUDA_ERR_INVALID_VALUE, "%s: blockSize must be positive, not %lld",
+                                                     c->name, (long long)block);
+    if ((r = ready(c))) return r;
+    cs_kernel_t *k;
+    char why[600];
+    if ((r = cs_kernel_function(c->cs, name, &k, why, sizeof why))) return fail(c, r, "%s", why);
+    return done(c, gpu_client_active_blocks(c->cs->gc, k->fn, (int)block, c->n > 3 ? (size_t)ival(&c->a[3]) : 0, nb));
+}
+
 /* ---- dispatch ---- */
 
 typedef enum { F_MALLOC, F_FREE, F_MALLOC_HOST, F_HOST_ALLOC, F_FREE_HOST, F_MEMCPY, F_MEMCPY_ASYNC, F_MEMSET,
                F_MEMSET_ASYNC, F_TO_SYMBOL, F_FROM_SYMBOL, F_SYNC, F_RESET, F_LAST, F_PEEK, F_EV_CREATE,
                F_EV_CREATE_FLAGS, F_EV_RECORD, F_EV_SYNC, F_EV_ELAPSED, F_EV_QUERY, F_EV_DESTROY, F_ST_CREATE,
                F_ST_CREATE_FLAGS, F_ST_SYNC, F_ST_QUERY, F_ST_DESTROY, F_DEV_COUNT, F_SET_DEV, F_GET_DEV, F_PROPS,
-               F_MEM_INFO, F_OCCUPANCY, F_DRIVER_VERSION, F_RUNTIME_VERSION, F_FUNC_ATTRS } fid_t;
+               F_MEM_INFO, F_OCCUPANCY, F_DRIVER_VERSION, F_RUNTIME_VERSION, F_FUNC_ATTRS,
+               F_ACTIVE_BLOCKS } fid_t;
 
 static const struct { const char *name; fid_t id; } api[] = {
     {"cudaMalloc", F_MALLOC}, {"cudaFree", F_FREE}, {"cudaMallocHost", F_MALLOC_HOST}, {"cudaHostAlloc", F_HOST_ALLOC},
@@ -723,6 +741,7 @@ static const struct { const char *name; fid_t id; } api[] = {
     {"cudaMemGetInfo", F_MEM_INFO}, {"cudaOccupancyMaxPotentialBlockSize", F_OCCUPANCY},
     {"cudaDriverGetVersion", F_DRIVER_VERSION}, {"cudaRuntimeGetVersion", F_RUNTIME_VERSION},
     {"cudaFuncGetAttributes", F_FUNC_ATTRS},
+    {"cudaOccupancyMaxActiveBlocksPerMultiprocessor", F_ACTIVE_BLOCKS},
 };
 
 static int dispatch(call_t *c, fid_t id) {
@@ -762,6 +781,7 @@ static int dispatch(call_t *c, fid_t id) {
     case F_DRIVER_VERSION: return api_versions(c, true);
     case F_RUNTIME_VERSION: return api_versions(c, false);
     case F_FUNC_ATTRS: return api_func_attributes(c);
+    case F_ACTIVE_BLOCKS: return api_active_blocks(c);
     }
     return CUDA_ERR_UNKNOWN;
 }
