@@ -1,6 +1,7 @@
 /* Kernels as magics see them (cuda_inspect.h). */
 #include "runtime/cuda/cuda_inspect.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -26,7 +27,9 @@ int cuda_kernel_occupancy(cuda_session_t *cs, const char *name, int block, size_
     out->attrs = k->attrs;
     out->device = gpu_client_get_device(cs->gc);
     int g = gpu_client_device_props(cs->gc, out->device, &out->props);
-    if (!g && block > 0) g = gpu_client_active_blocks(cs->gc, k->fn, block, dynamic_smem, &out->blocks);
+    /* a block the kernel cannot have holds no blocks; the driver need not be asked */
+    bool fits = block > 0 && (!out->attrs.max_threads_per_block || block <= out->attrs.max_threads_per_block);
+    if (!g && fits) g = gpu_client_active_blocks(cs->gc, k->fn, block, dynamic_smem, &out->blocks);
     if (!g) g = gpu_client_occupancy(cs->gc, k->fn, dynamic_smem, 0, &out->min_grid, &out->best_block);
     if (g) {
         snprintf(msg, ml, "the driver's occupancy figures for %s: %s", name, gpu_client_error_name(g));

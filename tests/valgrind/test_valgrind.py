@@ -15,7 +15,7 @@ VALGRIND = shutil.which("valgrind")
 FLAGS = ["--error-exitcode=99", "--leak-check=full", "--errors-for-leak-kinds=definite",
          "--show-leak-kinds=definite", "--track-fds=no"]
 # The GPU worker test talks to a driver when there is one: valgrind is not for that.
-UNITS = ["test_split", "test_wire", "test_arena", "test_lang"]
+UNITS = ["test_split", "test_wire", "test_arena", "test_lang", "test_sanitizer_log", "test_occupancy"]
 
 
 def errors_in(log):
@@ -66,7 +66,8 @@ def test_kernel_session_under_valgrind():
             cells = ["int n = 10;\ndouble *x = (double *)malloc(n * sizeof(double));\n"
                      "for (int i = 0; i < n; i++) x[i] = i * 0.5;\nprintf(\"%g\\n\", x[n - 1]);",
                      "struct P { int a; double b; };\nstruct P p = {1, 2.5};\np",
-                     "x[n] = 1;", "free(x);\nfree(x);", "%who", "%lsmagic", "%help nvrtc", "x"]
+                     "x[n] = 1;", "free(x);\nfree(x);", "%who", "%lsmagic", "%help nvrtc", "x",
+                     "%memcheck --tool racecheck n = 3;", "%resources --block 64", "%sass nosuch"]
             for code in cells:
                 reply = kc.execute_interactive(code, timeout=120, output_hook=lambda m: None)
                 assert reply["content"]["status"] in ("ok", "error")
