@@ -153,6 +153,26 @@ static bool near_buffer(magic_ctx_t *mc, gpu_client_t *gc, const san_finding_t *
     return true;
 }
 
+/* "... in cell.cu:57" in a backtrace line becomes "... in In [3], line 5". */
+static char *cell_lines_in(engine_t *e, const char *hex, const char *text) {
+    strbuf_t b = {0};
+    const char *p = text, *hit;
+    while (hex && (hit = strstr(p, "cell.cu:")) != NULL) {
+        char *end;
+        long n = strtol(hit + 8, &end, 10);
+        char cell[64];
+        int line;
+        sb_append(&b, p, (size_t)(hit - p));
+        if (end > hit + 8 && engine_unit_line(e, hex, (int)n, cell, sizeof cell, &line, NULL, 0))
+            sb_printf(&b, "%s, line %d", cell, line);
+        else
+            sb_append(&b, hit, (size_t)(end - hit) > 8 ? (size_t)(end - hit) : 8);
+        p = end > hit + 8 ? end : hit + 8;
+    }
+    sb_puts(&b, p);
+    return sb_take(&b);
+}
+
 static void add(json_t *lines, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void add(json_t *lines, const char *fmt, ...) {
     va_list ap;
@@ -184,21 +204,22 @@ static void report_group(magic_ctx_t *mc, gpu_client_t *gc, const cuda_memcheck_
         access_words(f->sites[0].access, a0, sizeof a0);
         long hz = 0;
         for (int i = 1; i < f->nsites; i++) hz += f->sites[i].hazards;
-        add(lines, BOLD "[%d] %s" OFF " in %s: %s at %s races with", index, f->what, kname, a0,
+        add(lines, BOLD "[%d] %s" OFF " in kernel %s, between %s at %s", index, f->what, f->sites[0].function, a0,
             p0.where[0] ? p0.where : "an unknown line");
-        sb_printf(&one, "%s in %s: %s at %s", f->what, kname, a0, p0.where[0] ? p0.where : "an unknown line");
+        sb_printf(&one, "%s between %s at %s", f->what, a0, p0.where[0] ? p0.where : "an unknown line");
         if (p0.text[0]) add(lines, "        %s", p0.text);
         for (int i = 1; i < f->nsites; i++) {
             place_t pi;
             place_of(mc->e, res, &f->sites[i], &pi);
             char ai[40];
             access_words(f->sites[i].access, ai, sizeof ai);
-            add(lines, "    %s at %s (%ld hazard%s)%s%s", ai, pi.where[0] ? pi.where : "an unknown line",
-                f->sites[i].hazards, f->sites[i].hazards == 1 ? "" : "s", pi.text[0] ? ":" : "", "");
+            add(lines, "    and %s at %s (%ld hazard%s)", ai, pi.where[0] ? pi.where : "an unknown line",
+                f->sites[i].hazards, f->sites[i].hazards == 1 ? "" : "s");
             if (pi.text[0]) add(lines, "        %s", pi.text);
             if (i == 1) sb_printf(&one, " and %s at %s", ai, pi.where[0] ? pi.where : "an unknown line");
         }
-        if (hz) sb_printf(&one, " (%ld hazards)", hz);
+        sb_printf(&one, " in %s", kname);
+        if (hz) sb_printf(&one, " (%ld hazard%s)", hz, hz == 1 ? "" : "s");
     } else {
         place_t p;
         if (f->nsites) place_of(mc->e, res, &f->sites[0], &p);
@@ -231,10 +252,15 @@ static void report_group(magic_ctx_t *mc, gpu_client_t *gc, const cuda_memcheck_
         }
     }
     if (f->detail) { /* backtraces and lines the parser did not know, as the tool wrote them */
+        const char *hex = f->nsites ? site_module(res, &f->sites[0]) : NULL;
         for (const char *l = f->detail; *l;) {
             const char *eol = strchr(l, '\n');
             size_t k = eol ? (size_t)(eol - l) : strlen(l);
-            add(lines, "    | %.*s", (int)k, l);
+            char *text = strndup(l, k);
+            char *mapped = cell_lines_in(mc->e, hex, text);
+            add(lines, "    | %s", mapped);
+            free(mapped);
+            free(text);
             l += k + (eol ? 1 : 0);
         }
     }
