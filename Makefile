@@ -99,8 +99,20 @@ else
 venv:
 endif
 
-test: build/icuda build/icuda-worker build/asan/icuda $(UNIT_BIN) $(PLAIN_UNIT_BIN) venv
+test: build/icuda build/icuda-worker build/asan/icuda $(UNIT_BIN) $(PLAIN_UNIT_BIN) venv build/cuda-tools/.stamp
 	$(PYTHON) tests/run.py --kernel build/asan/icuda --plain-kernel build/icuda $(UNIT_BIN)
+
+# nvdisasm and cuobjdump for %sass's tests, where the toolkit has none (the
+# toolkit's PyPI wheels leave them out): the NVIDIA wheels that carry them,
+# unpacked into build/cuda-tools (the venv is not touched). tests/magics
+# point ICUDA_TOOLS_PATH there when the folder has them.
+CUDA_TOOLS_VERSION := 13.2.51
+build/cuda-tools/.stamp: | venv
+	@mkdir -p build/cuda-tools
+	@if [ -x $(CUDA)/bin/nvdisasm ] || command -v nvdisasm >/dev/null 2>&1; then touch $@; \
+	elif $(PYTHON) -m pip install -q --disable-pip-version-check --target build/cuda-tools \
+	     nvidia-cuda-nvdisasm==$(CUDA_TOOLS_VERSION) nvidia-cuda-cuobjdump==$(CUDA_TOOLS_VERSION); then touch $@; \
+	else echo "could not install nvdisasm/cuobjdump into build/cuda-tools: the %sass tests will say so" >&2; fi
 
 test-gpu: build/icuda build/icuda-worker build/asan/icuda $(UNIT_BIN) $(PLAIN_UNIT_BIN) venv
 	$(PYTHON) tests/run.py --gpu --kernel build/icuda --plain-kernel build/icuda $(UNIT_BIN)

@@ -1,4 +1,4 @@
-/* %ptx and %resources: what a compiled kernel became. */
+/* %ptx: the PTX a compiled kernel became. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,37 +83,8 @@ static int ptx_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
     return rc;
 }
 
-static int resources_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
-    char **argv;
-    int argc = magic_split_args(args, &argv);
-    int rc = 0;
-    if (argc == 0) {
-        if (!mc->e->nkernels) io_printf(mc->io, "stdout", "no kernel has been compiled yet\n");
-        for (int i = 0; i < mc->e->nkernels; i++) {
-            char *d = engine_kernel_description(mc->e, &mc->e->kernels[i]);
-            io_printf(mc->io, "stdout", "%s\n", d);
-            free(d);
-        }
-    }
-    for (int i = 0; i < argc && rc == 0; i++) {
-        const kernel_entry_t *k = find_kernel(mc, &magic_resources, argv[i], err);
-        if (!k) {
-            rc = -1;
-            break;
-        }
-        char *d = engine_kernel_description(mc->e, k);
-        io_printf(mc->io, "stdout", "%s\n", d);
-        free(d);
-    }
-    magic_free_args(argv, argc);
-    return rc;
-}
-
 const magic_t magic_ptx = {
     "ptx", "%ptx [--all] KERNEL", "show the PTX of a compiled kernel",
     "Shows the kernel's .entry with the module header; --all shows the whole\n"
     "module (the __device__ functions it calls included).",
     ptx_line, NULL};
-const magic_t magic_resources = {
-    "resources", "%resources [KERNEL ...]", "registers, shared and local memory of kernels",
-    "From ptxas's report for the architecture compiled for. With no name, every kernel.", resources_line, NULL};

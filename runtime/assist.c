@@ -73,6 +73,7 @@ static const char *const cuda_words[] = {
     "cudaEventElapsedTime", "cudaEventDestroy", "cudaStreamCreate", "cudaStreamSynchronize",
     "cudaStreamDestroy", "cudaGetDeviceCount", "cudaSetDevice", "cudaGetDevice", "cudaGetDeviceProperties",
     "cudaMemGetInfo", "cudaOccupancyMaxPotentialBlockSize", "cudaMemcpyToSymbol", "cudaMemcpyFromSymbol",
+    "cudaOccupancyMaxActiveBlocksPerMultiprocessor",
     "dim3", "size_t", "unsigned", "double", "float", "int", "long", "char", "short", "struct", "typedef",
     "return", "for", "while", "if", "else", "switch", "case", "break", "continue", "sizeof", "const",
     "static", "template", "typename", "#include", "#define", NULL};

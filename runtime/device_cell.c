@@ -9,6 +9,7 @@
 
 #include "compile_errors.h"
 #include "device_headers.h"
+#include "device_lines.h"
 #include "gpu_arch.h"
 #include "lang/interp.h"
 #include "session.h"
@@ -61,6 +62,12 @@ int engine_options(engine_t *e, char ***out) {
     v[n++] = fmt("-I%s/include", cuda_home());
     v[n++] = fmt("-I%s/include/cccl", cuda_home());
     v[n++] = fmt("-Xptxas=-v"); /* the resource report of each kernel */
+    /* line tables for compute-sanitizer and nvdisasm; the code is the same without */
+    bool user_lineinfo = false;
+    for (int i = 0; i < e->nuser_options; i++)
+        if (!strcmp(e->user_options[i], "-lineinfo") || !strcmp(e->user_options[i], "--generate-line-info"))
+            user_lineinfo = true;
+    if (!user_lineinfo) v[n++] = fmt("-lineinfo");
     v[n++] = fmt("-pch");       /* see build_unit */
     v[n++] = fmt("--pch-messages=false");
     for (int i = 0; i < e->nuser_options; i++) {
@@ -226,11 +233,6 @@ static bool pp_text(const char *text) {
  * (unit lines [tu_first, tu_first + n) are lines cell_first... of label), and
  * relabel turns "cell.cu(N)" in diagnostics back into the cell and its line. */
 typedef struct {
-    int tu_first, n, cell_first;
-    char label[48];
-} line_span_t;
-
-typedef struct {
     char *text;
     line_span_t *map;
     int nmap, cap;
@@ -311,6 +313,7 @@ char *engine_prelude_source(engine_t *e) {
     cell_split_t none = {0};
     unit_t u;
     build_unit(e, "", &none, "prelude", &u);
+    device_lines_pending(&e->lines, u.text, u.map, u.nmap); /* a template instance is compiled from it */
     free(u.map);
     return u.text;
 }
@@ -487,6 +490,7 @@ int engine_compile_unit(engine_t *e, const char *source, const char *const *kern
             *out = compile_cache_put(e->cache, m);
         }
     }
+    if (st == COMPILE_OK) device_lines_claim(&e->lines, hex, source);
     options_free(opts, nopts);
     free(hn);
     free(ht);
@@ -513,6 +517,7 @@ int device_compile_cell(engine_t *e, const char *code, const cell_split_t *sp, c
     int st = engine_compile_unit(e, unit.text, names, nk, &m, &log);
     int rc = 0;
     if (log) log = relabel(log, cell, &unit);
+    if (st == COMPILE_OK) device_lines_put(&e->lines, m->hex, unit.text, unit.map, unit.nmap, THIS_CELL, cell);
     unit_free(&unit);
     if (st == COMPILE_INTERRUPTED) {
         engine_error_set(err, "KeyboardInterrupt", NULL, "interrupted while compiling the device code of %s", cell);

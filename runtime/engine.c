@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cuda/cuda_session.h"
+#include "device_lines.h"
 #include "gpu_arch.h"
 #include "interrupt.h"
 #include "lang/interp.h"
@@ -56,6 +57,7 @@ void engine_free(engine_t *e) {
     free(e->headers);
     options_free(e->user_options, e->nuser_options);
     compile_cache_free(e->cache);
+    device_lines_free(e->lines);
     cuda_session_free(e->cuda);
     interp_free(e->interp);
     free(e);

@@ -46,6 +46,7 @@ struct engine {
     char arch_note[160];   /* how the arch was chosen */
     struct interp *interp;
     struct cuda_session *cuda;
+    struct device_lines *lines; /* per module: unit lines -> cells (device_lines.h) */
 };
 
 /* What a magic gets: the session (e), the cell's output (io) and name, and
@@ -94,6 +95,12 @@ const kernel_entry_t *engine_find_kernel(engine_t *e, const char *name);
 /* Signature, where it was defined and its resources, for inspect and
  * %resources. malloc'd. */
 char *engine_kernel_description(engine_t *e, const kernel_entry_t *k);
+
+/* A line of a compiled module's unit (as -lineinfo names it, "cell.cu:12")
+ * as the notebook knows it: the cell's label ("In [3]"), its line there
+ * and the line's text. false when the module or line is unknown. */
+bool engine_unit_line(engine_t *e, const char *hex, int unit_line, char *cell, size_t cell_cap, int *cell_line,
+                      char *text, size_t text_cap);
 
 /* Compiles a translation unit with no kernels to check options (the %nvrtc
  * magic). Returns 0 or -1 with the compiler's message in *msg (malloc'd). */

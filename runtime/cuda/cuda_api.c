@@ -415,6 +415,23 @@ static int api_func_attributes(cs_call_t *c) {
     return 0;
 }
 
+static int api_active_blocks(cs_call_t *c) {
+    int r = call_arity(c, 3, 4, "int *numBlocks, kernel, int blockSize, size_t dynamicSMemSize");
+    if (r) return r;
+    int *nb = call_out_arg(c, 0, sizeof(int), "an int");
+    if (!nb) return CUDA_ERR_INVALID_VALUE;
+    const char *name = symbol_name(c, 1);
+    if (!name) return call_misuse(c, "argument 2 (%s) must name a kernel", call_arg_name(&c->a[1]));
+    int64_t block = call_ival(&c->a[2]);
+    if (block <= 0 || block > INT32_MAX) return call_fail(c, CUDA_ERR_INVALID_VALUE, "blockSize must be positive, not %lld",
+                                                          (long long)block);
+    if ((r = call_ready(c))) return r;
+    cs_kernel_t *k;
+    char why[600];
+    if ((r = cs_kernel_function(c->cs, name, &k, why, sizeof why))) return call_fail(c, r, "%s", why);
+    return call_done(c, gpu_client_active_blocks(c->cs->gc, k->fn, (int)block, c->n > 3 ? (size_t)call_ival(&c->a[3]) : 0, nb));
+}
+
 /* ---- dispatch ---- */
 
 typedef enum { F_MALLOC, F_FREE, F_MALLOC_HOST, F_HOST_ALLOC, F_FREE_HOST, F_MEMCPY, F_MEMCPY_ASYNC, F_MEMSET,
@@ -422,7 +439,7 @@ typedef enum { F_MALLOC, F_FREE, F_MALLOC_HOST, F_HOST_ALLOC, F_FREE_HOST, F_MEM
                F_EV_CREATE_FLAGS, F_EV_RECORD, F_EV_SYNC, F_EV_ELAPSED, F_EV_QUERY, F_EV_DESTROY, F_ST_CREATE,
                F_ST_CREATE_FLAGS, F_ST_SYNC, F_ST_QUERY, F_ST_DESTROY, F_DEV_COUNT, F_SET_DEV, F_GET_DEV, F_PROPS,
                F_MEM_INFO, F_OCCUPANCY, F_DRIVER_VERSION, F_RUNTIME_VERSION, F_FUNC_ATTRS, F_MALLOC_MANAGED,
-               F_HOST_DEVPTR, F_PTR_ATTRS, F_PREFETCH, F_ADVISE } fid_t;
+               F_HOST_DEVPTR, F_PTR_ATTRS, F_PREFETCH, F_ADVISE, F_ACTIVE_BLOCKS } fid_t;
 
 static const struct { const char *name; fid_t id; } api[] = {
     {"cudaMalloc", F_MALLOC}, {"cudaFree", F_FREE}, {"cudaMallocHost", F_MALLOC_HOST}, {"cudaHostAlloc", F_HOST_ALLOC},
@@ -441,6 +458,7 @@ static const struct { const char *name; fid_t id; } api[] = {
     {"cudaFuncGetAttributes", F_FUNC_ATTRS}, {"cudaMallocManaged", F_MALLOC_MANAGED},
     {"cudaHostGetDevicePointer", F_HOST_DEVPTR}, {"cudaPointerGetAttributes", F_PTR_ATTRS},
     {"cudaMemPrefetchAsync", F_PREFETCH}, {"cudaMemAdvise", F_ADVISE},
+    {"cudaOccupancyMaxActiveBlocksPerMultiprocessor", F_ACTIVE_BLOCKS},
 };
 
 static int dispatch(cs_call_t *c, fid_t id) {
@@ -485,6 +503,7 @@ static int dispatch(cs_call_t *c, fid_t id) {
     case F_PTR_ATTRS: return api_pointer_attributes(c);
     case F_PREFETCH: return api_mem_prefetch(c);
     case F_ADVISE: return api_mem_advise(c);
+    case F_ACTIVE_BLOCKS: return api_active_blocks(c);
     }
     return CUDA_ERR_UNKNOWN;
 }

@@ -104,6 +104,12 @@ int cuda_launch(void *ctx, const char *kernel, const unsigned grid[3], const uns
                 uint64_t shmem, uint64_t stream, const interp_arg_t *args, int nargs, char *ename,
                 char *msg, size_t msglen);
 void cuda_launch_forget(cuda_session_t *cs);
+/* The kernel named as launched ("vecadd", "scale<float>"): its module and
+ * lowered name, a template instance compiled if need be; no GPU work. 0, or
+ * -1 with ename ("" for RuntimeError) and msg. */
+int cs_kernel_resolve(cuda_session_t *cs, const char *name, cs_kernel_t **out, char *ename, char *msg, size_t ml);
+/* The same, loaded on the current device (a function handle to launch). */
+int cs_kernel_function(cuda_session_t *cs, const char *name, cs_kernel_t **out, char *msg, size_t ml);
 
 /* Managed memory around GPU work (cuda_memory.c): before, the host's
  * changes go to the device; after, the device's may have changed it. 0 or

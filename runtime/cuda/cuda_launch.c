@@ -723,3 +723,11 @@ out:
     if (store != small) free(store);
     return rc;
 }
+
+int cs_kernel_resolve(cuda_session_t *cs, const char *name, cs_kernel_t **out, char *ename, char *msg, size_t ml) {
+    ename[0] = 0;
+    cs_kernel_t *k = resolve(cs, name, ename, msg, ml);
+    if (!k) return -1;
+    *out = k;
+    return 0;
+}

@@ -59,6 +59,7 @@ enum ch_op {
     CH_STREAM_DESTROY, /* async */
     CH_HOST_REGISTER,
     CH_HOST_UNREGISTER,
+    CH_OCCUPANCY_BLOCKS, /* occupancy: limit is the block size; reply v[0] blocks per SM */
     CH_OP_COUNT
 };
 

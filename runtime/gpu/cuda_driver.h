@@ -21,6 +21,7 @@
     X(cuModuleLoadData) X(cuModuleLoadDataEx) X(cuModuleUnload)                \
     X(cuModuleGetFunction) X(cuModuleGetGlobal) X(cuFuncGetAttribute)          \
     X(cuLaunchKernel) X(cuOccupancyMaxPotentialBlockSize)                      \
+    X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                             \
     X(cuMemAlloc) X(cuMemFree) X(cuMemGetInfo)                                 \
     X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemcpyDtoD)                            \
     X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync) X(cuMemcpyDtoDAsync)             \

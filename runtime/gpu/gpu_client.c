@@ -106,6 +106,8 @@ struct gpu_client {
     VEC(obj_t) evs;
     VEC(obj_t) sts;
     VEC(pin_t) pins;
+    char **wrapper;   /* gpu_client_set_wrapper: argv put in front of the worker's */
+    bool pgroup;      /* the worker runs wrapped, in a process group of its own */
     _Alignas(16) unsigned char tx[CH_MAX_RECORD];
     _Alignas(16) unsigned char rx[CH_MAX_RECORD];
 };
@@ -212,6 +214,8 @@ static void set_fault(gpu_client_t *c, gpu_state_t st, int code, const char *fmt
     snprintf(c->fault.kernel, sizeof c->fault.kernel, "%s", k ? k : "");
 }
 
+static void wrapped_argv(gpu_client_t *c, char **worker, char **out, size_t cap);
+
 static int spawn(gpu_client_t *c) {
     int sv[2] = {-1, -1}, po[2] = {-1, -1}, pe[2] = {-1, -1};
     c->sock = c->out[0] = c->out[1] = -1;
@@ -242,9 +246,11 @@ static int spawn(gpu_client_t *c) {
     snprintf(a_dev, sizeof a_dev, "%d", c->dev);
     snprintf(a_va, sizeof a_va, "%llx", (unsigned long long)GPU_VA_BASE);
     snprintf(a_vasize, sizeof a_vasize, "%llu", (unsigned long long)GPU_VA_SIZE);
-    char *argv[] = {c->worker_path, "--sock", a_sock,  "--arena", a_arena, "--arena-size",
-                    a_size,         "--arena-addr", a_addr, "--device", a_dev, "--va-base", a_va,
-                    "--va-size", a_vasize, NULL};
+    char *wargv[] = {c->worker_path, "--sock", a_sock,  "--arena", a_arena, "--arena-size",
+                     a_size,         "--arena-addr", a_addr, "--device", a_dev, "--va-base", a_va,
+                     "--va-size", a_vasize, NULL};
+    char *argv[64 + sizeof wargv / sizeof wargv[0]];
+    wrapped_argv(c, wargv, argv, sizeof argv / sizeof argv[0]);
     int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
     int afd = arena_fd();
     pid_t pid = fork();
@@ -260,10 +266,12 @@ static int spawn(gpu_client_t *c) {
         dup2(pe[1], 2);
         fcntl(sv[1], F_SETFD, 0);
         if (afd >= 0) fcntl(afd, F_SETFD, 0);
-        execv(c->worker_path, argv);
+        if (c->pgroup) setpgid(0, 0); /* a wrapper's whole tree dies with one kill */
+        execv(argv[0], argv);
         _exit(127);
     }
     if (devnull >= 0) close(devnull);
+    if (c->pgroup) setpgid(pid, pid); /* as the child does: whichever runs first */
     close(sv[1]);
     close(po[1]);
     close(pe[1]);
@@ -334,7 +342,7 @@ void gpu_client_kill_for_interrupt(gpu_client_t *c) {
     pid_t p = atomic_load(&c->pid);
     if (p > 0) {
         atomic_store(&c->killed_for_interrupt, 1);
-        kill(p, SIGKILL);
+        kill(c->pgroup ? -p : p, SIGKILL);
     }
 }
 
@@ -375,7 +383,7 @@ static int read_hello(gpu_client_t *c) {
     if (r) return r;
     ch_reply_t *h = (ch_reply_t *)c->rx;
     if (h->op != CH_HELLO) {
-        kill(atomic_load(&c->pid), SIGKILL);
+        kill(c->pgroup ? -atomic_load(&c->pid) : atomic_load(&c->pid), SIGKILL);
         worker_gone(c);
         set_fault(c, GPU_CRASHED, GPU_ERR_WORKER_DIED, "the GPU worker spoke out of turn");
         return GPU_ERR_WORKER_DIED;
@@ -638,7 +646,7 @@ void gpu_client_free(gpu_client_t *c) {
         double t0 = now_ms();
         while (waitpid(pid, &st, WNOHANG) == 0) {
             if (now_ms() - t0 > 1000) {
-                kill(pid, SIGKILL);
+                kill(c->pgroup ? -pid : pid, SIGKILL);
                 waitpid(pid, &st, 0);
                 break;
             }
@@ -657,6 +665,7 @@ void gpu_client_free(gpu_client_t *c) {
     free(c->sts.v);
     free(c->pins.v);
     free(c->chunks.v);
+    gpu_client_set_wrapper(c, NULL);
     free(c);
 }
 
@@ -1231,7 +1240,7 @@ int gpu_client_restart(gpu_client_t *c, gpu_restart_report_t *rep) {
     pid_t pid = atomic_load(&c->pid);
     if (pid > 0) {
         atomic_store(&c->killed_for_interrupt, 0);
-        kill(pid, SIGKILL);
+        kill(c->pgroup ? -pid : pid, SIGKILL);
         worker_gone(c);
     }
     for (int i = 0; i < MAX_DEV; i++) c->props_ok[i] = false;
@@ -1336,5 +1345,105 @@ out:
     R.ms = now_ms() - t0;
     if (rep) *rep = R;
     else free(R.lost_ptrs);
+    return r;
+}
+
+/* ---- wrappers, buffer lists, graceful stops, occupancy per block size ---- */
+
+static void wrapped_argv(gpu_client_t *c, char **worker, char **out, size_t cap) {
+    size_t n = 0;
+    c->pgroup = c->wrapper != NULL;
+    for (char **w = c->wrapper; w && *w && n + 1 < cap; w++) out[n++] = *w;
+    for (char **w = worker; *w && n + 1 < cap; w++) out[n++] = *w;
+    out[n] = NULL;
+}
+
+int gpu_client_set_wrapper(gpu_client_t *c, const char *const *argv) {
+    if (c->wrapper) {
+        for (char **w = c->wrapper; *w; w++) free(*w);
+        free(c->wrapper);
+        c->wrapper = NULL;
+    }
+    if (!argv || !argv[0]) return 0;
+    size_t n = 0;
+    while (argv[n]) n++;
+    if (n > 64) return CUDA_ERROR_INVALID_VALUE;
+    char **w = calloc(n + 1, sizeof *w);
+    if (!w) return CUDA_ERROR_OUT_OF_MEMORY;
+    for (size_t i = 0; i < n; i++)
+        if (!(w[i] = strdup(argv[i]))) {
+            for (size_t k = 0; k < i; k++) free(w[k]);
+            free(w);
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        }
+    c->wrapper = w;
+    return 0;
+}
+
+int gpu_client_buffers(const gpu_client_t *c, gpu_buffer_info_t *out, int cap) {
+    int n = 0;
+    for (size_t i = 0; i < c->bufs.n; i++, n++) {
+        if (!out || n >= cap) continue;
+        const buf_t *b = &c->bufs.v[i];
+        gpu_buffer_info_t *o = &out[n];
+        o->base = b->va;
+        o->size = b->size;
+        o->dev = b->dev;
+        o->is_global = b->kind == B_GLOBAL;
+        o->shadow_host = b->shadow == SH_HOST ? b->host : NULL;
+        o->shadow_fill = b->shadow == SH_FILL ? b->fill : -1;
+        o->shadow_bound = b->bound;
+    }
+    return n;
+}
+
+int gpu_client_stop(gpu_client_t *c, int timeout_ms) {
+    pid_t pid = atomic_load(&c->pid);
+    if (pid <= 0) return 0;
+    int r = 0;
+    if (c->state == GPU_READY) {
+        cmd(c, CH_SHUTDOWN, false, -1);
+        r = send_cmd(c, sizeof(ch_cmd_t), NULL);
+    }
+    pid = atomic_exchange(&c->pid, -1);
+    if (pid <= 0) return r; /* send_cmd saw it go */
+    if (c->sock >= 0) close(c->sock);
+    c->sock = -1;
+    int st = 0;
+    double t0 = now_ms();
+    for (;;) { /* a wrapper may take a while to write its last words */
+        gpu_client_drain_output(c);
+        pid_t w = waitpid(pid, &st, WNOHANG);
+        if (w == pid || (w < 0 && errno != EINTR)) break;
+        if (now_ms() - t0 > (timeout_ms > 0 ? timeout_ms : 10000)) {
+            kill(c->pgroup ? -pid : pid, SIGKILL);
+            while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+            }
+            break;
+        }
+        usleep(5000);
+    }
+    gpu_client_drain_output(c);
+    for (int i = 0; i < 2; i++)
+        if (c->out[i] >= 0) {
+            close(c->out[i]);
+            c->out[i] = -1;
+        }
+    set_fault(c, GPU_CRASHED, GPU_ERR_WORKER_DIED, "the GPU worker was stopped");
+    c->fault.exit_status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    c->fault.signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+    return r >= 0x10000 ? 0 : r;
+}
+
+int gpu_client_active_blocks(gpu_client_t *c, gpu_handle_t fn, int block, size_t shmem, int *blocks) {
+    if (fn == 0 || fn > c->fns.n || !c->fns.v[fn - 1].live) return CUDA_ERROR_INVALID_HANDLE;
+    if (block <= 0) return CUDA_ERROR_INVALID_VALUE;
+    ch_cmd_t *m = cmd(c, CH_OCCUPANCY_BLOCKS, false, -1);
+    m->u.occupancy.func = c->fns.v[fn - 1].h;
+    m->u.occupancy.shmem = (uint32_t)shmem;
+    m->u.occupancy.limit = (uint32_t)block;
+    ch_reply_t *rep;
+    int r = send_cmd(c, sizeof *m, &rep);
+    if (!r && blocks) *blocks = (int)rep->v[0];
     return r;
 }

@@ -228,4 +228,38 @@ int gpu_client_stream_destroy(gpu_client_t *c, gpu_handle_t s);
 /* Name of a CUresult or GPU_ERR_* code ("CUDA_ERROR_ILLEGAL_ADDRESS"). */
 const char *gpu_client_error_name(int code);
 
+/* ---- tools that run the worker differently (%memcheck, %resources) ---- */
+
+/* Workers started from now on (gpu_client_restart) run as argv[0] argv[1]
+ * ... icuda-worker ARGS, e.g. under compute-sanitizer, in a process group
+ * of their own (a kill reaches the whole tree). argv is copied; NULL or
+ * empty: plain workers again. */
+int gpu_client_set_wrapper(gpu_client_t *c, const char *const *argv);
+
+/* A live buffer as gpu_client_buffers lists it. shadow_host / shadow_fill
+ * are the shadow as gpu_client_set_shadow takes it (host NULL and fill < 0:
+ * contents unknown), so a caller can save one and put it back. */
+typedef struct gpu_buffer_info {
+    CUdeviceptr base;
+    size_t size;
+    int dev;
+    bool is_global; /* a __device__/__constant__ variable of a module */
+    const void *shadow_host;
+    int shadow_fill;
+    bool shadow_bound; /* ... set with gpu_client_bind_shadow (managed memory) */
+} gpu_buffer_info_t;
+
+/* Fills out[0 .. cap) with the live buffers in address order; returns how
+ * many there are (call with cap 0 to count). */
+int gpu_client_buffers(const gpu_client_t *c, gpu_buffer_info_t *out, int cap);
+
+/* Asks the worker to exit and waits up to timeout_ms (0: 10 s) for it, and a
+ * wrapper around it, to finish (a sanitizer writes its summary then); kills
+ * the process group after that. gpu_client_restart starts the next one. */
+int gpu_client_stop(gpu_client_t *c, int timeout_ms);
+
+/* cuOccupancyMaxActiveBlocksPerMultiprocessor: resident blocks of fn per SM
+ * at this block size and dynamic shared memory. */
+int gpu_client_active_blocks(gpu_client_t *c, gpu_handle_t fn, int block, size_t shmem, int *blocks);
+
 #endif

@@ -379,6 +379,13 @@ static void serve(const ch_cmd_t *c, size_t len) {
         v[1] = (uint64_t)bs;
         break;
     }
+    case CH_OCCUPANCY_BLOCKS: {
+        int nb = 0;
+        r = D->cuOccupancyMaxActiveBlocksPerMultiprocessor(
+            &nb, (CUfunction)(uintptr_t)c->u.occupancy.func, (int)c->u.occupancy.limit, c->u.occupancy.shmem);
+        v[0] = (uint64_t)nb;
+        break;
+    }
     case CH_EVENT_CREATE: {
         CUevent e = NULL;
         r = D->cuEventCreate(&e, c->u.create.flags);
