@@ -95,6 +95,7 @@ struct gpu_client {
     int async_err, async_op;
     uint32_t async_seq;
     gpu_handle_t last_fn;
+    bool restarting;      /* interrupts are not polled while the worker is replaced */
     uint64_t va_next;     /* offset in the device range of the next fresh chunk */
     size_t gran;          /* mapping granularity (from hello) */
     bool va_ok;           /* the worker reserved the range */
@@ -367,7 +368,9 @@ static int wait_record(gpu_client_t *c, long *len) {
             }
             return worker_gone(c);
         }
-        if (c->cfg.interrupted && c->cfg.interrupted(c->cfg.ctx)) {
+        /* a restart is recovery from the interrupt (whose flag is still up
+         * until the next cell): it must not be cut short by it */
+        if (!c->restarting && c->cfg.interrupted && c->cfg.interrupted(c->cfg.ctx)) {
             double t = now_ms();
             if (!since) since = t;
             else if (t - since >= grace) gpu_client_kill_for_interrupt(c);
@@ -1234,7 +1237,16 @@ static int by_va(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
+static int restart(gpu_client_t *c, gpu_restart_report_t *rep);
+
 int gpu_client_restart(gpu_client_t *c, gpu_restart_report_t *rep) {
+    c->restarting = true;
+    int r = restart(c, rep);
+    c->restarting = false;
+    return r;
+}
+
+static int restart(gpu_client_t *c, gpu_restart_report_t *rep) {
     double t0 = now_ms();
     gpu_restart_report_t R = {0};
     pid_t pid = atomic_load(&c->pid);
