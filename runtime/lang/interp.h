@@ -97,4 +97,34 @@ interp_t *interp_current(void);
 /* Writes a pointer word / integer through an out-argument pointer (cudaMalloc(&p, ...)). */
 int interp_store_u64(interp_t *in, uint64_t ptr, uint64_t value);
 
+/* ---- Host code compiled once, run many times (%timeit; prepared.c) ----
+ * The statement (and an optional setup, run once before it) is compiled
+ * into one block; setup's variables are visible to the statement, and
+ * nothing either declares outlives the run. Texts are given with the
+ * user's lines and columns (blank what precedes them), named for errors. */
+typedef struct interp_prepared interp_prepared_t;
+
+/* Called before each batch of runs of the statement, and once after the
+ * last: returns how many runs come next, 0 to end, or -1 to stop with an
+ * error (ename, INTERP_ENAME_MAX bytes, "" for RuntimeError; msg). An
+ * interrupt is checked before each call. */
+typedef long (*interp_batch_fn)(void *ctx, char *ename, char *msg, size_t msglen);
+
+/* NULL with *err filled (SyntaxError, TypeError) when it does not compile.
+ * A statement without a final ';' gets one. setup may be NULL. */
+interp_prepared_t *interp_prepare(interp_t *in, const char *setup, const char *setup_name, const char *stmt,
+                                  const char *stmt_name, engine_error_t *err);
+/* Runs setup, then batches of the statement as batch says. 0 when it ran
+ * to its end or exit() stopped it (batch then knows it was not told to
+ * end), -1 with *err filled (the statement's error, batch's, or
+ * KeyboardInterrupt). Output goes to io. */
+int interp_run_prepared(interp_t *in, interp_prepared_t *p, const engine_io_t *io, interp_batch_fn batch, void *ctx,
+                        engine_error_t *err);
+/* Before interp_free/interp_reset of its interpreter. */
+void interp_prepared_free(interp_prepared_t *p);
+
+/* An arithmetic C expression evaluated in the session ("3 * N * sizeof(double)"),
+ * as a double: 0, or -1 with *err filled (errors point into expr, named name). */
+int interp_eval_number(interp_t *in, const char *expr, const char *name, double *out, engine_error_t *err);
+
 #endif
