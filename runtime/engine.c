@@ -55,6 +55,7 @@ void engine_free(engine_t *e) {
     free(e->headers);
     options_free(e->user_options, e->nuser_options);
     compile_cache_free(e->cache);
+    magics_session_free(e);
     cuda_session_free(e->cuda);
     interp_free(e->interp);
     free(e);

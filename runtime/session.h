@@ -46,6 +46,7 @@ struct engine {
     char arch_note[160];   /* how the arch was chosen */
     struct interp *interp;
     struct cuda_session *cuda;
+    struct measure_state *measure; /* %timeit's peaks and measurements (magics/measure.h) */
 };
 
 /* What a magic gets: the session (e), the cell's output (io) and name, and

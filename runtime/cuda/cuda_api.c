@@ -277,6 +277,7 @@ static int copy(call_t *c, int di, int si, uint64_t n, int kind, gpu_handle_t st
     }
     if ((r = ready(c))) return r;
     gpu_client_t *g = c->cs->gc;
+    c->cs->work_count++;
     if (kind == 1) r = gpu_client_memcpy_htod(g, d->device, s->host, n, stream, async);
     else if (kind == 2) r = gpu_client_memcpy_dtoh(g, d->host, s->device, n, stream, async);
     else r = gpu_client_memcpy_dtod(g, d->device, s->device, n, stream, async);
@@ -307,6 +308,7 @@ static int api_memset(call_t *c, bool async) {
     gpu_handle_t s;
     if ((r = stream_arg(c, 3, &s))) return r;
     if ((r = ready(c))) return r;
+    c->cs->work_count++;
     return done(c, gpu_client_memset(c->cs->gc, c->a[0].device, (int)ival(&c->a[1]) & 0xff, (size_t)n, s, async));
 }
 
@@ -390,6 +392,7 @@ static int api_symbol(call_t *c, bool to) {
     }
     if ((r = fits(c, si, n, to ? "from" : "into"))) return r;
     const interp_arg_t *h = &c->a[si];
+    c->cs->work_count++;
     if (to) {
         for (int i = 0; i < nf; i++) {
             r = h->place == INTERP_PLACE_DEVICE ? gpu_client_memcpy_dtod(c->cs->gc, found[i].p + off, h->device, n, 0, false)

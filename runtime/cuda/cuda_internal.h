@@ -69,6 +69,7 @@ struct cuda_session {
     int nsyms, capsyms;
     cs_pinned_t *pins;
     int npins, cappins;
+    unsigned long work_count; /* launches, copies, memsets issued (cuda_session_work_count) */
 };
 
 /* 0 when the worker is up; otherwise the cudaError_t that says why (no

@@ -659,6 +659,7 @@ int cuda_launch(void *ctx, const char *kname, const unsigned grid[3], const unsi
     }
     gpu_handle_t s = stream <= 2 ? 0 : stream >= CS_HANDLE_BASE ? (gpu_handle_t)(stream - CS_HANDLE_BASE) : 0;
     snprintf(cs->last_kernel, sizeof cs->last_kernel, "%s", k->signature);
+    cs->work_count++;
     r = gpu_client_launch(cs->gc, k->fn, grid, block, (unsigned)shmem, s, nargs, ptrs, sizes, is_dptr);
     if (r) {
         bool intr = r == GPU_ERR_INTERRUPTED;

@@ -100,9 +100,17 @@ int interp_store_u64(interp_t *in, uint64_t ptr, uint64_t value);
 /* ---- Host code compiled once, run many times (%timeit; prepared.c) ----
  * The statement (and an optional setup, run once before it) is compiled
  * into one block; setup's variables are visible to the statement, and
- * nothing either declares outlives the run. Texts are given with the
- * user's lines and columns (blank what precedes them), named for errors. */
+ * nothing either declares outlives the run. */
 typedef struct interp_prepared interp_prepared_t;
+
+/* Code as the user wrote it: text from its start (e.g. a magic's whole
+ * line) so that errors show the user's line and column; the code proper
+ * begins at byte start; what precedes it is shown, never run. */
+typedef struct interp_text {
+    const char *text;
+    size_t start;
+    const char *name; /* labels errors: "In [3]" */
+} interp_text_t;
 
 /* Called before each batch of runs of the statement, and once after the
  * last: returns how many runs come next, 0 to end, or -1 to stop with an
@@ -112,8 +120,8 @@ typedef long (*interp_batch_fn)(void *ctx, char *ename, char *msg, size_t msglen
 
 /* NULL with *err filled (SyntaxError, TypeError) when it does not compile.
  * A statement without a final ';' gets one. setup may be NULL. */
-interp_prepared_t *interp_prepare(interp_t *in, const char *setup, const char *setup_name, const char *stmt,
-                                  const char *stmt_name, engine_error_t *err);
+interp_prepared_t *interp_prepare(interp_t *in, const interp_text_t *setup, const interp_text_t *stmt,
+                                  engine_error_t *err);
 /* Runs setup, then batches of the statement as batch says. 0 when it ran
  * to its end or exit() stopped it (batch then knows it was not told to
  * end), -1 with *err filled (the statement's error, batch's, or
@@ -124,7 +132,7 @@ int interp_run_prepared(interp_t *in, interp_prepared_t *p, const engine_io_t *i
 void interp_prepared_free(interp_prepared_t *p);
 
 /* An arithmetic C expression evaluated in the session ("3 * N * sizeof(double)"),
- * as a double: 0, or -1 with *err filled (errors point into expr, named name). */
-int interp_eval_number(interp_t *in, const char *expr, const char *name, double *out, engine_error_t *err);
+ * as a double: 0, or -1 with *err filled (errors point into expr). */
+int interp_eval_number(interp_t *in, const interp_text_t *expr, double *out, engine_error_t *err);
 
 #endif

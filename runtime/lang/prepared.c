@@ -100,13 +100,26 @@ static bool ends_statement(const tokvec_t *v) {
     return t->kind == TK_PUNCT && (t->id == P_SEMI || t->id == P_RBRACE);
 }
 
+/* Lexes t's code: its text with what precedes start blanked (newlines
+ * kept), then the text as written put back for error lines to show. */
+static void lex_text(interp_t *in, const interp_text_t *t, tokvec_t *out) {
+    size_t n = strlen(t->text), start = t->start <= n ? t->start : n;
+    char *code = strdup(t->text);
+    if (!code) abort();
+    for (size_t i = 0; i < start; i++)
+        if (code[i] != '\n') code[i] = ' ';
+    src_t *s = src_new(in, t->name ? t->name : "<code>", code);
+    free(code);
+    lex_cell(in, s, out);
+    memcpy(s->text, t->text, start); /* no token lies there */
+}
+
 /* Lexes the pieces and parses them as one cell: glue[0] SETUP glue[1] STMT
  * glue[2], with a ';' after STMT where a statement lacks one (a line magic's
  * statement is written without it, as IPython users do). Returns 0 or -1
  * (err filled). */
-static int compile(interp_t *in_arg, const char *setup, const char *setup_name, const char *stmt,
-                   const char *stmt_name, const char *const glue[3], bool statement, cell_code_t *out,
-                   engine_error_t *err) {
+static int compile(interp_t *in_arg, const interp_text_t *setup, const interp_text_t *stmt,
+                   const char *const glue[3], bool statement, cell_code_t *out, engine_error_t *err) {
     interp_t *volatile in = in_arg;
     interp_t *volatile saved = g_in;
     g_in = in;
@@ -131,11 +144,9 @@ static int compile(interp_t *in_arg, const char *setup, const char *setup_name, 
     tokvec_t g0 = {0}, g1 = {0}, g2 = {0}, s = {0}, t = {0}, semi = {0};
     lex_cell(in, gsrc, &g0);
     lex_cell(in, src_new(in, "<timeit>", glue[1]), &g1);
-    tokvec_t *gend = &g2;
-    lex_cell(in, src_new(in, "<timeit>", glue[2]), gend);
-    if (setup) lex_cell(in, src_new(in, setup_name, setup), &s);
-    src_t *ssrc = src_new(in, stmt_name, stmt);
-    lex_cell(in, ssrc, &t);
+    lex_cell(in, src_new(in, "<timeit>", glue[2]), &g2);
+    if (setup) lex_text(in, setup, &s);
+    lex_text(in, stmt, &t);
     if (t.n < 2) syntax_error(&t.v[0].loc, statement ? "nothing to run" : "an expression is missing");
     if (statement && !ends_statement(&t)) lex_cell(in, src_new(in, "<timeit>", ";"), &semi);
     int cap = g0.n + g1.n + g2.n + s.n + t.n + semi.n + 1;
@@ -162,13 +173,12 @@ static const char *const loop_glue[3] = {
     "\n} while (0); } }\n",
 };
 
-interp_prepared_t *interp_prepare(interp_t *in, const char *setup, const char *setup_name, const char *stmt,
-                                  const char *stmt_name, engine_error_t *err) {
+interp_prepared_t *interp_prepare(interp_t *in, const interp_text_t *setup, const interp_text_t *stmt,
+                                  engine_error_t *err) {
     interp_prepared_t *p = calloc(1, sizeof *p);
     if (!p) abort();
     p->in = in;
-    if (compile(in, setup, setup_name ? setup_name : "setup", stmt, stmt_name ? stmt_name : "statement", loop_glue,
-                true, &p->cc, err)) {
+    if (compile(in, setup, stmt, loop_glue, true, &p->cc, err)) {
         free(p);
         return NULL;
     }
@@ -238,15 +248,15 @@ int interp_run_prepared(interp_t *in, interp_prepared_t *p, const engine_io_t *i
 
 static const char *const value_glue[3] = {"{ __icuda_value((double)(\n", "", "\n)); }\n"};
 
-int interp_eval_number(interp_t *in, const char *expr, const char *name, double *out, engine_error_t *err) {
+int interp_eval_number(interp_t *in, const interp_text_t *expr, double *out, engine_error_t *err) {
     cell_code_t cc;
-    /* the expression goes where a statement would: "expr" + ")); }" */
-    if (compile(in, NULL, NULL, expr, name ? name : "<expression>", value_glue, false, &cc, err)) return -1;
+    /* the expression goes where a statement would: "{ ... ((" expr ")); }" */
+    if (compile(in, NULL, expr, value_glue, false, &cc, err)) return -1;
     prep_run_t run = {NULL, NULL, 0, false};
     int rc = execute(in, &cc, NULL, &run, err);
     free(cc.newg);
     if (rc == 0 && !run.have_value) {
-        engine_error_set(err, "RuntimeError", NULL, "the expression %s gave no value", expr);
+        engine_error_set(err, "RuntimeError", NULL, "the expression %s gave no value", expr->text + expr->start);
         return -1;
     }
     if (rc == 0) *out = run.value;
