@@ -390,6 +390,8 @@ static void report(magic_ctx_t *mc, const timing_t *t, const stats_t *s, double 
  * is an ordinary variable in every way. */
 static int store_result(magic_ctx_t *mc, const char *name, const timing_t *t, const stats_t *s, double bytes,
                         double flops, engine_error_t *err) {
+    if (interp_is_type_name(mc->e->interp, name))
+        return magic_usage_error(&magic_timeit, err, "-o %s: %s is a type; name a variable", name, name);
     strbuf_t c = {0};
     sb_printf(&c, "timeit_result %s;\n", name);
     sb_printf(&c, "%s.mean = %.17g; %s.std = %.17g; %s.min = %.17g; %s.max = %.17g;\n", name, s->mean, name, s->std,

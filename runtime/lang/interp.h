@@ -131,6 +131,10 @@ int interp_run_prepared(interp_t *in, interp_prepared_t *p, const engine_io_t *i
 /* Before interp_free/interp_reset of its interpreter. */
 void interp_prepared_free(interp_prepared_t *p);
 
+/* True when name is a type of the session (a typedef: size_t, dim3, ...),
+ * which a variable of that name would replace (%timeit -o checks). */
+bool interp_is_type_name(interp_t *in, const char *name);
+
 /* An arithmetic C expression evaluated in the session ("3 * N * sizeof(double)"),
  * as a double: 0, or -1 with *err filled (errors point into expr). */
 int interp_eval_number(interp_t *in, const interp_text_t *expr, double *out, engine_error_t *err);

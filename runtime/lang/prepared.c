@@ -262,3 +262,8 @@ int interp_eval_number(interp_t *in, const interp_text_t *expr, double *out, eng
     if (rc == 0) *out = run.value;
     return rc;
 }
+
+bool interp_is_type_name(interp_t *in, const char *name) {
+    sym_t *s = hmap_get(&in->globals, name);
+    return s && s->kind == S_TYPEDEF;
+}

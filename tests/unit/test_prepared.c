@@ -68,7 +68,8 @@ static long plan_batch(void *ctx, char *ename, char *msg, size_t ml) {
 }
 
 static int run_plan(interp_t *in, const char *setup, const char *stmt, plan_t *p, engine_error_t *err) {
-    interp_prepared_t *pr = interp_prepare(in, setup, "In [5]", stmt, "In [5]", err);
+    interp_text_t st = {setup, 0, "In [5]"}, tt = {stmt, 0, "In [5]"};
+    interp_prepared_t *pr = interp_prepare(in, setup ? &st : NULL, &tt, err);
     if (!pr) return -2;
     int rc = interp_run_prepared(in, pr, NULL, plan_batch, p, err);
     interp_prepared_free(pr);
@@ -117,14 +118,18 @@ static void test_errors(void) {
     run_ok(in, "int *p = (int *)malloc(4 * sizeof(int)); int i = 0;");
     engine_error_t err = {0};
     long sizes[] = {100};
-    /* a syntax error, located in the statement's own text */
+    /* a syntax error, located in the statement's own text, shown as written */
     plan_t p = {.sizes = sizes, .nsizes = 1};
-    CHECK(run_plan(in, NULL, "      i = = 2;", &p, &err) == -2);
+    interp_text_t bad = {"%timeit -n 3 i = = 2;", 13, "%timeit"};
+    CHECK(interp_prepare(in, NULL, &bad, &err) == NULL);
     CHECK(err.ename && !strcmp(err.ename, "SyntaxError"));
+    CHECK(json_array_size(err.traceback) == 4);
+    CHECK_STR(json_string_value(json_array_get(err.traceback, 0)), "%timeit, line 1:");
+    CHECK_STR(json_string_value(json_array_get(err.traceback, 1)), "    %timeit -n 3 i = = 2;");
+    CHECK_STR(json_string_value(json_array_get(err.traceback, 2)), "                     ^");
+    err_clear(&err);
+    CHECK(run_plan(in, NULL, "i = = 2;", &p, &err) == -2);
     CHECK(p.calls == 0);
-    char *tb = err.traceback ? json_dumps(err.traceback, 0) : strdup("");
-    CHECK(strstr(tb, "In [5], line 1") != NULL);
-    free(tb);
     err_clear(&err);
     /* a runtime error stops the runs at once */
     plan_t q = {.sizes = sizes, .nsizes = 1};
@@ -160,25 +165,30 @@ static void test_errors(void) {
     interp_free(in);
 }
 
+static int eval(interp_t *in, const char *expr, double *v, engine_error_t *err) {
+    interp_text_t t = {expr, 0, "--bytes"};
+    return interp_eval_number(in, &t, v, err);
+}
+
 static void test_eval_number(void) {
     interp_t *in = interp_new();
     run_ok(in, "int N = 10; double *d = 0; struct S { int a; } s;");
     double v = 0;
     engine_error_t err = {0};
-    CHECK(interp_eval_number(in, "3 * N * sizeof(double)", "--bytes", &v, &err) == 0 && v == 240);
-    CHECK(interp_eval_number(in, "N / 4.0", "--flops", &v, &err) == 0 && v == 2.5);
-    CHECK(interp_eval_number(in, "M * 2", "--bytes", &v, &err) == -1);
+    CHECK(eval(in, "3 * N * sizeof(double)", &v, &err) == 0 && v == 240);
+    CHECK(eval(in, "N / 4.0", &v, &err) == 0 && v == 2.5);
+    CHECK(eval(in, "M * 2", &v, &err) == -1);
     CHECK(err.ename && !strcmp(err.ename, "TypeError"));
     char *tb = err.traceback ? json_dumps(err.traceback, 0) : strdup("");
     CHECK(strstr(tb, "--bytes, line 1") != NULL);
     free(tb);
     err_clear(&err);
-    CHECK(interp_eval_number(in, "s", "--bytes", &v, &err) == -1);
+    CHECK(eval(in, "s", &v, &err) == -1);
     err_clear(&err);
-    CHECK(interp_eval_number(in, "3 *", "--bytes", &v, &err) == -1);
+    CHECK(eval(in, "3 *", &v, &err) == -1);
     CHECK(err.ename && !strcmp(err.ename, "SyntaxError"));
     err_clear(&err);
-    CHECK(interp_eval_number(in, "", "--bytes", &v, &err) == -1);
+    CHECK(eval(in, "", &v, &err) == -1);
     err_clear(&err);
     interp_free(in);
 }
