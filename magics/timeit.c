@@ -533,11 +533,13 @@ static int timeit_cell(magic_ctx_t *mc, const char *args, const char *body, engi
     split_cell(body, &sp);
     for (size_t i = 0; i < sp.n && !rc; i++) {
         const cell_item_t *it = &sp.items[i];
-        if (it->kind != ITEM_HOST || it->is_function)
+        /* (a host function's definition gets the interpreter's own error) */
+        if (it->kind != ITEM_HOST)
             rc = magic_usage_error(&magic_timeit, err, "%%%%timeit times host statements; line %d holds %s: put it "
                                    "in a cell of its own", it->first_line + 1,
-                                   it->kind == ITEM_MAGIC ? "a magic" : it->is_function ? "a function definition"
-                                   : it->kind == ITEM_DEVICE ? "device code" : "a type or macro definition");
+                                   it->kind == ITEM_MAGIC    ? "a magic"
+                                   : it->kind == ITEM_DEVICE ? "device code"
+                                                             : "a type or macro definition");
     }
     split_free(&sp);
     if (!rc && blank(body)) rc = magic_usage_error(&magic_timeit, err, "nothing to time: the cell's body is empty");

@@ -55,7 +55,8 @@ def test_usage_errors():
                             ("%timeit --bytes", "--bytes needs a value"),
                             ("%timeit -z x = 2", "unknown option -z"),
                             ("%%timeit -n 2\n", "the cell's body is empty"),
-                            ("%%timeit\n__global__ void k(int *p) { }", "line 2 holds a function definition"),
+                            ("%%timeit\n__global__ void k(int *p) { }", "line 2 holds device code"),
+                            ("%%timeit\nstruct P { int a; };", "line 2 holds a type or macro definition"),
                             ("%%timeit\nx++;\n%who", "line 3 holds a magic"),
                             ("%roofline --fast", "unknown argument --fast")]:
             c = err(k, cell)
@@ -169,9 +170,14 @@ def test_cell_form_with_setup():
         for name in ("base", "mine"):
             c = err(k, name)
             assert "undeclared" in c["evalue"], c
-        # without setup
+        # without setup; loops and blocks in the body
         ok(k, "%%timeit -n 2 -r 1\nruns++;")
         assert value(k, "runs") == "(long) 14"
+        ok(k, "%%timeit -n 2 -r 1\nfor (int i = 0; i < 3; i++) {\n    runs++;\n}\nif (runs > 0) { seen++; }")
+        assert value(k, "runs") == "(long) 23"
+        # a host function cannot be defined in the timed code
+        c = err(k, "%%timeit -n 2 -r 1\nint f(void) { return 1; }")
+        assert c["ename"] == "SyntaxError" and "function cannot be defined" in c["evalue"], c
 
 
 def test_error_inside_the_statement_stops_it():
