@@ -384,6 +384,10 @@ static void report(magic_ctx_t *mc, const timing_t *t, const stats_t *s, double 
     char *text = sb_take(&o);
     io_printf(mc->io, "stdout", "%s", text);
     free(text);
+    /* as IPython warns: the spread says more than the mean then */
+    if (t->r > 1 && s->max > 4 * s->min && s->max > 1e-6)
+        io_printf(mc->io, "stderr", "note: the slowest repeat took %.1f times as long as the fastest; something "
+                  "may have been cached, or the machine was busy\n", s->max / s->min);
 }
 
 /* -o NAME: a timeit_result session variable, made by host code so that it
