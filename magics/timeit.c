@@ -22,7 +22,7 @@
 #define REPEAT_SECONDS 0.2 /* a repeat's length when -n is not given (IPython's) */
 #define DEFAULT_REPEATS 7
 #define MAX_RUNS 1000000000L
-#define MAX_REPEATS 100000
+#define MAX_REPEATS 10000
 
 typedef struct opts {
     long n;            /* runs per repeat; 0: chosen */
@@ -390,6 +390,12 @@ static void report(magic_ctx_t *mc, const timing_t *t, const stats_t *s, double 
                   "may have been cached, or the machine was busy\n", s->max / s->min);
 }
 
+/* "NAME.field = value;" with a value C reads back exactly (inf and nan too). */
+static void assign(strbuf_t *c, const char *name, const char *field, double v) {
+    if (isfinite(v)) sb_printf(c, "%s.%s = %.17g;\n", name, field, v);
+    else sb_printf(c, "%s.%s = %s;\n", name, field, isnan(v) ? "0.0 / 0.0" : v > 0 ? "1.0 / 0.0" : "-1.0 / 0.0");
+}
+
 /* -o NAME: a timeit_result session variable, made by host code so that it
  * is an ordinary variable in every way. */
 static int store_result(magic_ctx_t *mc, const char *name, const timing_t *t, const stats_t *s, double bytes,
@@ -398,14 +404,22 @@ static int store_result(magic_ctx_t *mc, const char *name, const timing_t *t, co
         return magic_usage_error(&magic_timeit, err, "-o %s: %s is a type; name a variable", name, name);
     strbuf_t c = {0};
     sb_printf(&c, "timeit_result %s;\n", name);
-    sb_printf(&c, "%s.mean = %.17g; %s.std = %.17g; %s.min = %.17g; %s.max = %.17g;\n", name, s->mean, name, s->std,
-              name, s->min, name, s->max);
+    assign(&c, name, "mean", s->mean);
+    assign(&c, name, "std", s->std);
+    assign(&c, name, "min", s->min);
+    assign(&c, name, "max", s->max);
     sb_printf(&c, "%s.runs = %ld; %s.n = %ld; %s.r = %ld;\n", name, t->n * t->r, name, t->n, name, t->r);
-    sb_printf(&c, "%s.bytes = %.17g; %s.flops = %.17g; %s.bytes_per_s = %.17g; %s.flops_per_s = %.17g;\n", name,
-              bytes, name, flops, name, bytes > 0 ? bytes / s->mean : 0, name, flops > 0 ? flops / s->mean : 0);
+    assign(&c, name, "bytes", bytes);
+    assign(&c, name, "flops", flops);
+    assign(&c, name, "bytes_per_s", bytes > 0 ? bytes / s->mean : 0);
+    assign(&c, name, "flops_per_s", flops > 0 ? flops / s->mean : 0);
     sb_printf(&c, "%s.clock = \"%s\";\n", name, t->events ? "CUDA events" : "host clock");
     sb_printf(&c, "%s.times = (double *)malloc(%ld * sizeof(double)); %s.ntimes = %ld;\n", name, t->r, name, t->r);
-    for (long i = 0; i < t->r; i++) sb_printf(&c, "%s.times[%ld] = %.17g;\n", name, i, t->times[i]);
+    for (long i = 0; i < t->r; i++) {
+        char f[40];
+        snprintf(f, sizeof f, "times[%ld]", i);
+        assign(&c, name, f, t->times[i]);
+    }
     char *code = sb_take(&c);
     int rc = interp_run(mc->e->interp, code, mc->cell_name, mc->io, NULL, err);
     free(code);
