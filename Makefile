@@ -4,6 +4,7 @@
 #   make test-gpu   the GPU tests and every notebook (on a machine with a GPU)
 #   make install    install the kernelspec for this user (PREFIX=... for a prefix)
 #   make run        install what is missing, build, install, run the flagship notebook
+#   make bench-timeit  %timeit against a raw C event measurement (on a machine with a GPU)
 # PYTHON=python3 uses that Python (with jupyter_client/nbclient) instead of .venv.
 
 CUDA    ?= /usr/local/cuda
@@ -37,7 +38,7 @@ PLAIN_UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/tests-plain/%)
 
 ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer
 
-.PHONY: all build venv test test-gpu install run clean bench asan
+.PHONY: all build venv test test-gpu install run clean bench bench-timeit asan
 all: build venv
 build: build/icuda build/icuda-worker
 
@@ -146,3 +147,11 @@ build/bench/gpu_raw: bench/gpu_raw.c bench/gpu_common.h $(GPU_OBJ)
 build/bench/gpu_worker: bench/gpu_worker.c bench/gpu_common.h $(GPU_OBJ) build/icuda-worker
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) $< $(GPU_OBJ) -lnvrtc -ldl -lm -o $@
+
+# ---- %timeit against a raw C event measurement (bench/timeit_accuracy.py) ----
+build/bench/timeit_accuracy: bench/timeit_accuracy.c $(GPU_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) $< $(GPU_OBJ) -lnvrtc -ldl -lm -o $@
+
+bench-timeit: build/icuda build/icuda-worker build/bench/timeit_accuracy venv
+	$(PYTHON) bench/timeit_accuracy.py --kernel build/icuda --raw build/bench/timeit_accuracy

@@ -30,7 +30,10 @@ int magic_usage_error(const magic_t *m, engine_error_t *err, const char *fmt, ..
 int magic_split_args(const char *args, char ***argv);
 void magic_free_args(char **argv, int argc);
 
+/* Frees what the magics keep in the session (engine_free calls it). */
+void magics_session_free(engine_t *e);
+
 extern const magic_t magic_lsmagic, magic_help, magic_nvrtc, magic_ptx, magic_header, magic_resources, magic_who,
-    magic_devices, magic_device, magic_sass, magic_memcheck;
+    magic_devices, magic_device, magic_sass, magic_memcheck, magic_timeit, magic_roofline;
 
 #endif

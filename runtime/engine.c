@@ -58,6 +58,7 @@ void engine_free(engine_t *e) {
     options_free(e->user_options, e->nuser_options);
     compile_cache_free(e->cache);
     device_lines_free(e->lines);
+    magics_session_free(e);
     cuda_session_free(e->cuda);
     interp_free(e->interp);
     free(e);

@@ -47,6 +47,7 @@ struct engine {
     struct interp *interp;
     struct cuda_session *cuda;
     struct device_lines *lines; /* per module: unit lines -> cells (device_lines.h) */
+    struct measure_state *measure; /* %timeit's peaks and measurements (magics/measure.h) */
 };
 
 /* What a magic gets: the session (e), the cell's output (io) and name, and

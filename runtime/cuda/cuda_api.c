@@ -98,6 +98,7 @@ static int api_symbol(cs_call_t *c, bool to) {
     }
     if ((r = call_fits(c, si, n, to ? "from" : "into"))) return r;
     const interp_arg_t *h = &c->a[si];
+    c->cs->work_count++;
     if (to) {
         for (int i = 0; i < nf; i++) {
             r = h->place == INTERP_PLACE_DEVICE ? gpu_client_memcpy_dtod(c->cs->gc, found[i].p + off, h->device, n, 0, false)

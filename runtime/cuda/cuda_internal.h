@@ -84,6 +84,7 @@ struct cuda_session {
     int nmvars, capmvars;
     bool unsynced;            /* work was issued since the host last waited for the GPU */
     bool warned_unsynced;     /* ... and the cell was told once that icuda waited for it */
+    unsigned long work_count; /* launches, copies, memsets issued (cuda_session_work_count) */
 };
 
 /* 0 when the worker is up; otherwise the cudaError_t that says why (no

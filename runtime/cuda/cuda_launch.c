@@ -707,6 +707,7 @@ int cuda_launch(void *ctx, const char *kname, const unsigned grid[3], const unsi
         goto out;
     }
     snprintf(cs->last_kernel, sizeof cs->last_kernel, "%s", k->signature);
+    cs->work_count++;
     r = gpu_client_launch(cs->gc, k->fn, grid, block, (unsigned)shmem, s, nargs, ptrs, sizes, is_dptr);
     cs_managed_after_gpu(cs, 0);
     if (r) {

@@ -301,6 +301,7 @@ static int copy(cs_call_t *c, int di, int si, uint64_t n, int kind, gpu_handle_t
     cuda_session_t *cs = c->cs;
     if ((dm || sm) && (r = cs_managed_before_gpu(cs, c->msg, c->ml))) return r;
     gpu_client_t *g = cs->gc;
+    cs->work_count++;
     if (dd && sd) r = gpu_client_memcpy_dtod(g, d->device, s->device, n, stream, async);
     else if (dd) r = gpu_client_memcpy_htod(g, d->device, s->host, n, stream, async);
     else r = gpu_client_memcpy_dtoh(g, d->host, s->device, n, stream, async);
@@ -338,6 +339,7 @@ int api_memset(cs_call_t *c, bool async) {
     cuda_session_t *cs = c->cs;
     bool managed = a->place == INTERP_PLACE_MANAGED;
     if (managed && (r = cs_managed_before_gpu(cs, c->msg, c->ml))) return r;
+    cs->work_count++;
     r = gpu_client_memset(cs->gc, a->device, (int)call_ival(&c->a[1]) & 0xff, (size_t)n, s, async);
     if (managed) cs_managed_after_gpu(cs, a->base);
     return call_done(c, r);

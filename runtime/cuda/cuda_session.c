@@ -250,3 +250,16 @@ int cuda_session_end_cell(cuda_session_t *cs, const engine_io_t *io, int rc, eng
     cs->io = NULL;
     return rc;
 }
+
+unsigned long cuda_session_work_count(const cuda_session_t *cs) { return cs ? cs->work_count : 0; }
+
+int cuda_session_error(cuda_session_t *cs, int r, const char *what, engine_error_t *err) {
+    bool interrupted = r == GPU_ERR_INTERRUPTED;
+    int code = cs->gc ? cs_check(cs, r) : cuda_error_from_driver(r);
+    cs->last_error = code;
+    if (interrupted)
+        engine_error_set(err, "KeyboardInterrupt", NULL, "interrupted while the GPU ran %s; the worker was stopped. %s",
+                         cs->last_kernel[0] ? cs->last_kernel : "its work", cs->recovery_note);
+    else fault_error(cs, code, what, err);
+    return -1;
+}

@@ -34,4 +34,15 @@ int cuda_session_managed_var(cuda_session_t *cs, const char *name, char *msg, si
  * result so far; returns the cell's final result (err filled on -1). */
 int cuda_session_end_cell(cuda_session_t *cs, const engine_io_t *io, int rc, engine_error_t *err);
 
+/* How many launches, copies and memsets host code has issued to the GPU in
+ * this session: %timeit reads it before and after a statement to know
+ * whether the statement did GPU work (then it times with CUDA events). */
+unsigned long cuda_session_work_count(const cuda_session_t *cs);
+
+/* For magics that drive the GPU client themselves (%timeit): after a client
+ * call returned r (a CUresult or GPU_ERR_*), restarts the worker if it died,
+ * as the end of a cell does, and fills err as a cell's error: the CUDA
+ * error (what says what was being done), or KeyboardInterrupt. Returns -1. */
+int cuda_session_error(cuda_session_t *cs, int r, const char *what, engine_error_t *err);
+
 #endif

@@ -75,16 +75,19 @@ static const char protos[] =
     "typedef struct { int quot, rem; } div_t; typedef struct { long quot, rem; } ldiv_t;\n"
     "div_t div(int, int); ldiv_t ldiv(long, long); char *strtok(char *, const char *);\n";
 
-/* The C library's prototypes, then CUDA's types (builtins_cuda.c). */
+/* The C library's prototypes, then CUDA's types (builtins_cuda.c), then
+ * %timeit's result type (prepared.c). */
 const char *builtin_prototypes(void) {
     static char *all;
     if (!all) {
         extern const char *builtin_cuda_prototypes(void);
-        const char *c = builtin_cuda_prototypes();
-        all = malloc(sizeof protos + strlen(c));
+        extern const char *builtin_prepared_prototypes(void);
+        const char *c = builtin_cuda_prototypes(), *t = builtin_prepared_prototypes();
+        all = malloc(sizeof protos + strlen(c) + strlen(t));
         if (!all) abort();
         memcpy(all, protos, sizeof protos - 1);
         strcpy(all + sizeof protos - 1, c);
+        strcat(all, t);
     }
     return all;
 }
@@ -134,6 +137,8 @@ void builtins_register(interp_t *in) {
     lex_define_text(in, macros);
     extern void builtins_cuda_register(interp_t *);
     builtins_cuda_register(in);
+    extern void builtins_prepared_register(interp_t *);
+    builtins_prepared_register(in);
     /* __host__/__device__ are keywords of the lexer; the macros above only
      * make #ifdef __host__ true */
     hmap_del(&in->macros, "__host__");

@@ -143,4 +143,46 @@ void interp_managed_device_wrote(interp_t *in, uint64_t addr);
  * restored onto the GPU from it). */
 void interp_managed_synced(interp_t *in, uint64_t addr);
 
+/* ---- Host code compiled once, run many times (%timeit; prepared.c) ----
+ * The statement (and an optional setup, run once before it) is compiled
+ * into one block; setup's variables are visible to the statement, and
+ * nothing either declares outlives the run. */
+typedef struct interp_prepared interp_prepared_t;
+
+/* Code as the user wrote it: text from its start (e.g. a magic's whole
+ * line) so that errors show the user's line and column; the code proper
+ * begins at byte start; what precedes it is shown, never run. */
+typedef struct interp_text {
+    const char *text;
+    size_t start;
+    const char *name; /* labels errors: "In [3]" */
+} interp_text_t;
+
+/* Called before each batch of runs of the statement, and once after the
+ * last: returns how many runs come next, 0 to end, or -1 to stop with an
+ * error (ename, INTERP_ENAME_MAX bytes, "" for RuntimeError; msg). An
+ * interrupt is checked before each call. */
+typedef long (*interp_batch_fn)(void *ctx, char *ename, char *msg, size_t msglen);
+
+/* NULL with *err filled (SyntaxError, TypeError) when it does not compile.
+ * A statement without a final ';' gets one. setup may be NULL. */
+interp_prepared_t *interp_prepare(interp_t *in, const interp_text_t *setup, const interp_text_t *stmt,
+                                  engine_error_t *err);
+/* Runs setup, then batches of the statement as batch says. 0 when it ran
+ * to its end or exit() stopped it (batch then knows it was not told to
+ * end), -1 with *err filled (the statement's error, batch's, or
+ * KeyboardInterrupt). Output goes to io. */
+int interp_run_prepared(interp_t *in, interp_prepared_t *p, const engine_io_t *io, interp_batch_fn batch, void *ctx,
+                        engine_error_t *err);
+/* Before interp_free/interp_reset of its interpreter. */
+void interp_prepared_free(interp_prepared_t *p);
+
+/* True when name is a type of the session (a typedef: size_t, dim3, ...),
+ * which a variable of that name would replace (%timeit -o checks). */
+bool interp_is_type_name(interp_t *in, const char *name);
+
+/* An arithmetic C expression evaluated in the session ("3 * N * sizeof(double)"),
+ * as a double: 0, or -1 with *err filled (errors point into expr). */
+int interp_eval_number(interp_t *in, const interp_text_t *expr, double *out, engine_error_t *err);
+
 #endif

@@ -16,7 +16,7 @@ FLAGS = ["--error-exitcode=99", "--leak-check=full", "--errors-for-leak-kinds=de
          "--show-leak-kinds=definite", "--track-fds=no"]
 # The GPU worker test talks to a driver when there is one: valgrind is not for that.
 UNITS = ["test_split", "test_wire", "test_arena", "test_lang", "test_sanitizer_log", "test_occupancy",
-         "test_device_pointers"]
+         "test_device_pointers", "test_prepared"]
 
 
 def errors_in(log):
@@ -31,12 +31,14 @@ def test_unit_tests_under_valgrind():
     if not VALGRIND:
         print("valgrind not installed: skipped")
         return
+    # a small shared arena for the interpreter's tests: valgrind's leak check
+    # reads the whole mapping, and the default reserve costs minutes and
+    # gigabytes (test_arena checks the reserve itself)
+    small = dict(os.environ, ICUDA_ARENA_MB="2048")
     for name in UNITS:
+        env = small if name in ("test_lang", "test_prepared", "test_device_pointers") else None
         exe = os.path.join(PLAIN, name)
         assert os.path.exists(exe), f"{exe} missing (make builds it for make test)"
-        # a small arena: valgrind's leak check reads every mapped page, and a
-        # 64 GiB arena read whole is more memory than a CI machine has
-        env = dict(os.environ, ICUDA_ARENA_MB="1024")
         p = subprocess.run([VALGRIND, "-q"] + FLAGS + [exe], capture_output=True, text=True,
                            errors="replace", cwd=ROOT, timeout=800, env=env)
         assert p.returncode == 0, f"{name} under valgrind: exit {p.returncode}\n{p.stderr[-4000:]}"
@@ -71,7 +73,10 @@ def test_kernel_session_under_valgrind():
                      "for (int i = 0; i < n; i++) x[i] = i * 0.5;\nprintf(\"%g\\n\", x[n - 1]);",
                      "struct P { int a; double b; };\nstruct P p = {1, 2.5};\np",
                      "x[n] = 1;", "free(x);\nfree(x);", "%who", "%lsmagic", "%help nvrtc", "x",
-                     "%memcheck --tool racecheck n = 3;", "%resources --block 64", "%sass nosuch"]
+                     "%memcheck --tool racecheck n = 3;", "%resources --block 64", "%sass nosuch",
+                     "%timeit -n 20 -r 2 -o t n++", "t.mean > 0", "%%timeit -n 2 -r 2 int k = 1;\nn += k;",
+                     "%timeit -n 2 -r 1 --bytes 8*n --flops n n++", "%timeit --bytes 8*M n++",
+                     "%timeit -n 2 -r 1 int *q = 0; *q = 1;", "%roofline", "%roofline --clear"]
             for code in cells:
                 reply = kc.execute_interactive(code, timeout=120, output_hook=lambda m: None)
                 assert reply["content"]["status"] in ("ok", "error")
