@@ -60,6 +60,7 @@ enum ch_op {
     CH_HOST_REGISTER,
     CH_HOST_UNREGISTER,
     CH_OCCUPANCY_BLOCKS, /* occupancy: limit is the block size; reply v[0] blocks per SM */
+    CH_REGION,      /* async: u.map names a buffer in use (size 0: free again), for compute-sanitizer */
     CH_OP_COUNT
 };
 

@@ -729,6 +729,15 @@ int gpu_client_sync(gpu_client_t *c) {
 
 /* ---- memory ---- */
 
+/* A wrapped worker (compute-sanitizer: pgroup) is told each buffer, so that it
+ * checks accesses against buffers, not against the pool they share. */
+static void region(gpu_client_t *c, CUdeviceptr va, size_t n) {
+    ch_cmd_t *m = cmd(c, CH_REGION, true, -1);
+    m->u.map.va = va;
+    m->u.map.size = n;
+    send_cmd(c, sizeof *m, NULL);
+}
+
 int gpu_client_malloc(gpu_client_t *c, CUdeviceptr *p, size_t n) {
     *p = 0;
     if (n == 0) return 0;
@@ -752,6 +761,7 @@ int gpu_client_malloc(gpu_client_t *c, CUdeviceptr *p, size_t n) {
     }
     buf_t b = {.va = at, .size = n, .dev = c->dev, .kind = B_ALLOC, .shadow = SH_NONE, .fill = -1};
     if (buf_insert(c, &b) < 0) return CUDA_ERROR_OUT_OF_MEMORY;
+    if (c->pgroup) region(c, at, n);
     *p = at;
     return 0;
 }
@@ -760,6 +770,7 @@ int gpu_client_free_mem(gpu_client_t *c, CUdeviceptr p) {
     if (p == 0) return 0;
     buf_t *b = find_buf(c, p, 0);
     if (!b || b->va != p || b->kind != B_ALLOC) return CUDA_ERROR_INVALID_VALUE;
+    if (c->pgroup && c->state == GPU_READY) region(c, p, 0);
     buf_remove(c, b);
     /* the memory goes with the last buffer of its chunk; one empty pool per
      * device stays, so a loop of small cudaMalloc/cudaFree maps nothing */
@@ -1300,6 +1311,8 @@ static int restart(gpu_client_t *c, gpu_restart_report_t *rep) {
         c->dev = ch->dev;
         if ((r = raw_map(c, ch->dev, ch->va, ch->size))) goto out;
     }
+    for (size_t i = 0; i < c->bufs.n && c->pgroup; i++)
+        if (c->bufs.v[i].kind == B_ALLOC) region(c, c->bufs.v[i].va, c->bufs.v[i].size);
     /* globals are the driver's: they are where the reloaded modules put them */
     for (size_t i = 0; i < c->bufs.n; i++) {
         buf_t *b = &c->bufs.v[i];
