@@ -7,6 +7,7 @@ goes on; usage errors. The report parser has its own C unit test
 the toolkit's bin folder (or ICUDA_TOOLS_PATH)."""
 import re
 
+import support
 from support import kernel, needs_gpu, stdout_of, timeout
 
 # the thread with i == n writes one int past the end of a
@@ -52,6 +53,8 @@ def count(reply):
 
 
 def test_memcheck_without_a_gpu_is_a_clear_error():
+    if support.GPU:
+        return  # the GPU tests below cover the machine with one
     with kernel() as k:
         ok(k, OOB)
         ok(k, "int n = 1000; int x = 5;")
