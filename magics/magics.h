@@ -31,6 +31,6 @@ int magic_split_args(const char *args, char ***argv);
 void magic_free_args(char **argv, int argc);
 
 extern const magic_t magic_lsmagic, magic_help, magic_nvrtc, magic_ptx, magic_header, magic_resources, magic_who,
-    magic_devices, magic_device;
+    magic_devices, magic_device, magic_profile;
 
 #endif

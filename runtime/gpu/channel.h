@@ -54,6 +54,8 @@ enum ch_op {
     CH_STREAM_DESTROY, /* async */
     CH_HOST_REGISTER,
     CH_HOST_UNREGISTER,
+    CH_PROFILE_START, /* CUPTI activity trace into an arena range (profile_wire.h) */
+    CH_PROFILE_STOP,  /* synchronise, flush, detach CUPTI; v[0] records, v[1] left out */
     CH_OP_COUNT
 };
 
@@ -91,6 +93,7 @@ typedef struct ch_cmd {
         struct { uint64_t start, end; } elapsed;
         struct { uint64_t offset, size; uint32_t flags; uint32_t pad; } host_register;
         struct { int32_t device; } device;
+        struct { uint64_t offset, size; uint32_t flags; uint32_t pad; } profile; /* arena range */
     } u;
 } ch_cmd_t;
 
