@@ -85,6 +85,16 @@ build/tests/test_gpu_%: tests/unit/test_gpu_%.c tests/unit/check.h $(GPU_ASAN_OB
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) $(LDFLAGS) $< $(GPU_ASAN_OBJ) -lnvrtc -ldl -lm -o $@
 
+# the worker's own rooms (runtime/gpu/worker_*.c), tested without a worker
+WORKER_UNIT := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_worker_*.c))
+$(WORKER_UNIT:%=build/tests/%): build/tests/%: tests/unit/%.c tests/unit/check.h $(WORKER_SRC:%.c=build/asan/obj/%.o) $(GPU_ASAN_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) $(LDFLAGS) $< $(WORKER_SRC:%.c=build/asan/obj/%.o) $(GPU_ASAN_OBJ) -ldl -lm -o $@
+
+$(WORKER_UNIT:%=build/tests-plain/%): build/tests-plain/%: tests/unit/%.c tests/unit/check.h $(WORKER_SRC:%.c=build/obj/%.o) $(GPU_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) $< $(WORKER_SRC:%.c=build/obj/%.o) $(GPU_OBJ) -ldl -lm -o $@
+
 build/tests/test_arena: tests/unit/test_arena.c tests/unit/check.h $(GPU_ASAN_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) $(LDFLAGS) $< $(GPU_ASAN_OBJ) -ldl -lm -o $@
@@ -127,7 +137,7 @@ clean:
 	rm -rf build
 
 -include $(LIB_OBJ:.o=.d) $(ASAN_OBJ:.o=.d) build/obj/kernel/icuda_main.d \
-         $(WORKER_SRC:%.c=build/obj/%.d) build/obj/runtime/gpu/worker_main.d
+         $(WORKER_SRC:%.c=build/obj/%.d) $(WORKER_SRC:%.c=build/asan/obj/%.d) build/obj/runtime/gpu/worker_main.d
 
 # ---- GPU benchmarks (bench/gpu.sh): the raw driver API and the worker ----
 build/bench/gpu_raw: bench/gpu_raw.c bench/gpu_common.h $(GPU_OBJ)

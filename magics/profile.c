@@ -65,18 +65,21 @@ static void show(magic_ctx_t *mc, const gpu_profile_result_t *res, const opts_t 
 }
 
 static int profile_code(magic_ctx_t *mc, const opts_t *o, const char *code, engine_error_t *err) {
-    if (o->metrics)
-        io_printf(mc->io, "stderr",
-                  "%%profile --metrics: per-kernel metrics (achieved occupancy, DRAM and SM throughput) are not "
-                  "available in this version: they need CUPTI's range profiler, which replays every kernel, and "
-                  "that has not yet been verified on a GPU. The activity trace below is complete; ncu on a "
-                  "%%%%program cell gives those metrics today.\n");
     cuda_profile_t *p = NULL;
     char ename[64], msg[2048];
     if (cuda_profile_begin(mc->e->cuda, &p, ename, sizeof ename, msg, sizeof msg)) {
         engine_error_set(err, ename, NULL, "%%profile: %s", msg);
         return -1;
     }
+    if (o->metrics)
+        io_printf(mc->io, "stderr",
+                  "%%profile --metrics: per-kernel hardware metrics (achieved occupancy, DRAM and SM throughput) "
+                  "are not available in this version. They need CUPTI's range profiler, which replays every "
+                  "kernel several times, and icuda does not drive it yet: it could not be verified on a GPU. "
+                  "The activity trace is taken as usual; for the metrics, run the code as a program under ncu "
+                  "--metrics sm__warps_active.avg.pct_of_peak_sustained_active,"
+                  "dram__throughput.avg.pct_of_peak_sustained_elapsed,"
+                  "sm__throughput.avg.pct_of_peak_sustained_elapsed.\n");
     engine_error_t run_err = {0};
     int rc = mc->run(mc, code, &run_err);
     gpu_profile_result_t res;
@@ -84,7 +87,7 @@ static int profile_code(magic_ctx_t *mc, const opts_t *o, const char *code, engi
     int rc2 = cuda_profile_end(mc->e->cuda, p, &res, ename2, sizeof ename2, msg2, sizeof msg2);
     if (res.n || (!rc && !rc2)) show(mc, &res, o);
     else if (res.worker_died)
-        io_printf(mc->io, "stderr", "%%profile: the GPU worker died before it had delivered any record.\n");
+        io_printf(mc->io, "stderr", "%%profile: the GPU worker stopped before it had delivered any record.\n");
     gpu_profile_result_free(&res);
     if (rc) {
         if (rc2) io_printf(mc->io, "stderr", "%%profile: %s\n", msg2);

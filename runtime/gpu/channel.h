@@ -55,7 +55,7 @@ enum ch_op {
     CH_HOST_REGISTER,
     CH_HOST_UNREGISTER,
     CH_PROFILE_START, /* CUPTI activity trace into an arena range (profile_wire.h) */
-    CH_PROFILE_STOP,  /* synchronise, flush, detach CUPTI; v[0] records, v[1] left out */
+    CH_PROFILE_STOP,  /* synchronise, flush, detach CUPTI; v[0] records, v[3] 1 if detached */
     CH_OP_COUNT
 };
 

@@ -95,6 +95,7 @@ int gpu_profile_stop(gpu_client_t *c, gpu_profile_t *p, gpu_profile_result_t *re
         uint64_t v[4] = {0, 0, 0, 0};
         r = gpu_client_command(c, CH_PROFILE_STOP, &u, sizeof u, v, msg, ml);
         if (r && gpu_client_pid(c) != p->pid) res->worker_died = true;
+        if (!r) res->detached = v[3] != 0;
     }
     /* the worker has answered or is gone: the blob is ours to read */
     collect(p->blob, res);

@@ -41,6 +41,7 @@ typedef struct gpu_profile_result {
     uint32_t ndefault;
     struct { uint32_t device, stream; } default_stream[PROF_MAX_DEVICES];
     bool worker_died;          /* the trace ends where the worker died */
+    bool detached;             /* CUPTI let go of the worker (cuptiFinalize succeeded) */
     char *names;               /* storage of the names */
 } gpu_profile_result_t;
 

@@ -24,6 +24,7 @@
 #include <cupti_version.h>
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,10 +35,10 @@
 #endif
 
 #define CUPTI_FUNCS(X)                                                         \
-    X(cuptiGetVersion) X(cuptiGetResultString) X(cuptiGetTimestamp)           \
-    X(cuptiActivityRegisterCallbacks) X(cuptiActivityEnable)                  \
-    X(cuptiActivityDisable) X(cuptiActivityFlushAll)                          \
-    X(cuptiActivityGetNextRecord) X(cuptiActivityGetNumDroppedRecords)        \
+    X(cuptiGetVersion) X(cuptiGetResultString) X(cuptiGetTimestamp)            \
+    X(cuptiActivityRegisterCallbacks) X(cuptiActivityEnable)                   \
+    X(cuptiActivityDisable) X(cuptiActivityFlushAll)                           \
+    X(cuptiActivityGetNextRecord) X(cuptiActivityGetNumDroppedRecords)         \
     X(cuptiGetStreamIdEx) X(cuptiGetDeviceId) X(cuptiFinalize)
 
 static struct {
@@ -45,7 +46,7 @@ static struct {
     CUPTI_FUNCS(CUPTI_FIELD)
 #undef CUPTI_FIELD
     void *lib;
-} X;
+} cupti;
 
 #define BUF_SIZE ((size_t)1 << 20) /* one CUPTI activity buffer */
 #define NAME_CACHE 256
@@ -63,13 +64,13 @@ static int nnames;
 
 static const char *result_text(CUptiResult r) {
     const char *s = NULL;
-    if (X.cuptiGetResultString && X.cuptiGetResultString(r, &s) == CUPTI_SUCCESS && s) return s;
+    if (cupti.cuptiGetResultString && cupti.cuptiGetResultString(r, &s) == CUPTI_SUCCESS && s) return s;
     return "unknown CUPTI error";
 }
 
 /* Loads libcupti once: 0, or -1 with msg saying what is missing. */
 static int load(char *msg, size_t ml) {
-    if (X.lib) return 0;
+    if (cupti.lib) return 0;
     const char *env = getenv("ICUDA_CUPTI");
     const char *tries[] = {ICUDA_CUDA_HOME "/lib64/libcupti.so.13",
                            ICUDA_CUDA_HOME "/extras/CUPTI/lib64/libcupti.so.13",
@@ -96,15 +97,15 @@ static int load(char *msg, size_t ml) {
         return -1;
     }
 #define CUPTI_SYM(f)                                                           \
-    if (!(*(void **)&X.f = dlsym(h, #f))) {                                    \
+    if (!(*(void **)&cupti.f = dlsym(h, #f))) {                                \
         snprintf(msg, ml, "the CUPTI library found is too old for %%profile: it lacks " #f); \
         dlclose(h);                                                            \
-        memset(&X, 0, sizeof X);                                               \
+        memset(&cupti, 0, sizeof cupti);                                       \
         return -1;                                                             \
     }
     CUPTI_FUNCS(CUPTI_SYM)
 #undef CUPTI_SYM
-    X.lib = h;
+    cupti.lib = h;
     return 0;
 }
 
@@ -175,6 +176,16 @@ static uint8_t copy_dir(uint8_t k) {
     }
 }
 
+/* The fields read below sit where they have since CUpti_ActivityKernel4,
+ * Memcpy4 and Memset3, so a CUPTI newer than these headers reads the same. */
+_Static_assert(offsetof(CUpti_ActivityKernel10, start) == 16 && offsetof(CUpti_ActivityKernel10, deviceId) == 40 &&
+                   offsetof(CUpti_ActivityKernel10, gridX) == 52 && offsetof(CUpti_ActivityKernel10, name) == 104,
+               "CUPTI kernel record layout");
+_Static_assert(offsetof(CUpti_ActivityMemcpy6, bytes) == 8 && offsetof(CUpti_ActivityMemcpy6, correlationId) == 44,
+               "CUPTI memcpy record layout");
+_Static_assert(offsetof(CUpti_ActivityMemset4, bytes) == 8 && offsetof(CUpti_ActivityMemset4, correlationId) == 44,
+               "CUPTI memset record layout");
+
 static void take(const CUpti_Activity *a) {
     if (a->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && a->kind != CUPTI_ACTIVITY_KIND_KERNEL &&
         a->kind != CUPTI_ACTIVITY_KIND_MEMCPY && a->kind != CUPTI_ACTIVITY_KIND_MEMSET)
@@ -242,16 +253,16 @@ static void CUPTIAPI buffer_done(CUcontext ctx, uint32_t stream, uint8_t *buffer
     (void)size;
     pthread_mutex_lock(&mu);
     CUpti_Activity *a = NULL;
-    while (blob && valid && X.cuptiActivityGetNextRecord(buffer, valid, &a) == CUPTI_SUCCESS) take(a);
+    while (blob && valid && cupti.cuptiActivityGetNextRecord(buffer, valid, &a) == CUPTI_SUCCESS) take(a);
     pthread_mutex_unlock(&mu);
     free(buffer);
 }
 
 /* ---- start and stop ---- */
 
-static void detach(void) {
-    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) X.cuptiActivityDisable(kinds[i]);
-    X.cuptiFinalize();
+static CUptiResult detach(void) {
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) cupti.cuptiActivityDisable(kinds[i]);
+    return cupti.cuptiFinalize();
 }
 
 static int start(CUcontext *ctxs, int nctx, void *mem, size_t size, uint64_t v[4], char *msg, size_t ml) {
@@ -270,17 +281,17 @@ static int start(CUcontext *ctxs, int nctx, void *mem, size_t size, uint64_t v[4
     nnames = 0;
     pthread_mutex_unlock(&mu);
     const char *call = "cuptiActivityRegisterCallbacks";
-    CUptiResult r = X.cuptiActivityRegisterCallbacks(buffer_wanted, buffer_done);
+    CUptiResult r = cupti.cuptiActivityRegisterCallbacks(buffer_wanted, buffer_done);
     size_t enabled = 0;
     for (; !r && enabled < sizeof kinds / sizeof *kinds; enabled++) {
         call = "cuptiActivityEnable";
-        r = X.cuptiActivityEnable(kinds[enabled]);
+        r = cupti.cuptiActivityEnable(kinds[enabled]);
         if (r) break;
     }
     if (r) {
         cupti_failed(call, r, msg, ml);
-        for (size_t i = 0; i < enabled; i++) X.cuptiActivityDisable(kinds[i]);
-        X.cuptiFinalize();
+        for (size_t i = 0; i < enabled; i++) cupti.cuptiActivityDisable(kinds[i]);
+        cupti.cuptiFinalize();
         pthread_mutex_lock(&mu);
         blob = NULL;
         pthread_mutex_unlock(&mu);
@@ -290,14 +301,14 @@ static int start(CUcontext *ctxs, int nctx, void *mem, size_t size, uint64_t v[4
     /* each device's NULL stream, so the report can name it */
     for (int d = 0; d < nctx && b->ndefault < PROF_MAX_DEVICES; d++) {
         uint32_t dev = 0, sid = 0;
-        if (!ctxs[d] || X.cuptiGetDeviceId(ctxs[d], &dev) || X.cuptiGetStreamIdEx(ctxs[d], NULL, 0, &sid)) continue;
+        if (!ctxs[d] || cupti.cuptiGetDeviceId(ctxs[d], &dev) || cupti.cuptiGetStreamIdEx(ctxs[d], NULL, 0, &sid)) continue;
         b->default_stream[b->ndefault].device = dev;
         b->default_stream[b->ndefault++].stream = sid;
     }
     uint32_t ver = 0;
-    X.cuptiGetVersion(&ver);
+    cupti.cuptiGetVersion(&ver);
     b->cupti_version = ver;
-    X.cuptiGetTimestamp(&b->t_start);
+    cupti.cuptiGetTimestamp(&b->t_start);
     active = 1;
     v[0] = ver;
     return CUDA_SUCCESS;
@@ -317,18 +328,19 @@ static int stop(const cuda_driver_t *D, CUcontext *ctxs, int nctx, int cur, uint
     }
     if (cur >= 0 && cur < nctx && ctxs[cur]) D->cuCtxSetCurrent(ctxs[cur]);
     if (cuda_result_is_sticky(first)) alarm(2); /* the process ends after this answer: never hang here */
-    X.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    cupti.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     size_t dropped = 0;
-    X.cuptiActivityGetNumDroppedRecords(NULL, 0, &dropped);
+    cupti.cuptiActivityGetNumDroppedRecords(NULL, 0, &dropped);
     pthread_mutex_lock(&mu);
     blob->dropped += dropped;
-    X.cuptiGetTimestamp(&blob->t_stop);
+    cupti.cuptiGetTimestamp(&blob->t_stop);
     pthread_mutex_unlock(&mu);
-    if (!cuda_result_is_sticky(first)) detach();
+    CUptiResult fin = cuda_result_is_sticky(first) ? CUPTI_ERROR_UNKNOWN : detach();
     pthread_mutex_lock(&mu);
     v[0] = blob->n;
     v[1] = blob->left_out;
     v[2] = blob->dropped;
+    v[3] = fin == CUPTI_SUCCESS; /* detached: later commands run without CUPTI */
     blob = NULL;
     active = 0;
     pthread_mutex_unlock(&mu);
@@ -341,10 +353,9 @@ int worker_profile_serve(const ch_cmd_t *c, const cuda_driver_t *D, CUcontext *c
                          void *mem, size_t size, uint64_t v[4], char *msg, size_t ml) {
     msg[0] = 0;
     if (c->op == CH_PROFILE_START) {
-        if (active) { /* a profile the client lost track of: end it first */
-            uint64_t w[4];
-            char m[8];
-            stop(D, ctxs, nctx, cur, w, m, sizeof m);
+        if (active) { /* the running one keeps its records */
+            snprintf(msg, ml, "a profile is already running: %%profile cannot be nested");
+            return CUDA_ERROR_NOT_PERMITTED;
         }
         return start(ctxs, nctx, mem, size, v, msg, ml);
     }
@@ -354,5 +365,5 @@ int worker_profile_serve(const ch_cmd_t *c, const cuda_driver_t *D, CUcontext *c
 void worker_profile_abort(void) {
     if (!active) return;
     alarm(2);
-    X.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    cupti.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 }

@@ -15,7 +15,7 @@ VALGRIND = shutil.which("valgrind")
 FLAGS = ["--error-exitcode=99", "--leak-check=full", "--errors-for-leak-kinds=definite",
          "--show-leak-kinds=definite", "--track-fds=no"]
 # The GPU worker test talks to a driver when there is one: valgrind is not for that.
-UNITS = ["test_split", "test_wire", "test_arena", "test_lang"]
+UNITS = ["test_split", "test_wire", "test_arena", "test_lang", "test_profile_report"]
 
 
 def errors_in(log):
