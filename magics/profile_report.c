@@ -171,8 +171,7 @@ static void notes(const gpu_profile_result_t *res, const summary_t *s, strbuf_t 
     if (res->n == 0 && !res->worker_died)
         sb_puts(b, "No GPU activity was recorded: the code launched no kernel and made no copy or memset.\n");
     if (res->worker_died)
-        sb_puts(b, "The GPU worker died while profiling: the trace ends where it died (a faulting kernel is "
-                   "often missing from it).\n");
+        sb_puts(b, "The GPU worker died while profiling: the trace ends where it died.\n");
     if (res->left_out)
         sb_printf(b, "Only the first %zu activities were kept; %llu more were not recorded.\n", res->n,
                   (unsigned long long)res->left_out);

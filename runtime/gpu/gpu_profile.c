@@ -13,6 +13,8 @@
 
 #define NAMES_BYTES (1u << 20)
 
+typedef __typeof__(((ch_cmd_t *)0)->u.profile) profile_args_t; /* the commands' arena range */
+
 struct gpu_profile {
     prof_blob_t *blob;
     size_t size;
@@ -35,7 +37,7 @@ int gpu_profile_start(gpu_client_t *c, unsigned max_records, gpu_profile_t **out
     b->magic = PROF_MAGIC;
     b->cap = cap;
     b->names_cap = NAMES_BYTES;
-    struct { uint64_t offset, size; uint32_t flags, pad; } u = {arena_offset(b), size, 0, 0};
+    profile_args_t u = {.offset = arena_offset(b), .size = size};
     uint64_t v[4] = {0, 0, 0, 0};
     int r = gpu_client_command(c, CH_PROFILE_START, &u, sizeof u, v, msg, ml);
     if (r) {
@@ -91,7 +93,7 @@ int gpu_profile_stop(gpu_client_t *c, gpu_profile_t *p, gpu_profile_result_t *re
     if (gpu_client_pid(c) != p->pid || p->pid <= 0) {
         res->worker_died = true; /* and was replaced while the profiled code ran */
     } else {
-        struct { uint64_t offset, size; uint32_t flags, pad; } u = {arena_offset(p->blob), p->size, 0, 0};
+        profile_args_t u = {.offset = arena_offset(p->blob), .size = p->size};
         uint64_t v[4] = {0, 0, 0, 0};
         r = gpu_client_command(c, CH_PROFILE_STOP, &u, sizeof u, v, msg, ml);
         if (r && gpu_client_pid(c) != p->pid) res->worker_died = true;
