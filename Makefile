@@ -27,8 +27,10 @@ LDFLAGS += -pthread -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64
 LDLIBS  += $(PKGS_LIBS) -lnvrtc -ldl -lm
 
 # Every .c under kernel/, runtime/ and magics/ is part of the kernel; files
-# named *_main.c are program entry points and stay out of the library.
-LIB_SRC  := $(filter-out %_main.c, $(wildcard kernel/*.c runtime/*.c runtime/*/*.c magics/*.c))
+# named *_main.c are program entry points and stay out of the library, and
+# runtime/gpu/worker_*.c belong to the GPU worker alone.
+WORKER_SRC := $(filter-out %_main.c, $(wildcard runtime/gpu/worker_*.c))
+LIB_SRC  := $(filter-out %_main.c $(WORKER_SRC), $(wildcard kernel/*.c runtime/*.c runtime/*/*.c magics/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=build/obj/%.o)
 ASAN_OBJ := $(LIB_SRC:%.c=build/asan/obj/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
@@ -73,16 +75,26 @@ build/tests-plain/%: tests/unit/%.c tests/unit/check.h $(LIB_OBJ)
 
 # The GPU worker and its tests link only runtime/gpu and runtime/hostmem:
 # the worker needs nothing of the protocol or the interpreter.
-GPU_SRC      := $(filter-out %_main.c, $(wildcard runtime/gpu/*.c runtime/hostmem/*.c))
+GPU_SRC      := $(filter-out %_main.c $(WORKER_SRC), $(wildcard runtime/gpu/*.c runtime/hostmem/*.c))
 GPU_OBJ      := $(GPU_SRC:%.c=build/obj/%.o)
 GPU_ASAN_OBJ := $(GPU_SRC:%.c=build/asan/obj/%.o)
 
-build/icuda-worker: build/obj/runtime/gpu/worker_main.o $(GPU_OBJ)
+build/icuda-worker: build/obj/runtime/gpu/worker_main.o $(WORKER_SRC:%.c=build/obj/%.o) $(GPU_OBJ)
 	$(CC) $(LDFLAGS) $^ -ldl -lm -o $@
 
 build/tests/test_gpu_%: tests/unit/test_gpu_%.c tests/unit/check.h $(GPU_ASAN_OBJ) build/icuda-worker
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) $(LDFLAGS) $< $(GPU_ASAN_OBJ) -lnvrtc -ldl -lm -o $@
+
+# the worker's own rooms (runtime/gpu/worker_*.c), tested without a worker
+WORKER_UNIT := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_worker_*.c))
+$(WORKER_UNIT:%=build/tests/%): build/tests/%: tests/unit/%.c tests/unit/check.h $(WORKER_SRC:%.c=build/asan/obj/%.o) $(GPU_ASAN_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) $(LDFLAGS) $< $(WORKER_SRC:%.c=build/asan/obj/%.o) $(GPU_ASAN_OBJ) -ldl -lm -o $@
+
+$(WORKER_UNIT:%=build/tests-plain/%): build/tests-plain/%: tests/unit/%.c tests/unit/check.h $(WORKER_SRC:%.c=build/obj/%.o) $(GPU_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) $< $(WORKER_SRC:%.c=build/obj/%.o) $(GPU_OBJ) -ldl -lm -o $@
 
 build/tests/test_arena: tests/unit/test_arena.c tests/unit/check.h $(GPU_ASAN_OBJ)
 	@mkdir -p $(dir $@)
@@ -137,7 +149,8 @@ bench: build/icuda build/bench/nvrtc_raw venv
 clean:
 	rm -rf build
 
--include $(LIB_OBJ:.o=.d) $(ASAN_OBJ:.o=.d) build/obj/kernel/icuda_main.d
+-include $(LIB_OBJ:.o=.d) $(ASAN_OBJ:.o=.d) build/obj/kernel/icuda_main.d \
+         $(WORKER_SRC:%.c=build/obj/%.d) $(WORKER_SRC:%.c=build/asan/obj/%.d) build/obj/runtime/gpu/worker_main.d
 
 # ---- GPU benchmarks (bench/gpu.sh): the raw driver API and the worker ----
 build/bench/gpu_raw: bench/gpu_raw.c bench/gpu_common.h $(GPU_OBJ)

@@ -34,6 +34,6 @@ void magic_free_args(char **argv, int argc);
 void magics_session_free(engine_t *e);
 
 extern const magic_t magic_lsmagic, magic_help, magic_nvrtc, magic_ptx, magic_header, magic_resources, magic_who,
-    magic_devices, magic_device, magic_sass, magic_memcheck, magic_timeit, magic_roofline;
+    magic_devices, magic_device, magic_sass, magic_memcheck, magic_timeit, magic_roofline, magic_profile;
 
 #endif

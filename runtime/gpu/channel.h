@@ -61,6 +61,8 @@ enum ch_op {
     CH_HOST_UNREGISTER,
     CH_OCCUPANCY_BLOCKS, /* occupancy: limit is the block size; reply v[0] blocks per SM */
     CH_REGION,      /* async: u.map names a buffer in use (size 0: free again), for compute-sanitizer */
+    CH_PROFILE_START, /* CUPTI activity trace into an arena range (profile_wire.h) */
+    CH_PROFILE_STOP,  /* synchronise, flush, detach CUPTI; v[0] records, v[3] 1 if detached */
     CH_OP_COUNT
 };
 
@@ -97,6 +99,7 @@ typedef struct ch_cmd {
         struct { uint64_t start, end; } elapsed;
         struct { uint64_t offset, size; uint32_t flags; uint32_t pad; } host_register;
         struct { int32_t device; } device;
+        struct { uint64_t offset, size; uint32_t flags; uint32_t pad; } profile; /* arena range */
     } u;
 } ch_cmd_t;
 

@@ -1472,3 +1472,24 @@ int gpu_client_active_blocks(gpu_client_t *c, gpu_handle_t fn, int block, size_t
     if (!r && blocks) *blocks = (int)rep->v[0];
     return r;
 }
+
+/* ---- commands of other rooms (e.g. runtime/gpu/gpu_profile.c) ---- */
+
+int gpu_client_command(gpu_client_t *c, uint16_t op, const void *u, size_t ulen, uint64_t v[4], char *text,
+                       size_t cap) {
+    if (text && cap) text[0] = 0;
+    ch_cmd_t *m = cmd(c, op, false, -1);
+    if (ulen > sizeof m->u) return CUDA_ERROR_INVALID_VALUE;
+    if (u && ulen) memcpy(&m->u, u, ulen);
+    ch_reply_t *rep = NULL;
+    int r = send_cmd(c, sizeof *m, &rep);
+    if (rep && r < 0x10000) { /* an answer came (not a dead worker) */
+        if (v) memcpy(v, rep->v, sizeof rep->v);
+        if (text && cap && rep->payload) {
+            size_t n = rep->payload < cap - 1 ? rep->payload : cap - 1;
+            memcpy(text, c->rx + sizeof *rep, n);
+            text[n] = 0;
+        }
+    }
+    return r;
+}

@@ -262,4 +262,12 @@ int gpu_client_stop(gpu_client_t *c, int timeout_ms);
  * at this block size and dynamic shared memory. */
 int gpu_client_active_blocks(gpu_client_t *c, gpu_handle_t fn, int block, size_t shmem, int *blocks);
 
+/* A synchronous command that gpu_client does not interpret itself (the
+ * profiler's, runtime/gpu/gpu_profile.c) on the current device: u (ulen
+ * bytes) becomes the command's union; the answer's v[] and its text (up to
+ * cap - 1 bytes, NUL-terminated) are copied out when one came. Returns the
+ * command's CUresult or the worker's end, as every call here does. */
+int gpu_client_command(gpu_client_t *c, uint16_t op, const void *u, size_t ulen, uint64_t v[4], char *text,
+                       size_t cap);
+
 #endif

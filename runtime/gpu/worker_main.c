@@ -18,6 +18,7 @@
 #include "runtime/gpu/channel.h"
 #include "runtime/gpu/cuda_driver.h"
 #include "runtime/gpu/worker_nvtx.h"
+#include "runtime/gpu/worker_profile.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -82,6 +83,7 @@ static void reply(uint16_t op, int result, const uint64_t v[4], const void *payl
     fflush(stdout);
     fflush(stderr);
     if (ch_send(sock, out, sizeof *r + n) < 0) _exit(1);
+    if (poisoned) worker_profile_abort(); /* what CUPTI holds goes to the arena first */
     if (poisoned) _exit(3);
 }
 
@@ -447,6 +449,15 @@ static void serve(const ch_cmd_t *c, size_t len) {
         void *h = host_at(c->u.host_register.offset, 0);
         r = h ? D->cuMemHostUnregister(h) : CUDA_ERROR_INVALID_VALUE;
         break;
+    }
+    case CH_PROFILE_START:
+    case CH_PROFILE_STOP: { /* worker_profile.c */
+        char msg[1024];
+        r = worker_profile_serve(c, D, ctxs, ndev < MAX_DEV ? ndev : MAX_DEV, cur_dev,
+                                 host_at(c->u.profile.offset, c->u.profile.size), c->u.profile.size, v,
+                                 msg, sizeof msg);
+        reply(c->op, r, v, msg, strlen(msg));
+        return;
     }
     default:
         r = CUDA_ERROR_NOT_SUPPORTED;
