@@ -304,7 +304,7 @@ int cuda_memcheck_begin(cuda_session_t *cs, const char *tool, cuda_memcheck_t **
      * context, so the statement goes on and the worker stays usable;
      * device backtraces only (the host side is icuda-worker's own) */
     const char *argv[] = {path, "--tool", tool, "--log-file", log, "--print-limit", "1000", "--show-backtrace",
-                          "device", "--destroy-on-device-error", "kernel", "--report-api-errors", "no", "--nvtx", "yes", NULL};
+                          "device", "--destroy-on-device-error", "kernel", "--report-api-errors", "no", NULL};
     gpu_client_set_wrapper(gc, argv);
     free(path);
     gpu_restart_report_t rep = {0};

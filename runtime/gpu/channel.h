@@ -60,7 +60,6 @@ enum ch_op {
     CH_HOST_REGISTER,
     CH_HOST_UNREGISTER,
     CH_OCCUPANCY_BLOCKS, /* occupancy: limit is the block size; reply v[0] blocks per SM */
-    CH_REGION,      /* async: u.map names a buffer in use (size 0: free again), for compute-sanitizer */
     CH_PROFILE_START, /* CUPTI activity trace into an arena range (profile_wire.h) */
     CH_PROFILE_STOP,  /* synchronise, flush, detach CUPTI; v[0] records, v[3] 1 if detached */
     CH_OP_COUNT

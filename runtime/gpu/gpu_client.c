@@ -47,6 +47,7 @@ typedef struct chunk {
     size_t size;
     int dev;
     bool pool;
+    bool fenced;     /* a small buffer given a mapping of its own (gpu_client_malloc) */
 } chunk_t;
 
 typedef struct module {
@@ -96,6 +97,7 @@ struct gpu_client {
     uint32_t async_seq;
     gpu_handle_t last_fn;
     bool restarting;      /* interrupts are not polled while the worker is replaced */
+    int nfenced;          /* small buffers with a mapping of their own */
     uint64_t va_next;     /* offset in the device range of the next fresh chunk */
     size_t gran;          /* mapping granularity (from hello) */
     bool va_ok;           /* the worker reserved the range */
@@ -560,13 +562,15 @@ static int raw_map(gpu_client_t *c, int dev, CUdeviceptr va, size_t size) {
     return send_cmd(c, sizeof *m, NULL);
 }
 
-static int chunk_new(gpu_client_t *c, size_t size, bool pool, chunk_t **out) {
+/* A new mapping of size bytes; with guard, the same again of addresses
+ * after it stays unmapped (what runs past the mapping's end faults). */
+static int chunk_new(gpu_client_t *c, size_t size, bool pool, bool guard, chunk_t **out) {
     if (!c->va_ok) return c->va_error ? c->va_error : CUDA_ERROR_NOT_SUPPORTED;
-    CUdeviceptr va = va_take(c, size);
+    CUdeviceptr va = va_take(c, guard ? size + c->gran : size);
     if (!va) return CUDA_ERROR_OUT_OF_MEMORY;
     int r = raw_map(c, c->dev, va, size);
     if (r) return r;
-    chunk_t ch = {va, size, c->dev, pool};
+    chunk_t ch = {va, size, c->dev, pool, false};
     size_t pos = 0;
     while (pos < c->chunks.n && c->chunks.v[pos].va < va) pos++;
     if (!VEC_PUSH(c->chunks, ch)) return CUDA_ERROR_OUT_OF_MEMORY;
@@ -729,13 +733,13 @@ int gpu_client_sync(gpu_client_t *c) {
 
 /* ---- memory ---- */
 
-/* A wrapped worker (compute-sanitizer: pgroup) is told each buffer, so that it
- * checks accesses against buffers, not against the pool they share. */
-static void region(gpu_client_t *c, CUdeviceptr va, size_t n) {
-    ch_cmd_t *m = cmd(c, CH_REGION, true, -1);
-    m->u.map.va = va;
-    m->u.map.size = n;
-    send_cmd(c, sizeof *m, NULL);
+/* How many small buffers may have a mapping of their own: a 64th of the
+ * device's memory, at most 1024 (each costs a mapping's granularity). */
+static int fence_budget(gpu_client_t *c) {
+    gpu_props_t p;
+    if (gpu_client_device_props(c, c->dev, &p) || !c->gran) return 0;
+    uint64_t n = p.total_mem / 64 / c->gran;
+    return n > 1024 ? 1024 : (int)n;
 }
 
 int gpu_client_malloc(gpu_client_t *c, CUdeviceptr *p, size_t n) {
@@ -746,22 +750,34 @@ int gpu_client_malloc(gpu_client_t *c, CUdeviceptr *p, size_t n) {
     if (n > GPU_VA_SIZE) return CUDA_ERROR_OUT_OF_MEMORY;
     size_t need = round_up(n, BUF_ALIGN);
     CUdeviceptr at = 0;
-    if (need <= c->gran / 2) { /* small: share a pool */
+    chunk_t *ch;
+    bool small = need <= c->gran / 2;
+    if (!small || c->nfenced < fence_budget(c)) {
+        /* a mapping of its own, the buffer at its very end and unmapped
+         * addresses after it: an overrun faults (and compute-sanitizer
+         * names its line) instead of corrupting a neighbour */
+        r = chunk_new(c, round_up(n, c->gran), false, true, &ch);
+        if (!r) {
+            at = ch->va + ch->size - n;
+            if (at % BUF_ALIGN) at &= ~(CUdeviceptr)15; /* exact end, 16-byte aligned */
+            if (small) {
+                ch->fenced = true;
+                c->nfenced++;
+            }
+        } else if (!small || r != CUDA_ERROR_OUT_OF_MEMORY) {
+            return r;
+        }
+    }
+    if (!at) { /* many small buffers: they share 2 MiB pools, as cudaMalloc's do */
         for (size_t i = 0; i < c->chunks.n && !at; i++)
             if (c->chunks.v[i].pool && c->chunks.v[i].dev == c->dev) at = pool_gap(c, &c->chunks.v[i], need);
         if (!at) {
-            chunk_t *ch;
-            if ((r = chunk_new(c, c->gran, true, &ch))) return r;
+            if ((r = chunk_new(c, c->gran, true, false, &ch))) return r;
             at = ch->va;
         }
-    } else {
-        chunk_t *ch;
-        if ((r = chunk_new(c, round_up(n, c->gran), false, &ch))) return r;
-        at = ch->va;
     }
     buf_t b = {.va = at, .size = n, .dev = c->dev, .kind = B_ALLOC, .shadow = SH_NONE, .fill = -1};
     if (buf_insert(c, &b) < 0) return CUDA_ERROR_OUT_OF_MEMORY;
-    if (c->pgroup) region(c, at, n);
     *p = at;
     return 0;
 }
@@ -770,7 +786,6 @@ int gpu_client_free_mem(gpu_client_t *c, CUdeviceptr p) {
     if (p == 0) return 0;
     buf_t *b = find_buf(c, p, 0);
     if (!b || b->va != p || b->kind != B_ALLOC) return CUDA_ERROR_INVALID_VALUE;
-    if (c->pgroup && c->state == GPU_READY) region(c, p, 0);
     buf_remove(c, b);
     /* the memory goes with the last buffer of its chunk; one empty pool per
      * device stays, so a loop of small cudaMalloc/cudaFree maps nothing */
@@ -782,6 +797,7 @@ int gpu_client_free_mem(gpu_client_t *c, CUdeviceptr p) {
             pools += c->chunks.v[i].pool && c->chunks.v[i].dev == ch->dev && chunk_empty(c, &c->chunks.v[i]);
         if (pools == 1) return 0;
     }
+    if (ch->fenced) c->nfenced--;
     int r = 0;
     if (c->state == GPU_READY) {
         ch_cmd_t *m = cmd(c, CH_UNMAP, false, ch->dev);
@@ -1311,8 +1327,6 @@ static int restart(gpu_client_t *c, gpu_restart_report_t *rep) {
         c->dev = ch->dev;
         if ((r = raw_map(c, ch->dev, ch->va, ch->size))) goto out;
     }
-    for (size_t i = 0; i < c->bufs.n && c->pgroup; i++)
-        if (c->bufs.v[i].kind == B_ALLOC) region(c, c->bufs.v[i].va, c->bufs.v[i].size);
     /* globals are the driver's: they are where the reloaded modules put them */
     for (size_t i = 0; i < c->bufs.n; i++) {
         buf_t *b = &c->bufs.v[i];

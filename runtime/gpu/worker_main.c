@@ -17,7 +17,6 @@
 #endif
 #include "runtime/gpu/channel.h"
 #include "runtime/gpu/cuda_driver.h"
-#include "runtime/gpu/worker_nvtx.h"
 #include "runtime/gpu/worker_profile.h"
 
 #include <errno.h>
@@ -264,14 +263,9 @@ static void serve(const ch_cmd_t *c, size_t len) {
         break;
     case CH_MAP:
         r = map_range(c->u.map.va, c->u.map.size, cur_dev);
-        if (!r) nvtx_heap_add(c->u.map.va, c->u.map.size);
         break;
     case CH_UNMAP:
-        nvtx_heap_remove(c->u.map.va);
         r = unmap_range(c->u.map.va, c->u.map.size);
-        break;
-    case CH_REGION:
-        nvtx_region(c->u.map.va, c->u.map.size, c->u.map.size != 0);
         break;
     case CH_MEMCPY: {
         uint64_t n = c->u.copy.size;

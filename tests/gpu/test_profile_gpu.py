@@ -162,6 +162,7 @@ def test_cells_after_a_profile_run_without_cupti():
         msgs = ok(k, "%profile vecadd<<<(N + 255) / 256, 256>>>(z, x, y, N);")
         assert "1 kernel launch" in summary(msgs)[0]
         # a plain cell: no trace, no display, same results
+        ok(k, "cudaMemcpy(x, hx, N * sizeof(double), cudaMemcpyHostToDevice);")
         msgs = ok(k, "for (int r = 0; r < 10; r++) vecadd<<<(N + 255) / 256, 256>>>(z, x, y, N);\n"
                      "cudaMemcpy(hz, z, N * sizeof(double), cudaMemcpyDeviceToHost);\nprintf(\"%g\\n\", hz[2]);")
         assert not displays(msgs) and "6" in stdout_of(msgs)

@@ -328,9 +328,12 @@ int main(void) {
      * (written by the host and by kernels) across a restart, zero-copy */
     CHECK(gpu_client_unified(c, NULL));
     CHECK(dx >= GPU_VA_BASE && dx < GPU_VA_BASE + GPU_VA_SIZE && dz >= GPU_VA_BASE);
+    /* small buffers end where their mapping ends: 16-byte aligned, and the
+     * next address is unmapped */
     CUdeviceptr s1p, s2p;
     CHECK(gpu_client_malloc(c, &s1p, 16) == 0 && gpu_client_malloc(c, &s2p, 24) == 0);
-    CHECK(s1p % 256 == 0 && s2p % 256 == 0 && s2p > s1p && s2p - s1p < ((CUdeviceptr)2 << 20)); /* one pool */
+    CHECK(s1p % 16 == 0 && s2p % 16 == 0 && (s1p + 16) % ((CUdeviceptr)2 << 20) == 0);
+    CHECK((s2p + 24 + 15) / 16 * 16 % ((CUdeviceptr)2 << 20) == 0);
     CUdeviceptr dtab, dout;
     CHECK(gpu_client_malloc(c, &dtab, 2 * sizeof(CUdeviceptr)) == 0 && gpu_client_malloc(c, &dout, 8) == 0);
     CUdeviceptr *htab = arena_alloc(2 * sizeof(CUdeviceptr));
@@ -404,6 +407,13 @@ int main(void) {
     gpu_client_mem_info(c, &f2, &tot);
     fprintf(stderr, "free memory: %zu MiB, with 256 MiB allocated %zu, after free %zu\n", f0 >> 20, f1 >> 20, f2 >> 20);
     CHECK(f1 + ((size_t)200 << 20) < f0 && f2 + ((size_t)16 << 20) > f0);
+    /* an overrun of one element faults instead of writing a neighbour */
+    int five = 5, zero = 0;
+    void *oargs[3] = {&s1p, &five, &zero};
+    CHECK(launch1(c, ffill, 1, 32, 0, 3, oargs, zsz, misp) == 0);
+    CHECK(gpu_client_sync(c) == CUDA_ERROR_ILLEGAL_ADDRESS);
+    CHECK(gpu_client_restart(c, &rep) == 0);
+    free(rep.lost_ptrs);
     CHECK(gpu_client_free_mem(c, s1p) == 0 && gpu_client_free_mem(c, s2p) == 0 &&
           gpu_client_free_mem(c, dtab) == 0 && gpu_client_free_mem(c, dout) == 0 && gpu_client_free_mem(c, md) == 0);
 
