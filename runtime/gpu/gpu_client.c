@@ -1,8 +1,10 @@
-/* The kernel-process side of the GPU worker (gpu_client.h). */
+/* The kernel-process side of the GPU worker (gpu_client.h): the worker's
+ * life, the command channel, devices, modules, launches, events, streams
+ * and restarts. Device memory is in gpu_memory.c. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "runtime/gpu/gpu_client.h"
+#include "runtime/gpu/gpu_client_internal.h"
 
 #include "runtime/gpu/cuda_driver.h"
 #include "runtime/hostmem/arena.h"
@@ -21,116 +23,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-#define BUF_ALIGN 256u /* as cudaMalloc aligns */
-#define MAX_DEV 64
-
-enum { SH_NONE, SH_HOST, SH_FILL };
-enum { B_ALLOC, B_GLOBAL };
-
-typedef struct buf {
-    CUdeviceptr va;   /* the real device address */
-    size_t size;
-    int dev, kind;
-    gpu_handle_t mod; /* globals */
-    char *name;       /* globals */
-    int shadow, fill;
-    bool bound;       /* the host shadow is managed memory's host copy: kept whatever runs */
-    const void *host;
-} buf_t;
-
-/* A mapped piece of the device range: a whole large allocation, or a pool
- * that small allocations share (cudaMalloc of a few bytes must not cost a
- * mapping's granularity each). */
-typedef struct chunk {
-    CUdeviceptr va;
-    size_t size;
-    int dev;
-    bool pool;
-    bool fenced;     /* a small buffer given a mapping of its own (gpu_client_malloc) */
-} chunk_t;
-
-typedef struct module {
-    void *image;
-    size_t n;
-    uint64_t h;
-    int dev;
-    bool live;
-} module_t;
-
-typedef struct func {
-    gpu_handle_t mod;
-    char *name;
-    uint64_t h;
-    gpu_func_attrs_t a;
-    bool live;
-} func_t;
-
-typedef struct obj { /* events and streams */
-    uint64_t h;
-    unsigned flags;
-    int dev;
-    bool live;
-} obj_t;
-
-typedef struct pin {
-    void *p;
-    size_t n;
-    unsigned flags;
-} pin_t;
-
-#define VEC(T) struct { T *v; size_t n, cap; }
-
-struct gpu_client {
-    gpu_client_config_t cfg;
-    char worker_path[PATH_MAX + 32];
-    _Atomic pid_t pid;
-    atomic_int killed_for_interrupt;
-    int sock, out[2];
-    gpu_state_t state;
-    gpu_fault_t fault;
-    int ndev, drv_version, dev;
-    gpu_props_t props[MAX_DEV];
-    bool props_ok[MAX_DEV];
-    uint32_t seq;
-    int async_err, async_op;
-    uint32_t async_seq;
-    gpu_handle_t last_fn;
-    bool restarting;      /* interrupts are not polled while the worker is replaced */
-    int nfenced;          /* small buffers with a mapping of their own */
-    uint64_t va_next;     /* offset in the device range of the next fresh chunk */
-    size_t gran;          /* mapping granularity (from hello) */
-    bool va_ok;           /* the worker reserved the range */
-    int va_error;         /* ... or why not */
-    VEC(chunk_t) chunks;  /* sorted by va */
-    VEC(buf_t) bufs; /* sorted by va */
-    VEC(module_t) mods;
-    VEC(func_t) fns;
-    VEC(obj_t) evs;
-    VEC(obj_t) sts;
-    VEC(pin_t) pins;
-    char **wrapper;   /* gpu_client_set_wrapper: argv put in front of the worker's */
-    bool pgroup;      /* the worker runs wrapped, in a process group of its own */
-    _Alignas(16) unsigned char tx[CH_MAX_RECORD];
-    _Alignas(16) unsigned char rx[CH_MAX_RECORD];
-};
-
-#define VEC_PUSH(vec, item)                                                    \
-    ({                                                                         \
-        int ok_ = 1;                                                           \
-        if ((vec).n == (vec).cap) {                                            \
-            size_t nc_ = (vec).cap ? (vec).cap * 2 : 16;                       \
-            void *nv_ = realloc((vec).v, nc_ * sizeof *(vec).v);               \
-            if (nv_) {                                                         \
-                (vec).v = nv_;                                                 \
-                (vec).cap = nc_;                                               \
-            } else ok_ = 0;                                                    \
-        }                                                                      \
-        if (ok_) (vec).v[(vec).n++] = (item);                                  \
-        ok_;                                                                   \
-    })
-
-static double now_ms(void) {
+double gc_now_ms(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
@@ -300,8 +193,8 @@ static int worker_gone(gpu_client_t *c) {
     if (c->sock >= 0) close(c->sock);
     c->sock = -1;
     /* its last output: read until EOF (bounded, in case a grandchild holds it) */
-    double t0 = now_ms();
-    while ((c->out[0] >= 0 || c->out[1] >= 0) && now_ms() - t0 < 500) {
+    double t0 = gc_now_ms();
+    while ((c->out[0] >= 0 || c->out[1] >= 0) && gc_now_ms() - t0 < 500) {
         struct pollfd p[2] = {{c->out[0], POLLIN, 0}, {c->out[1], POLLIN, 0}};
         if (poll(p, 2, 50) > 0) gpu_client_drain_output(c);
     }
@@ -373,7 +266,7 @@ static int wait_record(gpu_client_t *c, long *len) {
         /* a restart is recovery from the interrupt (whose flag is still up
          * until the next cell): it must not be cut short by it */
         if (!c->restarting && c->cfg.interrupted && c->cfg.interrupted(c->cfg.ctx)) {
-            double t = now_ms();
+            double t = gc_now_ms();
             if (!since) since = t;
             else if (t - since >= grace) gpu_client_kill_for_interrupt(c);
         } else {
@@ -423,7 +316,7 @@ int gpu_client_wait_ready(gpu_client_t *c) {
 
 /* ---- commands ---- */
 
-static ch_cmd_t *cmd(gpu_client_t *c, uint16_t op, bool async, int dev) {
+ch_cmd_t *gc_cmd(gpu_client_t *c, uint16_t op, bool async, int dev) {
     ch_cmd_t *m = (ch_cmd_t *)c->tx;
     memset(m, 0, sizeof *m);
     m->op = op;
@@ -434,7 +327,7 @@ static ch_cmd_t *cmd(gpu_client_t *c, uint16_t op, bool async, int dev) {
 
 /* Sends c->tx (len bytes); for a synchronous command waits for the answer
  * (then in c->rx). Returns the command's CUresult or the worker's end. */
-static int send_cmd(gpu_client_t *c, size_t len, ch_reply_t **rep) {
+int gc_send(gpu_client_t *c, size_t len, ch_reply_t **rep) {
     int r = gpu_client_wait_ready(c);
     if (r) return r;
     ch_cmd_t *m = (ch_cmd_t *)c->tx;
@@ -485,144 +378,6 @@ gpu_state_t gpu_client_fault(const gpu_client_t *c, gpu_fault_t *f) {
     return c->state;
 }
 
-/* ---- the address table ---- */
-
-/* The buffer holding [p, p+n) (n = 0: p may be its end), or NULL. */
-static buf_t *find_buf(const gpu_client_t *c, CUdeviceptr p, size_t n) {
-    size_t lo = 0, hi = c->bufs.n;
-    while (lo < hi) { /* first buffer with va > p */
-        size_t mid = (lo + hi) / 2;
-        if (c->bufs.v[mid].va <= p) lo = mid + 1;
-        else hi = mid;
-    }
-    if (lo == 0) return NULL;
-    buf_t *b = &c->bufs.v[lo - 1];
-    if (p - b->va > b->size || n > b->size - (p - b->va)) return NULL;
-    if (p - b->va == b->size && n) return NULL;
-    return b;
-}
-
-static size_t buf_index(const gpu_client_t *c, CUdeviceptr va) { /* first buffer with va >= va */
-    size_t lo = 0, hi = c->bufs.n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (c->bufs.v[mid].va < va) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
-}
-
-static int buf_insert(gpu_client_t *c, const buf_t *b) {
-    size_t pos = buf_index(c, b->va);
-    buf_t dummy = *b;
-    if (!VEC_PUSH(c->bufs, dummy)) return -1;
-    memmove(&c->bufs.v[pos + 1], &c->bufs.v[pos], (c->bufs.n - 1 - pos) * sizeof(buf_t));
-    c->bufs.v[pos] = *b;
-    return 0;
-}
-
-static void buf_remove(gpu_client_t *c, buf_t *b) {
-    size_t i = (size_t)(b - c->bufs.v);
-    free(b->name);
-    memmove(&c->bufs.v[i], &c->bufs.v[i + 1], (c->bufs.n - i - 1) * sizeof(buf_t));
-    c->bufs.n--;
-}
-
-static size_t round_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
-
-static chunk_t *find_chunk(gpu_client_t *c, CUdeviceptr p) {
-    for (size_t i = 0; i < c->chunks.n; i++)
-        if (p >= c->chunks.v[i].va && p - c->chunks.v[i].va < c->chunks.v[i].size) return &c->chunks.v[i];
-    return NULL;
-}
-
-/* A free piece of the device range for a new chunk: fresh addresses first,
- * so a freed range is not handed out again soon (a stale pointer into it
- * then faults instead of reading someone else's data); the gaps when the
- * range is used up. 0 if none. */
-static CUdeviceptr va_take(gpu_client_t *c, size_t size) {
-    if (GPU_VA_SIZE - c->va_next >= size) {
-        CUdeviceptr v = GPU_VA_BASE + c->va_next;
-        c->va_next += size;
-        return v;
-    }
-    CUdeviceptr prev = GPU_VA_BASE;
-    for (size_t i = 0; i <= c->chunks.n; i++) {
-        CUdeviceptr next = i < c->chunks.n ? c->chunks.v[i].va : GPU_VA_BASE + GPU_VA_SIZE;
-        if (next - prev >= size) return prev;
-        if (i < c->chunks.n) prev = c->chunks.v[i].va + c->chunks.v[i].size;
-    }
-    return 0;
-}
-
-static int raw_map(gpu_client_t *c, int dev, CUdeviceptr va, size_t size) {
-    ch_cmd_t *m = cmd(c, CH_MAP, false, dev);
-    m->u.map.va = va;
-    m->u.map.size = size;
-    return send_cmd(c, sizeof *m, NULL);
-}
-
-/* A new mapping of size bytes; with guard, the same again of addresses
- * after it stays unmapped (what runs past the mapping's end faults). */
-static int chunk_new(gpu_client_t *c, size_t size, bool pool, bool guard, chunk_t **out) {
-    if (!c->va_ok) return c->va_error ? c->va_error : CUDA_ERROR_NOT_SUPPORTED;
-    CUdeviceptr va = va_take(c, guard ? size + c->gran : size);
-    if (!va) return CUDA_ERROR_OUT_OF_MEMORY;
-    int r = raw_map(c, c->dev, va, size);
-    if (r) return r;
-    chunk_t ch = {va, size, c->dev, pool, false};
-    size_t pos = 0;
-    while (pos < c->chunks.n && c->chunks.v[pos].va < va) pos++;
-    if (!VEC_PUSH(c->chunks, ch)) return CUDA_ERROR_OUT_OF_MEMORY;
-    memmove(&c->chunks.v[pos + 1], &c->chunks.v[pos], (c->chunks.n - 1 - pos) * sizeof(chunk_t));
-    c->chunks.v[pos] = ch;
-    *out = &c->chunks.v[pos];
-    return 0;
-}
-
-/* The first gap of n bytes (BUF_ALIGN-aligned) among a pool's buffers, or 0. */
-static CUdeviceptr pool_gap(const gpu_client_t *c, const chunk_t *ch, size_t n) {
-    CUdeviceptr at = ch->va, end = ch->va + ch->size;
-    for (size_t i = buf_index(c, ch->va); i < c->bufs.n && c->bufs.v[i].va < end; i++) {
-        const buf_t *b = &c->bufs.v[i];
-        if (b->va - at >= n) return at;
-        at = b->va + round_up(b->size ? b->size : 1, BUF_ALIGN);
-    }
-    return end - at >= n ? at : 0;
-}
-
-static bool chunk_empty(const gpu_client_t *c, const chunk_t *ch) {
-    size_t i = buf_index(c, ch->va);
-    return i == c->bufs.n || c->bufs.v[i].va >= ch->va + ch->size;
-}
-
-bool gpu_client_buffer(const gpu_client_t *c, CUdeviceptr p, CUdeviceptr *base, size_t *size,
-                       int *dev) {
-    const buf_t *b = find_buf((gpu_client_t *)c, p, 0);
-    if (!b) return false;
-    if (base) *base = b->va;
-    if (size) *size = b->size;
-    if (dev) *dev = b->dev;
-    return true;
-}
-
-int gpu_client_set_shadow(gpu_client_t *c, CUdeviceptr base, const void *host, int fill) {
-    buf_t *b = find_buf(c, base, 0);
-    if (!b || b->va != base) return CUDA_ERROR_INVALID_VALUE;
-    if (host && !arena_contains(host, b->size)) return CUDA_ERROR_INVALID_VALUE;
-    b->host = host;
-    b->fill = fill;
-    b->shadow = host ? SH_HOST : fill >= 0 ? SH_FILL : SH_NONE;
-    b->bound = false;
-    return 0;
-}
-
-int gpu_client_bind_shadow(gpu_client_t *c, CUdeviceptr base, const void *host) {
-    int r = gpu_client_set_shadow(c, base, host, -1);
-    if (!r && host) find_buf(c, base, 0)->bound = true;
-    return r;
-}
-
 /* ---- lifetime ---- */
 
 gpu_client_t *gpu_client_new(const gpu_client_config_t *cfg) {
@@ -650,9 +405,9 @@ void gpu_client_free(gpu_client_t *c) {
     if (c->sock >= 0) close(c->sock); /* the worker exits on EOF */
     if (pid > 0) {
         int st;
-        double t0 = now_ms();
+        double t0 = gc_now_ms();
         while (waitpid(pid, &st, WNOHANG) == 0) {
-            if (now_ms() - t0 > 1000) {
+            if (gc_now_ms() - t0 > 1000) {
                 kill(c->pgroup ? -pid : pid, SIGKILL);
                 waitpid(pid, &st, 0);
                 break;
@@ -689,10 +444,10 @@ int gpu_client_device_props(gpu_client_t *c, int dev, gpu_props_t *p) {
         *p = c->props[dev];
         return 0;
     }
-    ch_cmd_t *m = cmd(c, CH_DEVICE_PROPS, false, -1);
+    ch_cmd_t *m = gc_cmd(c, CH_DEVICE_PROPS, false, -1);
     m->u.device.device = dev;
     ch_reply_t *h;
-    int r = send_cmd(c, sizeof *m, &h);
+    int r = gc_send(c, sizeof *m, &h);
     if (r) return r;
     if (h->payload < sizeof *p) return CUDA_ERROR_UNKNOWN;
     memcpy(p, c->rx + sizeof *h, sizeof *p);
@@ -707,9 +462,9 @@ int gpu_client_set_device(gpu_client_t *c, int dev) {
     int r = gpu_client_wait_ready(c);
     if (r) return r;
     if (dev < 0 || dev >= c->ndev) return CUDA_ERROR_INVALID_DEVICE;
-    ch_cmd_t *m = cmd(c, CH_SET_DEVICE, false, dev);
+    ch_cmd_t *m = gc_cmd(c, CH_SET_DEVICE, false, dev);
     m->u.device.device = dev;
-    r = send_cmd(c, sizeof *m, NULL);
+    r = gc_send(c, sizeof *m, NULL);
     if (!r) c->dev = dev;
     return r;
 }
@@ -718,7 +473,7 @@ int gpu_client_get_device(const gpu_client_t *c) { return c->dev; }
 
 int gpu_client_mem_info(gpu_client_t *c, size_t *fr, size_t *total) {
     ch_reply_t *h;
-    int r = send_cmd(c, sizeof(ch_cmd_t), (cmd(c, CH_MEM_INFO, false, -1), &h));
+    int r = gc_send(c, sizeof(ch_cmd_t), (gc_cmd(c, CH_MEM_INFO, false, -1), &h));
     if (!r) {
         if (fr) *fr = h->v[0];
         if (total) *total = h->v[1];
@@ -727,237 +482,8 @@ int gpu_client_mem_info(gpu_client_t *c, size_t *fr, size_t *total) {
 }
 
 int gpu_client_sync(gpu_client_t *c) {
-    cmd(c, CH_SYNC, false, -1);
-    return send_cmd(c, sizeof(ch_cmd_t), NULL);
-}
-
-/* ---- memory ---- */
-
-/* How many small buffers may have a mapping of their own: a 64th of the
- * device's memory, at most 1024 (each costs a mapping's granularity). */
-static int fence_budget(gpu_client_t *c) {
-    gpu_props_t p;
-    if (gpu_client_device_props(c, c->dev, &p) || !c->gran) return 0;
-    uint64_t n = p.total_mem / 64 / c->gran;
-    return n > 1024 ? 1024 : (int)n;
-}
-
-int gpu_client_malloc(gpu_client_t *c, CUdeviceptr *p, size_t n) {
-    *p = 0;
-    if (n == 0) return 0;
-    int r = gpu_client_wait_ready(c);
-    if (r) return r;
-    if (n > GPU_VA_SIZE) return CUDA_ERROR_OUT_OF_MEMORY;
-    size_t need = round_up(n, BUF_ALIGN);
-    CUdeviceptr at = 0;
-    chunk_t *ch;
-    bool small = need <= c->gran / 2;
-    if (!small || c->nfenced < fence_budget(c)) {
-        /* a mapping of its own, the buffer at its very end and unmapped
-         * addresses after it: an overrun faults (and compute-sanitizer
-         * names its line) instead of corrupting a neighbour */
-        r = chunk_new(c, round_up(n, c->gran), false, true, &ch);
-        if (!r) {
-            at = ch->va + ch->size - n;
-            if (at % BUF_ALIGN) at &= ~(CUdeviceptr)15; /* exact end, 16-byte aligned */
-            if (small) {
-                ch->fenced = true;
-                c->nfenced++;
-            }
-        } else if (!small || r != CUDA_ERROR_OUT_OF_MEMORY) {
-            return r;
-        }
-    }
-    if (!at) { /* many small buffers: they share 2 MiB pools, as cudaMalloc's do */
-        for (size_t i = 0; i < c->chunks.n && !at; i++)
-            if (c->chunks.v[i].pool && c->chunks.v[i].dev == c->dev) at = pool_gap(c, &c->chunks.v[i], need);
-        if (!at) {
-            if ((r = chunk_new(c, c->gran, true, false, &ch))) return r;
-            at = ch->va;
-        }
-    }
-    buf_t b = {.va = at, .size = n, .dev = c->dev, .kind = B_ALLOC, .shadow = SH_NONE, .fill = -1};
-    if (buf_insert(c, &b) < 0) return CUDA_ERROR_OUT_OF_MEMORY;
-    *p = at;
-    return 0;
-}
-
-int gpu_client_free_mem(gpu_client_t *c, CUdeviceptr p) {
-    if (p == 0) return 0;
-    buf_t *b = find_buf(c, p, 0);
-    if (!b || b->va != p || b->kind != B_ALLOC) return CUDA_ERROR_INVALID_VALUE;
-    buf_remove(c, b);
-    /* the memory goes with the last buffer of its chunk; one empty pool per
-     * device stays, so a loop of small cudaMalloc/cudaFree maps nothing */
-    chunk_t *ch = find_chunk(c, p);
-    if (!ch || !chunk_empty(c, ch)) return 0;
-    if (ch->pool) {
-        int pools = 0;
-        for (size_t i = 0; i < c->chunks.n; i++)
-            pools += c->chunks.v[i].pool && c->chunks.v[i].dev == ch->dev && chunk_empty(c, &c->chunks.v[i]);
-        if (pools == 1) return 0;
-    }
-    if (ch->fenced) c->nfenced--;
-    int r = 0;
-    if (c->state == GPU_READY) {
-        ch_cmd_t *m = cmd(c, CH_UNMAP, false, ch->dev);
-        m->u.map.va = ch->va;
-        m->u.map.size = ch->size;
-        r = send_cmd(c, sizeof *m, NULL);
-    }
-    size_t i = (size_t)(ch - c->chunks.v);
-    memmove(&c->chunks.v[i], &c->chunks.v[i + 1], (c->chunks.n - i - 1) * sizeof(chunk_t));
-    c->chunks.n--;
-    /* the entry goes even if the worker is gone: its memory went with it */
-    return r == CUDA_ERROR_INVALID_VALUE ? r : (r >= 0x10000 ? 0 : r);
-}
-
-bool gpu_client_unified(const gpu_client_t *c, int *why) {
-    if (why) *why = c->va_error;
-    return c->va_ok;
-}
-
-static uint64_t stream_h(const gpu_client_t *c, gpu_handle_t s) {
-    if (s == 0 || s > c->sts.n) return 0;
-    return c->sts.v[s - 1].h;
-}
-
-static bool whole(const buf_t *b, CUdeviceptr p, size_t n) { return p == b->va && n == b->size; }
-
-static void touch(buf_t *b) {
-    if (!b->bound) b->shadow = SH_NONE;
-}
-
-int gpu_client_memcpy_htod(gpu_client_t *c, CUdeviceptr dst, const void *src, size_t n,
-                           gpu_handle_t stream, bool async) {
-    if (n == 0) return 0;
-    buf_t *b = find_buf(c, dst, n);
-    if (!b || !src) return CUDA_ERROR_INVALID_VALUE;
-    void *bounce = NULL;
-    if (!arena_contains(src, n)) {
-        if (!(bounce = arena_alloc(n))) return CUDA_ERROR_OUT_OF_MEMORY;
-        memcpy(bounce, src, n);
-        async = false;
-    }
-    ch_cmd_t *m = cmd(c, CH_MEMCPY, async, b->dev);
-    m->u.copy.kind = CH_H2D;
-    m->u.copy.dst = dst;
-    m->u.copy.src = arena_offset(bounce ? bounce : src);
-    m->u.copy.size = n;
-    m->u.copy.stream = stream_h(c, stream);
-    if (!bounce && whole(b, dst, n)) {
-        b->shadow = SH_HOST;
-        b->host = src;
-    } else {
-        touch(b);
-    }
-    int r = send_cmd(c, sizeof *m, NULL);
-    if (bounce) arena_free(bounce);
-    return r;
-}
-
-int gpu_client_memcpy_dtoh(gpu_client_t *c, void *dst, CUdeviceptr src, size_t n,
-                           gpu_handle_t stream, bool async) {
-    if (n == 0) return 0;
-    buf_t *b = find_buf(c, src, n);
-    if (!b || !dst) return CUDA_ERROR_INVALID_VALUE;
-    void *bounce = NULL;
-    if (!arena_contains(dst, n)) {
-        if (!(bounce = arena_alloc(n))) return CUDA_ERROR_OUT_OF_MEMORY;
-        async = false;
-    }
-    ch_cmd_t *m = cmd(c, CH_MEMCPY, async, b->dev);
-    m->u.copy.kind = CH_D2H;
-    m->u.copy.dst = arena_offset(bounce ? bounce : dst);
-    m->u.copy.src = src;
-    m->u.copy.size = n;
-    m->u.copy.stream = stream_h(c, stream);
-    int r = send_cmd(c, sizeof *m, NULL);
-    if (bounce) {
-        if (!r) memcpy(dst, bounce, n);
-        arena_free(bounce);
-    }
-    return r;
-}
-
-int gpu_client_memcpy_dtod(gpu_client_t *c, CUdeviceptr dst, CUdeviceptr src, size_t n,
-                           gpu_handle_t stream, bool async) {
-    if (n == 0) return 0;
-    buf_t *d = find_buf(c, dst, n), *s = find_buf(c, src, n);
-    if (!d || !s) return CUDA_ERROR_INVALID_VALUE;
-    ch_cmd_t *m = cmd(c, CH_MEMCPY, async, d->dev);
-    m->u.copy.kind = CH_D2D;
-    m->u.copy.dst = dst;
-    m->u.copy.src = src;
-    m->u.copy.size = n;
-    m->u.copy.stream = stream_h(c, stream);
-    if (whole(d, dst, n) && whole(s, src, n)) {
-        d->shadow = s->shadow;
-        d->host = s->host;
-        d->fill = s->fill;
-    } else {
-        touch(d);
-    }
-    return send_cmd(c, sizeof *m, NULL);
-}
-
-int gpu_client_memset(gpu_client_t *c, CUdeviceptr dst, int value, size_t n, gpu_handle_t stream,
-                      bool async) {
-    if (n == 0) return 0;
-    buf_t *b = find_buf(c, dst, n);
-    if (!b) return CUDA_ERROR_INVALID_VALUE;
-    ch_cmd_t *m = cmd(c, CH_MEMSET, async, b->dev);
-    m->u.memset.dptr = dst;
-    m->u.memset.size = n;
-    m->u.memset.value = (uint32_t)(value & 0xFF);
-    m->u.memset.stream = stream_h(c, stream);
-    if (whole(b, dst, n)) {
-        b->shadow = SH_FILL;
-        b->fill = value & 0xFF;
-    } else {
-        touch(b);
-    }
-    return send_cmd(c, sizeof *m, NULL);
-}
-
-static int raw_register(gpu_client_t *c, void *p, size_t n, unsigned flags, CUdeviceptr *dptr) {
-    ch_cmd_t *m = cmd(c, CH_HOST_REGISTER, false, -1);
-    m->u.host_register.offset = arena_offset(p);
-    m->u.host_register.size = n;
-    m->u.host_register.flags = flags;
-    ch_reply_t *rep;
-    int r = send_cmd(c, sizeof *m, &rep);
-    if (!r && dptr) *dptr = rep->v[0];
-    return r;
-}
-
-int gpu_client_host_register(gpu_client_t *c, void *p, size_t n, unsigned flags, CUdeviceptr *dptr) {
-    if (dptr) *dptr = 0;
-    if (!p || !n || !arena_contains(p, n)) return CUDA_ERROR_INVALID_VALUE;
-    int r = raw_register(c, p, n, flags, dptr);
-    if (!r && !VEC_PUSH(c->pins, ((pin_t){p, n, flags}))) return CUDA_ERROR_OUT_OF_MEMORY;
-    return r;
-}
-
-int gpu_client_host_unregister(gpu_client_t *c, void *p) {
-    size_t i;
-    for (i = 0; i < c->pins.n; i++)
-        if (c->pins.v[i].p == p) break;
-    if (i == c->pins.n) return CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
-    c->pins.v[i] = c->pins.v[--c->pins.n];
-    ch_cmd_t *m = cmd(c, CH_HOST_UNREGISTER, false, -1);
-    m->u.host_register.offset = arena_offset(p);
-    int r = send_cmd(c, sizeof *m, NULL);
-    return r >= 0x10000 ? 0 : r; /* a dead worker unpinned everything */
-}
-
-bool gpu_client_host_is_registered(const gpu_client_t *c, const void *p, size_t n) {
-    const char *q = p;
-    for (size_t i = 0; i < c->pins.n; i++) {
-        const char *s = c->pins.v[i].p;
-        if (q >= s && q + n <= s + c->pins.v[i].n) return true;
-    }
-    return false;
+    gc_cmd(c, CH_SYNC, false, -1);
+    return gc_send(c, sizeof(ch_cmd_t), NULL);
 }
 
 /* ---- modules ---- */
@@ -968,11 +494,11 @@ static int raw_module_load(gpu_client_t *c, const void *image, size_t n, uint64_
     void *tmp = arena_alloc(n);
     if (!tmp) return CUDA_ERROR_OUT_OF_MEMORY;
     memcpy(tmp, image, n);
-    ch_cmd_t *m = cmd(c, CH_MODULE_LOAD, false, -1);
+    ch_cmd_t *m = gc_cmd(c, CH_MODULE_LOAD, false, -1);
     m->u.module_load.offset = arena_offset(tmp);
     m->u.module_load.size = n;
     ch_reply_t *rep;
-    int r = send_cmd(c, sizeof *m, &rep);
+    int r = gc_send(c, sizeof *m, &rep);
     arena_free(tmp);
     if (r == 0) *h = rep->v[0];
     else if (r < 0x10000 && log && rep->payload && (*log = malloc(rep->payload + 1))) {
@@ -1007,9 +533,9 @@ static module_t *get_mod(gpu_client_t *c, gpu_handle_t mod) {
 int gpu_client_module_unload(gpu_client_t *c, gpu_handle_t mod) {
     module_t *md = get_mod(c, mod);
     if (!md) return CUDA_ERROR_INVALID_HANDLE;
-    ch_cmd_t *m = cmd(c, CH_MODULE_UNLOAD, false, md->dev);
+    ch_cmd_t *m = gc_cmd(c, CH_MODULE_UNLOAD, false, md->dev);
     m->u.module_unload.module = md->h;
-    int r = send_cmd(c, sizeof *m, NULL);
+    int r = gc_send(c, sizeof *m, NULL);
     md->live = false;
     free(md->image);
     md->image = NULL;
@@ -1030,10 +556,10 @@ static int raw_named(gpu_client_t *c, uint16_t op, int dev, uint64_t mod, const 
                      ch_reply_t **rep) {
     size_t nl = strlen(name) + 1;
     if (sizeof(ch_cmd_t) + nl > CH_MAX_RECORD) return CUDA_ERROR_INVALID_VALUE;
-    ch_cmd_t *m = cmd(c, op, false, dev);
+    ch_cmd_t *m = gc_cmd(c, op, false, dev);
     m->u.get.module = mod;
     memcpy(c->tx + sizeof *m, name, nl);
-    return send_cmd(c, sizeof *m + nl, rep);
+    return gc_send(c, sizeof *m + nl, rep);
 }
 
 int gpu_client_get_function(gpu_client_t *c, gpu_handle_t mod, const char *name,
@@ -1083,7 +609,7 @@ int gpu_client_get_global(gpu_client_t *c, gpu_handle_t mod, const char *name, C
      * is loaded again after a restart */
     buf_t b = {.va = rep->v[0], .size = rep->v[1], .dev = md->dev, .kind = B_GLOBAL,
                .mod = mod, .name = strdup(name), .shadow = SH_NONE};
-    if (!b.va || !b.name || buf_insert(c, &b) < 0) {
+    if (!b.va || !b.name || gc_buf_insert(c, &b) < 0) {
         free(b.name);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
@@ -1118,9 +644,9 @@ int gpu_client_launch(gpu_client_t *c, gpu_handle_t fn, const unsigned grid[3],
         if (f->a.max_dynamic_shared_size_bytes && shmem > (unsigned)f->a.max_dynamic_shared_size_bytes)
             return CUDA_ERROR_INVALID_VALUE;
     }
-    ch_cmd_t *m = cmd(c, CH_LAUNCH, true, -1);
+    ch_cmd_t *m = gc_cmd(c, CH_LAUNCH, true, -1);
     m->u.launch.func = f->h;
-    m->u.launch.stream = stream_h(c, stream);
+    m->u.launch.stream = gc_stream_h(c, stream);
     for (int i = 0; i < 3; i++) {
         m->u.launch.grid[i] = grid[i];
         m->u.launch.block[i] = block[i];
@@ -1134,29 +660,29 @@ int gpu_client_launch(gpu_client_t *c, gpu_handle_t fn, const unsigned grid[3],
         if (off + pad > CH_MAX_RECORD) return CUDA_ERROR_INVALID_VALUE;
         sz[i] = size[i];
         if (is_dptr && is_dptr[i] == GPU_ARG_REACHES) {
-            for (size_t k = 0; k < c->bufs.n; k++) touch(&c->bufs.v[k]);
+            for (size_t k = 0; k < c->bufs.n; k++) gc_touch(&c->bufs.v[k]);
         } else if (is_dptr && is_dptr[i] && n == sizeof(CUdeviceptr)) {
             CUdeviceptr v;
             memcpy(&v, args[i], sizeof v);
-            buf_t *b = v ? find_buf(c, v, 0) : NULL;
-            if (b && is_dptr[i] != GPU_ARG_CONST_PTR) touch(b); /* a kernel may write through it */
+            buf_t *b = v ? gc_find_buf(c, v, 0) : NULL;
+            if (b && is_dptr[i] != GPU_ARG_CONST_PTR) gc_touch(b); /* a kernel may write through it */
         }
         memcpy(c->tx + off, args[i], n);
         off += pad;
     }
     c->last_fn = fn;
-    return send_cmd(c, off, NULL);
+    return gc_send(c, off, NULL);
 }
 
 int gpu_client_occupancy(gpu_client_t *c, gpu_handle_t fn, size_t shmem, int block_limit,
                          int *min_grid, int *block) {
     if (fn == 0 || fn > c->fns.n || !c->fns.v[fn - 1].live) return CUDA_ERROR_INVALID_HANDLE;
-    ch_cmd_t *m = cmd(c, CH_OCCUPANCY, false, -1);
+    ch_cmd_t *m = gc_cmd(c, CH_OCCUPANCY, false, -1);
     m->u.occupancy.func = c->fns.v[fn - 1].h;
     m->u.occupancy.shmem = (uint32_t)shmem;
     m->u.occupancy.limit = (uint32_t)(block_limit > 0 ? block_limit : 0);
     ch_reply_t *rep;
-    int r = send_cmd(c, sizeof *m, &rep);
+    int r = gc_send(c, sizeof *m, &rep);
     if (!r) {
         if (min_grid) *min_grid = (int)rep->v[0];
         if (block) *block = (int)rep->v[1];
@@ -1169,10 +695,10 @@ int gpu_client_occupancy(gpu_client_t *c, gpu_handle_t fn, size_t shmem, int blo
 static int obj_create(gpu_client_t *c, uint16_t op, void *vec_, gpu_handle_t *out,
                       unsigned flags) {
     VEC(obj_t) *vec = vec_;
-    ch_cmd_t *m = cmd(c, op, false, -1);
+    ch_cmd_t *m = gc_cmd(c, op, false, -1);
     m->u.create.flags = flags;
     ch_reply_t *rep;
-    int r = send_cmd(c, sizeof *m, &rep);
+    int r = gc_send(c, sizeof *m, &rep);
     if (r) return r;
     obj_t o = {.h = rep->v[0], .flags = flags, .dev = c->dev, .live = true};
     if (!VEC_PUSH(*vec, o)) return CUDA_ERROR_OUT_OF_MEMORY;
@@ -1188,9 +714,9 @@ static obj_t *obj_get(void *vec_, gpu_handle_t h) {
 
 static int obj_one(gpu_client_t *c, uint16_t op, bool async, obj_t *o) {
     if (!o) return CUDA_ERROR_INVALID_HANDLE;
-    ch_cmd_t *m = cmd(c, op, async, o->dev);
+    ch_cmd_t *m = gc_cmd(c, op, async, o->dev);
     m->u.one.handle = o->h;
-    return send_cmd(c, sizeof *m, NULL);
+    return gc_send(c, sizeof *m, NULL);
 }
 
 int gpu_client_event_create(gpu_client_t *c, gpu_handle_t *ev, unsigned flags) {
@@ -1200,10 +726,10 @@ int gpu_client_event_create(gpu_client_t *c, gpu_handle_t *ev, unsigned flags) {
 int gpu_client_event_record(gpu_client_t *c, gpu_handle_t ev, gpu_handle_t stream) {
     obj_t *o = obj_get(&c->evs, ev);
     if (!o || (stream && !obj_get(&c->sts, stream))) return CUDA_ERROR_INVALID_HANDLE;
-    ch_cmd_t *m = cmd(c, CH_EVENT_RECORD, true, o->dev);
+    ch_cmd_t *m = gc_cmd(c, CH_EVENT_RECORD, true, o->dev);
     m->u.record.event = o->h;
-    m->u.record.stream = stream_h(c, stream);
-    return send_cmd(c, sizeof *m, NULL);
+    m->u.record.stream = gc_stream_h(c, stream);
+    return gc_send(c, sizeof *m, NULL);
 }
 
 int gpu_client_event_sync(gpu_client_t *c, gpu_handle_t ev) {
@@ -1217,11 +743,11 @@ int gpu_client_event_query(gpu_client_t *c, gpu_handle_t ev) {
 int gpu_client_event_elapsed(gpu_client_t *c, float *ms, gpu_handle_t start, gpu_handle_t end) {
     obj_t *a = obj_get(&c->evs, start), *b = obj_get(&c->evs, end);
     if (!a || !b) return CUDA_ERROR_INVALID_HANDLE;
-    ch_cmd_t *m = cmd(c, CH_EVENT_ELAPSED, false, a->dev);
+    ch_cmd_t *m = gc_cmd(c, CH_EVENT_ELAPSED, false, a->dev);
     m->u.elapsed.start = a->h;
     m->u.elapsed.end = b->h;
     ch_reply_t *rep;
-    int r = send_cmd(c, sizeof *m, &rep);
+    int r = gc_send(c, sizeof *m, &rep);
     if (!r) memcpy(ms, &rep->v[0], sizeof *ms);
     return r;
 }
@@ -1274,7 +800,7 @@ int gpu_client_restart(gpu_client_t *c, gpu_restart_report_t *rep) {
 }
 
 static int restart(gpu_client_t *c, gpu_restart_report_t *rep) {
-    double t0 = now_ms();
+    double t0 = gc_now_ms();
     gpu_restart_report_t R = {0};
     pid_t pid = atomic_load(&c->pid);
     if (pid > 0) {
@@ -1311,21 +837,21 @@ static int restart(gpu_client_t *c, gpu_restart_report_t *rep) {
         for (size_t i = 0; i < vec->n; i++) {
             obj_t *o = &vec->v[i];
             if (!o->live) continue;
-            ch_cmd_t *m = cmd(c, k ? CH_EVENT_CREATE : CH_STREAM_CREATE, false, o->dev);
+            ch_cmd_t *m = gc_cmd(c, k ? CH_EVENT_CREATE : CH_STREAM_CREATE, false, o->dev);
             m->u.create.flags = o->flags;
             ch_reply_t *h;
-            if ((r = send_cmd(c, sizeof *m, &h))) goto out;
+            if ((r = gc_send(c, sizeof *m, &h))) goto out;
             o->h = h->v[0];
         }
     }
     for (size_t i = 0; i < c->pins.n; i++)
-        if ((r = raw_register(c, c->pins.v[i].p, c->pins.v[i].n, c->pins.v[i].flags, NULL))) goto out;
+        if ((r = gc_raw_register(c, c->pins.v[i].p, c->pins.v[i].n, c->pins.v[i].flags, NULL))) goto out;
     /* the device memory: the same ranges mapped again, so every address
      * (and every pointer stored in device memory) means what it meant */
     for (size_t i = 0; i < c->chunks.n; i++) {
         chunk_t *ch = &c->chunks.v[i];
         c->dev = ch->dev;
-        if ((r = raw_map(c, ch->dev, ch->va, ch->size))) goto out;
+        if ((r = gc_raw_map(c, ch->dev, ch->va, ch->size))) goto out;
     }
     /* globals are the driver's: they are where the reloaded modules put them */
     for (size_t i = 0; i < c->bufs.n; i++) {
@@ -1346,21 +872,21 @@ static int restart(gpu_client_t *c, gpu_restart_report_t *rep) {
             sh = SH_NONE;
         if (sh == SH_HOST && !arena_contains(b->host, b->size)) sh = SH_NONE;
         if (sh == SH_HOST) {
-            ch_cmd_t *m = cmd(c, CH_MEMCPY, false, b->dev);
+            ch_cmd_t *m = gc_cmd(c, CH_MEMCPY, false, b->dev);
             m->u.copy.kind = CH_H2D;
             m->u.copy.dst = b->va;
             m->u.copy.src = arena_offset(b->host);
             m->u.copy.size = b->size;
-            if ((r = send_cmd(c, sizeof *m, NULL))) goto out;
+            if ((r = gc_send(c, sizeof *m, NULL))) goto out;
             R.restored++;
         } else {
             int fill = sh == SH_FILL ? b->fill : 0;
             if (b->kind == B_ALLOC) {
-                ch_cmd_t *m = cmd(c, CH_MEMSET, false, b->dev);
+                ch_cmd_t *m = gc_cmd(c, CH_MEMSET, false, b->dev);
                 m->u.memset.dptr = b->va;
                 m->u.memset.size = b->size;
                 m->u.memset.value = (uint32_t)fill;
-                if ((r = send_cmd(c, sizeof *m, NULL))) goto out;
+                if ((r = gc_send(c, sizeof *m, NULL))) goto out;
             }
             if (sh == SH_FILL) R.restored++;
             else {
@@ -1376,12 +902,12 @@ static int restart(gpu_client_t *c, gpu_restart_report_t *rep) {
     }
     c->dev = want;
     {
-        ch_cmd_t *m = cmd(c, CH_SET_DEVICE, false, want);
+        ch_cmd_t *m = gc_cmd(c, CH_SET_DEVICE, false, want);
         m->u.device.device = want;
-        r = send_cmd(c, sizeof *m, NULL);
+        r = gc_send(c, sizeof *m, NULL);
     }
 out:
-    R.ms = now_ms() - t0;
+    R.ms = gc_now_ms() - t0;
     if (rep) *rep = R;
     else free(R.lost_ptrs);
     return r;
@@ -1419,42 +945,25 @@ int gpu_client_set_wrapper(gpu_client_t *c, const char *const *argv) {
     return 0;
 }
 
-int gpu_client_buffers(const gpu_client_t *c, gpu_buffer_info_t *out, int cap) {
-    int n = 0;
-    for (size_t i = 0; i < c->bufs.n; i++, n++) {
-        if (!out || n >= cap) continue;
-        const buf_t *b = &c->bufs.v[i];
-        gpu_buffer_info_t *o = &out[n];
-        o->base = b->va;
-        o->size = b->size;
-        o->dev = b->dev;
-        o->is_global = b->kind == B_GLOBAL;
-        o->shadow_host = b->shadow == SH_HOST ? b->host : NULL;
-        o->shadow_fill = b->shadow == SH_FILL ? b->fill : -1;
-        o->shadow_bound = b->bound;
-    }
-    return n;
-}
-
 int gpu_client_stop(gpu_client_t *c, int timeout_ms) {
     pid_t pid = atomic_load(&c->pid);
     if (pid <= 0) return 0;
     int r = 0;
     if (c->state == GPU_READY) {
-        cmd(c, CH_SHUTDOWN, false, -1);
-        r = send_cmd(c, sizeof(ch_cmd_t), NULL);
+        gc_cmd(c, CH_SHUTDOWN, false, -1);
+        r = gc_send(c, sizeof(ch_cmd_t), NULL);
     }
     pid = atomic_exchange(&c->pid, -1);
     if (pid <= 0) return r; /* send_cmd saw it go */
     if (c->sock >= 0) close(c->sock);
     c->sock = -1;
     int st = 0;
-    double t0 = now_ms();
+    double t0 = gc_now_ms();
     for (;;) { /* a wrapper may take a while to write its last words */
         gpu_client_drain_output(c);
         pid_t w = waitpid(pid, &st, WNOHANG);
         if (w == pid || (w < 0 && errno != EINTR)) break;
-        if (now_ms() - t0 > (timeout_ms > 0 ? timeout_ms : 10000)) {
+        if (gc_now_ms() - t0 > (timeout_ms > 0 ? timeout_ms : 10000)) {
             kill(c->pgroup ? -pid : pid, SIGKILL);
             while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
             }
@@ -1477,12 +986,12 @@ int gpu_client_stop(gpu_client_t *c, int timeout_ms) {
 int gpu_client_active_blocks(gpu_client_t *c, gpu_handle_t fn, int block, size_t shmem, int *blocks) {
     if (fn == 0 || fn > c->fns.n || !c->fns.v[fn - 1].live) return CUDA_ERROR_INVALID_HANDLE;
     if (block <= 0) return CUDA_ERROR_INVALID_VALUE;
-    ch_cmd_t *m = cmd(c, CH_OCCUPANCY_BLOCKS, false, -1);
+    ch_cmd_t *m = gc_cmd(c, CH_OCCUPANCY_BLOCKS, false, -1);
     m->u.occupancy.func = c->fns.v[fn - 1].h;
     m->u.occupancy.shmem = (uint32_t)shmem;
     m->u.occupancy.limit = (uint32_t)block;
     ch_reply_t *rep;
-    int r = send_cmd(c, sizeof *m, &rep);
+    int r = gc_send(c, sizeof *m, &rep);
     if (!r && blocks) *blocks = (int)rep->v[0];
     return r;
 }
@@ -1492,11 +1001,11 @@ int gpu_client_active_blocks(gpu_client_t *c, gpu_handle_t fn, int block, size_t
 int gpu_client_command(gpu_client_t *c, uint16_t op, const void *u, size_t ulen, uint64_t v[4], char *text,
                        size_t cap) {
     if (text && cap) text[0] = 0;
-    ch_cmd_t *m = cmd(c, op, false, -1);
+    ch_cmd_t *m = gc_cmd(c, op, false, -1);
     if (ulen > sizeof m->u) return CUDA_ERROR_INVALID_VALUE;
     if (u && ulen) memcpy(&m->u, u, ulen);
     ch_reply_t *rep = NULL;
-    int r = send_cmd(c, sizeof *m, &rep);
+    int r = gc_send(c, sizeof *m, &rep);
     if (rep && r < 0x10000) { /* an answer came (not a dead worker) */
         if (v) memcpy(v, rep->v, sizeof rep->v);
         if (text && cap && rep->payload) {
