@@ -439,6 +439,14 @@ typedef struct cell_code {
 void parse_cell(interp_t *in, tokvec_t *toks, src_t *src, cell_code_t *out, bool expr_only);
 void parse_prelude(interp_t *in);
 
+/* How deep the C stack may go below here (session.c): in->stack_base, stack_limit. */
+void lang_stack_bounds(interp_t *in, char *here);
+/* Makes in the running interpreter, its errors jumping to jb (a setjmp the
+ * caller makes next), and lang_recover undoes what a jump left half done
+ * (frames, a builtin's scratch, tokens, unflushed output, a pending value). */
+void lang_enter(interp_t *in, const engine_io_t *io, engine_error_t *err, jmp_buf *jb);
+void lang_recover(interp_t *in);
+
 /* ---------- exec (exec.c) ---------- */
 val_t call_func(func_t *fn, val_t *args, node_t *site, frame_t *caller, char *retbuf);
 void run_cell(interp_t *in, cell_code_t *cc);

@@ -68,23 +68,6 @@ void builtins_prepared_register(interp_t *in) {
     builtin_add(in, "__icuda_value", b_value, 0);
 }
 
-/* How deep the C stack may go (as session.c's run does for a cell). */
-static void stack_bounds(interp_t *in, char *here) {
-    pthread_attr_t a;
-    void *addr = NULL;
-    size_t size = 0;
-    in->stack_base = here;
-    in->stack_limit = 1 << 20;
-    if (pthread_getattr_np(pthread_self(), &a) == 0) {
-        if (pthread_attr_getstack(&a, &addr, &size) == 0 && addr) {
-            size_t left = (size_t)(here - (char *)addr);
-            in->stack_limit = left > (512u << 10) ? left - (384u << 10) : left / 2;
-            if (in->stack_limit > (256u << 20)) in->stack_limit = 256u << 20;
-        }
-        pthread_attr_destroy(&a);
-    }
-}
-
 /* Appends the tokens of v (without its EOF) to out. */
 static void splice(tokvec_t *out, const tokvec_t *v, int cap) {
     int n = v->n - 1;
@@ -122,15 +105,8 @@ static int compile(interp_t *in_arg, const interp_text_t *setup, const interp_te
                    const char *const glue[3], bool statement, cell_code_t *out, engine_error_t *err) {
     interp_t *volatile in = in_arg;
     interp_t *volatile saved = g_in;
-    g_in = in;
-    g_owner = in->id;
-    in->io = NULL;
-    in->err = err;
-    in->top = NULL;
     jmp_buf jb;
-    in->jb = &jb;
-    char here;
-    stack_bounds(in, &here);
+    lang_enter(in, NULL, err, &jb);
     memset(out, 0, sizeof *out);
     if (setjmp(jb)) {
         parse_abort_cleanup();
@@ -197,29 +173,12 @@ static int execute(interp_t *in_arg, cell_code_t *cc, const engine_io_t *io, pre
     interp_t *volatile in = in_arg;
     interp_t *volatile saved = g_in;
     prep_run_t *volatile saved_run = g_run;
-    g_in = in;
-    g_owner = in->id;
     g_run = run;
-    in->io = io;
-    in->err = err;
-    in->exited = false;
-    in->top = NULL;
     jmp_buf jb;
-    in->jb = &jb;
-    char here;
-    stack_bounds(in, &here);
+    lang_enter(in, io, err, &jb);
     int rc = 0;
     if (setjmp(jb)) {
-        exec_unwind(in, NULL);
-        free(in->tmp[0]);
-        free(in->tmp[1]);
-        in->tmp[0] = in->tmp[1] = NULL;
-        pool_free(&in->scratch);
-        out_flush();
-        if (in->value_json) {
-            json_decref(in->value_json);
-            in->value_json = NULL;
-        }
+        lang_recover(in);
         rc = -1;
         if (in->exited && err && err->ename && !strcmp(err->ename, "__exit__")) {
             /* exit() ends the run as it ends a cell; the caller sees that

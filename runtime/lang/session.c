@@ -89,7 +89,33 @@ void interp_reset(interp_t *in) {
     setup(in);
 }
 
-static void stack_bounds(interp_t *in, char *here) {
+void lang_enter(interp_t *in, const engine_io_t *io, engine_error_t *err, jmp_buf *jb) {
+    g_in = in;
+    g_owner = in->id;
+    in->io = io;
+    in->err = err;
+    in->exited = false;
+    in->top = NULL;
+    in->jb = jb;
+    char here;
+    lang_stack_bounds(in, &here);
+}
+
+void lang_recover(interp_t *in) {
+    exec_unwind(in, NULL);
+    free(in->tmp[0]);
+    free(in->tmp[1]);
+    in->tmp[0] = in->tmp[1] = NULL;
+    parse_abort_cleanup();
+    pool_free(&in->scratch);
+    out_flush();
+    if (in->value_json) {
+        json_decref(in->value_json);
+        in->value_json = NULL;
+    }
+}
+
+void lang_stack_bounds(interp_t *in, char *here) {
     pthread_attr_t a;
     void *addr = NULL;
     size_t size = 0;
@@ -124,31 +150,16 @@ static int run(interp_t *in_arg, const char *text, const char *name, const engin
                engine_error_t *err, bool expr_only) {
     interp_t *volatile in = in_arg;
     interp_t *volatile saved = g_in;
-    g_in = in;
-    g_owner = in->id;
     if (value) *value = NULL;
-    in->io = io;
-    in->err = err;
-    in->exited = false;
-    in->top = NULL;
     jmp_buf jb;
-    in->jb = &jb;
-    char here;
-    stack_bounds(in, &here);
+    lang_enter(in, io, err, &jb);
     cell_code_t cc;
     memset(&cc, 0, sizeof cc);
     cell_code_t *volatile ccp = &cc;
     int rc = 0;
     if (setjmp(jb)) {
-        exec_unwind(in, NULL);
-        free(in->tmp[0]);
-        free(in->tmp[1]);
-        in->tmp[0] = in->tmp[1] = NULL;
-        parse_abort_cleanup();
+        lang_recover(in);
         drop_uncommitted(ccp);
-        pool_free(&in->scratch);
-        out_flush();
-        if (in->value_json) { json_decref(in->value_json); in->value_json = NULL; }
         rc = -1;
         if (in->exited && err && err->ename && strcmp(err->ename, "__exit__") == 0) {
             free(err->ename);
