@@ -442,9 +442,11 @@ void parse_prelude(interp_t *in);
 /* How deep the C stack may go below here (session.c): in->stack_base, stack_limit. */
 void lang_stack_bounds(interp_t *in, char *here);
 /* Makes in the running interpreter, its errors jumping to jb (a setjmp the
- * caller makes next), and lang_recover undoes what a jump left half done
- * (frames, a builtin's scratch, tokens, unflushed output, a pending value). */
-void lang_enter(interp_t *in, const engine_io_t *io, engine_error_t *err, jmp_buf *jb);
+ * caller makes next) and its stack measured from here (a local of the
+ * caller's: not of lang_enter's own frame, which is gone when it returns);
+ * lang_recover undoes what a jump left half done (frames, a builtin's
+ * scratch, tokens, unflushed output, a pending value). */
+void lang_enter(interp_t *in, const engine_io_t *io, engine_error_t *err, jmp_buf *jb, char *here);
 void lang_recover(interp_t *in);
 
 /* ---------- exec (exec.c) ---------- */

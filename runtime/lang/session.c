@@ -89,7 +89,7 @@ void interp_reset(interp_t *in) {
     setup(in);
 }
 
-void lang_enter(interp_t *in, const engine_io_t *io, engine_error_t *err, jmp_buf *jb) {
+void lang_enter(interp_t *in, const engine_io_t *io, engine_error_t *err, jmp_buf *jb, char *here) {
     g_in = in;
     g_owner = in->id;
     in->io = io;
@@ -97,8 +97,7 @@ void lang_enter(interp_t *in, const engine_io_t *io, engine_error_t *err, jmp_bu
     in->exited = false;
     in->top = NULL;
     in->jb = jb;
-    char here;
-    lang_stack_bounds(in, &here);
+    lang_stack_bounds(in, here);
 }
 
 void lang_recover(interp_t *in) {
@@ -152,7 +151,8 @@ static int run(interp_t *in_arg, const char *text, const char *name, const engin
     interp_t *volatile saved = g_in;
     if (value) *value = NULL;
     jmp_buf jb;
-    lang_enter(in, io, err, &jb);
+    char here; /* the depth of the stack is measured from the caller's frame */
+    lang_enter(in, io, err, &jb, &here);
     cell_code_t cc;
     memset(&cc, 0, sizeof cc);
     cell_code_t *volatile ccp = &cc;
