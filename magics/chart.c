@@ -140,28 +140,25 @@ static void fix_range(double *lo, double *hi, bool log) {
     }
 }
 
+/* Widens a range to whole decades or ticks, so the frame ends on a
+ * labelled value. */
+static void round_axis(double *lo, double *hi, bool log) {
+    double t[MAX_TICKS];
+    if (log) {
+        *lo = pow(10, floor(log10(*lo) + 1e-9));
+        *hi = pow(10, ceil(log10(*hi) - 1e-9));
+    } else if (chart_ticks(*lo, *hi, false, t, MAX_TICKS) >= 2) {
+        double step = t[1] - t[0];
+        *lo = floor(*lo / step + 1e-9) * step;
+        *hi = ceil(*hi / step - 1e-9) * step;
+    }
+}
+
 void chart_range(chart_t *c, double xmin, double xmax, double ymin, double ymax) {
     fix_range(&xmin, &xmax, c->o.xlog);
     fix_range(&ymin, &ymax, c->o.ylog);
-    /* widen to whole decades / ticks so the frame ends on a labelled value */
-    double t[MAX_TICKS];
-    int n;
-    if (c->o.xlog) {
-        xmin = pow(10, floor(log10(xmin) + 1e-9));
-        xmax = pow(10, ceil(log10(xmax) - 1e-9));
-    } else if ((n = chart_ticks(xmin, xmax, false, t, MAX_TICKS)) >= 2) {
-        double step = t[1] - t[0];
-        xmin = floor(xmin / step + 1e-9) * step;
-        xmax = ceil(xmax / step - 1e-9) * step;
-    }
-    if (c->o.ylog) {
-        ymin = pow(10, floor(log10(ymin) + 1e-9));
-        ymax = pow(10, ceil(log10(ymax) - 1e-9));
-    } else if ((n = chart_ticks(ymin, ymax, false, t, MAX_TICKS)) >= 2) {
-        double step = t[1] - t[0];
-        ymin = floor(ymin / step + 1e-9) * step;
-        ymax = ceil(ymax / step - 1e-9) * step;
-    }
+    round_axis(&xmin, &xmax, c->o.xlog);
+    round_axis(&ymin, &ymax, c->o.ylog);
     c->xlo = c->o.xlog ? log10(xmin) : xmin;
     c->xhi = c->o.xlog ? log10(xmax) : xmax;
     c->ylo = c->o.ylog ? log10(ymin) : ymin;

@@ -2,7 +2,6 @@
  * where they stand, device code compiles before host code runs (DESIGN §2). */
 #include "engine.h"
 
-#include <ctype.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -128,22 +127,12 @@ static int run_magic_item(magic_ctx_t *mc, const char *code, const cell_item_t *
  * session variable of the host (its declaration without the CUDA words,
  * run by the interpreter at its own lines), tied to the GPU's copies by the
  * CUDA layer (runtime/cuda/cuda_managed_vars.c). */
-static bool is_managed_var(const char *code, const cell_item_t *it) {
-    if (it->kind != ITEM_DEVICE || !it->is_variable || !it->name[0]) return false;
-    const char *p = code + it->start, *end = code + it->end;
-    for (const char *q = p; (q = strstr(q, "__managed__")) && q < end; q++)
-        if ((q == p || !(isalnum((unsigned char)q[-1]) || q[-1] == '_')) &&
-            !(isalnum((unsigned char)q[11]) || q[11] == '_'))
-            return true;
-    return false;
-}
-
 static bool keep_all(const cell_item_t *it) { return true; }
 
 static int declare_managed(magic_ctx_t *mc, const char *code, const cell_split_t *sp, engine_error_t *err) {
     for (size_t i = 0; i < sp->n; i++) {
         const cell_item_t *it = &sp->items[i];
-        if (!is_managed_var(code, it)) continue;
+        if (!it->is_managed) continue;
         char *view = split_view(code, sp, i, i + 1, keep_all);
         if (!view) abort();
         static const char *const words[] = {"__managed__", "__device__"};

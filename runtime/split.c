@@ -222,20 +222,22 @@ static void classify(const char *s, cell_item_t *it) {
     bool device = item_has_word(s, it->start, it->end, "__device__");
     bool host = item_has_word(s, it->start, it->end, "__host__");
     bool constant = item_has_word(s, it->start, it->end, "__constant__");
+    bool managed = item_has_word(s, it->start, it->end, "__managed__");
     it->is_template = tok_is(&sc, first, "template");
     bool extern_c = tok_is(&sc, first, "extern") && s[next_tok(&sc).start] == '"';
     name_item(s, it);
     it->is_kernel = global && it->is_function;
     if (host && device && !global) it->kind = ITEM_BOTH;
-    else if (global || device || constant || it->is_template || extern_c ||
-             item_has_word(s, it->start, it->end, "__managed__"))
+    else if (global || device || constant || managed || it->is_template || extern_c)
         it->kind = ITEM_DEVICE;
     else if (strncmp(it->key, "type:", 5) == 0 && !it->is_function)
         it->kind = ITEM_BOTH;
     else
         it->kind = ITEM_HOST;
-    if (it->kind == ITEM_DEVICE && it->is_variable && it->name[0])
+    if (it->kind == ITEM_DEVICE && it->is_variable && it->name[0]) {
         snprintf(it->key, sizeof it->key, "devvar:%s", it->name);
+        it->is_managed = managed;
+    }
 }
 
 static void push(cell_split_t *out, const char *s, size_t start, size_t end, item_kind_t forced, bool force) {

@@ -23,6 +23,7 @@ typedef struct {
     bool is_template;
     bool is_function;       /* a function definition (has a body) */
     bool is_variable;       /* a __device__/__constant__ variable */
+    bool is_managed;        /* ... declared __managed__ (host code sees it too) */
     char key[128];          /* what a later definition replaces: "fn:name", "type:name", "macro:N", ... ("" = none) */
     char name[96];          /* the defined name, when there is one */
 } cell_item_t;

@@ -193,15 +193,14 @@ static int push(void *ctx, uint64_t addr, void *host, uint64_t n, char *msg, siz
     cuda_session_t *cs = ctx;
     int r = gpu_client_memcpy_htod(cs->gc, addr, host, n, 0, false);
     if (r) snprintf(msg, ml, "copying managed memory to the GPU failed (%s)", gpu_client_error_name(r));
-    return r ? -1 : 0;
+    return r; /* the worker's own result: cs_check makes it CUDA's, recovering if the worker died */
 }
 
 int cs_managed_before_gpu(cuda_session_t *cs, char *msg, size_t ml) {
     interp_t *in = cs->e->interp;
     if (!cs->nmanaged || !interp_managed_any(in)) return 0;
-    if (interp_managed_flush(in, push, cs, msg, ml) == 0) return 0;
-    int r = gpu_client_state(cs->gc) == GPU_READY ? CUDA_ERR_UNKNOWN : cs_check(cs, GPU_ERR_WORKER_DIED);
-    return r ? r : CUDA_ERR_UNKNOWN;
+    int r = interp_managed_flush(in, push, cs, msg, ml);
+    return r ? cs_check(cs, r) : 0;
 }
 
 void cs_managed_after_gpu(cuda_session_t *cs, uint64_t addr) {

@@ -15,8 +15,9 @@
  *
  * Device addresses are real. The client reserves one range of addresses
  * (GPU_VA_BASE, GPU_VA_SIZE) in every worker, decides where each allocation
- * goes in it and has the worker back that place with memory (small
- * allocations share 2 MiB pools, as cudaMalloc's do). The address a cell
+ * goes in it and has the worker back that place with memory (each buffer a
+ * mapping of its own that ends where it ends, so an overrun faults; beyond
+ * a budget, small ones share 2 MiB pools, as cudaMalloc's do). The address a cell
  * holds is the one the GPU uses — in a host variable, a struct field, a table
  * of pointers in device memory — and it stays the same when the worker is
  * replaced. Module, function, event and stream handles are small integers,
@@ -192,8 +193,9 @@ int gpu_client_module_load(gpu_client_t *c, const void *image, size_t n, gpu_han
 int gpu_client_module_unload(gpu_client_t *c, gpu_handle_t mod);
 int gpu_client_get_function(gpu_client_t *c, gpu_handle_t mod, const char *name,
                             gpu_handle_t *fn, gpu_func_attrs_t *attrs);
-/* A __device__/__constant__ variable: its address (a client address like a
- * buffer's: usable with the memcpy calls) and size. */
+/* A __device__/__constant__ variable: its address (the driver's, listed
+ * with the buffers, so the memcpy calls take it; it moves when the module
+ * is loaded again after a restart) and size. */
 int gpu_client_get_global(gpu_client_t *c, gpu_handle_t mod, const char *name, CUdeviceptr *p,
                           size_t *size);
 /* args[i] points to size[i] bytes, passed as they are. is_dptr[i] (or
