@@ -29,6 +29,15 @@ static const struct { const char *s; int id; } kwtab[] = {
     {"_Alignof", KW_ALIGNOF}, {"alignof", KW_ALIGNOF}, {"__alignof__", KW_ALIGNOF},
     {"typeof", KW_TYPEOF}, {"__typeof__", KW_TYPEOF}, {"_Complex", KW_COMPLEX},
     {"_Static_assert", KW_STATIC_ASSERT}, {"static_assert", KW_STATIC_ASSERT},
+    {"new", KW_NEW}, {"delete", KW_DELETE}, {"template", KW_TEMPLATE},
+    {"typename", KW_TYPENAME}, {"namespace", KW_NAMESPACE}, {"using", KW_USING},
+    {"constexpr", KW_CONSTEXPR}, {"this", KW_THIS}, {"operator", KW_OPERATOR},
+    {"public", KW_PUBLIC}, {"private", KW_PRIVATE}, {"protected", KW_PROTECTED},
+    {"virtual", KW_VIRTUAL}, {"try", KW_TRY}, {"catch", KW_CATCH}, {"throw", KW_THROW},
+    {"static_cast", KW_STATIC_CAST}, {"reinterpret_cast", KW_REINTERPRET_CAST},
+    {"const_cast", KW_CONST_CAST}, {"dynamic_cast", KW_DYNAMIC_CAST},
+    {"explicit", KW_EXPLICIT}, {"friend", KW_FRIEND}, {"mutable", KW_MUTABLE},
+    {"noexcept", KW_NOEXCEPT}, {"decltype", KW_DECLTYPE},
 };
 
 static const struct { const char *s; int id; } punct[] = {

@@ -167,8 +167,7 @@ static void commit(P *p) {
 static void top_item(P *p) {
     token_t *t = TOK;
     if (accept(p, P_SEMI)) return;
-    if (t->kind == TK_IDENT && ((t->n == 8 && !memcmp(t->s, "template", 8)) || (t->n == 9 && !memcmp(t->s, "namespace", 9)) ||
-                                (t->n == 5 && !memcmp(t->s, "using", 5)))) {
+    if (t->kind == TK_KW && (t->id == KW_TEMPLATE || t->id == KW_NAMESPACE || t->id == KW_USING)) {
         skip_item(p);
         return;
     }
