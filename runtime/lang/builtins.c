@@ -82,12 +82,14 @@ const char *builtin_prototypes(void) {
     if (!all) {
         extern const char *builtin_cuda_prototypes(void);
         extern const char *builtin_prepared_prototypes(void);
-        const char *c = builtin_cuda_prototypes(), *t = builtin_prepared_prototypes();
-        all = malloc(sizeof protos + strlen(c) + strlen(t));
+        extern const char *builtin_cxx_prototypes(void);
+        const char *c = builtin_cuda_prototypes(), *t = builtin_prepared_prototypes(), *x = builtin_cxx_prototypes();
+        all = malloc(sizeof protos + strlen(c) + strlen(t) + strlen(x));
         if (!all) abort();
         memcpy(all, protos, sizeof protos - 1);
         strcpy(all + sizeof protos - 1, c);
         strcat(all, t);
+        strcat(all, x);
     }
     return all;
 }
@@ -132,6 +134,7 @@ void builtins_register(interp_t *in) {
     builtins_math_register(in);
     builtins_stdlib_register(in);
     builtins_string_register(in);
+    builtins_cxx_register(in);
     extern void builtins_stdlib2_register(interp_t *);
     builtins_stdlib2_register(in);
     lex_define_text(in, macros);

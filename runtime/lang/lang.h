@@ -139,6 +139,7 @@ typedef struct buf {
     uint64_t size;
     uint8_t gen, state, place, ro;
     uint8_t mtouched;       /* managed: the host copy was used since the last flush */
+    uint8_t alloc;          /* heap buffers: ALLOC_MALLOC, ALLOC_NEW or ALLOC_NEW_ARRAY */
     uint32_t owner;         /* interp id, to free at interp_free */
     uint32_t msync;         /* managed: the device epoch the host copy is current for */
     uint64_t addr;          /* real-address buffers: their address (the pointer word) */
@@ -212,6 +213,10 @@ uint32_t buf_new_raw(uint64_t addr, char *host, uint64_t size, int place, const 
 void buf_kill(uint32_t slot, int state);
 uint64_t mem_alloc(uint64_t size, int place, const char *what, loc_t *where); /* arena/malloc */
 int mem_free_heap(uint64_t p, node_t *at);   /* free(); raises on misuse */
+/* free (ALLOC_MALLOC), delete (ALLOC_NEW) or delete[] (ALLOC_NEW_ARRAY) of p:
+ * what made the buffer must match what releases it, as C++ requires. */
+enum { ALLOC_MALLOC, ALLOC_NEW, ALLOC_NEW_ARRAY };
+int mem_release(uint64_t p, int how, node_t *at);
 void mem_free_owner(uint32_t owner);
 extern uint32_t g_owner;   /* interp id that new buffers belong to */
 uint64_t ptr_from_int(uint64_t v);
@@ -387,6 +392,11 @@ struct interp {
     type_t *dim3_type, *file_type, *size_type;
     gvar_t **gvars; int ngvars, capgvars; /* all ever made, to free */
     void *tmp[2];        /* a builtin's scratch, freed if the cell stops inside it */
+    /* C++ names (parse_cxx.c): `namespace a = b::c;` and `using std::cout;`
+     * (name -> what it stands for), `using namespace N;` (prefixes tried) */
+    hmap_t ns_alias;
+    const char **usings; int nusings;
+    uint64_t argv_word;  /* main's argv, made when a cell first names it */
 };
 
 extern interp_t *g_in;   /* the interpreter running now */
@@ -532,6 +542,7 @@ void builtins_stdio_register(interp_t *in);
 void builtins_math_register(interp_t *in);
 void builtins_stdlib_register(interp_t *in);
 void builtins_string_register(interp_t *in);
+void builtins_cxx_register(interp_t *in);
 builtin_t *builtin_add(interp_t *in, const char *name, bfn_t fn, int flags);
 void parse_abort_cleanup(void);
 node_t *st_value(node_t *e);

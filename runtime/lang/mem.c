@@ -100,6 +100,7 @@ uint32_t buf_new(char *base, uint64_t size, int place, const char *what, loc_t *
     b->state = BUF_LIVE;
     b->place = (uint8_t)place;
     b->ro = place == PLACE_STRLIT;
+    b->alloc = ALLOC_MALLOC;
     b->owner = g_owner;
     b->what = what;
     b->cell = where && where->src ? where->src->name : NULL;
@@ -193,45 +194,55 @@ static const char *place_name(int pl) {
     return "memory";
 }
 
-int mem_free_heap(uint64_t p, node_t *at) {
-    if (p == 0) return 0; /* free(NULL) is fine */
+static const char *const release_name[] = {"free", "delete", "delete[]"};
+static const char *const alloc_name[] = {"malloc", "new", "new[]"};
+
+int mem_free_heap(uint64_t p, node_t *at) { return mem_release(p, ALLOC_MALLOC, at); }
+
+int mem_release(uint64_t p, int how, node_t *at) {
+    if (p == 0) return 0; /* free(NULL) and delete nullptr are fine */
     char nm[128];
     loc_text(at ? &at->loc : NULL, nm, sizeof nm);
     int64_t roff;
     buf_t *rb = ptr_is_raw(p) ? ptr_buf(p, &roff) : NULL;
     if (rb && rb->state == BUF_LIVE) {
         if (rb->place == PLACE_PINNED)
-            rt_error(at, "free of pinned memory: %s came from cudaMallocHost; use cudaFreeHost", nm);
+            rt_error(at, "%s of pinned memory: %s came from cudaMallocHost; use cudaFreeHost", release_name[how], nm);
         if (rb->place == PLACE_MANAGED)
-            rt_error(at, "free of managed memory: %s came from cudaMallocManaged; use cudaFree", nm);
-        rt_error(at, "free of device memory: %s came from cudaMalloc; use cudaFree", nm);
+            rt_error(at, "%s of managed memory: %s came from cudaMallocManaged; use cudaFree", release_name[how], nm);
+        rt_error(at, "%s of device memory: %s came from cudaMalloc; use cudaFree", release_name[how], nm);
     }
-    if (rb) rt_error(at, "free of a pointer that is no longer valid: %s points into memory that was freed", nm);
+    if (rb) rt_error(at, "%s of a pointer that is no longer valid: %s points into memory that was freed", release_name[how], nm);
     uint32_t s = ptr_slot(p);
     if (ptr_is_raw(p) || s < SLOT_FIRST_BUF || s >= g_nbufs)
-        rt_error(at, "free of an invalid pointer: %s does not point to memory from malloc", nm);
+        rt_error(at, "%s of an invalid pointer: %s does not point to memory from %s", release_name[how], nm,
+                 alloc_name[how]);
     buf_t *b = &g_bufs[s];
     if (b->gen != ((p >> PTR_OFF_BITS) & PTR_GEN_MASK))
-        rt_error(at, "double free: %s points to a buffer that was already freed", nm);
+        rt_error(at, "double %s: %s points to a buffer that was already freed", release_name[how], nm);
     if (b->state != BUF_LIVE) {
         if (b->place == PLACE_HEAP)
-            rt_error(at, "double free: %s was already freed (allocated at %s line %d)", nm,
+            rt_error(at, "double %s: %s was already freed (allocated at %s line %d)", release_name[how], nm,
                      b->cell ? b->cell : "?", b->line);
-        rt_error(at, "free of a pointer that is no longer valid: %s", nm);
+        rt_error(at, "%s of a pointer that is no longer valid: %s", release_name[how], nm);
     }
     if (b->place != PLACE_HEAP) {
         if (b->place == PLACE_PINNED)
-            rt_error(at, "free of pinned memory: %s came from cudaMallocHost; use cudaFreeHost", nm);
+            rt_error(at, "%s of pinned memory: %s came from cudaMallocHost; use cudaFreeHost", release_name[how], nm);
         if (b->place == PLACE_DEVICE)
-            rt_error(at, "free of device memory: %s came from cudaMalloc; use cudaFree", nm);
-        rt_error(at, "free of a pointer not from malloc: %s points to %s%s%s%s", nm,
+            rt_error(at, "%s of device memory: %s came from cudaMalloc; use cudaFree", release_name[how], nm);
+        rt_error(at, "%s of a pointer not from %s: %s points to %s%s%s%s", release_name[how], alloc_name[how], nm,
                  place_name(b->place), b->what ? " '" : "", b->what ? b->what : "",
                  b->what ? "'" : "");
     }
+    if (b->alloc != how)
+        rt_error(at, "%s of memory from %s: %s was allocated with %s at %s line %d; release it with %s", release_name[how],
+                 alloc_name[b->alloc], nm, alloc_name[b->alloc], b->cell ? b->cell : "?", b->line,
+                 release_name[b->alloc]);
     if (ptr_off(p) != 0)
-        rt_error(at, "free of a pointer into the middle of a buffer: %s is %" PRId64
+        rt_error(at, "%s of a pointer into the middle of a buffer: %s is %" PRId64
                  " bytes past the start of a buffer allocated at %s line %d",
-                 nm, ptr_off(p), b->cell ? b->cell : "?", b->line);
+                 release_name[how], nm, ptr_off(p), b->cell ? b->cell : "?", b->line);
     arena_free(b->base);
     b->base = NULL;
     buf_kill(s, BUF_FREED);

@@ -35,9 +35,14 @@ static sym_t *lookup_n(P *p, const char *s, int n) {
     nb[n] = 0;
     for (int i = p->nscope - 1; i >= 0; i--)
         if (strcmp(p->scope[i]->name, nb) == 0) return p->scope[i];
-    sym_t *r = hmap_get(&p->cell, nb);
-    if (r) return r;
-    return hmap_get(&p->in->globals, nb);
+    char cand[8][256];
+    int nc = cxx_name_candidates(p->in, nb, cand, 8);
+    for (int k = 0; k < nc; k++) {
+        sym_t *r = hmap_get(&p->cell, cand[k]);
+        if (!r) r = hmap_get(&p->in->globals, cand[k]);
+        if (r) return r;
+    }
+    return NULL;
 }
 sym_t *lookup(P *p, token_t *t) { return lookup_n(p, t->s, t->n); }
 
@@ -167,7 +172,9 @@ static void commit(P *p) {
 static void top_item(P *p) {
     token_t *t = TOK;
     if (accept(p, P_SEMI)) return;
-    if (t->kind == TK_KW && (t->id == KW_TEMPLATE || t->id == KW_NAMESPACE || t->id == KW_USING)) {
+    if (cxx_using_item(p)) return;
+    cxx_check_unsupported(p);
+    if (t->kind == TK_KW && t->id == KW_TEMPLATE) {
         skip_item(p);
         return;
     }
@@ -250,6 +257,8 @@ void parse_cell(interp_t *in, tokvec_t *toks, src_t *src, cell_code_t *out, bool
     p->n = toks->n;
     p->src = src;
     p->expr_only = expr_only;
+    cxx_join_qualified(in, toks);
+    p->n = toks->n;
     scan_addressed(p);
     fctx_t *cf = &p->cellctx;
     func_t *fn = palloc(p, sizeof *fn);
@@ -290,6 +299,7 @@ void parse_prelude(interp_t *in) {
     src_t *src = src_new(in, "<builtin>", builtin_prototypes());
     tokvec_t tv = {0};
     lex_cell(in, src, &tv);
+    cxx_join_qualified(in, &tv);
     P pp = {0}, *p = &pp;
     p->in = in;
     p->t = tv.v;

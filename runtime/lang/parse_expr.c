@@ -7,7 +7,6 @@
 #include <string.h>
 #include "parse_internal.h"
 
-static node_t *cast_expr(P *p);
 
 /* ---------------- expressions ---------------- */
 static type_t *lit_type(int k) {
@@ -432,8 +431,13 @@ static node_t *primary(P *p) {
     case TK_KW:
         if (t->id == KW_TRUE || t->id == KW_FALSE) { p->i++; return mk_int(&l, &ty_int, t->id == KW_TRUE); }
         if (t->id == KW_NULLPTR) { p->i++; return mk_const(&l, ty_ptr(&ty_void), (val_t){.u = 0}); }
+        {
+            node_t *c = cxx_primary_kw(p);
+            if (c) return c;
+        }
         break;
     case TK_PUNCT:
+        if (t->id == P_LBRACK) cxx_not_interpreted(&l, "a lambda expression");
         if (t->id == P_LPAREN) {
             p->i++;
             node_t *e = expr(p);
@@ -507,16 +511,25 @@ static node_t *primary(P *p) {
                     loc_t l2 = from(p, &l);
                     return dim3_literal(p, &l2, v, n);
                 }
+                if (is_p(p, P_LPAREN) && ty_is_scalar(s->ty)) return cxx_functional_cast(p, s->ty, &l);
                 syntax_error(&l, "unexpected type name '%.*s'", t->n, t->s);
             }
         }
         char nb[128];
         snprintf(nb, sizeof nb, "%.*s", t->n, t->s);
-        builtin_t *b = hmap_get(&p->in->builtins, nb);
-        if (b) return funcdesig(&l, b->ty, FD_BUILTIN, b);
+        char cand[8][256];
+        int nc = cxx_name_candidates(p->in, nb, cand, 8);
+        for (int k = 0; k < nc; k++) {
+            builtin_t *b = hmap_get(&p->in->builtins, cand[k]);
+            if (b) return funcdesig(&l, b->ty, FD_BUILTIN, b);
+        }
         if (is_p(p, P_LPAREN) && (!strncmp(nb, "cuda", 4) || !strncmp(nb, "cublas", 6) || !strncmp(nb, "curand", 6) ||
                                   !strncmp(nb, "cu", 2)))
             return funcdesig(&l, &ty_int, FD_GPUAPI, pstr(p, t));
+        {
+            node_t *m = cxx_main_args(p, nb, &l);
+            if (m) return m;
+        }
         type_error(&l, "'%s' is undeclared", nb);
     }
     default: break;
@@ -637,6 +650,7 @@ static node_t *sizeof_type(P *p, type_t *t, loc_t *l) {
 static node_t *unary(P *p) {
     token_t *t = TOK;
     loc_t l0 = t->loc;
+    if (t->kind == TK_KW && (t->id == KW_NEW || t->id == KW_DELETE)) return cxx_new_delete(p);
     if (t->kind == TK_PUNCT) {
         switch (t->id) {
         case P_INC: case P_DEC: {
@@ -726,7 +740,7 @@ static node_t *unary(P *p) {
     return postfix(p);
 }
 
-static node_t *cast_expr(P *p) {
+node_t *cast_expr(P *p) {
     if (is_p(p, P_LPAREN) && is_type_start(p, PEEK(1))) {
         loc_t l0 = TOK->loc;
         p->i++;
@@ -751,24 +765,30 @@ static node_t *cast_expr(P *p) {
         }
         node_t *e = rvalue(p, cast_expr(p));
         loc_t l = from(p, &l0);
-        if (e->ty->kind == T_FUNC && e->op == FD_USER && t->kind == T_PTR)
-            e = mk_const(&e->loc, ty_ptr(e->ty), (val_t){.u = ((uint64_t)SLOT_FUNC << PTR_SLOT_SHIFT) | (uint64_t)((fbox_t *)e->p)->id});
-        if (t->kind == T_VOID) { node_t *c = mk_cast(e, t); c->loc = l; return c; }
-        if (t->kind == T_STRUCT || t->kind == T_UNION) {
-            if (e->ty->kind == t->kind && e->ty->sd == t->sd) return e;
-            type_error(&l, "cannot cast %s to %s", tyname(e->ty), tyname(t));
-        }
-        if (!ty_is_scalar(t)) type_error(&l, "cannot cast to %s", tyname(t));
-        if (!ty_is_scalar(e->ty)) type_error(&l, "cannot cast %s to %s", tyname(e->ty), tyname(t));
-        if ((t->kind == T_PTR && ty_is_float(e->ty)) || (ty_is_float(t) && e->ty->kind == T_PTR))
-            type_error(&l, "cannot cast %s to %s", tyname(e->ty), tyname(t));
-        node_t *c = mk_cast(e, ty_unqual(t));
-        if (c == e) { c = node_new(&l); *c = *e; }
-        c->loc = l;
-        c->ty = ty_unqual(t);
-        return c;
+        return explicit_cast(p, e, t, &l);
     }
     return unary(p);
+}
+
+/* (T)e, and C++'s static_cast<T>(e), T(e) and the like */
+node_t *explicit_cast(P *p, node_t *e, type_t *t, loc_t *at) {
+    loc_t l = *at;
+    if (e->ty->kind == T_FUNC && e->op == FD_USER && t->kind == T_PTR)
+        e = mk_const(&e->loc, ty_ptr(e->ty), (val_t){.u = ((uint64_t)SLOT_FUNC << PTR_SLOT_SHIFT) | (uint64_t)((fbox_t *)e->p)->id});
+    if (t->kind == T_VOID) { node_t *c = mk_cast(e, t); c->loc = l; return c; }
+    if (t->kind == T_STRUCT || t->kind == T_UNION) {
+        if (e->ty->kind == t->kind && e->ty->sd == t->sd) return e;
+        type_error(&l, "cannot cast %s to %s", tyname(e->ty), tyname(t));
+    }
+    if (!ty_is_scalar(t)) type_error(&l, "cannot cast to %s", tyname(t));
+    if (!ty_is_scalar(e->ty)) type_error(&l, "cannot cast %s to %s", tyname(e->ty), tyname(t));
+    if ((t->kind == T_PTR && ty_is_float(e->ty)) || (ty_is_float(t) && e->ty->kind == T_PTR))
+        type_error(&l, "cannot cast %s to %s", tyname(e->ty), tyname(t));
+    node_t *c = mk_cast(e, ty_unqual(t));
+    if (c == e) { c = node_new(&l); *c = *e; }
+    c->loc = l;
+    c->ty = ty_unqual(t);
+    return c;
 }
 
 

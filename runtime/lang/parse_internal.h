@@ -131,6 +131,8 @@ bool has_vla(type_t *t);
 node_t *assign_to(P *p, node_t *lhs, node_t *rhs, loc_t *l, const char *what);
 node_t *assign_expr(P *p);
 node_t *expr(P *p);
+node_t *cast_expr(P *p);
+node_t *explicit_cast(P *p, node_t *e, type_t *t, loc_t *at);
 
 /* parse_decl.c */
 void iadd(ilist_t *o, node_t *s);
@@ -144,5 +146,18 @@ void func_def(P *p, type_t *ft, token_t *name, const char **pnames);
 /* parse_stmt.c */
 node_t *block(P *p, loc_t *l0);
 node_t *stmt(P *p);
+
+/* parse_cxx.c */
+void cxx_join_qualified(interp_t *in, tokvec_t *tv);
+int cxx_name_candidates(interp_t *in, const char *name, char out[][256], int max);
+bool cxx_using_item(P *p);
+bool cxx_is_namespace(interp_t *in, const char *name);
+_Noreturn void cxx_not_interpreted(loc_t *at, const char *what);
+void cxx_check_unsupported(P *p);
+node_t *cxx_new_delete(P *p);
+node_t *cxx_primary_kw(P *p);
+node_t *cxx_functional_cast(P *p, type_t *t, loc_t *l0);
+node_t *cxx_main_args(P *p, const char *name, loc_t *l);
+node_t *cxx_cell_return(P *p, node_t *v, loc_t *l0);
 
 #endif

@@ -176,6 +176,11 @@ node_t *stmt(P *p) {
             p->i++;
             node_t *e = NULL;
             type_t *rt = p->f->ret;
+            if (p->f->is_cell) { /* main's body as a cell: return N ends it as main's end would */
+                node_t *v = is_p(p, P_SEMI) ? mk_int(&l0, &ty_int, 0) : rvalue(p, expr(p));
+                expect(p, P_SEMI, "';'");
+                return st_expr(cxx_cell_return(p, v, &l0));
+            }
             if (!is_p(p, P_SEMI)) {
                 e = expr(p);
                 loc_t el = e->loc;

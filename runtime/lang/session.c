@@ -60,6 +60,10 @@ static void teardown(interp_t *in) {
     hmap_free(&in->macros);
     hmap_free(&in->builtins);
     hmap_free(&in->fboxes);
+    hmap_free(&in->ns_alias);
+    free(in->usings);
+    in->usings = NULL;
+    in->nusings = 0;
     free(in->gvars);
     in->gvars = NULL;
     in->ngvars = in->capgvars = 0;

@@ -1,0 +1,173 @@
+/* The C++ of CUDA host code that is about names: qualified names `a::b::c`
+ * (joined into one identifier token before parsing, so every lookup sees the
+ * whole name), `using namespace N;`, `using N::x;`, `namespace a = b::c;`,
+ * and the order in which a name is looked for (cxx_name_candidates). Also
+ * the C++ that is not interpreted: a clear error naming it. */
+#include <stdlib.h>
+#include "parse_internal.h"
+
+static bool tok_is_scope(token_t *t) { return t->kind == TK_PUNCT && t->id == P_SCOPE; }
+
+/* IDENT (:: IDENT)* and ::IDENT become one TK_IDENT "a::b::c" ("::x" is x).
+ * Template arguments in the middle (`vector<int>::iterator`) are left alone. */
+void cxx_join_qualified(interp_t *in, tokvec_t *tv) {
+    int w = 0;
+    for (int r = 0; r < tv->n;) {
+        token_t t = tv->v[r];
+        bool lead = tok_is_scope(&t) && r + 1 < tv->n && tv->v[r + 1].kind == TK_IDENT &&
+                    !(r > 0 && (tv->v[r - 1].kind == TK_IDENT || tv->v[r - 1].kind == TK_KW));
+        if (lead) t = tv->v[++r]; /* "::x": the global x */
+        if (t.kind == TK_IDENT && r + 2 < tv->n && tok_is_scope(&tv->v[r + 1]) && tv->v[r + 2].kind == TK_IDENT) {
+            size_t len = (size_t)t.n;
+            int e = r;
+            while (e + 2 < tv->n && tok_is_scope(&tv->v[e + 1]) && tv->v[e + 2].kind == TK_IDENT) {
+                len += 2 + (size_t)tv->v[e + 2].n;
+                e += 2;
+            }
+            char *s = pool_alloc(&in->pool, len + 1), *o = s;
+            for (int k = r; k <= e; k += 2) {
+                if (k > r) { memcpy(o, "::", 2); o += 2; }
+                memcpy(o, tv->v[k].s, (size_t)tv->v[k].n);
+                o += tv->v[k].n;
+            }
+            *o = 0;
+            token_t *last = &tv->v[e];
+            if (last->loc.line == t.loc.line && last->loc.col + last->loc.len > t.loc.col)
+                t.loc.len = last->loc.col + last->loc.len - t.loc.col;
+            t.s = s;
+            t.n = (int)len;
+            r = e + 1;
+        } else
+            r++;
+        tv->v[w++] = t;
+    }
+    tv->n = w;
+}
+
+/* Where a name may be found, in order: as written (its first part through a
+ * namespace alias), in each `using namespace` in force, and std:: names also
+ * bare (std::sqrt is the C sqrt) while bare names also find std:: ones. */
+int cxx_name_candidates(interp_t *in, const char *name, char out[][256], int max) {
+    int n = 0;
+#define ADD(...) do { if (n < max && snprintf(out[n], 256, __VA_ARGS__) < 256) n++; } while (0)
+    const char *sep = strstr(name, "::");
+    size_t head = sep ? (size_t)(sep - name) : strlen(name);
+    char first[256];
+    if (head < sizeof first) {
+        memcpy(first, name, head);
+        first[head] = 0;
+        const char *al = hmap_get(&in->ns_alias, first);
+        if (al) ADD("%s%s", al, name + head);
+        else ADD("%s", name);
+    } else
+        ADD("%s", name);
+    if (!sep)
+        for (int i = in->nusings - 1; i >= 0; i--) ADD("%s::%s", in->usings[i], name);
+    int k = n;
+    for (int i = 0; i < k; i++)
+        if (!strncmp(out[i], "std::", 5) && !strchr(out[i] + 5, ':')) ADD("%s", out[i] + 5);
+    if (!sep) ADD("std::%s", name);
+#undef ADD
+    return n;
+}
+
+static char *qual_text(P *p) { /* an identifier, possibly qualified (joined) */
+    if (TOK->kind != TK_IDENT) expected(p, "a name");
+    char *s = pstr(p, TOK);
+    p->i++;
+    return s;
+}
+
+static void add_using(interp_t *in, const char *ns) {
+    for (int i = 0; i < in->nusings; i++)
+        if (!strcmp(in->usings[i], ns)) return;
+    in->usings = realloc(in->usings, sizeof(char *) * (size_t)(in->nusings + 1));
+    in->usings[in->nusings++] = ns;
+}
+
+static bool known_namespace(const char *ns) {
+    static const char *const known[] = {"std", "std::chrono", "cooperative_groups", "cg", "std::placeholders", NULL};
+    for (int i = 0; known[i]; i++)
+        if (!strcmp(ns, known[i])) return true;
+    return false;
+}
+
+/* `using namespace N;`, `using N::x;`, `using T = type;`, `namespace a = b;`
+ * at the top of a cell or in a block: session-wide, as the device prelude
+ * keeps them too. */
+bool cxx_using_item(P *p) {
+    interp_t *in = p->in;
+    loc_t l0 = TOK->loc;
+    if (accept(p, KW_USING)) {
+        if (accept(p, KW_NAMESPACE)) {
+            char *ns = qual_text(p);
+            const char *al = hmap_get(&in->ns_alias, ns);
+            expect(p, P_SEMI, "';'");
+            add_using(in, al ? al : ns);
+            return true;
+        }
+        accept(p, KW_TYPENAME);
+        char *nm = qual_text(p);
+        if (accept(p, P_ASSIGN)) { /* using T = type; is a typedef */
+            type_t *t = abstract_type(p);
+            expect(p, P_SEMI, "';'");
+            sym_t *s = palloc(p, sizeof *s);
+            s->name = nm;
+            s->kind = S_TYPEDEF;
+            s->ty = t;
+            if (p->f->is_cell && p->nmarks == 0) {
+                hmap_put(&p->cell, nm, s);
+                pend(p, PEND_TYPEDEF, nm, s, NULL);
+            } else
+                scope_add(p, s);
+            return true;
+        }
+        expect(p, P_SEMI, "';'");
+        const char *last = strrchr(nm, ':');
+        if (!last) syntax_error(&l0, "'using %s;' needs a qualified name such as std::%s", nm, nm);
+        hmap_put(&in->ns_alias, pool_strndup(&in->pool, last + 1, strlen(last + 1)), nm);
+        return true;
+    }
+    if (is_kw(p, KW_NAMESPACE)) {
+        p->i++;
+        if (TOK->kind == TK_IDENT && PEEK(1)->kind == TK_PUNCT && PEEK(1)->id == P_ASSIGN) {
+            char *a = qual_text(p);
+            p->i++;
+            char *target = qual_text(p);
+            expect(p, P_SEMI, "';'");
+            const char *al = hmap_get(&in->ns_alias, target);
+            hmap_put(&in->ns_alias, a, (void *)(al ? al : target));
+            return true;
+        }
+        cxx_not_interpreted(&l0, "a namespace block");
+    }
+    return false;
+}
+
+bool cxx_is_namespace(interp_t *in, const char *name) {
+    const char *al = hmap_get(&in->ns_alias, name);
+    return known_namespace(al ? al : name);
+}
+
+_Noreturn void cxx_not_interpreted(loc_t *at, const char *what) {
+    lang_raise("UnsupportedError", at,
+               "%s is C++ that host cells do not interpret; run the whole program with %%%%program "
+               "(or move this part into device code)", what);
+}
+
+/* C++ that stops a cell with that error, recognised where it starts. */
+void cxx_check_unsupported(P *p) {
+    token_t *t = TOK;
+    loc_t l = t->loc;
+    if (t->kind == TK_KW) {
+        switch (t->id) {
+        case KW_TRY: case KW_CATCH: cxx_not_interpreted(&l, "exception handling (try/catch)");
+        case KW_THROW: cxx_not_interpreted(&l, "throw (exceptions)");
+        case KW_OPERATOR: cxx_not_interpreted(&l, "operator overloading");
+        case KW_VIRTUAL: cxx_not_interpreted(&l, "a virtual function");
+        case KW_DYNAMIC_CAST: cxx_not_interpreted(&l, "dynamic_cast");
+        case KW_FRIEND: cxx_not_interpreted(&l, "a friend declaration");
+        case KW_DECLTYPE: cxx_not_interpreted(&l, "decltype");
+        }
+    }
+}

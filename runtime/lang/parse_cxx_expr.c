@@ -1,0 +1,166 @@
+/* C++ expressions of host code: new and delete, the named casts
+ * (static_cast<T>(e) ...), functional casts T(e), and main's argc/argv. */
+#include <stdlib.h>
+#include "parse_internal.h"
+
+static node_t *call_builtin(P *p, loc_t *l, const char *name, node_t **args, int n) {
+    builtin_t *b = hmap_get(&p->in->builtins, name);
+    if (!b || !b->ty) type_error(l, "internal: builtin %s is missing", name);
+    node_t **v = palloc(p, sizeof(node_t *) * (size_t)(n ? n : 1));
+    for (int i = 0; i < n; i++) v[i] = conv_assign(p, args[i], b->ty->params[i], "an argument");
+    return mk_builtin(l, b, b->ty->base, v, n);
+}
+
+static type_t *new_type(P *p) { /* the type after new: specifiers and '*'s, no array part */
+    int st;
+    bool skip;
+    loc_t l = TOK->loc;
+    type_t *t = decl_specs(p, &st, &skip);
+    if (!t) syntax_error(&l, "expected a type after 'new'");
+    while (accept(p, P_STAR)) {
+        t = ty_ptr(t);
+        while (accept(p, KW_CONST) || accept(p, KW_VOLATILE) || accept(p, KW_RESTRICT)) {}
+    }
+    return t;
+}
+
+static node_t *new_expr(P *p, loc_t *l0) {
+    if (is_p(p, P_LPAREN)) cxx_not_interpreted(l0, "placement new");
+    type_t *t = new_type(p);
+    if (t->kind == T_VOID || t->kind == T_FUNC) type_error(l0, "new cannot make a %s", tyname(t));
+    if (ty_is_aggr(t) && !t->size) type_error(l0, "new of an incomplete type %s", tyname(t));
+    if (accept(p, P_LBRACK)) {
+        node_t *count = rvalue(p, expr(p));
+        if (!ty_is_int(count->ty)) type_error(&count->loc, "the length in new[] must be an integer, not %s", tyname(count->ty));
+        expect(p, P_RBRACK, "']'");
+        long dims[8];
+        int nd = 0;
+        while (accept(p, P_LBRACK)) { /* new int[n][3]: rows of 3 */
+            node_t *d = const_expr(p);
+            if (nd == 8) type_error(&d->loc, "too many array dimensions");
+            dims[nd++] = (long)const_int(p, d, "an inner array length in new[]");
+            expect(p, P_RBRACK, "']'");
+        }
+        for (int k = nd - 1; k >= 0; k--) t = ty_array(t, dims[k]);
+        bool zero = false;
+        if (accept(p, P_LPAREN)) { expect(p, P_RPAREN, "')' (new T[n]() takes no values)"); zero = true; }
+        else if (accept(p, P_LBRACE)) {
+            if (!accept(p, P_RBRACE)) cxx_not_interpreted(l0, "new[] with a list of initial values");
+            zero = true;
+        }
+        loc_t l = from(p, l0);
+        node_t *args[4] = {count, mk_int(&l, &ty_ulong, (int64_t)t->size), mk_int(&l, &ty_int, ALLOC_NEW_ARRAY),
+                           mk_int(&l, &ty_int, zero)};
+        node_t *c = call_builtin(p, &l, "__icuda_new", args, 4);
+        c = mk_cast(c, ty_ptr(t));
+        c->loc = l;
+        return c;
+    }
+    node_t *init = NULL;
+    bool zero = false;
+    int close = 0;
+    if (accept(p, P_LPAREN)) close = P_RPAREN;
+    else if (accept(p, P_LBRACE)) close = P_RBRACE;
+    if (close) {
+        if (accept(p, close)) zero = true;
+        else {
+            init = rvalue(p, assign_expr(p));
+            if (is_p(p, P_COMMA)) cxx_not_interpreted(&init->loc, "new with several constructor arguments for this type");
+            expect(p, close, close == P_RPAREN ? "')'" : "'}'");
+        }
+    }
+    loc_t l = from(p, l0);
+    node_t *args[4] = {mk_int(&l, &ty_ulong, 1), mk_int(&l, &ty_ulong, (int64_t)t->size), mk_int(&l, &ty_int, ALLOC_NEW),
+                       mk_int(&l, &ty_int, zero)};
+    node_t *c = mk_cast(call_builtin(p, &l, "__icuda_new", args, 4), ty_ptr(t));
+    c->loc = l;
+    if (!init) return c;
+    /* (tmp = new, *tmp = init, tmp) */
+    int slot = new_slot(p);
+    node_t *tmp = pl_slot(&l, ty_ptr(t), slot);
+    node_t *set = mk_assign(&l, tmp, c);
+    node_t *v = conv_assign(p, init, t, "the initial value");
+    if (!v) type_error(&init->loc, "cannot initialise %s with %s", tyname(t), tyname(init->ty));
+    node_t *put = mk_assign(&l, pl_deref(&l, t, mk_load(pl_slot(&l, ty_ptr(t), slot)), 0), v);
+    node_t *r = mk_comma(&l, mk_comma(&l, set, put), mk_load(pl_slot(&l, ty_ptr(t), slot)));
+    r->ty = ty_ptr(t);
+    return r;
+}
+
+node_t *cxx_new_delete(P *p) {
+    loc_t l0 = TOK->loc;
+    if (accept(p, KW_NEW)) return new_expr(p, &l0);
+    expect(p, KW_DELETE, "'delete'");
+    int how = ALLOC_NEW;
+    if (accept(p, P_LBRACK)) {
+        expect(p, P_RBRACK, "']'");
+        how = ALLOC_NEW_ARRAY;
+    }
+    node_t *e = rvalue(p, cast_expr(p));
+    loc_t l = from(p, &l0);
+    if (e->ty->kind != T_PTR) type_error(&e->loc, "delete needs a pointer, not %s", tyname(e->ty));
+    node_t *args[2] = {mk_cast(e, ty_ptr(&ty_void)), mk_int(&l, &ty_int, how)};
+    args[0]->loc = e->loc;
+    return call_builtin(p, &l, "__icuda_delete", args, 2);
+}
+
+node_t *cxx_functional_cast(P *p, type_t *t, loc_t *l0) {
+    expect(p, P_LPAREN, "'('");
+    if (accept(p, P_RPAREN)) { /* T(): a zero */
+        loc_t l = from(p, l0);
+        node_t *z = mk_int(&l, &ty_int, 0);
+        return explicit_cast(p, z, t, &l);
+    }
+    node_t *e = rvalue(p, assign_expr(p));
+    expect(p, P_RPAREN, "')'");
+    loc_t l = from(p, l0);
+    return explicit_cast(p, e, t, &l);
+}
+
+static bool type_keyword(int id) {
+    switch (id) {
+    case KW_CHAR: case KW_SHORT: case KW_INT: case KW_LONG: case KW_FLOAT: case KW_DOUBLE:
+    case KW_SIGNED: case KW_UNSIGNED: case KW_BOOL:
+        return true;
+    }
+    return false;
+}
+
+node_t *cxx_primary_kw(P *p) {
+    token_t *t = TOK;
+    loc_t l0 = t->loc;
+    if (t->id == KW_STATIC_CAST || t->id == KW_REINTERPRET_CAST || t->id == KW_CONST_CAST) {
+        p->i++;
+        expect(p, P_LT, "'<' and a type");
+        type_t *ty = abstract_type(p);
+        expect(p, P_GT, "'>'");
+        expect(p, P_LPAREN, "'('");
+        node_t *e = rvalue(p, expr(p));
+        expect(p, P_RPAREN, "')'");
+        loc_t l = from(p, &l0);
+        if (t->id == KW_STATIC_CAST && ((ty->kind == T_PTR) != (e->ty->kind == T_PTR)) &&
+            !(ty->kind == T_PTR && e->is_const && ty_is_int(e->ty) && e->k.i == 0))
+            type_error(&l, "static_cast cannot convert %s to %s (reinterpret_cast can)", tyname(e->ty), tyname(ty));
+        return explicit_cast(p, e, ty, &l);
+    }
+    if (type_keyword(t->id) && PEEK(1)->kind == TK_PUNCT && PEEK(1)->id == P_LPAREN) {
+        p->i++;
+        type_t *ty = t->id == KW_CHAR ? &ty_char : t->id == KW_SHORT ? &ty_short : t->id == KW_INT ? &ty_int
+                   : t->id == KW_LONG ? &ty_long : t->id == KW_FLOAT ? &ty_float : t->id == KW_DOUBLE ? &ty_double
+                   : t->id == KW_UNSIGNED ? &ty_uint : t->id == KW_BOOL ? &ty_bool : &ty_int;
+        return cxx_functional_cast(p, ty, &l0);
+    }
+    return NULL;
+}
+
+node_t *cxx_main_args(P *p, const char *name, loc_t *l) {
+    if (!strcmp(name, "argc")) return mk_int(l, &ty_int, 1);
+    if (!strcmp(name, "argv")) return call_builtin(p, l, "__icuda_argv", NULL, 0);
+    return NULL;
+}
+
+node_t *cxx_cell_return(P *p, node_t *v, loc_t *l0) {
+    loc_t l = from(p, l0);
+    if (!ty_is_int(v->ty)) type_error(&v->loc, "a cell's return value is main's exit status: an integer, not %s", tyname(v->ty));
+    return call_builtin(p, &l, "__icuda_cell_return", &v, 1);
+}
