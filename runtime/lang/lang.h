@@ -88,6 +88,7 @@ typedef struct field { const char *name; type_t *ty; size_t off; } field_t;
 typedef struct sdef {   /* a struct/union definition, shared by its typedef copies */
     const char *tag; bool is_union, complete;
     int nfields; field_t *fields;
+    struct cx_class *cls;  /* C++: its member functions and lifetime (cxx_class.h), or NULL */
 } sdef_t;
 
 struct type {
@@ -131,7 +132,8 @@ typedef union val { int64_t i; uint64_t u; double d; void *p; } val_t;
 #define SLOT_FILE 33          /* FILE *: offset 1 stdout, 2 stderr */
 #define SLOT_FIRST_BUF 34
 
-enum { PLACE_NONE, PLACE_HEAP, PLACE_GLOBAL, PLACE_STACK, PLACE_STRLIT, PLACE_DEVICE, PLACE_PINNED, PLACE_MANAGED };
+enum { PLACE_NONE, PLACE_HEAP, PLACE_GLOBAL, PLACE_STACK, PLACE_STRLIT, PLACE_DEVICE, PLACE_PINNED, PLACE_MANAGED,
+       PLACE_LIB /* a C++ library object's storage (std::vector's elements): its owner frees it */ };
 enum { BUF_FREE_SLOT, BUF_LIVE, BUF_FREED, BUF_DEAD_FRAME };
 
 typedef struct buf {
@@ -352,8 +354,9 @@ typedef struct sym {
     int slot; int64_t memoff; bool addressable; int hidx; bool is_vla;
     int64_t ival;
     struct sym *next;    /* scope chain */
+    void *cx;            /* S_CXX: a member's field or method (parse_class.c) */
 } sym_t;
-enum { S_VAR_GLOBAL = 1, S_VAR_LOCAL, S_TYPEDEF, S_FUNC, S_ENUMC, S_BUILTIN };
+enum { S_VAR_GLOBAL = 1, S_VAR_LOCAL, S_TYPEDEF, S_FUNC, S_ENUMC, S_BUILTIN, S_CXX };
 
 /* a small string->pointer hash map */
 typedef struct hmap { int cap, n; const char **keys; void **vals; } hmap_t;
@@ -396,6 +399,7 @@ struct interp {
      * (name -> what it stands for), `using namespace N;` (prefixes tried) */
     hmap_t ns_alias;
     const char **usings; int nusings;
+    struct cx_state *cxx; /* C++ classes and their library (cxx_class.h) */
     uint64_t argv_word;  /* main's argv, made when a cell first names it */
 };
 

@@ -190,6 +190,7 @@ static const char *place_name(int pl) {
     case PLACE_STRLIT: return "a string literal";
     case PLACE_DEVICE: return "device memory";
     case PLACE_PINNED: return "pinned host memory";
+    case PLACE_LIB: return "the storage of";
     }
     return "memory";
 }
@@ -253,7 +254,7 @@ void mem_free_owner(uint32_t owner) {
     for (uint32_t s = SLOT_FIRST_BUF; s < g_nbufs; s++) {
         buf_t *b = &g_bufs[s];
         if (b->owner != owner || b->state != BUF_LIVE) continue;
-        if (b->place == PLACE_HEAP || b->place == PLACE_GLOBAL) arena_free(b->base);
+        if (b->place == PLACE_HEAP || b->place == PLACE_GLOBAL || b->place == PLACE_LIB) arena_free(b->base);
         b->base = NULL;
         buf_kill(s, BUF_FREED);
     }
@@ -439,6 +440,10 @@ _Noreturn void mem_fail(uint64_t p, uint64_t n, int wr, node_t *at) {
                  "), not from an allocation", rw, nm, p);
     }
     if ((!ptr_is_raw(p) && b->gen != ((p >> PTR_OFF_BITS) & PTR_GEN_MASK)) || b->state == BUF_FREED) {
+        if ((ptr_is_raw(p) || b->gen == ((p >> PTR_OFF_BITS) & PTR_GEN_MASK)) && b->place == PLACE_LIB)
+            rt_error(at, "use after free: %s points into storage of a %s that was given back (the object grew, "
+                     "was cleared or destroyed since; made at %s line %d)", nm, b->what ? b->what : "library object",
+                     b->cell ? b->cell : "?", b->line);
         if ((ptr_is_raw(p) || b->gen == ((p >> PTR_OFF_BITS) & PTR_GEN_MASK)) && b->place != PLACE_STACK)
             rt_error(at, "use after free: %s points into %s that was freed (allocated at %s line %d)", nm,
                      b->place == PLACE_DEVICE ? "device memory" : b->place == PLACE_MANAGED ? "managed memory"

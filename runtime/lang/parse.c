@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "parse_internal.h"
+#include "cxx_class.h"
 #include "../hostmem/arena.h"
 
 /* ---------------- scopes ---------------- */
@@ -173,6 +174,7 @@ static void top_item(P *p) {
     token_t *t = TOK;
     if (accept(p, P_SEMI)) return;
     if (cxx_using_item(p)) return;
+    if (cxx_outofclass_def(p)) return; /* Timer::Timer() {...} */
     cxx_check_unsupported(p);
     if (t->kind == TK_KW && t->id == KW_TEMPLATE) {
         skip_item(p);
@@ -269,6 +271,7 @@ void parse_cell(interp_t *in, tokvec_t *toks, src_t *src, cell_code_t *out, bool
     cf->ret = &ty_void;
     cf->is_cell = true;
     p->f = p->cellf = cf;
+    cxx_scope_open(p); /* the cell's C++ temporaries end with it */
     while (TOK->kind != TK_EOF) top_item(p);
     if (expr_only && !p->value) syntax_error(&TOK->loc, "expected an expression");
     loc_t l0 = {src, 1, 0, 0};
@@ -277,7 +280,7 @@ void parse_cell(interp_t *in, tokvec_t *toks, src_t *src, cell_code_t *out, bool
         extern node_t *st_value(node_t *e);
         vadd(&p->top, &p->ntop, &p->captop, st_value(p->value));
     }
-    fn->body = st_block(&l0, p->top, p->ntop);
+    fn->body = cxx_scope_close(p, st_block(&l0, p->top, p->ntop));
     fn->nslots = cf->nslots;
     fn->memsize = cf->memsize;
     fn->mem = cf->mem;

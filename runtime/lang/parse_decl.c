@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "parse_internal.h"
+#include "cxx_class.h"
 
 /* ---------------- initializers ---------------- */
 void iadd(ilist_t *o, node_t *s) { vadd(&o->v, &o->n, &o->cap, s); }
@@ -373,6 +374,7 @@ void declaration(P *p, type_t *base, int storage, bool global, ilist_t *o) {
             if (!global) scope_add(p, s);
             else { hmap_put(&p->cell, name, s); pend(p, PEND_TYPEDEF, name, s, NULL); }
         } else if (t->kind == T_FUNC) {
+            if (global && strstr(name, "::") && cxx_method_def(p, t, nm)) return; /* float Timer::stop() {...} */
             if (is_p(p, P_LBRACE)) {
                 if (!global) syntax_error(&l, "a function cannot be defined inside another function");
                 func_def(p, t, nm, t->pnames);
@@ -492,7 +494,8 @@ void declaration(P *p, type_t *base, int storage, bool global, ilist_t *o) {
                 scope_add(p, s);
             }
             ilist_t io = {0};
-            if (has_init) initializer(p, pl, t, &io);
+            if (cxx_declare_init(p, pl, t, has_init, global || storage == KW_STATIC, s, o, &io, &l)) {} /* C++ objects */
+            else if (has_init) initializer(p, pl, t, &io);
             else if (ctor) {
                 p->i++;
                 node_t **v = NULL;
@@ -585,3 +588,6 @@ void func_def(P *p, type_t *ft, token_t *name, const char **pnames) {
     p->f = saved;
     pend(p, PEND_FUNC, nm, fn, s);
 }
+
+/* the initializer of an object at pl, for C++ member initialisers (parse_class.c) */
+void decl_initializer(P *p, node_t *pl, type_t *t, ilist_t *o) { initializer(p, pl, t, o); }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "parse_internal.h"
+#include "cxx_class.h"
 
 
 /* ---------------- expressions ---------------- */
@@ -158,6 +159,7 @@ static int64_t elem_size(type_t *pt, loc_t *l) {
 }
 
 node_t *binary(P *p, int op, node_t *a, node_t *b, loc_t *l, const char *opname) {
+    if (cx_class_of(a->ty) || cx_class_of(b->ty)) return cxx_binary(p, op, a, b, l); /* C++ library operators */
     a = rvalue(p, a);
     b = rvalue(p, b);
     switch (op) {
@@ -261,6 +263,10 @@ node_t *member(P *p, node_t *e, bool arrow, loc_t *l0) {
     token_t *nm = TOK;
     if (nm->kind != TK_IDENT) expected(p, "a member name");
     p->i++;
+    {
+        node_t *r = cxx_member(p, e, arrow, nm, l0); /* C++: x.f(...) */
+        if (r) return r;
+    }
     loc_t l = from(p, l0);
     type_t *st;
     node_t *base;
@@ -364,6 +370,7 @@ node_t *call(P *p, node_t *fn, loc_t *l0) {
     for (int i = 0; i < n; i++) {
         char what[160];
         snprintf(what, sizeof what, "argument %d of %s", i + 1, fname);
+        if (i < fty->nparams && cx_class_of(fty->params[i])) { args[i] = cxx_arg(p, args[i], fty->params[i], what); continue; }
         if (i < fty->nparams) {
             node_t *a = rvalue(p, args[i]);
             if (args[i]->ty->kind == T_FUNC && args[i]->op == FD_USER) a = args[i];
@@ -392,6 +399,7 @@ node_t *call(P *p, node_t *fn, loc_t *l0) {
         }
     } else if (fptr) c = mk_callptr(&l, fptr, fty, args, n, tempoff);
     else c = mk_call(&l, fn->p, fty, args, n, tempoff);
+    if (!bi && cx_class_of(c->ty)) c = cxx_call_result(p, c); /* C++: a temporary that is destroyed */
     return c;
 }
 
@@ -431,6 +439,7 @@ static node_t *primary(P *p) {
     case TK_KW:
         if (t->id == KW_TRUE || t->id == KW_FALSE) { p->i++; return mk_int(&l, &ty_int, t->id == KW_TRUE); }
         if (t->id == KW_NULLPTR) { p->i++; return mk_const(&l, ty_ptr(&ty_void), (val_t){.u = 0}); }
+        if (t->id == KW_THIS) { p->i++; return cxx_this(p, &l); }
         {
             node_t *c = cxx_primary_kw(p);
             if (c) return c;
@@ -499,6 +508,7 @@ static node_t *primary(P *p) {
             case S_VAR_GLOBAL: return pl_global(&l, s->gv);
             case S_ENUMC: return mk_int(&l, &ty_int, s->ival);
             case S_FUNC: return funcdesig(&l, s->ty, FD_USER, fbox_get(p, s->name));
+            case S_CXX: return cxx_sym(p, s, &l); /* a member, inside a member function */
             case S_TYPEDEF:
                 if (is_p(p, P_LPAREN) && s->ty->sd && ty_dim3 && s->ty->sd == ty_dim3->sd) {
                     p->i++;
@@ -512,6 +522,7 @@ static node_t *primary(P *p) {
                     return dim3_literal(p, &l2, v, n);
                 }
                 if (is_p(p, P_LPAREN) && ty_is_scalar(s->ty)) return cxx_functional_cast(p, s->ty, &l);
+                if (cx_class_of(s->ty)) return cxx_type_expr(p, s->ty, &l); /* T(args): a temporary */
                 syntax_error(&l, "unexpected type name '%.*s'", t->n, t->s);
             }
         }
@@ -526,6 +537,10 @@ static node_t *primary(P *p) {
         if (is_p(p, P_LPAREN) && (!strncmp(nb, "cuda", 4) || !strncmp(nb, "cublas", 6) || !strncmp(nb, "curand", 6) ||
                                   !strncmp(nb, "cu", 2)))
             return funcdesig(&l, &ty_int, FD_GPUAPI, pstr(p, t));
+        {
+            node_t *x = cxx_libfn(p, nb, &l); /* std::chrono::duration_cast<...>(...), T::g() */
+            if (x) return x;
+        }
         {
             node_t *m = cxx_main_args(p, nb, &l);
             if (m) return m;
@@ -557,6 +572,7 @@ static node_t *postfix(P *p) {
             continue;
         }
         if (accept(p, P_LBRACK)) {
+            if (cx_class_of(e->ty)) { e = cxx_index(p, e, &l0); continue; } /* v[i] */
             node_t *idx = rvalue(p, expr(p));
             expect(p, P_RBRACK, "']'");
             loc_t l = from(p, &l0);
@@ -591,6 +607,7 @@ static node_t *postfix(P *p) {
             continue;
         }
         if (accept(p, P_LPAREN)) {
+            if (cx_class_of(e->ty)) { e = cxx_call_object(p, e, &l0); continue; } /* gen(), dist(gen) */
             e = call(p, e, &l0);
             continue;
         }
@@ -871,6 +888,7 @@ node_t *assign_expr(P *p) {
     loc_t l = from(p, &l0);
     char opn[8];
     snprintf(opn, sizeof opn, "'%.*s'", ot->n, ot->s);
+    if (cx_class_of(lhs->ty)) return cxx_assign(p, op, lhs, rhs, &l); /* C++ objects */
     check_modifiable(p, lhs, "assignment");
     if (op == 0) {
         if (rhs->ty->kind == T_FUNC && (rhs->op == FD_USER || rhs->op == FD_BUILTIN)) return assign_to(p, lhs, rhs, &l, "assignment");

@@ -43,6 +43,7 @@ typedef struct P {
     node_t *value;
     bool expr_only;
     fctx_t cellctx;
+    struct cx_parse *cx;  /* C++ classes: lifetimes, the class being compiled (cxx_class.h) */
 } P;
 
 /* function designators (node op): user function, builtin, kernel, CUDA API */

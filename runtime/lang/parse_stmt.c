@@ -4,10 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include "parse_internal.h"
+#include "cxx_class.h"
 
 /* ---------------- statements ---------------- */
 node_t *block(P *p, loc_t *l0) {
     /* after '{' */
+    cxx_scope_open(p); /* C++: what this block constructs, it destroys */
     scope_push(p);
     p->f->blockdepth++;
     ilist_t o = {0};
@@ -27,7 +29,7 @@ node_t *block(P *p, loc_t *l0) {
     }
     p->f->blockdepth--;
     scope_pop(p);
-    return st_block(l0, o.v, o.n);
+    return cxx_scope_close(p, st_block(l0, o.v, o.n));
 }
 
 static node_t *cond_of(P *p) {
@@ -182,7 +184,7 @@ node_t *stmt(P *p) {
                 return st_expr(cxx_cell_return(p, v, &l0));
             }
             if (!is_p(p, P_SEMI)) {
-                e = expr(p);
+                e = cxx_return_value(p, expr(p), rt); /* C++: moved or copied out */
                 loc_t el = e->loc;
                 if (rt->kind == T_VOID) {
                     if (e->ty->kind != T_VOID) type_error(&el, "a void function cannot return a value");

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "parse_internal.h"
+#include "cxx_class.h"
 
 /* ---------------- types: struct/union/enum ---------------- */
 static type_t *find_tag(P *p, const char *tag) {
@@ -111,6 +112,7 @@ static type_t *struct_spec(P *p, bool is_union) {
     sd->complete = true;
     t->size = size;
     t->align = align;
+    cxx_tag_type(p, t); /* C++: the tag is a type name */
     return t;
 }
 
@@ -166,6 +168,7 @@ type_t *decl_specs(P *p, int *storage, bool *skip_item) {
             sym_t *s = lookup(p, t);
             base = s->ty;
             p->i++;
+            base = cxx_type_after_name(p, base, &t->loc); /* C++: std::vector<float> */
             any = true;
             continue;
         }
@@ -195,7 +198,8 @@ type_t *decl_specs(P *p, int *storage, bool *skip_item) {
         case KW_UNSIGNED: nunsigned++; break;
         case KW_STRUCT: case KW_UNION:
             p->i++;
-            base = struct_spec(p, t->id == KW_UNION);
+            if (cxx_struct_is_class(p)) base = cxx_class_spec(p, t->id == KW_UNION, t->n == 5); /* C++ members */
+            else base = struct_spec(p, t->id == KW_UNION);
             any = true;
             continue;
         case KW_ENUM:
@@ -351,6 +355,7 @@ type_t *declarator(P *p, type_t *t, token_t **name) {
         if (is_dim3(t) && is_p(p, P_LPAREN) && !is_type_start(p, PEEK(1)) &&
             !(PEEK(1)->kind == TK_PUNCT && PEEK(1)->id == P_RPAREN))
             return t;
+        if (cxx_declarator_ctor(p, t)) return t; /* Matrix m(3, 4): a constructor */
     }
     return suffix(p, t);
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lang.h"
+#include "cxx_class.h"
 #include "../hostmem/arena.h"
 
 interp_t *g_in;
@@ -24,7 +25,10 @@ static void setup(interp_t *in_arg) {
     engine_error_t err = {0};
     in->jb = &jb;
     in->err = &err;
-    if (setjmp(jb) == 0) parse_prelude(in);
+    if (setjmp(jb) == 0) {
+        parse_prelude(in);
+        cxx_library_register(in); /* std::vector, std::string, std::cout, ... */
+    }
     else fprintf(stderr, "icuda: the interpreter's prelude failed: %s\n", err.evalue ? err.evalue : "?");
     free(err.ename);
     free(err.evalue);
@@ -61,6 +65,7 @@ static void teardown(interp_t *in) {
     hmap_free(&in->builtins);
     hmap_free(&in->fboxes);
     hmap_free(&in->ns_alias);
+    cxx_session_free(in);
     free(in->usings);
     in->usings = NULL;
     in->nusings = 0;

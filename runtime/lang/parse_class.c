@@ -1,0 +1,1299 @@
+/* C++ classes: struct/class bodies with member functions, constructors
+ * (member-init lists, default member initialisers), destructors, static
+ * member functions and access specifiers; member functions defined in the
+ * body or outside it (float Timer::stop() {...}); `this`; calls x.f(),
+ * p->f(), T::g(); construction T x(args), T x{args}, T x = T(args) and T(args)
+ * temporaries. A member function is compiled as a function whose first
+ * parameter is `this` (T *); inside it, the class's members are names of
+ * the scope (S_CXX symbols) that read through `this`. Bodies written in the
+ * class are compiled after its closing brace, so they see every member. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cxx_class.h"
+
+cx_parse_t *cx_parse(P *p) {
+    if (!p->cx) {
+        p->cx = pool_alloc(&p->in->pool, sizeof(cx_parse_t));
+        p->cx->gt_split = -1;
+    }
+    return p->cx;
+}
+
+static bool tok_is(token_t *t, const char *s) { return t->kind == TK_IDENT && (int)strlen(s) == t->n && !memcmp(t->s, s, (size_t)t->n); }
+
+/* ---------------- classes and methods ---------------- */
+bool cx_nontrivial(type_t *t) {
+    while (t->kind == T_ARRAY) t = t->base;
+    cx_class_t *c = cx_class_of(t);
+    return c && c->nontrivial;
+}
+
+cx_class_t *cx_class_new(interp_t *in, type_t *t, const char *name) {
+    cx_class_t *c = pool_alloc(&in->pool, sizeof *c);
+    c->name = name;
+    c->type = t;
+    t->sd->cls = c;
+    return c;
+}
+
+cx_method_t *cx_method_add(interp_t *in, cx_class_t *c, const char *name, type_t *fty) {
+    cx_method_t *m = pool_alloc(&in->pool, sizeof *m);
+    m->name = name;
+    m->cls = c;
+    m->fty = fty;
+    m->body_at = m->init_at = -1;
+    cx_method_t **pp = &c->methods; /* declaration order: overloads are tried in it */
+    while (*pp) pp = &(*pp)->next;
+    *pp = m;
+    return m;
+}
+
+cx_method_t *cx_find_method(cx_class_t *c, const char *name) {
+    for (cx_method_t *m = c->methods; m; m = m->next)
+        if (!strcmp(m->name, name)) return m;
+    return NULL;
+}
+
+static const char *disp_name(cx_method_t *m, char *b, size_t n) {
+    const char *nm = m->is_ctor ? m->cls->name : m->name;
+    const char *cn = m->cls->name;
+    const char *short_cn = strrchr(cn, ':');
+    if (m->is_ctor && short_cn && !strchr(short_cn, '<')) nm = short_cn + 1;
+    if (m->is_dtor) { snprintf(b, n, "%s::~%s", cn, short_cn ? short_cn + 1 : cn); return b; }
+    snprintf(b, n, "%s::%s", cn, nm);
+    return b;
+}
+
+/* the function a user method is: `this` first */
+static type_t *full_fty(cx_method_t *m) {
+    if (m->is_static || m->bi) return m->fty;
+    type_t *f = m->fty;
+    type_t **ps = pool_alloc(&g_in->pool, sizeof(type_t *) * (size_t)(f->nparams + 1));
+    const char **pn = pool_alloc(&g_in->pool, sizeof(char *) * (size_t)(f->nparams + 1));
+    ps[0] = ty_ptr(m->cls->type);
+    pn[0] = "this";
+    for (int i = 0; i < f->nparams; i++) {
+        ps[i + 1] = f->params[i];
+        pn[i + 1] = m->pnames ? m->pnames[i] : (f->pnames ? f->pnames[i] : NULL);
+    }
+    type_t *ft = ty_func(f->base, f->nparams + 1, ps, f->variadic);
+    ft->pnames = pn;
+    return ft;
+}
+
+static fbox_t *method_box(P *p, cx_method_t *m) {
+    if (m->box) return m->box;
+    char key[300], nb[200];
+    cx_state_t *cs = cx_state(p->in);
+    snprintf(key, sizeof key, "%s #%d", disp_name(m, nb, sizeof nb), cs->nboxes++);
+    fbox_t *b = fbox_get(p, key);
+    b->name = pool_strndup(&p->in->pool, nb, strlen(nb)); /* errors show Timer::stop */
+    m->box = b;
+    return b;
+}
+
+/* ---------------- `>>` closing two template argument lists ---------------- */
+bool cx_at_template_close(P *p) {
+    return is_p(p, P_GT) || is_p(p, P_SHR) || is_p(p, P_LAUNCH_CLOSE);
+}
+int cx_template_close(P *p) {
+    cx_parse_t *cx = cx_parse(p);
+    if (is_p(p, P_GT)) { p->i++; return 1; }
+    if (is_p(p, P_SHR) || is_p(p, P_LAUNCH_CLOSE)) {
+        int total = TOK->id == P_SHR ? 2 : 3;
+        if (cx->gt_split != p->i) { cx->gt_split = p->i; cx->gt_used = 0; }
+        if (++cx->gt_used == total) { p->i++; cx->gt_split = -1; }
+        return 1;
+    }
+    return 0;
+}
+
+/* ---------------- the class body ---------------- */
+static _Noreturn void not_interp(loc_t *l, const char *what) { cxx_not_interpreted(l, what); }
+
+/* Does the body after '{' hold what only C++ has (then the class parser
+ * takes it; a C struct keeps the C parser)? */
+bool cxx_struct_is_class(P *p) {
+    int j = p->i;
+    token_t *tag = NULL;
+    if (p->t[j].kind == TK_IDENT) tag = &p->t[j++];
+    if (p->t[j].kind == TK_PUNCT && p->t[j].id == P_COLON) return true; /* a base class */
+    if (!(p->t[j].kind == TK_PUNCT && p->t[j].id == P_LBRACE)) return false;
+    int d = 0;
+    for (; j < p->n && p->t[j].kind != TK_EOF; j++) {
+        token_t *k = &p->t[j];
+        if (k->kind == TK_PUNCT && (k->id == P_LBRACE || k->id == P_LPAREN || k->id == P_LBRACK)) {
+            if (d == 1 && k->id == P_LPAREN && j > 0 && p->t[j - 1].kind == TK_IDENT && !tok_is(&p->t[j - 1], "__attribute__") &&
+                !(j > 1 && p->t[j - 2].kind == TK_PUNCT && p->t[j - 2].id == P_LPAREN))
+                return true; /* name( : a member function or constructor */
+            if (d == 1 && k->id == P_LBRACE && j > 0 && p->t[j - 1].kind == TK_IDENT && j > 1 &&
+                !(p->t[j - 2].kind == TK_KW && (p->t[j - 2].id == KW_STRUCT || p->t[j - 2].id == KW_UNION || p->t[j - 2].id == KW_ENUM)))
+                return true; /* int x{0}; */
+            d++;
+            continue;
+        }
+        if (k->kind == TK_PUNCT && (k->id == P_RBRACE || k->id == P_RPAREN || k->id == P_RBRACK)) {
+            if (--d == 0) return false;
+            continue;
+        }
+        if (d != 1) continue;
+        if (k->kind == TK_KW) {
+            switch (k->id) {
+            case KW_PUBLIC: case KW_PRIVATE: case KW_PROTECTED: case KW_VIRTUAL: case KW_FRIEND: case KW_OPERATOR:
+            case KW_TEMPLATE: case KW_USING: case KW_STATIC: case KW_EXPLICIT: case KW_CONSTEXPR: case KW_TYPEDEF:
+            case KW_MUTABLE:
+                return true;
+            }
+        }
+        if (k->kind == TK_PUNCT && (k->id == P_TILDE || k->id == P_ASSIGN)) return true;
+        if (tag && k->kind == TK_IDENT && k->n == tag->n && !memcmp(k->s, tag->s, (size_t)tag->n)) return true;
+    }
+    return false;
+}
+
+/* C++: `struct point {...};` makes `point` a type name too (a copy of the
+ * struct type that shows as "point"). */
+static type_t *tag_typedef(P *p, type_t *t) {
+    const char *tag = t->sd->tag;
+    sym_t *old = lookup_name(p, tag);
+    if (old && old->kind != S_TYPEDEF) {
+        bool here = p->f != p->cellf || p->nmarks > 0 ? false : hmap_get(&p->cell, tag) == old;
+        if (here || old->kind != S_VAR_GLOBAL) return NULL; /* a variable of that name, declared here: it wins */
+    }
+    if (old && old->kind == S_TYPEDEF && old->ty->sd == t->sd) return old->ty;
+    type_t *td = ty_copy(t);
+    td->name = tag;
+    sym_t *s = palloc(p, sizeof *s);
+    s->name = tag;
+    s->kind = S_TYPEDEF;
+    s->ty = td;
+    if (p->f != p->cellf || p->nmarks > 0) scope_add(p, s);
+    else { hmap_put(&p->cell, tag, s); pend(p, PEND_TYPEDEF, tag, s, NULL); }
+    return td;
+}
+void cxx_tag_type(P *p, type_t *t) {
+    if (t->sd && t->sd->tag && t->sd->complete) tag_typedef(p, t);
+}
+
+typedef struct { int at; bool eq; } nsdmi_t;
+
+static void skip_balanced(P *p) { /* from an opening bracket to after its match */
+    int d = 0;
+    do {
+        if (TOK->kind == TK_EOF) expected(p, "a closing bracket");
+        if (is_p(p, P_LPAREN) || is_p(p, P_LBRACE) || is_p(p, P_LBRACK)) d++;
+        else if (is_p(p, P_RPAREN) || is_p(p, P_RBRACE) || is_p(p, P_RBRACK)) d--;
+        p->i++;
+    } while (d > 0);
+}
+
+static void skip_init(P *p) { /* a default member initialiser: to ',' or ';' outside brackets */
+    while (TOK->kind != TK_EOF && !is_p(p, P_COMMA) && !is_p(p, P_SEMI)) {
+        if (is_p(p, P_LPAREN) || is_p(p, P_LBRACE) || is_p(p, P_LBRACK)) skip_balanced(p);
+        else p->i++;
+    }
+}
+
+static void skip_body(P *p) { /* from '{' to after its '}' */
+    if (!is_p(p, P_LBRACE)) expected(p, "'{'");
+    skip_balanced(p);
+}
+
+static void method_tail(P *p, cx_method_t *m, bool ctor) {
+    /* after the parameters: const, noexcept, override, = default/delete; then ';' or [': inits'] body */
+    for (;;) {
+        if (accept(p, KW_CONST) || accept(p, KW_VOLATILE)) continue;
+        if (accept(p, KW_NOEXCEPT)) {
+            if (accept(p, P_LPAREN)) { while (!accept(p, P_RPAREN)) { if (TOK->kind == TK_EOF) expected(p, "')'"); p->i++; } }
+            continue;
+        }
+        if (tok_is(TOK, "override") || tok_is(TOK, "final")) { p->i++; continue; }
+        if (is_p(p, P_ARROW)) not_interp(&TOK->loc, "a trailing return type");
+        break;
+    }
+    if (accept(p, P_ASSIGN)) {
+        if (tok_is(TOK, "default") || is_kw(p, KW_DEFAULT)) { p->i++; m->body_at = -2; }
+        else if (is_kw(p, KW_DELETE)) { p->i++; m->deleted = true; }
+        else if (TOK->kind == TK_INT) not_interp(&TOK->loc, "a pure virtual function");
+        else expected(p, "'default' or 'delete'");
+        expect(p, P_SEMI, "';'");
+        return;
+    }
+    if (accept(p, P_SEMI)) return;
+    if (is_p(p, P_COLON)) {
+        if (!ctor) syntax_error(&TOK->loc, "only a constructor has a member initialiser list");
+        m->init_at = p->i++;
+        do {
+            if (TOK->kind != TK_IDENT) expected(p, "a member name");
+            p->i++;
+            if (!is_p(p, P_LPAREN) && !is_p(p, P_LBRACE)) expected(p, "'(' or '{' after the member name");
+            skip_balanced(p);
+        } while (accept(p, P_COMMA));
+    }
+    if (!is_p(p, P_LBRACE)) expected(p, "';' or a function body");
+    m->body_at = p->i;
+    skip_body(p);
+}
+
+static type_t *method_params(P *p, type_t *ret, const char ***names) {
+    expect(p, P_LPAREN, "'('");
+    return params(p, ret, names);
+}
+
+static void compile_method(P *p, cx_class_t *c, cx_method_t *m, nsdmi_t *nsdmi);
+
+type_t *cxx_class_spec(P *p, bool is_union, bool is_class) {
+    loc_t l0 = TOK->loc;
+    const char *tag = NULL;
+    if (TOK->kind == TK_IDENT) { tag = pstr(p, TOK); p->i++; }
+    if (tok_is(TOK, "final")) p->i++;
+    if (is_p(p, P_COLON)) not_interp(&TOK->loc, "a class derived from another (inheritance)");
+    if (!is_p(p, P_LBRACE)) expected(p, "'{'");
+    if (p->f != p->cellf || p->nmarks > 0)
+        type_error(&l0, "a class with member functions must be defined at the top level of a cell, not inside a function");
+    p->i++;
+    type_t *t = palloc(p, sizeof *t);
+    t->kind = is_union ? T_UNION : T_STRUCT;
+    sdef_t *sd = t->sd = palloc(p, sizeof(sdef_t));
+    sd->tag = tag ? tag : "<anonymous>";
+    sd->is_union = is_union;
+    if (tag) {
+        type_t *old = hmap_get(&p->ctags, tag);
+        if (old && old->sd && !old->sd->complete) { t = old; sd = t->sd; }
+        hmap_put(&p->ctags, tag, t);
+        pend(p, PEND_TAG, tag, t, NULL);
+    }
+    t->align = 1;
+    cx_class_t *c = cx_class_new(p->in, t, sd->tag);
+    type_t *named = tag ? tag_typedef(p, t) : NULL;
+    c->type = named ? named : t;
+    int cap = 8, nf = 0;
+    field_t *fs = palloc(p, sizeof(field_t) * (size_t)cap);
+    nsdmi_t *ni = palloc(p, sizeof(nsdmi_t) * (size_t)cap);
+    size_t off = 0, size = 0, align = 1;
+    while (!accept(p, P_RBRACE)) {
+        if (TOK->kind == TK_EOF) expected(p, "'}'");
+        loc_t ml = TOK->loc;
+        if ((is_kw(p, KW_PUBLIC) || is_kw(p, KW_PRIVATE) || is_kw(p, KW_PROTECTED)) && PEEK(1)->kind == TK_PUNCT &&
+            PEEK(1)->id == P_COLON) { p->i += 2; continue; }
+        if (accept(p, P_SEMI)) continue;
+        switch (TOK->kind == TK_KW ? TOK->id : 0) {
+        case KW_VIRTUAL: not_interp(&ml, "a virtual member function");
+        case KW_FRIEND: not_interp(&ml, "a friend declaration");
+        case KW_OPERATOR: not_interp(&ml, "operator overloading (a member operator)");
+        case KW_TEMPLATE: not_interp(&ml, "a member template");
+        case KW_USING: case KW_TYPEDEF: not_interp(&ml, "a type declared inside a class");
+        }
+        bool is_static = false, is_explicit = false;
+        for (;;) {
+            if (accept(p, KW_STATIC)) is_static = true;
+            else if (accept(p, KW_EXPLICIT)) is_explicit = true;
+            else if (accept(p, KW_INLINE) || accept(p, KW_CONSTEXPR) || accept(p, KW_MUTABLE) ||
+                     accept(p, KW_HOST) || accept(p, KW_DEVICE) || accept(p, KW_FORCEINLINE)) {}
+            else break;
+        }
+        if (is_kw(p, KW_VIRTUAL)) not_interp(&TOK->loc, "a virtual member function");
+        /* constructor and destructor */
+        bool is_dtor = is_p(p, P_TILDE);
+        token_t *nt = is_dtor ? PEEK(1) : TOK;
+        if (tag && tok_is(nt, tag) && (is_dtor ? PEEK(2) : PEEK(1))->kind == TK_PUNCT &&
+            (is_dtor ? PEEK(2) : PEEK(1))->id == P_LPAREN) {
+            p->i += is_dtor ? 2 : 1;
+            const char **pn = NULL;
+            type_t *ft = method_params(p, &ty_void, &pn);
+            if (is_dtor && ft->nparams) type_error(&ml, "a destructor takes no parameters");
+            cx_method_t *m = cx_method_add(p->in, c, is_dtor ? "~" : "#ctor", ft);
+            m->is_ctor = !is_dtor;
+            m->is_dtor = is_dtor;
+            m->is_explicit = is_explicit;
+            m->pnames = pn;
+            m->loc = ml;
+            method_tail(p, m, !is_dtor);
+            if (is_dtor) {
+                if (c->dtor) type_error(&ml, "%s has two destructors", c->name);
+                if (m->body_at != -2) { c->dtor = m; c->user_dtor = true; }
+            } else c->has_ctor = true;
+            continue;
+        }
+        int st;
+        bool skip;
+        type_t *base = decl_specs(p, &st, &skip);
+        if (!base) expected(p, "a member declaration");
+        if (st == KW_TYPEDEF) not_interp(&ml, "a type declared inside a class");
+        if (accept(p, P_SEMI)) continue; /* struct inner {...}; */
+        do {
+            token_t *nm = NULL;
+            loc_t dl = TOK->loc;
+            if (is_kw(p, KW_OPERATOR)) not_interp(&dl, "operator overloading (a member operator)");
+            type_t *ft = base;
+            if (!is_p(p, P_SEMI)) ft = declarator(p, base, &nm);
+            if (ft->kind == T_FUNC) {
+                if (!nm) expected(p, "a member function name");
+                const char *mn = pstr(p, nm);
+                if (strstr(mn, "::")) type_error(&nm->loc, "a member function is declared with its plain name, not %s", mn);
+                cx_method_t *m = cx_method_add(p->in, c, mn, ft);
+                m->is_static = is_static;
+                m->pnames = ft->pnames;
+                m->loc = nm->loc;
+                method_tail(p, m, false);
+                goto next_member;
+            }
+            if (is_static) not_interp(&dl, "a static data member");
+            if (is_p(p, P_COLON)) syntax_error(&TOK->loc, "bit-fields are not supported");
+            if (ft->vla) type_error(nm ? &nm->loc : &dl, "a struct member cannot be a variable-length array");
+            if ((ft->kind == T_STRUCT || ft->kind == T_UNION) && !ft->sd->complete)
+                type_error(nm ? &nm->loc : &dl, "member has incomplete type '%s'", tyname(ft));
+            if (ft->kind == T_ARRAY && ft->count < 0) type_error(nm ? &nm->loc : &dl, "a class member cannot be an array of unknown size");
+            if (nf + 2 >= cap) {
+                field_t *f2 = palloc(p, sizeof(field_t) * (size_t)cap * 2);
+                nsdmi_t *n2 = palloc(p, sizeof(nsdmi_t) * (size_t)cap * 2);
+                memcpy(f2, fs, sizeof(field_t) * (size_t)nf);
+                memcpy(n2, ni, sizeof(nsdmi_t) * (size_t)nf);
+                fs = f2;
+                ni = n2;
+                cap *= 2;
+            }
+            size_t a = ft->align ? ft->align : 1;
+            if (is_union) {
+                fs[nf] = (field_t){nm ? pstr(p, nm) : NULL, ft, 0};
+                if (ft->size > size) size = ft->size;
+            } else {
+                off = (off + a - 1) / a * a;
+                fs[nf] = (field_t){nm ? pstr(p, nm) : NULL, ft, off};
+                off += ft->size;
+            }
+            if (a > align) align = a;
+            ni[nf].at = -1;
+            if (is_p(p, P_ASSIGN) || is_p(p, P_LBRACE) || (is_p(p, P_LPAREN) && nm)) {
+                if (is_p(p, P_LPAREN)) syntax_error(&TOK->loc, "a default member initialiser is written with '=' or '{...}', not '(...)'");
+                ni[nf].at = p->i;
+                ni[nf].eq = is_p(p, P_ASSIGN);
+                if (ni[nf].eq) p->i++;
+                skip_init(p);
+            }
+            nf++;
+        } while (accept(p, P_COMMA));
+        expect(p, P_SEMI, "';'");
+    next_member:;
+    }
+    if (!is_union) size = off;
+    size = (size + align - 1) / align * align;
+    if (size == 0) size = 1; /* C++: an empty class has size 1 */
+    sd->fields = fs;
+    sd->nfields = nf;
+    sd->complete = true;
+    t->size = size;
+    t->align = align;
+    if (named) { named->size = size; named->align = align; }
+    c->nfields = nf;
+    /* nontrivial: a destructor of its own, or members that need one */
+    c->nontrivial = c->user_dtor;
+    for (int i = 0; i < nf; i++)
+        if (cx_nontrivial(fs[i].ty)) c->nontrivial = true;
+    /* the default constructor: declared, or made when members need initialising */
+    bool need_init = false;
+    for (int i = 0; i < nf; i++) {
+        type_t *ft = fs[i].ty;
+        while (ft->kind == T_ARRAY) ft = ft->base;
+        cx_class_t *fc = cx_class_of(ft);
+        if (ni[i].at >= 0 || (fc && fc->default_ctor)) need_init = true;
+    }
+    for (cx_method_t *m = c->methods; m; m = m->next)
+        if (m->is_ctor && m->fty->nparams == 0 && !m->deleted) c->default_ctor = m;
+    if (!c->has_ctor && need_init) {
+        cx_method_t *m = cx_method_add(p->in, c, "#ctor", ty_func(&ty_void, 0, NULL, false));
+        m->is_ctor = true;
+        m->body_at = -2;
+        m->loc = l0;
+        c->default_ctor = m;
+    }
+    if (c->default_ctor && c->default_ctor->body_at == -2 && !need_init) c->default_ctor = NULL; /* T() = default: zero is enough */
+    if (c->dtor == NULL && c->nontrivial) c->has_dtor = true;
+    if (c->user_dtor) c->has_dtor = true;
+    c->nsdmi = palloc(p, sizeof(int) * (size_t)(nf + 1));
+    for (int i = 0; i < nf; i++) c->nsdmi[i] = ni[i].at;
+    /* now the bodies, which may use any member */
+    int resume = p->i;
+    for (cx_method_t *m = c->methods; m; m = m->next) {
+        if (m->deleted) continue;
+        if (m->body_at >= 0 || (m->body_at == -2 && m->is_ctor && need_init)) compile_method(p, c, m, ni);
+        else if (m->body_at == -2) { /* = default */
+            if (m->is_ctor) compile_method(p, c, m, ni);
+        }
+    }
+    p->i = resume;
+    return t;
+}
+
+/* ---------------- compiling a member function ---------------- */
+typedef struct cx_memref { field_t *f; cx_method_t *m; cx_class_t *c; } cx_memref_t;
+
+static void add_member_syms(P *p, cx_class_t *c) {
+    sdef_t *sd = c->type->sd;
+    for (int i = 0; i < sd->nfields; i++) {
+        if (!sd->fields[i].name) continue;
+        sym_t *s = palloc(p, sizeof *s);
+        cx_memref_t *r = palloc(p, sizeof *r);
+        r->f = &sd->fields[i];
+        r->c = c;
+        s->name = sd->fields[i].name;
+        s->kind = S_CXX;
+        s->ty = sd->fields[i].ty;
+        s->cx = r;
+        scope_add(p, s);
+    }
+    for (cx_method_t *m = c->methods; m; m = m->next) {
+        if (m->is_ctor || m->is_dtor) continue;
+        bool seen = false;
+        for (cx_method_t *q = c->methods; q != m; q = q->next) seen |= !strcmp(q->name, m->name);
+        if (seen) continue;
+        sym_t *s = palloc(p, sizeof *s);
+        cx_memref_t *r = palloc(p, sizeof *r);
+        r->m = m;
+        r->c = c;
+        s->name = m->name;
+        s->kind = S_CXX;
+        s->ty = m->fty;
+        s->cx = r;
+        scope_add(p, s);
+    }
+}
+
+static sym_t *find_this(P *p) {
+    for (int i = p->nscope - 1; i >= 0; i--)
+        if (!strcmp(p->scope[i]->name, "this")) return p->scope[i];
+    return NULL;
+}
+
+static node_t *this_value(P *p, loc_t *l) {
+    sym_t *s = find_this(p);
+    cx_parse_t *cx = cx_parse(p);
+    if (!s || !cx->cls || cx->this_f != p->f) {
+        if (cx->cls && cx->this_f == p->f) type_error(l, "'this' is not available in a static member function");
+        type_error(l, "'this' is only available inside a member function");
+    }
+    return mk_load(pl_slot(l, s->ty, s->slot));
+}
+
+node_t *cxx_this(P *p, loc_t *l) {
+    node_t *v = this_value(p, l);
+    node_t *c = node_new(l);
+    *c = *v;
+    c->loc = *l;
+    return c;
+}
+
+static node_t *field_place(P *p, node_t *thisv, field_t *f, loc_t *l) {
+    return pl_deref(l, f->ty, thisv, (int64_t)f->off);
+}
+
+/* the constructor's member initialisation, in declaration order */
+static void member_inits(P *p, cx_class_t *c, cx_method_t *m, nsdmi_t *nsdmi, node_t *thisv, ilist_t *o) {
+    sdef_t *sd = c->type->sd;
+    int nf = sd->nfields;
+    int *given = palloc(p, sizeof(int) * (size_t)(nf + 1));
+    for (int i = 0; i < nf; i++) given[i] = -1;
+    if (m->init_at >= 0) {
+        p->i = m->init_at;
+        expect(p, P_COLON, "':'");
+        do {
+            if (TOK->kind != TK_IDENT) expected(p, "a member name");
+            token_t *nm = TOK;
+            int k;
+            for (k = 0; k < nf; k++)
+                if (sd->fields[k].name && tok_is(nm, sd->fields[k].name)) break;
+            if (k == nf) {
+                char b[128];
+                snprintf(b, sizeof b, "%.*s", nm->n, nm->s);
+                if (hmap_get(&p->in->tags, b) || hmap_get(&p->ctags, b)) not_interp(&nm->loc, "a base class initialiser (inheritance)");
+                type_error(&nm->loc, "'%s' is not a member of %s", b, c->name);
+            }
+            if (given[k] >= 0) type_error(&nm->loc, "member '%s' is initialised twice", sd->fields[k].name);
+            p->i++;
+            given[k] = p->i;
+            if (is_p(p, P_LPAREN) || is_p(p, P_LBRACE)) {
+                int open = TOK->id, close = open == P_LPAREN ? P_RPAREN : P_RBRACE, d = 0;
+                do {
+                    if (TOK->kind == TK_EOF) expected(p, "the end of the initialiser");
+                    if (is_p(p, open)) d++;
+                    if (is_p(p, close)) d--;
+                    p->i++;
+                } while (d > 0);
+            } else expected(p, "'(' or '{' after the member name");
+        } while (accept(p, P_COMMA));
+    }
+    for (int k = 0; k < nf; k++) {
+        field_t *f = &sd->fields[k];
+        if (!f->name && given[k] < 0) continue;
+        loc_t l = m->loc;
+        node_t *pl = field_place(p, thisv, f, &l);
+        if (given[k] >= 0) {
+            p->i = given[k];
+            l = TOK->loc;
+            pl = field_place(p, thisv, f, &l);
+            bool braced = is_p(p, P_LBRACE);
+            p->i++;
+            int n;
+            node_t **args = cx_args(p, &n, braced ? P_RBRACE : P_RPAREN);
+            loc_t la = from(p, &l);
+            if (cx_class_of(f->ty)) iadd(o, st_expr(cx_construct(p, pl, f->ty, args, n, braced, &la)));
+            else {
+                if (n > 1 || (n == 0 && !braced && f->ty->kind == T_ARRAY))
+                    type_error(&la, "member '%s' (%s) takes one value", f->name, tyname(f->ty));
+                if (n == 0) iadd(o, st_expr(mk_memset0(&la, pl, (int64_t)f->ty->size)));
+                else {
+                    node_t *a = args[0];
+                    node_t *v = conv_assign(p, a->ty->kind == T_FUNC ? a : rvalue(p, a), f->ty, "a member initialiser");
+                    if (!v) type_error(&a->loc, "cannot initialise %s with %s", tyname(f->ty), tyname(a->ty));
+                    iadd(o, st_expr(mk_assign(&la, pl, v)));
+                }
+            }
+        } else if (nsdmi && nsdmi[k].at >= 0) {
+            p->i = nsdmi[k].at;
+            l = TOK->loc;
+            pl = field_place(p, thisv, f, &l);
+            if (nsdmi[k].eq) p->i++;
+            cx_construct_from_tokens(p, pl, f->ty, nsdmi[k].eq, o, &l);
+        } else {
+            type_t *ft = f->ty;
+            if (cx_class_of(ft) && cx_class_of(ft)->default_ctor)
+                iadd(o, st_expr(cx_construct(p, pl, ft, NULL, 0, false, &l)));
+            else if (ft->kind == T_ARRAY && cx_class_of(ft->base) && cx_class_of(ft->base)->default_ctor)
+                iadd(o, st_expr(mk_cx_default(&l, ft, mk_addr(pl))));
+        }
+    }
+}
+
+static int sx_method(node_t *n, frame_t *f) { /* prologue, body, epilogue even after a return */
+    if (n->a) n->a->sfn(n->a, f);
+    int r = n->b->sfn(n->b, f);
+    if (n->c) n->c->sfn(n->c, f);
+    return r;
+}
+
+static void compile_method(P *p, cx_class_t *c, cx_method_t *m, nsdmi_t *nsdmi) {
+    int save_i = p->i;
+    char nb[200];
+    disp_name(m, nb, sizeof nb);
+    fbox_t *box = method_box(p, m);
+    type_t *ft = full_fty(m);
+    func_t *fn = palloc(p, sizeof *fn);
+    fn->name = pool_strndup(&p->in->pool, nb, strlen(nb));
+    fn->ty = ft;
+    fn->loc = m->loc;
+    fn->defined = true;
+    if (ty_is_aggr(ft->base) && ft->base->kind != T_ARRAY && !ft->base->sd->complete)
+        type_error(&m->loc, "return type %s is incomplete", tyname(ft->base));
+    fctx_t fc = {0};
+    fc.fn = fn;
+    fc.ret = ft->base;
+    fc.up = p->f;
+    fctx_t *saved = p->f;
+    p->f = &fc;
+    cx_parse_t *cx = cx_parse(p);
+    cx_class_t *saved_cls = cx->cls;
+    fctx_t *saved_this = cx->this_f;
+    cx->cls = c;
+    cx->this_f = &fc;
+    scope_push(p);
+    add_member_syms(p, c);
+    scope_push(p);
+    fn->nparams = ft->nparams;
+    fn->pslot = palloc(p, sizeof(int) * (size_t)(ft->nparams + 1));
+    fn->pmem = palloc(p, sizeof(int64_t) * (size_t)(ft->nparams + 1));
+    const char **pn = ft->pnames;
+    for (int i = 0; i < ft->nparams; i++) {
+        type_t *pt = ft->params[i];
+        sym_t *ps = palloc(p, sizeof *ps);
+        ps->name = pn && pn[i] ? pn[i] : "";
+        ps->kind = S_VAR_LOCAL;
+        ps->ty = pt;
+        bool is_this = !m->is_static && i == 0;
+        if (!is_this && (ty_is_aggr(pt) || (pn && pn[i] && hmap_get(&p->addressed, pn[i])))) {
+            ps->addressable = true;
+            ps->memoff = new_mem(p, pt, (int64_t)pt->size);
+            ps->hidx = new_handle(p, ps->memoff, (int64_t)pt->size, ps->name);
+            fn->pslot[i] = -1;
+            fn->pmem[i] = ps->memoff;
+        } else {
+            ps->slot = new_slot(p);
+            fn->pslot[i] = ps->slot;
+        }
+        if (pn && pn[i]) scope_add(p, ps);
+    }
+    ilist_t pro = {0};
+    loc_t bl = m->loc;
+    node_t *thisv = m->is_static ? NULL : mk_load(pl_slot(&bl, ft->params[0], fn->pslot[0]));
+    if (m->is_ctor) member_inits(p, c, m, nsdmi, thisv, &pro);
+    node_t *body;
+    if (m->body_at >= 0) {
+        p->i = m->body_at;
+        bl = TOK->loc;
+        expect(p, P_LBRACE, "'{'");
+        body = block(p, &bl);
+    } else body = st_nop(&bl);
+    ilist_t epi = {0};
+    if (m->is_dtor) { /* then the members, last first */
+        sdef_t *sd = c->type->sd;
+        for (int k = sd->nfields - 1; k >= 0; k--) {
+            field_t *f = &sd->fields[k];
+            if (!cx_nontrivial(f->ty)) continue;
+            node_t *pl = field_place(p, thisv, f, &bl);
+            iadd(&epi, st_expr(mk_cx_destroy(&bl, f->ty, mk_addr(pl))));
+        }
+    }
+    node_t *n = node_new(&bl);
+    n->a = pro.n ? st_block(&bl, pro.v, pro.n) : NULL;
+    n->b = body;
+    n->c = epi.n ? st_block(&bl, epi.v, epi.n) : NULL;
+    n->sfn = sx_method;
+    fn->body = n;
+    scope_pop(p);
+    scope_pop(p);
+    fn->nslots = fc.nslots;
+    fn->memsize = fc.memsize;
+    fn->mem = fc.mem;
+    fn->nmem = fc.nmem;
+    p->f = saved;
+    cx->cls = saved_cls;
+    cx->this_f = saved_this;
+    box->cur = fn;
+    m->defined = true;
+    p->i = save_i;
+}
+
+/* float Timer::stop() {...}: a member function defined outside its class */
+bool cxx_method_def(P *p, type_t *ft, token_t *name) {
+    char nb[256];
+    snprintf(nb, sizeof nb, "%.*s", name->n, name->s);
+    char *sep = strstr(nb, "::");
+    if (!sep) return false;
+    char *last = nb + strlen(nb);
+    while (last > nb && !(last[-1] == ':' && last[-2] == ':')) last--;
+    last[-2] = 0;
+    const char *mname = last;
+    sym_t *s = lookup_name(p, nb);
+    cx_class_t *c = s && s->kind == S_TYPEDEF ? cx_class_of(s->ty) : NULL;
+    if (!c) return false;
+    if (c->is_lib) type_error(&name->loc, "%s is a library class: its member functions cannot be defined here", c->name);
+    if (p->f != p->cellf || p->nmarks > 0) syntax_error(&name->loc, "a function cannot be defined inside another function");
+    bool ctor = !strcmp(mname, c->type->sd->tag);
+    cx_method_t *found = NULL;
+    for (cx_method_t *m = c->methods; m; m = m->next) {
+        if (ctor ? !m->is_ctor : strcmp(m->name, mname)) continue;
+        if (m->fty->nparams != ft->nparams) continue;
+        bool same = ty_same(ty_unqual(m->fty->base), ty_unqual(ft->base)) || ctor;
+        for (int i = 0; i < ft->nparams && same; i++)
+            same = ty_same(ty_unqual(m->fty->params[i]), ty_unqual(ft->params[i]));
+        if (same) { found = m; break; }
+    }
+    if (!found) type_error(&name->loc, "%s has no member function %s with these parameters (declare it in the class)", c->name, mname);
+    if (found->defined && found->body_at >= 0) type_error(&name->loc, "%s is already defined in its class", nb);
+    found->pnames = ft->pnames;
+    method_tail(p, found, ctor);
+    int after = p->i;
+    compile_method(p, c, found, NULL);
+    p->i = after;
+    return true;
+}
+
+/* Timer::Timer() {...}, Timer::~Timer() {...} at the top of a cell */
+bool cxx_outofclass_def(P *p) {
+    token_t *t = TOK;
+    if (t->kind != TK_IDENT) return false;
+    const char *sep = NULL;
+    for (int k = t->n - 2; k > 0; k--)
+        if (t->s[k] == ':' && t->s[k + 1] == ':') { sep = t->s + k; break; }
+    bool dtor = false;
+    char cname[256];
+    if (!sep && PEEK(1)->kind == TK_PUNCT && PEEK(1)->id == P_SCOPE && PEEK(2)->kind == TK_PUNCT && PEEK(2)->id == P_TILDE) {
+        dtor = true;
+        snprintf(cname, sizeof cname, "%.*s", t->n, t->s);
+    } else if (sep && PEEK(1)->kind == TK_PUNCT && PEEK(1)->id == P_LPAREN) {
+        snprintf(cname, sizeof cname, "%.*s", (int)(sep - t->s), t->s);
+        const char *mn = sep + 2;
+        const char *tail = strrchr(cname, ':');
+        const char *shortc = tail ? tail + 1 : cname;
+        if ((int)strlen(shortc) != (int)(t->s + t->n - mn) || strncmp(shortc, mn, strlen(shortc))) return false;
+    } else return false;
+    sym_t *s = lookup_name(p, cname);
+    cx_class_t *c = s && s->kind == S_TYPEDEF ? cx_class_of(s->ty) : NULL;
+    if (!c) return false;
+    loc_t l0 = t->loc;
+    if (dtor) {
+        p->i += 3;
+        if (!tok_is(TOK, c->type->sd->tag)) expected(p, "the class name after '~'");
+        p->i++;
+        cx_method_t *m = c->dtor ? c->dtor : NULL;
+        for (cx_method_t *q = c->methods; q && !m; q = q->next) if (q->is_dtor) m = q;
+        if (!m) type_error(&l0, "%s declares no destructor", c->name);
+        expect(p, P_LPAREN, "'('");
+        expect(p, P_RPAREN, "')'");
+        method_tail(p, m, false);
+        if (m->body_at < 0) expected(p, "the destructor's body");
+        int after = p->i;
+        compile_method(p, c, m, NULL);
+        p->i = after;
+        return true;
+    }
+    p->i++;
+    const char **pn = NULL;
+    type_t *ft = method_params(p, &ty_void, &pn);
+    ft->pnames = pn;
+    token_t fake = *t;
+    return cxx_method_def(p, ft, &fake);
+}
+
+/* ---------------- names inside member functions ---------------- */
+node_t *cxx_sym(P *p, sym_t *s, loc_t *l) {
+    cx_memref_t *r = s->cx;
+    cx_parse_t *cx = cx_parse(p);
+    bool have_this = find_this(p) && cx->this_f == p->f;
+    if (r->f) {
+        if (!have_this) type_error(l, "member '%s' of %s needs an object (this is a static member function)", r->f->name, r->c->name);
+        return field_place(p, this_value(p, l), r->f, l);
+    }
+    if (!is_p(p, P_LPAREN)) type_error(l, "member function '%s' must be called: %s(...)", s->name, s->name);
+    p->i++;
+    int n;
+    node_t **args = cx_args(p, &n, P_RPAREN);
+    loc_t lc = from(p, l);
+    node_t *obj = have_this ? pl_deref(l, r->c->type, this_value(p, l), 0) : NULL;
+    return cx_call(p, r->m, obj, args, n, &lc);
+}
+
+/* ---------------- calls ---------------- */
+node_t **cx_args(P *p, int *n, int close) {
+    node_t **v = NULL;
+    int k = 0, cap = 0;
+    while (!accept(p, close)) {
+        if (k && !accept(p, P_COMMA)) expected(p, close == P_RPAREN ? "',' or ')'" : "',' or '}'");
+        vadd(&v, &k, &cap, assign_expr(p));
+    }
+    *n = k;
+    return v;
+}
+
+/* how well e fits parameter type t: -1 not at all, higher better */
+static int score(P *p, node_t *e, type_t *t) {
+    type_t *et = e->ty, *ut = ty_unqual(t);
+    if (et->kind == T_ARRAY) et = ty_ptr(et->base);
+    if (et->kind == T_FUNC) return ut->kind == T_PTR && ut->base->kind == T_FUNC ? 2 : -1;
+    cx_class_t *tc = cx_class_of(ut), *ec = cx_class_of(et);
+    if (tc) {
+        if (ec && ec->type->sd == tc->type->sd) return 4;
+        for (cx_method_t *m = tc->methods; m; m = m->next)
+            if (m->is_ctor && !m->is_explicit && m->fty->nparams == 1 && !m->deleted) {
+                node_t tmp = *e;
+                if (cx_class_of(m->fty->params[0]) == tc) continue;
+                if (score(p, &tmp, m->fty->params[0]) >= 2) return 1;
+            }
+        return -1;
+    }
+    if (ec) {
+        if (ut->kind == T_PTR && ty_same(ty_unqual(ut->base), ty_unqual(et))) return 4; /* a library reference */
+        return -1;
+    }
+    if (ty_same(ty_unqual(et), ut)) return 4;
+    if (ty_is_arith(et) && ty_is_arith(ut)) {
+        if (ty_is_int(et) && ty_is_int(ut)) return 3;
+        if (ty_is_float(et) && ty_is_float(ut)) return 3;
+        return 2;
+    }
+    if (ut->kind == T_PTR && et->kind == T_PTR) return ty_compat_ptr(ut->base, et->base) ? 3 : -1;
+    if (ut->kind == T_PTR && e->is_const && ty_is_int(et) && e->k.u == 0) return 2;
+    if (ut->kind == T_BOOL && et->kind == T_PTR) return 1;
+    return -1;
+}
+
+/* an argument converted for parameter type t */
+static node_t *conv_arg(P *p, node_t *a, type_t *t, const char *what, bool lib);
+node_t *cxx_arg(P *p, node_t *a, type_t *t, const char *what) { return conv_arg(p, a, t, what, false); }
+static node_t *conv_arg(P *p, node_t *a, type_t *t, const char *what, bool lib) {
+    type_t *ut = ty_unqual(t);
+    if (cx_class_of(ut)) {
+        node_t *v = cx_convert(p, a, ut, what);
+        if (!v) type_error(&a->loc, "%s: cannot convert %s to %s", what, tyname(a->ty), tyname(t));
+        if (lib) return cx_this_word(p, v); /* library functions take objects by reference */
+        if (cx_nontrivial(ut)) return cxx_arg_by_value(p, v, ut);
+        return rvalue(p, v);
+    }
+    if (lib && ut->kind == T_PTR && cx_class_of(a->ty) && ty_same(ty_unqual(ut->base), ty_unqual(a->ty)))
+        return cx_this_word(p, a);
+    node_t *r = (a->ty->kind == T_FUNC && (a->op == FD_USER || a->op == FD_BUILTIN)) ? a : rvalue(p, a);
+    node_t *c = conv_assign(p, r, t, what);
+    if (!c) type_error(&a->loc, "%s: cannot convert %s to %s", what, tyname(a->ty), tyname(t));
+    return c;
+}
+
+static char *sig_text(cx_method_t *m, char *b, size_t n) {
+    char nb[200];
+    size_t k = (size_t)snprintf(b, n, "%s(", disp_name(m, nb, sizeof nb));
+    for (int i = 0; i < m->fty->nparams && k < n; i++) {
+        char tb[160];
+        k += (size_t)snprintf(b + k, n - k, "%s%s", i ? ", " : "", ty_name(m->fty->params[i], tb, sizeof tb));
+    }
+    if (k < n) snprintf(b + k, n - k, ")");
+    return b;
+}
+
+node_t *cx_call(P *p, cx_method_t *m0, node_t *obj, node_t **args, int n, loc_t *l) {
+    for (cx_method_t *m = m0; m; m = m->next)
+        if (m->special && !strcmp(m->name, m0->name) && m->is_ctor == m0->is_ctor) return m->special(p, m, obj, args, n, l);
+    cx_method_t *best = NULL;
+    int bests = -1, nviable = 0;
+    for (cx_method_t *m = m0; m; m = m->next) {
+        if (m->is_ctor != m0->is_ctor || m->is_dtor != m0->is_dtor || (!m0->is_ctor && !m0->is_dtor && strcmp(m->name, m0->name)))
+            continue;
+        if (m->deleted) continue;
+        type_t *f = m->fty;
+        int req = m->bi && m->nreq ? m->nreq : f->nparams;
+        if (n < req || (n > f->nparams && !f->variadic)) continue;
+        int s = 0;
+        for (int i = 0; i < f->nparams && s >= 0; i++) {
+            int k = score(p, args[i], f->params[i]);
+            s = k < 0 ? -1 : s + k;
+        }
+        if (s < 0) continue;
+        nviable++;
+        if (s > bests) { bests = s; best = m; }
+    }
+    char nb[200];
+    if (!best) {
+        char msg[1200];
+        size_t k = 0;
+        k += (size_t)snprintf(msg + k, sizeof msg - k, "no matching call to %s(", disp_name(m0, nb, sizeof nb));
+        for (int i = 0; i < n && k < sizeof msg; i++) {
+            char tb[120];
+            k += (size_t)snprintf(msg + k, sizeof msg - k, "%s%s", i ? ", " : "", ty_name(args[i]->ty, tb, sizeof tb));
+        }
+        if (k < sizeof msg) k += (size_t)snprintf(msg + k, sizeof msg - k, "); candidates:");
+        for (cx_method_t *m = m0; m && k < sizeof msg; m = m->next) {
+            if (m->is_ctor != m0->is_ctor || (!m0->is_ctor && strcmp(m->name, m0->name))) continue;
+            char sb[300];
+            k += (size_t)snprintf(msg + k, sizeof msg - k, " %s%s", sig_text(m, sb, sizeof sb), m->deleted ? " (deleted)" : "");
+        }
+        type_error(l, "%s", msg);
+    }
+    cx_method_t *m = best;
+    if (m->special) return m->special(p, m, obj, args, n, l);
+    type_t *f = m->fty;
+    bool lib = m->bi != NULL;
+    if (!m->is_static && !obj) type_error(l, "%s needs an object: call it as x.%s(...)", disp_name(m, nb, sizeof nb), m->name);
+    int extra = m->is_static ? 0 : 1;
+    node_t **v = palloc(p, sizeof(node_t *) * (size_t)(n + 1));
+    if (extra) v[0] = cx_this_word(p, obj);
+    for (int i = 0; i < n; i++) {
+        char what[240];
+        snprintf(what, sizeof what, "argument %d of %s", i + 1, disp_name(m, nb, sizeof nb));
+        if (i < f->nparams) v[i + extra] = conv_arg(p, args[i], f->params[i], what, lib);
+        else { /* variadic: as C passes them */
+            node_t *a = rvalue(p, args[i]);
+            if (a->ty->kind == T_FLOAT) a = mk_cast(a, &ty_double);
+            else if (ty_is_int(a->ty)) a = mk_cast(a, ty_promote(a->ty));
+            v[i + extra] = a;
+        }
+        v[i + extra]->loc = args[i]->loc;
+    }
+    if (lib && n < f->nparams) { /* defaults */
+        node_t **v2 = palloc(p, sizeof(node_t *) * (size_t)(f->nparams + 1));
+        memcpy(v2, v, sizeof(node_t *) * (size_t)(n + extra));
+        for (int i = n; i < f->nparams; i++) v2[i + extra] = mk_const(l, f->params[i], m->defv[i - m->nreq]);
+        v = v2;
+        n = f->nparams;
+    }
+    type_t *rt = f->base;
+    node_t *c;
+    if (lib) {
+        c = mk_builtin(l, m->bi, m->ret_ref ? ty_ptr(rt) : rt, v, n + extra);
+        if (m->ret_ref) return pl_deref(l, rt, c, 0);
+        if (ty_is_aggr(rt)) { /* the builtin writes into a temporary whose address comes first */
+            int life;
+            node_t *tmp = cx_temp(p, rt, l, &life);
+            node_t **v2 = palloc(p, sizeof(node_t *) * (size_t)(n + extra + 1));
+            v2[0] = mk_addr(tmp);
+            memcpy(v2 + 1, v, sizeof(node_t *) * (size_t)(n + extra));
+            c = mk_builtin(l, m->bi, ty_ptr(rt), v2, n + extra + 1);
+            node_t *w = cx_life_wrap(p, life, c, tmp);
+            return pl_deref(l, rt, w, 0);
+        }
+        return c;
+    }
+    fbox_t *box = method_box(p, m);
+    type_t *ff = full_fty(m);
+    int64_t tempoff = -1;
+    if (ty_is_aggr(rt)) tempoff = new_mem(p, rt, (int64_t)rt->size);
+    c = mk_call(l, box, ff, v, n + extra, tempoff);
+    if (cx_class_of(rt)) return cxx_call_result(p, c);
+    return c;
+}
+
+/* x.f(...), p->f(...); NULL when f is a field (member() goes on) */
+node_t *cxx_member(P *p, node_t *e, bool arrow, token_t *nm, loc_t *l0) {
+    type_t *st;
+    if (arrow) {
+        node_t *r = rvalue(p, e);
+        if (r->ty->kind != T_PTR) return NULL;
+        st = r->ty->base;
+    } else st = e->ty;
+    cx_class_t *c = cx_class_of(st);
+    if (!c) return NULL;
+    char nb[128];
+    snprintf(nb, sizeof nb, "%.*s", nm->n, nm->s);
+    cx_method_t *m = cx_find_method(c, nb);
+    if (!m) {
+        if (c->is_lib) {
+            for (int i = 0; i < st->sd->nfields; i++)
+                if (st->sd->fields[i].name && !strcmp(st->sd->fields[i].name, nb)) return NULL;
+            type_error(&nm->loc, "%s has no member named '%s'", c->name, nb);
+        }
+        return NULL;
+    }
+    node_t *obj = arrow ? pl_deref(&e->loc, c->type, rvalue(p, e), 0) : e;
+    if (!is_p(p, P_LPAREN)) type_error(&nm->loc, "member function '%s' of %s must be called: %s(...)", nb, c->name, nb);
+    p->i++;
+    int n;
+    node_t **args = cx_args(p, &n, P_RPAREN);
+    loc_t l = from(p, l0);
+    return cx_call(p, m, m->is_static ? NULL : obj, args, n, &l);
+}
+
+/* T::g(...) for a class T (user or library): its static member functions */
+static node_t *static_call(P *p, const char *name, loc_t *l) {
+    const char *sep = NULL;
+    for (const char *q = name; (q = strstr(q, "::")); q += 2) sep = q;
+    if (!sep) return NULL;
+    char cn[256];
+    snprintf(cn, sizeof cn, "%.*s", (int)(sep - name), name);
+    sym_t *s = lookup_name(p, cn);
+    cx_class_t *c = s && s->kind == S_TYPEDEF ? cx_class_of(s->ty) : NULL;
+    if (!c) return NULL;
+    cx_method_t *m = cx_find_method(c, sep + 2);
+    if (!m) type_error(l, "%s has no member named '%s'", c->name, sep + 2);
+    if (!is_p(p, P_LPAREN)) type_error(l, "'%s' must be called: %s(...)", name, name);
+    p->i++;
+    int n;
+    node_t **args = cx_args(p, &n, P_RPAREN);
+    loc_t lc = from(p, l);
+    if (!m->is_static) {
+        cx_parse_t *cx = cx_parse(p);
+        if (cx->cls == c && find_this(p) && cx->this_f == p->f)
+            return cx_call(p, m, pl_deref(l, c->type, this_value(p, l), 0), args, n, &lc);
+        type_error(l, "%s is not a static member function: call it on an object, x.%s(...)", name, sep + 2);
+    }
+    return cx_call(p, m, NULL, args, n, &lc);
+}
+
+node_t *cxx_libfn(P *p, const char *name, loc_t *l) {
+    cx_state_t *cs = cx_state(p->in);
+    char cand[8][256];
+    int nc = cxx_name_candidates(p->in, name, cand, 8);
+    for (int k = 0; k < nc; k++) {
+        cx_libfn *fp = hmap_get(&cs->libfns, cand[k]);
+        if (fp) return (*fp)(p, l);
+    }
+    return static_call(p, name, l);
+}
+
+/* ---------------- construction ---------------- */
+/* a place that has an address: the object's word */
+node_t *cx_this_word(P *p, node_t *obj) {
+    if (obj->is_place && obj->place != PL_TEMP && obj->place != PL_SLOT &&
+        !(obj->place == PL_FRAME && obj->slot2 < 0 && !obj->p)) {
+        node_t *w = mk_addr(obj);
+        w->loc = obj->loc;
+        return w;
+    }
+    /* a value: copied to a temporary first */
+    int life;
+    node_t *tmp = cx_temp(p, obj->ty, &obj->loc, &life);
+    node_t *v = obj->is_place ? mk_load(obj) : obj;
+    node_t *set = mk_assign(&obj->loc, tmp, v);
+    node_t *w = cx_life_wrap(p, life, set, tmp);
+    return w;
+}
+
+node_t *cx_temp(P *p, type_t *t, loc_t *l, int *life) {
+    int64_t off = new_mem(p, t, (int64_t)t->size);
+    int h = new_handle(p, off, (int64_t)t->size, "a temporary");
+    node_t *pl = pl_frame(l, t, off, h);
+    *life = cx_life_add(p, pl, t, true);
+    return pl;
+}
+
+/* obj (a fresh place) constructed from args */
+node_t *cx_construct(P *p, node_t *pl, type_t *t, node_t **args, int n, bool braced, loc_t *l) {
+    cx_class_t *c = cx_class_of(t);
+    node_t *zero = mk_memset0(l, pl, (int64_t)t->size);
+    if (n == 1 && cx_class_of(args[0]->ty) && cx_class_of(args[0]->ty)->type->sd == t->sd) {
+        bool user_copy = false;
+        for (cx_method_t *m = c->methods; m; m = m->next)
+            if (m->is_ctor && m->fty->nparams == 1 && cx_class_of(m->fty->params[0]) == c) user_copy = true;
+        if (!user_copy) { /* a copy, or a move from a temporary */
+            node_t *src = args[0];
+            if (cx_life_of(p, src)) return mk_assign(l, pl, cx_move_from(p, src));
+            if (!c->nontrivial) return mk_assign(l, pl, rvalue(p, src));
+            return mk_comma(l, zero, mk_cx_copy(l, t, mk_addr(pl), cx_this_word(p, src)));
+        }
+    }
+    cx_method_t *ctor = NULL;
+    for (cx_method_t *m = c->methods; m; m = m->next)
+        if (m->is_ctor) { ctor = m; break; }
+    if (!ctor || (!c->has_ctor && !c->is_lib)) {
+        if (n == 0) {
+            if (c->default_ctor) return mk_comma(l, zero, cx_call(p, c->default_ctor, pl, NULL, 0, l));
+            return zero;
+        }
+        if (!braced) type_error(l, "%s has no constructor taking %d argument%s", c->name, n, n == 1 ? "" : "s");
+        /* aggregate initialisation: the fields in order */
+        sdef_t *sd = t->sd;
+        node_t *r = zero;
+        if (c->default_ctor) r = mk_comma(l, r, cx_call(p, c->default_ctor, pl, NULL, 0, l));
+        int fi = 0;
+        for (int i = 0; i < n; i++, fi++) {
+            while (fi < sd->nfields && !sd->fields[fi].name) fi++;
+            if (fi >= sd->nfields) type_error(&args[i]->loc, "too many values for %s (it has %d members)", c->name, sd->nfields);
+            field_t *f = &sd->fields[fi];
+            node_t *fp = pl_member(l, f->ty, pl, (int64_t)f->off);
+            node_t *put;
+            if (cx_class_of(f->ty)) { node_t *a1[1] = {args[i]}; put = cx_construct(p, fp, f->ty, a1, 1, false, l); }
+            else put = assign_to(p, fp, rvalue(p, args[i]), l, "initialization");
+            r = mk_comma(l, r, put);
+        }
+        return r;
+    }
+    return mk_comma(l, zero, cx_call(p, ctor, pl, args, n, l));
+}
+
+/* T x = e: e as a T (same class: copy or move; otherwise a converting constructor) */
+node_t *cx_convert(P *p, node_t *e, type_t *t, const char *what) {
+    cx_class_t *c = cx_class_of(t);
+    cx_class_t *ec = cx_class_of(e->ty);
+    if (ec && ec->type->sd == c->type->sd) return e;
+    cx_method_t *best = NULL;
+    for (cx_method_t *m = c->methods; m; m = m->next)
+        if (m->is_ctor && !m->is_explicit && !m->deleted && m->fty->nparams == 1 && score(p, e, m->fty->params[0]) >= 0 &&
+            cx_class_of(m->fty->params[0]) != c) { best = m; break; }
+    if (!best) return NULL;
+    int life;
+    node_t *tmp = cx_temp(p, t, &e->loc, &life);
+    node_t *a[1] = {e};
+    node_t *mk = cx_construct(p, tmp, t, a, 1, false, &e->loc);
+    node_t *w = cx_life_wrap(p, life, mk, tmp);
+    return pl_deref(&e->loc, t, w, 0);
+}
+
+void cx_construct_from_tokens(P *p, node_t *pl, type_t *t, bool has_eq, ilist_t *o, loc_t *l0) {
+    cx_class_t *c = cx_class_of(t);
+    loc_t l = *l0;
+    if (!c) { /* a member of plain type: = expr or {...} */
+        if (!has_eq && !is_p(p, P_LBRACE)) return;
+        extern void decl_initializer(P *, node_t *, type_t *, ilist_t *);
+        if (is_p(p, P_LBRACE) && ty_is_scalar(t)) {
+            p->i++;
+            if (accept(p, P_RBRACE)) { iadd(o, st_expr(mk_memset0(&l, pl, (int64_t)t->size))); return; }
+            node_t *e = assign_expr(p);
+            accept(p, P_COMMA);
+            expect(p, P_RBRACE, "'}'");
+            iadd(o, st_expr(assign_to(p, pl, rvalue(p, e), &e->loc, "initialization")));
+            return;
+        }
+        decl_initializer(p, pl, t, o);
+        return;
+    }
+    if (t->kind == T_ARRAY) type_error(&l, "arrays of class objects are not interpreted; use std::vector");
+    if (has_eq) {
+        if (is_p(p, P_LBRACE)) { /* T x = {args} */
+            p->i++;
+            int n;
+            node_t **args = cx_args(p, &n, P_RBRACE);
+            loc_t la = from(p, &l);
+            iadd(o, st_expr(cx_construct(p, pl, t, args, n, true, &la)));
+            return;
+        }
+        node_t *e = assign_expr(p);
+        node_t *v = cx_convert(p, e, t, "initialization");
+        if (!v) type_error(&e->loc, "cannot initialise %s with %s", tyname(t), tyname(e->ty));
+        node_t *a[1] = {v};
+        iadd(o, st_expr(cx_construct(p, pl, t, a, 1, false, &e->loc)));
+        return;
+    }
+    if (is_p(p, P_LPAREN) || is_p(p, P_LBRACE)) {
+        bool braced = is_p(p, P_LBRACE);
+        p->i++;
+        int n;
+        node_t **args = cx_args(p, &n, braced ? P_RBRACE : P_RPAREN);
+        loc_t la = from(p, &l);
+        iadd(o, st_expr(cx_construct(p, pl, t, args, n, braced, &la)));
+        return;
+    }
+    if (c->has_ctor && !c->default_ctor && !c->is_lib)
+        type_error(&l, "%s has no default constructor: give the constructor's arguments, e.g. %s x(...)", c->name, c->name);
+    iadd(o, st_expr(cx_construct(p, pl, t, NULL, 0, false, &l)));
+}
+
+/* `T x(args)`: a constructor, not a function declaration */
+bool cxx_declarator_ctor(P *p, type_t *t) {
+    if (!cx_class_of(t) || !is_p(p, P_LPAREN)) return false;
+    token_t *n = PEEK(1);
+    if (n->kind == TK_PUNCT && n->id == P_RPAREN) return false; /* T x(); declares a function, as in C++ */
+    return !is_type_start(p, n);
+}
+
+/* a declaration's object of class type: constructed, and destroyed when its scope ends */
+bool cxx_declare_init(P *p, node_t *pl, type_t *t, bool has_init, bool global, sym_t *s, ilist_t *decl, ilist_t *o, loc_t *l) {
+    type_t *et = t;
+    while (et->kind == T_ARRAY) et = et->base;
+    cx_class_t *c = cx_class_of(et);
+    if (!c) {
+        if (!has_init && is_p(p, P_LBRACE)) { /* int x{5}; point q{1, 2}; */
+            cx_construct_from_tokens(p, pl, t, false, o, l);
+            return true;
+        }
+        return false;
+    }
+    if (t->kind == T_ARRAY) {
+        if (c->nontrivial || c->default_ctor || c->has_ctor)
+            type_error(l, "arrays of %s are not interpreted (it has constructors or a destructor); use std::vector<%s>",
+                       c->name, c->name);
+        return false;
+    }
+    if (global && s->kind == S_VAR_GLOBAL && s->gv && c->nontrivial) {
+        extern node_t *cx_gvar_replace(P *p, gvar_t *g, node_t *gdecl, loc_t *l);
+        extern node_t *cx_gvar_constructed(P *p, gvar_t *g, loc_t *l);
+        if (decl->n && decl->v[decl->n - 1]->p == s->gv) decl->v[decl->n - 1] = cx_gvar_replace(p, s->gv, decl->v[decl->n - 1], l);
+        cx_construct_from_tokens(p, pl, t, has_init, o, l);
+        iadd(o, cx_gvar_constructed(p, s->gv, l));
+        return true;
+    }
+    if (global) {
+        cx_construct_from_tokens(p, pl, t, has_init, o, l);
+        return true;
+    }
+    int life = cx_life_add(p, pl, t, false);
+    if (life >= 0) iadd(o, cx_life_begin(p, life));
+    cx_construct_from_tokens(p, pl, t, has_init, o, l);
+    if (life >= 0) iadd(o, cx_life_set(p, life));
+    return true;
+}
+
+/* T(args), T{args}, Tmpl<...>(args) in an expression: a temporary */
+node_t *cxx_type_expr(P *p, type_t *t, loc_t *l) {
+    cx_class_t *c = cx_class_of(t);
+    if (c && c->tmpl) t = cxx_type_after_name(p, t, l), c = cx_class_of(t);
+    if (!c) return NULL;
+    if (!is_p(p, P_LPAREN) && !is_p(p, P_LBRACE))
+        syntax_error(l, "unexpected type name %s: construct an object with %s(...)", c->name, c->name);
+    bool braced = is_p(p, P_LBRACE);
+    p->i++;
+    int n;
+    node_t **args = cx_args(p, &n, braced ? P_RBRACE : P_RPAREN);
+    loc_t la = from(p, l);
+    int life;
+    node_t *tmp = cx_temp(p, t, &la, &life);
+    node_t *mk = cx_construct(p, tmp, t, args, n, braced, &la);
+    node_t *w = cx_life_wrap(p, life, mk, tmp);
+    return pl_deref(&la, t, w, 0);
+}
+
+/* decl_specs met a type name: a class template takes its arguments here */
+type_t *cxx_type_after_name(P *p, type_t *t, loc_t *l) {
+    cx_class_t *c = cx_class_of(t);
+    if (!c || !c->tmpl) return t;
+    if (!accept(p, P_LT)) type_error(l, "%s is a class template: give its arguments, e.g. %s<float>", c->name, c->name);
+    type_t *targs[4];
+    int64_t iargs[4];
+    int nt = 0, ni = 0;
+    if (!cx_at_template_close(p)) {
+        do {
+            if (nt + ni >= 4) syntax_error(&TOK->loc, "too many template arguments for %s", c->name);
+            if (is_type_start(p, TOK)) targs[nt++] = abstract_type(p);
+            else {
+                /* a number (std::ratio<1, 1000>): a literal, so that '>' ends it */
+                bool neg = accept(p, P_MINUS);
+                if (TOK->kind != TK_INT) expected(p, "a type or an integer as a template argument");
+                iargs[ni++] = neg ? -(int64_t)TOK->ival : (int64_t)TOK->ival;
+                p->i++;
+            }
+        } while (accept(p, P_COMMA));
+    }
+    if (!cx_template_close(p)) expected(p, "'>' closing the template arguments");
+    loc_t la = from(p, l);
+    return c->tmpl(p, targs, nt, iargs, ni, &la);
+}
+
+/* for new and delete (parse_cxx_expr.c) */
+node_t *cxx_new_init(P *p, node_t *ptr, type_t *t, loc_t *l) {
+    if (!cx_class_of(t)) return NULL;
+    node_t *pl = pl_deref(l, t, ptr, 0);
+    ilist_t o = {0};
+    cx_construct_from_tokens(p, pl, t, false, &o, l);
+    return o.n == 1 ? o.v[0] : st_block(l, o.v, o.n);
+}
+node_t *cxx_new_array_init(P *p, node_t *ptr, node_t *count, type_t *t, loc_t *l) {
+    cx_class_t *c = cx_class_of(t);
+    if (!c || !c->default_ctor) return NULL;
+    extern node_t *mk_cx_default_n(loc_t *l, type_t *t, node_t *word, node_t *count);
+    return st_expr(mk_cx_default_n(l, t, ptr, count));
+}
+node_t *cxx_destroy(P *p, node_t *ptr, type_t *t, bool array, loc_t *l) {
+    if (!cx_nontrivial(t)) return NULL;
+    extern node_t *mk_cx_destroy_buf(loc_t *l, type_t *t, node_t *word, bool array);
+    return mk_cx_destroy_buf(l, t, ptr, array);
+}
+
+/* ---------------- operators of library classes ---------------- */
+static const char *op_text(int op) {
+    switch (op) {
+    case P_PLUS: return "+"; case P_MINUS: return "-"; case P_STAR: return "*"; case P_DIV: return "/";
+    case P_MOD: return "%"; case P_SHL: return "<<"; case P_SHR: return ">>"; case P_EQ: return "==";
+    case P_NE: return "!="; case P_LT: return "<"; case P_GT: return ">"; case P_LE: return "<=";
+    case P_GE: return ">="; case P_AMP: return "&"; case P_OR: return "|"; case P_XOR: return "^";
+    case P_LAND: return "&&"; case P_LOR: return "||";
+    }
+    return "?";
+}
+
+node_t *cxx_binary(P *p, int op, node_t *a, node_t *b, loc_t *l) {
+    cx_class_t *ca = cx_class_of(a->ty), *cb = cx_class_of(b->ty);
+    char nm[40];
+    snprintf(nm, sizeof nm, "operator%s", op_text(op));
+    if (ca) {
+        cx_method_t *m = cx_find_method(ca, nm);
+        if (m) return cx_call(p, m, a, &b, 1, l);
+    }
+    if (cb) {
+        char rn[44];
+        snprintf(rn, sizeof rn, "r%s", nm);
+        cx_method_t *m = cx_find_method(cb, rn);
+        if (m) return cx_call(p, m, b, &a, 1, l);
+    }
+    cx_class_t *c = ca ? ca : cb;
+    if (!c->is_lib)
+        type_error(l, "'%s' on %s: operator overloading of your own classes is not interpreted (compare or combine "
+                   "the members, or run the program with %%%%program)", op_text(op), c->name);
+    type_error(l, "no operator '%s' for %s and %s", op_text(op), tyname(a->ty), tyname(b->ty));
+}
+
+node_t *cxx_index(P *p, node_t *base, loc_t *l0) {
+    cx_class_t *c = cx_class_of(base->ty);
+    node_t *i = expr(p);
+    expect(p, P_RBRACK, "']'");
+    loc_t l = from(p, l0);
+    cx_method_t *m = cx_find_method(c, "operator[]");
+    if (!m) type_error(&l, "%s cannot be indexed (operator[] of your own classes is not interpreted)", c->name);
+    return cx_call(p, m, base, &i, 1, &l);
+}
+
+node_t *cxx_call_object(P *p, node_t *obj, loc_t *l0) {
+    cx_class_t *c = cx_class_of(obj->ty);
+    int n;
+    node_t **args = cx_args(p, &n, P_RPAREN);
+    loc_t l = from(p, l0);
+    cx_method_t *m = cx_find_method(c, "operator()");
+    if (!m) type_error(&l, "%s cannot be called like a function (operator() of your own classes is not interpreted)", c->name);
+    return cx_call(p, m, obj, args, n, &l);
+}
