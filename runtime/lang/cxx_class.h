@@ -98,6 +98,7 @@ typedef struct cx_parse {
     cx_life_t *lives; int nlives, caplives;
     int *scopes; int nscopes, capscopes;
     int gt_split, gt_used;   /* a '>>' token half consumed by a template argument list */
+    bool braced;             /* the library constructor being called was written T{...} */
     cx_class_t *cls;         /* the class whose method is being compiled */
     fctx_t *this_f;          /* ... and that method's function */
     fctx_t *params_f;        /* the function whose parameters are registered */
@@ -153,6 +154,7 @@ type_t *cxx_type_after_name(P *p, type_t *t, loc_t *l);     /* decl_specs: Tmpl<
 bool cxx_declarator_ctor(P *p, type_t *t);                  /* `T x(args)` is a constructor */
 bool cxx_declare_init(P *p, node_t *pl, type_t *t, bool has_init, bool global, sym_t *s, ilist_t *decl, ilist_t *o, loc_t *l);
 node_t *cxx_arg(P *p, node_t *a, type_t *t, const char *what);          /* an argument for a class parameter */
+node_t *cx_lib_arg(P *p, node_t *a, type_t *t, const char *what);       /* ... for a library method (objects by word) */
 node_t *cxx_member(P *p, node_t *e, bool arrow, token_t *nm, loc_t *l0); /* x.f(...), NULL if a field */
 node_t *cxx_binary(P *p, int op, node_t *a, node_t *b, loc_t *l);        /* NULL: not a class operand */
 node_t *cxx_index(P *p, node_t *base, loc_t *l0);                        /* after '[' */
@@ -191,5 +193,11 @@ type_t *cx_string_type(interp_t *in);
 /* checked bytes of the object `this` points to */
 char *cx_obj(val_t *args, int i, size_t size, node_t *at);
 type_t *cx_fty(type_t *ret, int n, ...);  /* a method type */
+node_t *cx_lib_call_ret(P *p, loc_t *l, bfn_t fn, type_t *rt, node_t **args, int n, int op, const char *name);
+void cx_lib_type_name(interp_t *in, const char *name, type_t *t);
+uint64_t cx_store_alloc(uint64_t size, const char *what, node_t *at);   /* a library buffer */
+void cx_store_free(uint64_t w, const char *what, node_t *at);
+void cx_string_set(char *obj, const char *b, uint64_t n, node_t *at);  /* a std::string's bytes */
+const char *cx_string_chars(const char *obj, uint64_t *len, node_t *at);
 
 #endif

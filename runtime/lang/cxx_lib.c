@@ -130,6 +130,23 @@ void cx_instance_put(interp_t *in, const char *name, type_t *t) {
     hmap_put(&cx_state(in)->instances, name, t);
 }
 
+/* a call of builtin fn returning an object of type rt: fn gets where it goes
+ * (a temporary, zeroed) first, then args; op tells fn what to do */
+node_t *cx_lib_call_ret(P *p, loc_t *l, bfn_t fn, type_t *rt, node_t **args, int n, int op, const char *name) {
+    builtin_t *b = pool_alloc(&p->in->pool, sizeof *b);
+    b->name = name;
+    b->fn = fn;
+    int life;
+    node_t *tmp = cx_temp(p, rt, l, &life);
+    node_t **v = pool_alloc(&p->in->pool, sizeof(node_t *) * (size_t)(n + 1));
+    v[0] = mk_addr(tmp);
+    memcpy(v + 1, args, sizeof(node_t *) * (size_t)n);
+    node_t *call = mk_builtin(l, b, ty_ptr(rt), v, n + 1);
+    call->op = op;
+    node_t *w = cx_life_wrap(p, life, call, tmp);
+    return pl_deref(l, rt, w, 0);
+}
+
 void cxx_library_register(interp_t *in) {
     cxx_string_register(in);
     cxx_vector_register(in);

@@ -368,21 +368,6 @@ static val_t s_to_string(node_t *c, val_t *a, int n, frame_t *f) {
     return (val_t){.u = a[0].u};
 }
 
-static node_t *lib_call_ret(P *p, loc_t *l, bfn_t fn, type_t *rt, node_t **args, int n, int op, const char *name) {
-    builtin_t *b = pool_alloc(&p->in->pool, sizeof *b);
-    b->name = name;
-    b->fn = fn;
-    int life;
-    node_t *tmp = cx_temp(p, rt, l, &life);
-    node_t **v = pool_alloc(&p->in->pool, sizeof(node_t *) * (size_t)(n + 1));
-    v[0] = mk_addr(tmp);
-    memcpy(v + 1, args, sizeof(node_t *) * (size_t)n);
-    node_t *call = mk_builtin(l, b, ty_ptr(rt), v, n + 1);
-    call->op = op;
-    node_t *w = cx_life_wrap(p, life, call, tmp);
-    return pl_deref(l, rt, w, 0);
-}
-
 static node_t *one_arg(P *p, loc_t *l, const char *fname) {
     expect(p, P_LPAREN, "'('");
     int n;
@@ -399,7 +384,7 @@ static node_t *fn_to_string(P *p, loc_t *l) {
     if (ty_is_float(e->ty)) { k = 2; e = mk_cast(e, &ty_double); }
     else if (e->ty->is_unsigned || e->ty->kind == T_UINT || e->ty->kind == T_ULONG || e->ty->kind == T_ULLONG) { k = 1; e = mk_cast(e, &ty_ulong); }
     else { k = 0; e = mk_cast(e, &ty_long); }
-    return lib_call_ret(p, &lc, s_to_string, cx_string_type(p->in), &e, 1, k, "std::to_string");
+    return cx_lib_call_ret(p, &lc, s_to_string, cx_string_type(p->in), &e, 1, k, "std::to_string");
 }
 
 static val_t s_sto(node_t *c, val_t *a, int n, frame_t *f) {

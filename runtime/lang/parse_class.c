@@ -812,6 +812,7 @@ static int score(P *p, node_t *e, type_t *t) {
 /* an argument converted for parameter type t */
 static node_t *conv_arg(P *p, node_t *a, type_t *t, const char *what, bool lib);
 node_t *cxx_arg(P *p, node_t *a, type_t *t, const char *what) { return conv_arg(p, a, t, what, false); }
+node_t *cx_lib_arg(P *p, node_t *a, type_t *t, const char *what) { return conv_arg(p, a, t, what, true); }
 static node_t *conv_arg(P *p, node_t *a, type_t *t, const char *what, bool lib) {
     type_t *ut = ty_unqual(t);
     if (cx_class_of(ut)) {
@@ -853,7 +854,7 @@ node_t *cx_call(P *p, cx_method_t *m0, node_t *obj, node_t **args, int n, loc_t 
         int req = m->bi && m->nreq ? m->nreq : f->nparams;
         if (n < req || (n > f->nparams && !f->variadic)) continue;
         int s = 0;
-        for (int i = 0; i < f->nparams && s >= 0; i++) {
+        for (int i = 0; i < n && i < f->nparams && s >= 0; i++) {
             int k = score(p, args[i], f->params[i]);
             s = k < 0 ? -1 : s + k;
         }
@@ -1065,7 +1066,11 @@ node_t *cx_construct(P *p, node_t *pl, type_t *t, node_t **args, int n, bool bra
         }
         return r;
     }
-    return mk_comma(l, zero, cx_call(p, ctor, pl, args, n, l));
+    if (n == 0 && c->is_lib) return zero; /* all zero bytes: an empty library object */
+    cx_parse(p)->braced = braced;
+    node_t *r = mk_comma(l, zero, cx_call(p, ctor, pl, args, n, l));
+    cx_parse(p)->braced = false;
+    return r;
 }
 
 /* T x = e: e as a T (same class: copy or move; otherwise a converting constructor) */
