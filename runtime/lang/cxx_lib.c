@@ -140,7 +140,7 @@ node_t *cx_lib_call_ret(P *p, loc_t *l, bfn_t fn, type_t *rt, node_t **args, int
     node_t *tmp = cx_temp(p, rt, l, &life);
     node_t **v = pool_alloc(&p->in->pool, sizeof(node_t *) * (size_t)(n + 1));
     v[0] = mk_addr(tmp);
-    memcpy(v + 1, args, sizeof(node_t *) * (size_t)n);
+    if (n) memcpy(v + 1, args, sizeof(node_t *) * (size_t)n);
     node_t *call = mk_builtin(l, b, ty_ptr(rt), v, n + 1);
     call->op = op;
     node_t *w = cx_life_wrap(p, life, call, tmp);

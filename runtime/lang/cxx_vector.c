@@ -397,6 +397,7 @@ static type_t *vec_instantiate(P *p, type_t **targs, int nt, int64_t *iargs, int
 #define M(name, fty, fn) (m = cx_lib_method(in, k, name, fty, fn, k))
     M("#ctor", cx_fty(&ty_void, 1, sz), v_ctor_n);
     m->special = vec_ctor;
+    m->is_explicit = true;
     M("#range", cx_fty(&ty_void, 2, pt, pt), v_ctor_range);
     m->is_ctor = false;
     M("size", cx_fty(sz, 0), v_size);

@@ -788,6 +788,7 @@ static int score(P *p, node_t *e, type_t *t) {
         for (cx_method_t *m = tc->methods; m; m = m->next)
             if (m->is_ctor && !m->is_explicit && m->fty->nparams == 1 && !m->deleted) {
                 node_t tmp = *e;
+                if (m->special) return 1; /* a library constructor that types its own argument */
                 if (cx_class_of(m->fty->params[0]) == tc) continue;
                 if (score(p, &tmp, m->fty->params[0]) >= 2) return 1;
             }
@@ -1066,7 +1067,11 @@ node_t *cx_construct(P *p, node_t *pl, type_t *t, node_t **args, int n, bool bra
         }
         return r;
     }
-    if (n == 0 && c->is_lib) return zero; /* all zero bytes: an empty library object */
+    if (n == 0 && c->is_lib) { /* all zero bytes are an empty library object, unless it has a default constructor */
+        for (cx_method_t *m = c->methods; m; m = m->next)
+            if (m->is_ctor && !m->special && m->fty->nparams == 0) return mk_comma(l, zero, cx_call(p, m, pl, NULL, 0, l));
+        return zero;
+    }
     cx_parse(p)->braced = braced;
     node_t *r = mk_comma(l, zero, cx_call(p, ctor, pl, args, n, l));
     cx_parse(p)->braced = false;
@@ -1080,8 +1085,8 @@ node_t *cx_convert(P *p, node_t *e, type_t *t, const char *what) {
     if (ec && ec->type->sd == c->type->sd) return e;
     cx_method_t *best = NULL;
     for (cx_method_t *m = c->methods; m; m = m->next)
-        if (m->is_ctor && !m->is_explicit && !m->deleted && m->fty->nparams == 1 && score(p, e, m->fty->params[0]) >= 0 &&
-            cx_class_of(m->fty->params[0]) != c) { best = m; break; }
+        if (m->is_ctor && !m->is_explicit && !m->deleted && m->fty->nparams == 1 &&
+            (m->special || (score(p, e, m->fty->params[0]) >= 0 && cx_class_of(m->fty->params[0]) != c))) { best = m; break; }
     if (!best) return NULL;
     int life;
     node_t *tmp = cx_temp(p, t, &e->loc, &life);
