@@ -94,6 +94,7 @@ struct type {
     tkind_t kind;
     size_t size, align;
     bool is_const, is_unsigned, is_enum;
+    bool is_ref;          /* C++ T &: a pointer that every use dereferences */
     type_t *base;         /* ptr target, array element, function return */
     long count;           /* array: elements; -1 incomplete */
     node_t *vla;          /* array: runtime length expression (VLA) */
@@ -414,6 +415,8 @@ src_t *src_new(interp_t *in, const char *name, const char *text);
 extern type_t ty_void, ty_bool, ty_char, ty_schar, ty_uchar, ty_short, ty_ushort, ty_int,
     ty_uint, ty_long, ty_ulong, ty_llong, ty_ullong, ty_float, ty_double, ty_ldouble;
 type_t *ty_ptr(type_t *base);
+type_t *ty_ref(type_t *base);
+extern type_t ty_auto;    /* C++ auto before deduction */
 type_t *ty_array(type_t *base, long n);
 type_t *ty_func(type_t *ret, int n, type_t **params, bool variadic);
 type_t *ty_copy(type_t *t);

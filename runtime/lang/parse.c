@@ -60,7 +60,8 @@ bool is_type_start(P *p, token_t *t) {
         case KW_UNION: case KW_ENUM: case KW_TYPEDEF: case KW_STATIC: case KW_EXTERN:
         case KW_CONST: case KW_VOLATILE: case KW_RESTRICT: case KW_INLINE: case KW_REGISTER:
         case KW_HOST: case KW_DEVICE: case KW_GLOBAL: case KW_FORCEINLINE: case KW_NOINLINE:
-        case KW_SHARED: case KW_CONSTANT: case KW_TYPEOF: case KW_AUTO:
+        case KW_SHARED: case KW_CONSTANT: case KW_TYPEOF: case KW_AUTO: case KW_CONSTEXPR:
+        case KW_EXPLICIT: case KW_MUTABLE:
             return true;
         }
         return false;
@@ -127,7 +128,58 @@ node_t *const_expr(P *p) {
 }
 
 /* ---------------- the cell ---------------- */
+static void mark_addressed(P *p, token_t *t) { hmap_put(&p->addressed, pstr(p, t), (void *)1); }
+
+static bool tok_punct(token_t *t, int id) { return t->kind == TK_PUNCT && t->id == id; }
+
+/* C++ references bind to variables without an '&' in sight: a whole call
+ * argument `f(x)` (unless f is known to take no reference there: builtins,
+ * CUDA calls), and the variable after `&r =` or `: ` in a range for. */
+static void scan_ref_bindings(P *p) {
+    for (int i = 1; i + 1 < p->n; i++) {
+        token_t *t = &p->t[i];
+        if (t->kind != TK_IDENT) continue;
+        token_t *pr = &p->t[i - 1], *nx = &p->t[i + 1];
+        if ((tok_punct(pr, P_ASSIGN) || tok_punct(pr, P_COLON)) && (tok_punct(nx, P_SEMI) || tok_punct(nx, P_RPAREN) || tok_punct(nx, P_COMMA))) {
+            if (i >= 3 && p->t[i - 2].kind == TK_IDENT && (tok_punct(&p->t[i - 3], P_AMP) || tok_punct(&p->t[i - 3], P_LAND)))
+                mark_addressed(p, t);
+            continue;
+        }
+        if (!(tok_punct(pr, P_LPAREN) || tok_punct(pr, P_COMMA)) || !(tok_punct(nx, P_RPAREN) || tok_punct(nx, P_COMMA)))
+            continue;
+        /* find the callee: the identifier before this argument list's '(' */
+        int d = 0, j = i - 1;
+        for (; j > 0; j--) {
+            token_t *u = &p->t[j];
+            if (tok_punct(u, P_RPAREN) || tok_punct(u, P_RBRACK)) d++;
+            else if (tok_punct(u, P_LPAREN) || tok_punct(u, P_LBRACK)) {
+                if (d == 0) break;
+                d--;
+            } else if (d == 0 && (tok_punct(u, P_SEMI) || tok_punct(u, P_LBRACE) || tok_punct(u, P_RBRACE))) { j = 0; break; }
+        }
+        if (j <= 0 || !tok_punct(&p->t[j], P_LPAREN)) continue;
+        token_t *callee = &p->t[j - 1];
+        if (callee->kind == TK_KW) continue; /* if (x), sizeof(x), while (x) ... */
+        if (tok_punct(callee, P_GT) || callee->kind == TK_IDENT) {
+            if (callee->kind == TK_IDENT) {
+                char nb[256];
+                snprintf(nb, sizeof nb, "%.*s", callee->n, callee->s);
+                if (hmap_get(&p->in->builtins, nb) || !strncmp(nb, "cuda", 4) || !strncmp(nb, "cu", 2)) continue;
+                sym_t *s = lookup(p, callee);
+                if (s && s->kind == S_FUNC && s->ty->kind == T_FUNC) {
+                    bool any = false;
+                    for (int k = 0; k < s->ty->nparams; k++) any |= s->ty->params[k]->is_ref;
+                    if (!any) continue;
+                }
+                if (s && s->kind != S_FUNC) continue;
+            }
+            mark_addressed(p, t);
+        }
+    }
+}
+
 static void scan_addressed(P *p) {
+    scan_ref_bindings(p);
     for (int i = 0; i + 1 < p->n; i++) {
         token_t *t = &p->t[i];
         if (t->kind != TK_PUNCT || t->id != P_AMP) continue;

@@ -164,3 +164,91 @@ node_t *cxx_cell_return(P *p, node_t *v, loc_t *l0) {
     if (!ty_is_int(v->ty)) type_error(&v->loc, "a cell's return value is main's exit status: an integer, not %s", tyname(v->ty));
     return call_builtin(p, &l, "__icuda_cell_return", &v, 1);
 }
+
+/* ---------------- auto and references ---------------- */
+bool cxx_has_auto(type_t *t) {
+    for (; t; t = t->kind == T_PTR ? t->base : NULL)
+        if (t->kind == T_VOID && t->name && !strcmp(t->name, "auto")) return true;
+    return false;
+}
+
+/* C++'s deduction for `auto x = e`, `auto *p = e`, `const auto &r = e`:
+ * the initialiser's type, arrays and functions decayed, top-level const
+ * dropped unless written. */
+static type_t *deduce(P *p, type_t *decl, type_t *init, loc_t *l, bool decay) {
+    if (decl->kind == T_VOID) { /* the placeholder */
+        type_t *t = init;
+        if (decay && t->kind == T_ARRAY) t = ty_ptr(t->base);
+        else if (decay && t->kind == T_FUNC) t = ty_ptr(t);
+        if (decay) t = ty_unqual(t);
+        if (t->kind == T_VOID) type_error(l, "cannot deduce auto from an expression of type void");
+        return decl->is_const ? ty_const(t) : t;
+    }
+    if (decl->is_ref) return ty_ref(deduce(p, decl->base, init, l, false));
+    if (init->kind == T_ARRAY) init = ty_ptr(init->base);
+    if (init->kind != T_PTR) type_error(l, "'auto *' needs a pointer, not %s", tyname(init));
+    type_t *r = ty_ptr(deduce(p, decl->base, init->base, l, false));
+    return decl->is_const ? ty_const(r) : r;
+}
+
+type_t *cxx_deduce_auto(P *p, type_t *decl, node_t *init, loc_t *l) {
+    type_t *it = init->ty;
+    if (it->kind == T_FUNC && init->op != FD_USER) type_error(l, "cannot deduce auto from a built-in function");
+    return deduce(p, decl, it, l, true);
+}
+
+/* A use of a reference: the object it refers to. */
+node_t *cxx_deref_ref(node_t *ref, loc_t *l) {
+    type_t *pt = ty_copy(ref->ty);
+    pt->is_ref = false;
+    ref->ty = pt;
+    return pl_deref(l, pt->base, mk_load(ref), 0);
+}
+
+/* A call that returns a reference: the object it refers to. */
+node_t *cxx_deref_value(node_t *v, loc_t *l) {
+    type_t *pt = ty_copy(v->ty);
+    pt->is_ref = false;
+    v->ty = pt;
+    return pl_deref(l, pt->base, v, 0);
+}
+
+/* The address a reference of type rt is bound to when initialised with e: e's
+ * own place, or, for a reference to const, a temporary holding e's value. */
+node_t *cxx_ref_target(P *p, type_t *rt, node_t *e, const char *what) {
+    type_t *want = rt->base;
+    if (e->is_place && e->place != PL_TEMP && e->place != PL_SLOT && ty_same(ty_unqual(e->ty), ty_unqual(want))) {
+        if (e->ty->is_const && !want->is_const)
+            type_error(&e->loc, "%s: binding a reference to %s drops its const", what, tyname(e->ty));
+        return mk_addr(e);
+    }
+    if (e->is_place && e->place == PL_SLOT && ty_same(ty_unqual(e->ty), ty_unqual(want))) {
+        char b[100];
+        type_error(&e->loc, "%s: '%s' cannot be bound to a reference here (internal: it has no address); "
+                   "declare it outside the function or take its address once with &",
+                   what, loc_text(&e->loc, b, sizeof b));
+    }
+    if (!want->is_const) {
+        if (e->is_place)
+            type_error(&e->loc, "%s: a reference to %s cannot refer to %s", what, tyname(want), tyname(e->ty));
+        type_error(&e->loc, "%s: a reference to non-const %s needs a variable, not a value", what, tyname(want));
+    }
+    node_t *v = conv_assign(p, rvalue(p, e), ty_unqual(want), what);
+    if (!v) type_error(&e->loc, "%s: cannot convert %s to %s", what, tyname(e->ty), tyname(want));
+    type_t *tt = ty_unqual(want);
+    int64_t off = new_mem(p, tt, (int64_t)tt->size);
+    int h = new_handle(p, off, (int64_t)tt->size, "a temporary");
+    node_t *set = mk_assign(&e->loc, pl_frame(&e->loc, tt, off, h), v);
+    node_t *r = mk_comma(&e->loc, set, mk_addr(pl_frame(&e->loc, tt, off, h)));
+    r->ty = ty_ptr(tt);
+    return r;
+}
+
+node_t *cxx_bind_ref(P *p, node_t *pl, type_t *rt, node_t *init, loc_t *l) {
+    node_t *a = cxx_ref_target(p, rt, init, "the reference's initial value");
+    type_t *pt = ty_copy(pl->ty);
+    pt->is_ref = false;
+    pl->ty = pt;
+    a->ty = pt;
+    return mk_assign(l, pl, a);
+}

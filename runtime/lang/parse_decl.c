@@ -393,8 +393,20 @@ void declaration(P *p, type_t *base, int storage, bool global, ilist_t *o) {
             sym_t *s = lookup(p, nm);
             if (!s || (s->kind != S_VAR_GLOBAL)) type_error(&l, "extern variable '%s' is not defined in this session", name);
         } else {
-            if (t->kind == T_VOID) type_error(&l, "variable '%s' declared void", name);
             bool has_init = accept(p, P_ASSIGN);
+            node_t *pre = NULL; /* auto and references: the initialiser, parsed before the variable exists */
+            if (cxx_has_auto(t) || t->is_ref) {
+                int close = 0;
+                if (!has_init && accept(p, P_LBRACE)) close = P_RBRACE;
+                else if (!has_init && accept(p, P_LPAREN)) close = P_RPAREN;
+                if (!has_init && !close)
+                    type_error(&l, "'%s' needs an initialiser (it is %s)", name, t->is_ref ? "a reference" : "declared auto");
+                pre = assign_expr(p);
+                if (close) expect(p, close, close == P_RBRACE ? "'}'" : "')'");
+                has_init = true;
+                if (cxx_has_auto(t)) t = cxx_deduce_auto(p, t, pre, &l);
+            }
+            if (t->kind == T_VOID) type_error(&l, "variable '%s' declared void", name);
             bool ctor = !has_init && is_dim3(t) && is_p(p, P_LPAREN);
             if (t->kind == T_ARRAY && t->count < 0 && !t->vla) {
                 if (!has_init) type_error(&l, "array size missing in '%s'", name);
@@ -492,7 +504,9 @@ void declaration(P *p, type_t *base, int storage, bool global, ilist_t *o) {
                 scope_add(p, s);
             }
             ilist_t io = {0};
-            if (has_init) initializer(p, pl, t, &io);
+            if (pre && t->is_ref) iadd(&io, st_expr(cxx_bind_ref(p, pl, t, pre, &l)));
+            else if (pre) iadd(&io, st_expr(assign_to(p, pl, rvalue(p, pre), &l, "the initial value")));
+            else if (has_init) initializer(p, pl, t, &io);
             else if (ctor) {
                 p->i++;
                 node_t **v = NULL;

@@ -364,7 +364,11 @@ node_t *call(P *p, node_t *fn, loc_t *l0) {
     for (int i = 0; i < n; i++) {
         char what[160];
         snprintf(what, sizeof what, "argument %d of %s", i + 1, fname);
-        if (i < fty->nparams) {
+        if (i < fty->nparams && fty->params[i]->is_ref) {
+            loc_t al = args[i]->loc;
+            args[i] = cxx_ref_target(p, fty->params[i], args[i], what);
+            args[i]->loc = al;
+        } else if (i < fty->nparams) {
             node_t *a = rvalue(p, args[i]);
             if (args[i]->ty->kind == T_FUNC && args[i]->op == FD_USER) a = args[i];
             else if (args[i]->ty->kind == T_FUNC && args[i]->op == FD_BUILTIN) a = args[i];
@@ -392,6 +396,7 @@ node_t *call(P *p, node_t *fn, loc_t *l0) {
         }
     } else if (fptr) c = mk_callptr(&l, fptr, fty, args, n, tempoff);
     else c = mk_call(&l, fn->p, fty, args, n, tempoff);
+    if (fty->base->is_ref) return cxx_deref_value(c, &l);
     return c;
 }
 
@@ -493,10 +498,13 @@ static node_t *primary(P *p) {
                 if (s->is_vla) return pl_vla(&l, s->ty, s->slot);
                 if (s->addressable) {
                     node_t *n = pl_frame(&l, s->ty, s->memoff, s->hidx);
-                    return n;
+                    return s->ty->is_ref ? cxx_deref_ref(n, &l) : n;
                 }
+                if (s->ty->is_ref) return cxx_deref_ref(pl_slot(&l, s->ty, s->slot), &l);
                 return pl_slot(&l, s->ty, s->slot);
-            case S_VAR_GLOBAL: return pl_global(&l, s->gv);
+            case S_VAR_GLOBAL:
+                if (s->ty->is_ref) return cxx_deref_ref(pl_global(&l, s->gv), &l);
+                return pl_global(&l, s->gv);
             case S_ENUMC: return mk_int(&l, &ty_int, s->ival);
             case S_FUNC: return funcdesig(&l, s->ty, FD_USER, fbox_get(p, s->name));
             case S_TYPEDEF:

@@ -159,5 +159,11 @@ node_t *cxx_primary_kw(P *p);
 node_t *cxx_functional_cast(P *p, type_t *t, loc_t *l0);
 node_t *cxx_main_args(P *p, const char *name, loc_t *l);
 node_t *cxx_cell_return(P *p, node_t *v, loc_t *l0);
+bool cxx_has_auto(type_t *t);
+type_t *cxx_deduce_auto(P *p, type_t *decl, node_t *init, loc_t *l);
+node_t *cxx_deref_ref(node_t *ref, loc_t *l);
+node_t *cxx_deref_value(node_t *v, loc_t *l);
+node_t *cxx_ref_target(P *p, type_t *rt, node_t *e, const char *what);
+node_t *cxx_bind_ref(P *p, node_t *pl, type_t *rt, node_t *init, loc_t *l);
 
 #endif

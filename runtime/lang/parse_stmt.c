@@ -187,6 +187,8 @@ node_t *stmt(P *p) {
                 if (rt->kind == T_VOID) {
                     if (e->ty->kind != T_VOID) type_error(&el, "a void function cannot return a value");
                     e = rvalue(p, e);
+                } else if (rt->is_ref) {
+                    e = cxx_ref_target(p, rt, e, "return value");
                 } else {
                     node_t *c = conv_assign(p, (e->ty->kind == T_FUNC && e->op == FD_USER) ? e : rvalue(p, e), rt, "return value");
                     if (!c) { node_t *v[1] = {rvalue(p, e)}; c = mk_load(dim3_literal(p, &el, v, 1)); }

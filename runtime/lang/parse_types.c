@@ -176,9 +176,17 @@ type_t *decl_specs(P *p, int *storage, bool *skip_item) {
         case KW_EXTERN: *storage = KW_EXTERN;
             if (PEEK(1)->kind == TK_STR) p->i++; /* extern "C" */
             break;
-        case KW_CONST: cnst = true; break;
+        case KW_CONST: case KW_CONSTEXPR: cnst = true; break;
+        case KW_EXPLICIT: case KW_MUTABLE: break;
         case KW_VOLATILE: case KW_RESTRICT: case KW_INLINE: case KW_REGISTER: case KW_FORCEINLINE:
-        case KW_NOINLINE: case KW_AUTO:
+        case KW_NOINLINE:
+            break;
+        case KW_AUTO: /* C++: a type deduced from the initialiser (C's storage class otherwise) */
+            if (!base && !(PEEK(1)->kind == TK_KW && (PEEK(1)->id == KW_INT || PEEK(1)->id == KW_LONG ||
+                                                      PEEK(1)->id == KW_CHAR || PEEK(1)->id == KW_SHORT ||
+                                                      PEEK(1)->id == KW_UNSIGNED || PEEK(1)->id == KW_SIGNED ||
+                                                      PEEK(1)->id == KW_FLOAT || PEEK(1)->id == KW_DOUBLE)))
+                base = &ty_auto;
             break;
         case KW_HOST: host = true; break;
         case KW_DEVICE: device = true; break;
@@ -317,8 +325,11 @@ static type_t *suffix(P *p, type_t *t) {
 
 type_t *declarator(P *p, type_t *t, token_t **name) {
     skip_attribute(p);
-    while (accept(p, P_STAR) || accept(p, P_AMP)) {
-        t = ty_ptr(t);
+    while (is_p(p, P_STAR) || is_p(p, P_AMP) || is_p(p, P_LAND)) {
+        bool ref = !is_p(p, P_STAR);
+        if (ref && t->is_ref) type_error(&TOK->loc, "a reference to a reference");
+        p->i++;
+        t = ref ? ty_ref(t) : ty_ptr(t);
         for (;;) {
             if (accept(p, KW_CONST)) t = ty_const(t);
             else if (accept(p, KW_VOLATILE) || accept(p, KW_RESTRICT)) {}
