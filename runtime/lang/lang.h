@@ -233,7 +233,7 @@ typedef val_t (*efn_t)(node_t *, frame_t *);
 typedef int (*sfn_t)(node_t *, frame_t *);
 typedef char *(*afn_t)(node_t *, frame_t *, int wr);
 
-enum { X_NORMAL = 0, X_BREAK, X_CONTINUE, X_RETURN };
+enum { X_NORMAL = 0, X_BREAK, X_CONTINUE, X_RETURN, X_GOTO }; /* X_RETURN and above leave loops */
 
 typedef struct func func_t;
 typedef struct gvar gvar_t;
@@ -309,6 +309,7 @@ struct frame {
     node_t *call;        /* call site in the caller */
     val_t ret;
     char *retbuf;        /* struct return target */
+    node_t *go;          /* the goto being taken (X_GOTO): blocks look for its label */
     uint32_t *vlas; int nvlas, capvlas;
     /* frames are heap records reused through a free list, so that an error's
      * longjmp leaves them readable for the unwinder; capacities are kept */
@@ -530,6 +531,8 @@ node_t *st_gdecl(loc_t *l, gvar_t *g);
 node_t *st_vla(loc_t *l, int slot, node_t *count, int64_t esz, int countslot, const char *name);
 node_t *st_launch(loc_t *l, const char *kernel);
 node_t *st_nop(loc_t *l);
+node_t *st_label(loc_t *l, const char *name, node_t *body);
+node_t *st_goto(loc_t *l, const char *name);
 node_t *st_once(loc_t *l, node_t *body); /* static local initialisers */
 int64_t node_line(node_t *n);
 

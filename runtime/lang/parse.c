@@ -322,6 +322,7 @@ void parse_cell(interp_t *in, tokvec_t *toks, src_t *src, cell_code_t *out, bool
     cf->is_cell = true;
     p->f = p->cellf = cf;
     while (TOK->kind != TK_EOF) top_item(p);
+    cxx_check_labels(p);
     if (expr_only && !p->value) syntax_error(&TOK->loc, "expected an expression");
     loc_t l0 = {src, 1, 0, 0};
     out->value = p->value;

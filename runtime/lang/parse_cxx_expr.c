@@ -252,3 +252,28 @@ node_t *cxx_bind_ref(P *p, node_t *pl, type_t *rt, node_t *init, loc_t *l) {
     a->ty = pt;
     return mk_assign(l, pl, a);
 }
+
+/* ---------------- goto ---------------- */
+void cxx_note_goto(P *p, node_t *g) { vadd(&p->f->gotos, &p->f->ngotos, &p->f->capgotos, g); }
+
+void cxx_note_label(P *p, const char *name, loc_t *at) {
+    fctx_t *f = p->f;
+    for (int i = 0; i < f->nlabels; i++)
+        if (!strcmp(f->labels[i], name)) syntax_error(at, "duplicate label '%s'", name);
+    if (f->nlabels == f->caplabels) {
+        f->caplabels = f->caplabels ? f->caplabels * 2 : 8;
+        const char **nl = palloc(p, sizeof(char *) * (size_t)f->caplabels);
+        if (f->nlabels) memcpy(nl, f->labels, sizeof(char *) * (size_t)f->nlabels);
+        f->labels = nl;
+    }
+    f->labels[f->nlabels++] = name;
+}
+
+void cxx_check_labels(P *p) {
+    fctx_t *f = p->f;
+    for (int i = 0; i < f->ngotos; i++) {
+        int j = 0;
+        while (j < f->nlabels && strcmp(f->labels[j], f->gotos[i]->str)) j++;
+        if (j == f->nlabels) syntax_error(&f->gotos[i]->loc, "label '%s' used but not defined", f->gotos[i]->str);
+    }
+}

@@ -590,6 +590,7 @@ void func_def(P *p, type_t *ft, token_t *name, const char **pnames) {
     loc_t bl = TOK->loc;
     expect(p, P_LBRACE, "'{'");
     fn->body = block(p, &bl);
+    cxx_check_labels(p);
     scope_pop(p);
     (void)saved_marks;
     fn->nslots = fc.nslots;

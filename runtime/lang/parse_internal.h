@@ -22,6 +22,8 @@ typedef struct fctx {
     int loops, blockdepth;
     swctx_t *sw;
     struct fctx *up;
+    node_t **gotos; int ngotos, capgotos;     /* checked against the labels at the end */
+    const char **labels; int nlabels, caplabels;
 } fctx_t;
 
 typedef struct pending { int kind; const char *name; void *a, *b; } pending_t;
@@ -160,6 +162,9 @@ node_t *cxx_functional_cast(P *p, type_t *t, loc_t *l0);
 node_t *cxx_main_args(P *p, const char *name, loc_t *l);
 node_t *cxx_cell_return(P *p, node_t *v, loc_t *l0);
 bool cxx_has_auto(type_t *t);
+void cxx_note_goto(P *p, node_t *g);
+void cxx_note_label(P *p, const char *name, loc_t *at);
+void cxx_check_labels(P *p);
 type_t *cxx_deduce_auto(P *p, type_t *decl, node_t *init, loc_t *l);
 node_t *cxx_deref_ref(node_t *ref, loc_t *l);
 node_t *cxx_deref_value(node_t *v, loc_t *l);

@@ -202,8 +202,17 @@ node_t *stmt(P *p) {
         }
         case KW_CASE: case KW_DEFAULT:
             syntax_error(&l0, "case label not directly inside a switch body");
-        case KW_GOTO:
-            syntax_error(&l0, "goto is not supported by the interpreter");
+        case KW_GOTO: {
+            p->i++;
+            if (TOK->kind != TK_IDENT) expected(p, "a label");
+            char *nm = pstr(p, TOK);
+            p->i++;
+            expect(p, P_SEMI, "';'");
+            loc_t l = from(p, &l0);
+            node_t *g = st_goto(&l, nm);
+            cxx_note_goto(p, g);
+            return g;
+        }
         case KW_ELSE:
             syntax_error(&l0, "'else' without a previous 'if'");
         case KW_STATIC_ASSERT: {
@@ -220,9 +229,10 @@ node_t *stmt(P *p) {
         }
     }
     if (t->kind == TK_IDENT && PEEK(1)->kind == TK_PUNCT && PEEK(1)->id == P_COLON) { /* a label */
+        char *nm = pstr(p, t);
         p->i += 2;
-        if (is_p(p, P_RBRACE)) return st_nop(&l0);
-        return stmt(p);
+        cxx_note_label(p, nm, &l0);
+        return st_label(&l0, nm, is_p(p, P_RBRACE) ? st_nop(&l0) : stmt(p));
     }
     node_t *e = expr(p);
     if (!is_p(p, P_SEMI)) expected(p, "';'");
