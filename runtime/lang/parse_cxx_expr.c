@@ -277,3 +277,100 @@ void cxx_check_labels(P *p) {
         if (j == f->nlabels) syntax_error(&f->gotos[i]->loc, "label '%s' used but not defined", f->gotos[i]->str);
     }
 }
+
+/* ---------------- range-based for ---------------- */
+/* After "for (": is there a ':' before the first ';' at this depth? */
+bool cxx_is_range_for(P *p) {
+    int d = 0;
+    for (int j = p->i; j < p->n && p->t[j].kind != TK_EOF; j++) {
+        token_t *u = &p->t[j];
+        if (u->kind != TK_PUNCT) continue;
+        if (u->id == P_LPAREN || u->id == P_LBRACK || u->id == P_LBRACE) d++;
+        else if (u->id == P_RPAREN || u->id == P_RBRACK || u->id == P_RBRACE) { if (--d < 0) return false; }
+        else if (u->id == P_SEMI) return false;
+        else if (u->id == P_QUEST) return false;
+        else if (u->id == P_COLON && d == 0) return true;
+    }
+    return false;
+}
+
+/* A local of the function being parsed, in a slot or (when its address is
+ * taken somewhere) in frame memory. */
+static node_t *new_local(P *p, const char *name, type_t *t, loc_t *l) {
+    sym_t *s = palloc(p, sizeof *s);
+    s->name = name;
+    s->ty = t;
+    s->kind = S_VAR_LOCAL;
+    node_t *pl;
+    type_t *st = t;
+    if (t->is_ref) { st = ty_copy(t); st->is_ref = false; }
+    if (ty_is_aggr(t) || hmap_get(&p->addressed, name)) {
+        s->addressable = true;
+        s->memoff = new_mem(p, st, (int64_t)st->size);
+        s->hidx = new_handle(p, s->memoff, (int64_t)st->size, name);
+        pl = pl_frame(l, st, s->memoff, s->hidx);
+    } else {
+        s->slot = new_slot(p);
+        pl = pl_slot(l, st, s->slot);
+    }
+    scope_add(p, s);
+    return pl;
+}
+
+/* for (T x : range) body, over an array or a class with begin()/end():
+ *   { E *it = first, *end = last; for (; it != end; ++it) { T x = *it; body } } */
+node_t *cxx_range_for(P *p, loc_t *l0) {
+    scope_push(p);
+    int st;
+    bool skip;
+    type_t *b = decl_specs(p, &st, &skip);
+    if (!b) expected(p, "a declaration of the loop variable");
+    token_t *nm = NULL;
+    type_t *vt = declarator(p, b, &nm);
+    if (!nm) expected(p, "the loop variable's name");
+    expect(p, P_COLON, "':'");
+    node_t *range = expr(p);
+    expect(p, P_RPAREN, "')'");
+    loc_t rl = range->loc;
+    node_t *first, *last;
+    type_t *et;
+    if (range->ty->kind == T_ARRAY) {
+        if (range->ty->count < 0 || range->ty->vla) type_error(&rl, "a range-based for needs an array of known length");
+        et = range->ty->base;
+        first = rvalue(p, range);
+        last = mk_ptradd(&rl, rvalue(p, range), mk_int(&rl, &ty_long, range->ty->count), (int64_t)et->size, 1);
+    } else if (range->ty->kind == T_STRUCT && (first = cxx_class_range(p, range, &last))) {
+        et = first->ty->base;
+    } else
+        type_error(&rl, "a range-based for needs an array or a container, not %s", tyname(range->ty));
+    type_t *pt = ty_ptr(et);
+    int its = new_slot(p), ends = new_slot(p);
+    node_t *init = st_block(l0, NULL, 0);
+    node_t **iv = palloc(p, sizeof(node_t *) * 2);
+    iv[0] = st_expr(mk_assign(&rl, pl_slot(&rl, pt, its), first));
+    iv[1] = st_expr(mk_assign(&rl, pl_slot(&rl, pt, ends), last));
+    init = st_block(l0, iv, 2);
+    node_t *cond = mk_cmp(&rl, P_NE, pt, mk_load(pl_slot(&rl, pt, its)), mk_load(pl_slot(&rl, pt, ends)));
+    node_t *step = mk_incdec(&rl, pl_slot(&rl, pt, its), 1, false);
+    char *name = pstr(p, nm);
+    loc_t vl = nm->loc;
+    node_t *elem = pl_deref(&vl, et, mk_load(pl_slot(&rl, pt, its)), 0);
+    if (cxx_has_auto(vt)) vt = cxx_deduce_auto(p, vt, elem, &vl);
+    node_t *pl = new_local(p, name, vt, &vl);
+    node_t *set;
+    if (vt->is_ref) {
+        node_t *a = cxx_ref_target(p, vt, elem, "the loop variable");
+        a->ty = pl->ty;
+        set = st_expr(mk_assign(&vl, pl, a));
+    } else
+        set = st_expr(assign_to(p, pl, rvalue(p, elem), &vl, "the loop variable"));
+    node_t *body = loop_body(p);
+    node_t **bv = palloc(p, sizeof(node_t *) * 2);
+    bv[0] = set;
+    bv[1] = body;
+    scope_pop(p);
+    return st_for(l0, init, cond, step, st_block(l0, bv, 2));
+}
+
+/* Replaced by the classes' file when it lands: no container is known yet. */
+node_t *cxx_class_range(P *p, node_t *range, node_t **end) { return NULL; }

@@ -148,6 +148,7 @@ void func_def(P *p, type_t *ft, token_t *name, const char **pnames);
 /* parse_stmt.c */
 node_t *block(P *p, loc_t *l0);
 node_t *stmt(P *p);
+node_t *loop_body(P *p);
 
 /* parse_cxx.c */
 void cxx_join_qualified(interp_t *in, tokvec_t *tv);
@@ -165,6 +166,9 @@ bool cxx_has_auto(type_t *t);
 void cxx_note_goto(P *p, node_t *g);
 void cxx_note_label(P *p, const char *name, loc_t *at);
 void cxx_check_labels(P *p);
+bool cxx_is_range_for(P *p);
+node_t *cxx_range_for(P *p, loc_t *l0);
+node_t *cxx_class_range(P *p, node_t *range, node_t **end); /* parse_class.c: begin()/end() of a class object */
 type_t *cxx_deduce_auto(P *p, type_t *decl, node_t *init, loc_t *l);
 node_t *cxx_deref_ref(node_t *ref, loc_t *l);
 node_t *cxx_deref_value(node_t *v, loc_t *l);

@@ -38,7 +38,7 @@ static node_t *cond_of(P *p) {
     return c;
 }
 
-static node_t *loop_body(P *p) {
+node_t *loop_body(P *p) {
     p->f->loops++;
     swctx_t *sw = p->f->sw;
     node_t *b = stmt(p);
@@ -139,6 +139,7 @@ node_t *stmt(P *p) {
         case KW_FOR: {
             p->i++;
             expect(p, P_LPAREN, "'('");
+            if (cxx_is_range_for(p)) return cxx_range_for(p, &l0);
             scope_push(p);
             node_t *init = NULL;
             if (is_type_start(p, TOK)) {
