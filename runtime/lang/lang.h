@@ -103,6 +103,7 @@ struct type {
     int nparams; type_t **params; const char **pnames; bool variadic, oldstyle;
     const char *name;     /* typedef / enum name for display */
     const char *enum_tag;
+    int tparam;           /* a template's type parameter k+1 while its header is read */
 };
 
 /* operating kinds of arithmetic after promotions */
@@ -353,9 +354,10 @@ typedef struct sym {
     gvar_t *gv; func_t *fn;
     int slot; int64_t memoff; bool addressable; int hidx; bool is_vla;
     int64_t ival;
+    struct tmpl *tp;     /* S_TEMPLATE: a host function template (parse_template.c) */
     struct sym *next;    /* scope chain */
 } sym_t;
-enum { S_VAR_GLOBAL = 1, S_VAR_LOCAL, S_TYPEDEF, S_FUNC, S_ENUMC, S_BUILTIN };
+enum { S_VAR_GLOBAL = 1, S_VAR_LOCAL, S_TYPEDEF, S_FUNC, S_ENUMC, S_BUILTIN, S_TEMPLATE };
 
 /* a small string->pointer hash map */
 typedef struct hmap { int cap, n; const char **keys; void **vals; } hmap_t;

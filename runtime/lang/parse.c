@@ -38,8 +38,11 @@ static sym_t *lookup_n(P *p, const char *s, int n) {
     char cand[8][256];
     int nc = cxx_name_candidates(p->in, nb, cand, 8);
     for (int k = 0; k < nc; k++) {
-        sym_t *r = hmap_get(&p->cell, cand[k]);
-        if (!r) r = hmap_get(&p->in->globals, cand[k]);
+        for (P *q = p; q; q = q->parent) {
+            sym_t *r = hmap_get(&q->cell, cand[k]);
+            if (r) return r;
+        }
+        sym_t *r = hmap_get(&p->in->globals, cand[k]);
         if (r) return r;
     }
     return NULL;
@@ -171,7 +174,7 @@ static void scan_ref_bindings(P *p) {
                     for (int k = 0; k < s->ty->nparams; k++) any |= s->ty->params[k]->is_ref;
                     if (!any) continue;
                 }
-                if (s && s->kind != S_FUNC) continue;
+                if (s && s->kind != S_FUNC && s->kind != S_TEMPLATE) continue;
             }
             mark_addressed(p, t);
         }
@@ -227,7 +230,7 @@ static void top_item(P *p) {
     if (cxx_using_item(p)) return;
     cxx_check_unsupported(p);
     if (t->kind == TK_KW && t->id == KW_TEMPLATE) {
-        skip_item(p);
+        cxx_template_def(p);
         return;
     }
     if (is_type_start(p, t) && !(is_typedef_name(p, t) && PEEK(1)->kind == TK_PUNCT && PEEK(1)->id == P_LPAREN &&
@@ -284,6 +287,38 @@ static void p_cleanup(P *p) {
 
 static P *g_p; /* the parse in progress, for cleanup after a longjmp */
 
+/* A parse of other tokens (a template's) inside this one: it sees the
+ * session and this cell's names, and commits what it defines at once. */
+P *p_child(P *parent, token_t *t, int n) {
+    P *c = calloc(1, sizeof *c);
+    c->in = parent->in;
+    c->t = t;
+    c->n = n;
+    c->src = t[0].loc.src;
+    c->parent = parent;
+    c->f = c->cellf = &c->cellctx;
+    parent->child = c;
+    return c;
+}
+
+void p_child_finish(P *c) {
+    commit(c);
+    c->parent->child = NULL;
+    free(c->newg);
+    p_cleanup(c);
+    free(c);
+}
+
+static void free_children(P *p) {
+    P *c = p->child;
+    p->child = NULL;
+    if (!c) return;
+    free_children(c);
+    free(c->newg);
+    p_cleanup(c);
+    free(c);
+}
+
 void parse_abort_cleanup(void) {
     if (!g_p) return;
     /* storage of variables this cell would have made */
@@ -296,6 +331,7 @@ void parse_abort_cleanup(void) {
         }
     }
     free(g_p->newg);
+    free_children(g_p);
     p_cleanup(g_p);
     free(g_p);
     g_p = NULL;
@@ -393,4 +429,5 @@ void parse_prelude(interp_t *in) {
     sym_t *sz = hmap_get(&in->globals, "size_t");
     if (sz) ty_size_t = sz->ty;
     p_cleanup(p);
+    cxx_library(in);
 }

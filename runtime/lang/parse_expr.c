@@ -344,6 +344,12 @@ node_t *call(P *p, node_t *fn, loc_t *l0) {
         extern node_t *mk_gpu_call(loc_t *l, const char *name, node_t **args, int n);
         return mk_gpu_call(&l, fn->p, args, n);
     }
+    if (fn->op == FD_TEMPLATE) fn = cxx_template_call(p, fn, args, n, &l);
+    if (fn->op == FD_BUILTIN && !strcmp(((builtin_t *)fn->p)->name, "__icuda_kind")) {
+        if (n != 1) type_error(&l, "__icuda_kind takes one value");
+        type_t *t = args[0]->ty; /* the element kind std::sort compares by */
+        return mk_int(&l, &ty_int, ty_is_float(t) ? 3 : t->kind == T_PTR ? 2 : !ty_is_int(t) ? 0 : t->is_unsigned ? 2 : 1);
+    }
     type_t *fty;
     const char *fname;
     char fnb[128];
@@ -507,6 +513,7 @@ static node_t *primary(P *p) {
                 return pl_global(&l, s->gv);
             case S_ENUMC: return mk_int(&l, &ty_int, s->ival);
             case S_FUNC: return funcdesig(&l, s->ty, FD_USER, fbox_get(p, s->name));
+            case S_TEMPLATE: return cxx_template_ref(p, s, &l);
             case S_TYPEDEF:
                 if (is_p(p, P_LPAREN) && s->ty->sd && ty_dim3 && s->ty->sd == ty_dim3->sd) {
                     p->i++;

@@ -45,10 +45,12 @@ typedef struct P {
     node_t *value;
     bool expr_only;
     fctx_t cellctx;
+    struct P *parent;    /* a template's instantiation: the cell that asked for it */
+    struct P *child;     /* ... and the other way, to clean up after an error */
 } P;
 
 /* function designators (node op): user function, builtin, kernel, CUDA API */
-enum { FD_USER = 1001, FD_BUILTIN, FD_KERNEL, FD_GPUAPI };
+enum { FD_USER = 1001, FD_BUILTIN, FD_KERNEL, FD_GPUAPI, FD_TEMPLATE };
 enum { PEND_FUNC = 1, PEND_TYPEDEF, PEND_ENUMC, PEND_TAG, PEND_PROTO };
 
 #define TOK (&p->t[p->i])
@@ -113,6 +115,8 @@ int new_handle(P *p, int64_t off, int64_t size, const char *name);
 fbox_t *fbox_get(P *p, const char *name);
 void pend(P *p, int kind, const char *name, void *a, void *b);
 int64_t const_int(P *p, node_t *e, const char *what);
+P *p_child(P *parent, token_t *t, int n);
+void p_child_finish(P *c);
 node_t *const_expr(P *p);
 
 /* parse_types.c */
@@ -168,6 +172,10 @@ void cxx_note_label(P *p, const char *name, loc_t *at);
 void cxx_check_labels(P *p);
 bool cxx_is_range_for(P *p);
 node_t *cxx_range_for(P *p, loc_t *l0);
+void cxx_template_def(P *p);
+node_t *cxx_template_ref(P *p, sym_t *s, loc_t *l);
+node_t *cxx_template_call(P *p, node_t *fn, node_t **args, int n, loc_t *l);
+void cxx_library(interp_t *in);
 node_t *cxx_class_range(P *p, node_t *range, node_t **end); /* parse_class.c: begin()/end() of a class object */
 type_t *cxx_deduce_auto(P *p, type_t *decl, node_t *init, loc_t *l);
 node_t *cxx_deref_ref(node_t *ref, loc_t *l);
