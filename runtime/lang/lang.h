@@ -104,6 +104,7 @@ struct type {
     const char *name;     /* typedef / enum name for display */
     const char *enum_tag;
     int tparam;           /* a template's type parameter k+1 while its header is read */
+    node_t **defaults;    /* function: C++ default arguments (NULL, or one per parameter) */
 };
 
 /* operating kinds of arithmetic after promotions */
@@ -355,6 +356,8 @@ typedef struct sym {
     int slot; int64_t memoff; bool addressable; int hidx; bool is_vla;
     int64_t ival;
     struct tmpl *tp;     /* S_TEMPLATE: a host function template (parse_template.c) */
+    struct sym *ovl;     /* S_FUNC: C++ overloads of the same name (other parameter types) */
+    const char *box;     /* S_FUNC: its function box's name when not its own (an overload's) */
     struct sym *next;    /* scope chain */
 } sym_t;
 enum { S_VAR_GLOBAL = 1, S_VAR_LOCAL, S_TYPEDEF, S_FUNC, S_ENUMC, S_BUILTIN, S_TEMPLATE };

@@ -208,7 +208,7 @@ static void commit(P *p) {
         case PEND_TAG: hmap_put(&in->tags, q->name, q->a); break;
         case PEND_TYPEDEF: case PEND_ENUMC: hmap_put(&in->globals, q->name, q->a); break;
         case PEND_FUNC: {
-            fbox_t *b = fbox_get(p, q->name);
+            fbox_t *b = fbox_get(p, ((func_t *)q->a)->name);
             b->cur = q->a;
             hmap_put(&in->globals, q->name, q->b);
             break;

@@ -547,8 +547,9 @@ void func_def(P *p, type_t *ft, token_t *name, const char **pnames) {
     s->name = nm;
     s->kind = S_FUNC;
     s->ty = ft;
+    s = cxx_overload_add(p, s, fn); /* C++: another f with other parameter types joins f's overloads */
     hmap_put(&p->cell, nm, s);
-    fbox_t *box = fbox_get(p, nm);
+    fbox_t *box = fbox_get(p, fn->name);
     (void)box;
     if (ty_is_aggr(ft->base) && ft->base->kind != T_ARRAY && !ft->base->sd->complete)
         type_error(&name->loc, "return type %s is incomplete", tyname(ft->base));

@@ -345,6 +345,7 @@ node_t *call(P *p, node_t *fn, loc_t *l0) {
         return mk_gpu_call(&l, fn->p, args, n);
     }
     if (fn->op == FD_TEMPLATE) fn = cxx_template_call(p, fn, args, n, &l);
+    if (fn->op == FD_OVERLOAD) fn = cxx_overload_pick(p, fn, args, n, &l);
     if (fn->op == FD_BUILTIN && !strcmp(((builtin_t *)fn->p)->name, "__icuda_kind")) {
         if (n != 1) type_error(&l, "__icuda_kind takes one value");
         type_t *t = args[0]->ty; /* the element kind std::sort compares by */
@@ -364,6 +365,8 @@ node_t *call(P *p, node_t *fn, loc_t *l0) {
         else type_error(&fn->loc, "called object %s is not a function (it has type %s)", loc_text(&fn->loc, fnb, sizeof fnb), tyname(fptr->ty));
         fname = loc_text(&fn->loc, fnb, sizeof fnb);
     }
+    if (n < fty->nparams && fty->defaults && fty->defaults[n]) /* C++ default arguments */
+        while (n < fty->nparams) vadd(&args, &n, &cap, fty->defaults[n]);
     if (n < fty->nparams || (n > fty->nparams && !fty->variadic))
         type_error(&l, "too %s arguments to function '%s': expected %d, got %d", n < fty->nparams ? "few" : "many",
                    fname, fty->nparams, n);
@@ -512,7 +515,9 @@ static node_t *primary(P *p) {
                 if (s->ty->is_ref) return cxx_deref_ref(pl_global(&l, s->gv), &l);
                 return pl_global(&l, s->gv);
             case S_ENUMC: return mk_int(&l, &ty_int, s->ival);
-            case S_FUNC: return funcdesig(&l, s->ty, FD_USER, fbox_get(p, s->name));
+            case S_FUNC:
+                if (s->ovl) return funcdesig(&l, s->ty, FD_OVERLOAD, s);
+                return funcdesig(&l, s->ty, FD_USER, fbox_get(p, s->box ? s->box : s->name));
             case S_TEMPLATE: return cxx_template_ref(p, s, &l);
             case S_TYPEDEF:
                 if (is_p(p, P_LPAREN) && s->ty->sd && ty_dim3 && s->ty->sd == ty_dim3->sd) {

@@ -50,7 +50,7 @@ typedef struct P {
 } P;
 
 /* function designators (node op): user function, builtin, kernel, CUDA API */
-enum { FD_USER = 1001, FD_BUILTIN, FD_KERNEL, FD_GPUAPI, FD_TEMPLATE };
+enum { FD_USER = 1001, FD_BUILTIN, FD_KERNEL, FD_GPUAPI, FD_TEMPLATE, FD_OVERLOAD };
 enum { PEND_FUNC = 1, PEND_TYPEDEF, PEND_ENUMC, PEND_TAG, PEND_PROTO };
 
 #define TOK (&p->t[p->i])
@@ -176,6 +176,8 @@ void cxx_template_def(P *p);
 node_t *cxx_template_ref(P *p, sym_t *s, loc_t *l);
 node_t *cxx_template_call(P *p, node_t *fn, node_t **args, int n, loc_t *l);
 void cxx_library(interp_t *in);
+node_t *cxx_overload_pick(P *p, node_t *fn, node_t **args, int n, loc_t *l);
+sym_t *cxx_overload_add(P *p, sym_t *s, func_t *fn);
 node_t *cxx_class_range(P *p, node_t *range, node_t **end); /* parse_class.c: begin()/end() of a class object */
 type_t *cxx_deduce_auto(P *p, type_t *decl, node_t *init, loc_t *l);
 node_t *cxx_deref_ref(node_t *ref, loc_t *l);

@@ -251,6 +251,7 @@ type_t *params(P *p, type_t *ret, const char ***names) {
     int cap = 8, n = 0;
     type_t **ps = palloc(p, sizeof(type_t *) * (size_t)cap);
     const char **nm = palloc(p, sizeof(char *) * (size_t)cap);
+    node_t **defs = NULL;
     bool variadic = false;
     if (is_kw(p, KW_VOID) && PEEK(1)->kind == TK_PUNCT && PEEK(1)->id == P_RPAREN) p->i++;
     scope_push(p); /* earlier parameters are visible to later ones: double v[n] */
@@ -275,6 +276,13 @@ type_t *params(P *p, type_t *ret, const char ***names) {
             nm = n2;
             cap *= 2;
         }
+        if (accept(p, P_ASSIGN)) { /* C++ default argument */
+            node_t *d = rvalue(p, assign_expr(p));
+            if (!defs) defs = palloc(p, sizeof(node_t *) * (size_t)(cap > 64 ? cap : 64));
+            if (n >= 64) type_error(&d->loc, "too many parameters with default values");
+            defs[n] = d;
+        } else if (defs && n < 64)
+            type_error(&TOK->loc, "a parameter without a default value follows one with a default");
         nm[n] = pn ? pstr(p, pn) : NULL;
         if (pn) {
             sym_t *s = palloc(p, sizeof *s);
@@ -290,6 +298,7 @@ type_t *params(P *p, type_t *ret, const char ***names) {
     scope_pop(p);
     type_t *ft = ty_func(ret, n, ps, variadic);
     ft->pnames = nm;
+    ft->defaults = defs;
     if (names) *names = nm;
     return ft;
 }
