@@ -443,7 +443,7 @@ static node_t *primary(P *p) {
     case TK_STR:
         return str_literal(p);
     case TK_KW:
-        if (t->id == KW_TRUE || t->id == KW_FALSE) { p->i++; return mk_int(&l, &ty_int, t->id == KW_TRUE); }
+        if (t->id == KW_TRUE || t->id == KW_FALSE) { p->i++; return mk_int(&l, &ty_bool, t->id == KW_TRUE); }
         if (t->id == KW_NULLPTR) { p->i++; return mk_const(&l, ty_ptr(&ty_void), (val_t){.u = 0}); }
         {
             node_t *c = cxx_primary_kw(p);
