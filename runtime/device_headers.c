@@ -21,6 +21,26 @@
 #define EMPTY "#pragma once\n"
 #define STDDEF "#pragma once\n#include <cuda/std/cstddef>\n"
 #define STDBOOL "#pragma once\n"
+/* CUB's umbrella header pulls in its device-wide algorithms, which are host
+ * code (they launch kernels) and need the C++ host library: under NVRTC it
+ * stands for the parts a kernel can use, block, warp and thread level. */
+#define CUB_KERNEL_PARTS                                                        \
+    "#pragma once\n#include <cub/config.cuh>\n"                                 \
+    "#include <cub/block/block_adjacent_difference.cuh>\n#include <cub/block/block_discontinuity.cuh>\n" \
+    "#include <cub/block/block_exchange.cuh>\n#include <cub/block/block_histogram.cuh>\n"  \
+    "#include <cub/block/block_load.cuh>\n#include <cub/block/block_merge_sort.cuh>\n"     \
+    "#include <cub/block/block_radix_rank.cuh>\n#include <cub/block/block_radix_sort.cuh>\n" \
+    "#include <cub/block/block_reduce.cuh>\n#include <cub/block/block_scan.cuh>\n"         \
+    "#include <cub/block/block_store.cuh>\n#include <cub/thread/thread_load.cuh>\n"        \
+    "#include <cub/thread/thread_operators.cuh>\n#include <cub/thread/thread_reduce.cuh>\n" \
+    "#include <cub/thread/thread_scan.cuh>\n#include <cub/thread/thread_store.cuh>\n"      \
+    "#include <cub/warp/warp_exchange.cuh>\n#include <cub/warp/warp_load.cuh>\n"          \
+    "#include <cub/warp/warp_merge_sort.cuh>\n#include <cub/warp/warp_reduce.cuh>\n"      \
+    "#include <cub/warp/warp_scan.cuh>\n#include <cub/warp/warp_store.cuh>\n"            \
+    "#include <cub/iterator/arg_index_input_iterator.cuh>\n"                             \
+    "#include <cub/iterator/cache_modified_input_iterator.cuh>\n"                        \
+    "#include <cub/iterator/cache_modified_output_iterator.cuh>\n"                       \
+    "#include <cub/util_ptx.cuh>\n#include <cub/util_type.cuh>\n"
 
 const device_header_t device_std_headers[] = {
     {"stdio.h", EMPTY},    {"cstdio", EMPTY},     {"stdlib.h", EMPTY},  {"cstdlib", EMPTY},
@@ -28,6 +48,6 @@ const device_header_t device_std_headers[] = {
     {"time.h", EMPTY},     {"ctime", EMPTY},      {"math.h", MATH},     {"cmath", MATH},
     {"stdint.h", STDINT},  {"cstdint", STDINT},   {"inttypes.h", STDINT}, {"limits.h", LIMITS},
     {"climits", LIMITS},   {"float.h", FLOATS},   {"cfloat", FLOATS},   {"stddef.h", STDDEF},
-    {"cstddef", STDDEF},   {"stdbool.h", STDBOOL},
+    {"cstddef", STDDEF},   {"stdbool.h", STDBOOL}, {"cub/cub.cuh", CUB_KERNEL_PARTS},
 };
 const int device_std_header_count = sizeof device_std_headers / sizeof device_std_headers[0];

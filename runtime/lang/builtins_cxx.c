@@ -1,6 +1,8 @@
 /* What the C++ of host cells needs at run time: new and delete (buffers that
  * remember which of new, new[] or malloc made them), a top-level `return N;`
  * (main's body as a cell) and main's argv. */
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include "lang.h"
 
@@ -51,9 +53,42 @@ static val_t b_argv(node_t *c, val_t *a, int n, frame_t *f) {
     return (val_t){.u = v};
 }
 
+/* std::sort's work: n elements of size bytes, compared as kind says
+ * (1 signed, 2 unsigned, 3 floating: the element's type in the template). */
+static int sort_kind, sort_size;
+static int cmp_elems(const void *a, const void *b) {
+    if (sort_kind == 3) {
+        double x = sort_size == 4 ? *(const float *)a : *(const double *)a;
+        double y = sort_size == 4 ? *(const float *)b : *(const double *)b;
+        return (x > y) - (x < y);
+    }
+    uint64_t ux = 0, uy = 0;
+    memcpy(&ux, a, (size_t)sort_size);
+    memcpy(&uy, b, (size_t)sort_size);
+    if (sort_kind == 1) {
+        int sh = 64 - 8 * sort_size;
+        int64_t x = (int64_t)(ux << sh) >> sh, y = (int64_t)(uy << sh) >> sh;
+        return (x > y) - (x < y);
+    }
+    return (ux > uy) - (ux < uy);
+}
+static val_t b_sort(node_t *c, val_t *a, int n, frame_t *f) {
+    int64_t cnt = a[1].i, size = a[2].i;
+    int kind = (int)a[3].i;
+    if (cnt < 0) rt_error(c, "std::sort: the range ends before it starts");
+    if (cnt <= 1) return (val_t){.u = 0};
+    if (kind == 0 || size > 8) rt_error(c, "std::sort of these elements needs a comparison; sort numbers, or use qsort");
+    char *base = mem_at(a[0].u, (uint64_t)(cnt * size), 1, ARG(0));
+    sort_kind = kind;
+    sort_size = (int)size;
+    qsort(base, (size_t)cnt, (size_t)size, cmp_elems);
+    return (val_t){.u = 0};
+}
+
 const char *builtin_cxx_prototypes(void) {
     return "void *__icuda_new(unsigned long, unsigned long, int, int); void __icuda_delete(void *, int);\n"
-           "void __icuda_cell_return(int); char **__icuda_argv(void);\n";
+           "void __icuda_cell_return(int); char **__icuda_argv(void);\n"
+           "void __icuda_sort(void *, long, long, int); int __icuda_kind(int);\n";
 }
 
 void builtins_cxx_register(interp_t *in) {
@@ -61,4 +96,6 @@ void builtins_cxx_register(interp_t *in) {
     builtin_add(in, "__icuda_delete", b_delete, 0);
     builtin_add(in, "__icuda_cell_return", b_cell_return, BF_NORETURN);
     builtin_add(in, "__icuda_argv", b_argv, 0);
+    builtin_add(in, "__icuda_sort", b_sort, 0);
+    builtin_add(in, "__icuda_kind", NULL, 0);
 }

@@ -117,7 +117,9 @@ val_t call_func(func_t *fn, val_t *args, node_t *site, frame_t *caller, char *re
     }
     fr->up = in->top;
     in->top = fr;
-    fn->body->sfn(fn->body, fr);
+    if (UNLIKELY(fn->body->sfn(fn->body, fr) == X_GOTO))
+        rt_error(fr->go, "goto %s: the label is inside a block this goto is not in "
+                 "(jumping into a block is not interpreted)", fr->go->str);
     in->top = fr->up;
     val_t r = fr->ret;
     if (ty_is_aggr(fn->ty->base)) r.p = retbuf;

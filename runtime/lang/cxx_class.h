@@ -152,7 +152,8 @@ bool cxx_struct_is_class(P *p);                             /* the body has C++ 
 void cxx_tag_type(P *p, type_t *t);                         /* C++: the tag names the type */
 type_t *cxx_type_after_name(P *p, type_t *t, loc_t *l);     /* decl_specs: Tmpl<args> */
 bool cxx_declarator_ctor(P *p, type_t *t);                  /* `T x(args)` is a constructor */
-bool cxx_declare_init(P *p, node_t *pl, type_t *t, bool has_init, bool global, sym_t *s, ilist_t *decl, ilist_t *o, loc_t *l);
+bool cxx_declare_init(P *p, node_t *pl, type_t *t, bool has_init, bool global, sym_t *s, ilist_t *decl, ilist_t *o, loc_t *l,
+                      node_t *pre);
 node_t *cxx_arg(P *p, node_t *a, type_t *t, const char *what);          /* an argument for a class parameter */
 node_t *cx_lib_arg(P *p, node_t *a, type_t *t, const char *what);       /* ... for a library method (objects by word) */
 node_t *cxx_member(P *p, node_t *e, bool arrow, token_t *nm, loc_t *l0); /* x.f(...), NULL if a field */

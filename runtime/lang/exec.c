@@ -995,11 +995,49 @@ node_t *st_nop(loc_t *l) {
     n->sfn = sx_nop;
     return n;
 }
+/* goto: the statement returns X_GOTO with f->go set; each block on the way
+ * out looks for the label among its own statements and goes on from there. */
+static int sx_label(node_t *n, frame_t *f) { return n->a->sfn(n->a, f); }
+node_t *st_label(loc_t *l, const char *name, node_t *body) {
+    node_t *n = node_new(l);
+    n->str = name;
+    n->a = body;
+    n->sfn = sx_label;
+    return n;
+}
+static int sx_goto(node_t *n, frame_t *f) {
+    f->go = n;
+    return X_GOTO;
+}
+node_t *st_goto(loc_t *l, const char *name) {
+    node_t *n = node_new(l);
+    n->str = name;
+    n->sfn = sx_goto;
+    return n;
+}
+static int sx_block_labels(node_t *n, frame_t *f) {
+    node_t **v = n->list;
+    for (int i = 0, c = n->nlist; i < c; i++) {
+        int r = v[i]->sfn(v[i], f);
+        if (r == X_GOTO) {
+            int j = 0;
+            while (j < c && !(v[j]->sfn == sx_label && !strcmp(v[j]->str, f->go->str))) j++;
+            if (j == c) return r;
+            poll_interrupt(f->go);
+            i = j - 1;
+            continue;
+        }
+        if (r) return r;
+    }
+    return X_NORMAL;
+}
 node_t *st_block(loc_t *l, node_t **v, int c) {
     node_t *n = node_new(l);
     n->list = v;
     n->nlist = c;
     n->sfn = c == 1 ? sx_block1 : c == 0 ? sx_nop : sx_block;
+    for (int i = 0; i < c; i++)
+        if (v[i]->sfn == sx_label) n->sfn = sx_block_labels;
     return n;
 }
 static int sx_if(node_t *n, frame_t *f) {
@@ -1019,7 +1057,7 @@ static int sx_while(node_t *n, frame_t *f) {
     while (EV(n->a, f).i) {
         int r = n->b->sfn(n->b, f);
         if (r == X_BREAK) break;
-        if (r == X_RETURN) return r;
+        if (r >= X_RETURN) return r;
         poll_interrupt(n);
     }
     return X_NORMAL;
@@ -1035,7 +1073,7 @@ static int sx_do(node_t *n, frame_t *f) {
     do {
         int r = n->b->sfn(n->b, f);
         if (r == X_BREAK) break;
-        if (r == X_RETURN) return r;
+        if (r >= X_RETURN) return r;
         poll_interrupt(n);
     } while (EV(n->a, f).i);
     return X_NORMAL;
@@ -1054,7 +1092,7 @@ static int sx_for(node_t *n, frame_t *f) {
         if (c && !EV(c, f).i) break;
         int r = body->sfn(body, f);
         if (r == X_BREAK) break;
-        if (r == X_RETURN) return r;
+        if (r >= X_RETURN) return r;
         if (step) step->fn(step, f);
         poll_interrupt(n);
     }
@@ -1123,7 +1161,7 @@ static inline const char *counted_limp(const counted_t *h, frame_t *f) {
             int r = bf(body, f);                                                       \
             if (UNLIKELY(r)) {                                                         \
                 if (r == X_BREAK) break;                                               \
-                if (r == X_RETURN) return r;                                           \
+                if (r >= X_RETURN) return r;                                           \
             }                                                                          \
             uint64_t x_ = sv->u + d;                                                   \
             sv->i = s32 ? NI32(x_) : (int64_t)x_;                                      \

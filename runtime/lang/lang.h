@@ -95,6 +95,7 @@ struct type {
     tkind_t kind;
     size_t size, align;
     bool is_const, is_unsigned, is_enum;
+    bool is_ref;          /* C++ T &: a pointer that every use dereferences */
     type_t *base;         /* ptr target, array element, function return */
     long count;           /* array: elements; -1 incomplete */
     node_t *vla;          /* array: runtime length expression (VLA) */
@@ -103,6 +104,8 @@ struct type {
     int nparams; type_t **params; const char **pnames; bool variadic, oldstyle;
     const char *name;     /* typedef / enum name for display */
     const char *enum_tag;
+    int tparam;           /* a template's type parameter k+1 while its header is read */
+    node_t **defaults;    /* function: C++ default arguments (NULL, or one per parameter) */
 };
 
 /* operating kinds of arithmetic after promotions */
@@ -234,7 +237,7 @@ typedef val_t (*efn_t)(node_t *, frame_t *);
 typedef int (*sfn_t)(node_t *, frame_t *);
 typedef char *(*afn_t)(node_t *, frame_t *, int wr);
 
-enum { X_NORMAL = 0, X_BREAK, X_CONTINUE, X_RETURN };
+enum { X_NORMAL = 0, X_BREAK, X_CONTINUE, X_RETURN, X_GOTO }; /* X_RETURN and above leave loops */
 
 typedef struct func func_t;
 typedef struct gvar gvar_t;
@@ -310,6 +313,7 @@ struct frame {
     node_t *call;        /* call site in the caller */
     val_t ret;
     char *retbuf;        /* struct return target */
+    node_t *go;          /* the goto being taken (X_GOTO): blocks look for its label */
     uint32_t *vlas; int nvlas, capvlas;
     /* frames are heap records reused through a free list, so that an error's
      * longjmp leaves them readable for the unwinder; capacities are kept */
@@ -353,10 +357,13 @@ typedef struct sym {
     gvar_t *gv; func_t *fn;
     int slot; int64_t memoff; bool addressable; int hidx; bool is_vla;
     int64_t ival;
+    struct tmpl *tp;     /* S_TEMPLATE: a host function template (parse_template.c) */
+    struct sym *ovl;     /* S_FUNC: C++ overloads of the same name (other parameter types) */
+    const char *box;     /* S_FUNC: its function box's name when not its own (an overload's) */
     struct sym *next;    /* scope chain */
     void *cx;            /* S_CXX: a member's field or method (parse_class.c) */
 } sym_t;
-enum { S_VAR_GLOBAL = 1, S_VAR_LOCAL, S_TYPEDEF, S_FUNC, S_ENUMC, S_BUILTIN, S_CXX };
+enum { S_VAR_GLOBAL = 1, S_VAR_LOCAL, S_TYPEDEF, S_FUNC, S_ENUMC, S_BUILTIN, S_TEMPLATE, S_CXX };
 
 /* a small string->pointer hash map */
 typedef struct hmap { int cap, n; const char **keys; void **vals; } hmap_t;
@@ -418,6 +425,8 @@ src_t *src_new(interp_t *in, const char *name, const char *text);
 extern type_t ty_void, ty_bool, ty_char, ty_schar, ty_uchar, ty_short, ty_ushort, ty_int,
     ty_uint, ty_long, ty_ulong, ty_llong, ty_ullong, ty_float, ty_double, ty_ldouble;
 type_t *ty_ptr(type_t *base);
+type_t *ty_ref(type_t *base);
+extern type_t ty_auto;    /* C++ auto before deduction */
 type_t *ty_array(type_t *base, long n);
 type_t *ty_func(type_t *ret, int n, type_t **params, bool variadic);
 type_t *ty_copy(type_t *t);
@@ -531,6 +540,8 @@ node_t *st_gdecl(loc_t *l, gvar_t *g);
 node_t *st_vla(loc_t *l, int slot, node_t *count, int64_t esz, int countslot, const char *name);
 node_t *st_launch(loc_t *l, const char *kernel);
 node_t *st_nop(loc_t *l);
+node_t *st_label(loc_t *l, const char *name, node_t *body);
+node_t *st_goto(loc_t *l, const char *name);
 node_t *st_once(loc_t *l, node_t *body); /* static local initialisers */
 int64_t node_line(node_t *n);
 

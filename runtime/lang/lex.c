@@ -408,6 +408,24 @@ static void expand_macro(interp_t *in, macro_t *m, token_t *at, token_t **args, 
     act->n--;
 }
 
+/* __LINE__ and __FILE__: the line in the cell where the macro was used (a
+ * macro's body carries its caller's place) and the cell's name. */
+static void line_file_token(token_t *t) {
+    if (teq(t, "__LINE__")) {
+        t->kind = TK_INT;
+        t->ival = (uint64_t)t->loc.line;
+        t->lit_type = T_INT;
+        return;
+    }
+    const char *name = t->loc.src && t->loc.src->name ? t->loc.src->name : "cell";
+    size_t n = strlen(name);
+    char *s = scratch(n + 1);
+    memcpy(s, name, n + 1);
+    t->kind = TK_STR;
+    t->str = s;
+    t->slen = (int)n + 1;
+}
+
 static void expand(interp_t *in, token_t *v, int n, tokvec_t *out, active_t *act, int depth) {
     if (depth > 200) syntax_error(&v[0].loc, "macro expansion too deep");
     for (int i = 0; i < n; i++) {
@@ -417,6 +435,11 @@ static void expand(interp_t *in, token_t *v, int n, tokvec_t *out, active_t *act
             token_t c = *t;
             c.no_expand = true;
             vpush(out, &c);
+            continue;
+        }
+        if (!m && t->kind == TK_IDENT && (teq(t, "__LINE__") || teq(t, "__FILE__"))) {
+            vpush(out, t);
+            line_file_token(&out->v[out->n - 1]);
             continue;
         }
         if (!m || act->n >= 63) { vpush(out, t); continue; }

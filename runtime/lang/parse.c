@@ -39,8 +39,11 @@ static sym_t *lookup_n(P *p, const char *s, int n) {
     char cand[8][256];
     int nc = cxx_name_candidates(p->in, nb, cand, 8);
     for (int k = 0; k < nc; k++) {
-        sym_t *r = hmap_get(&p->cell, cand[k]);
-        if (!r) r = hmap_get(&p->in->globals, cand[k]);
+        for (P *q = p; q; q = q->parent) {
+            sym_t *r = hmap_get(&q->cell, cand[k]);
+            if (r) return r;
+        }
+        sym_t *r = hmap_get(&p->in->globals, cand[k]);
         if (r) return r;
     }
     return NULL;
@@ -61,7 +64,8 @@ bool is_type_start(P *p, token_t *t) {
         case KW_UNION: case KW_ENUM: case KW_TYPEDEF: case KW_STATIC: case KW_EXTERN:
         case KW_CONST: case KW_VOLATILE: case KW_RESTRICT: case KW_INLINE: case KW_REGISTER:
         case KW_HOST: case KW_DEVICE: case KW_GLOBAL: case KW_FORCEINLINE: case KW_NOINLINE:
-        case KW_SHARED: case KW_CONSTANT: case KW_TYPEOF: case KW_AUTO:
+        case KW_SHARED: case KW_CONSTANT: case KW_TYPEOF: case KW_AUTO: case KW_CONSTEXPR:
+        case KW_EXPLICIT: case KW_MUTABLE:
             return true;
         }
         return false;
@@ -128,7 +132,58 @@ node_t *const_expr(P *p) {
 }
 
 /* ---------------- the cell ---------------- */
+static void mark_addressed(P *p, token_t *t) { hmap_put(&p->addressed, pstr(p, t), (void *)1); }
+
+static bool tok_punct(token_t *t, int id) { return t->kind == TK_PUNCT && t->id == id; }
+
+/* C++ references bind to variables without an '&' in sight: a whole call
+ * argument `f(x)` (unless f is known to take no reference there: builtins,
+ * CUDA calls), and the variable after `&r =` or `: ` in a range for. */
+static void scan_ref_bindings(P *p) {
+    for (int i = 1; i + 1 < p->n; i++) {
+        token_t *t = &p->t[i];
+        if (t->kind != TK_IDENT) continue;
+        token_t *pr = &p->t[i - 1], *nx = &p->t[i + 1];
+        if ((tok_punct(pr, P_ASSIGN) || tok_punct(pr, P_COLON)) && (tok_punct(nx, P_SEMI) || tok_punct(nx, P_RPAREN) || tok_punct(nx, P_COMMA))) {
+            if (i >= 3 && p->t[i - 2].kind == TK_IDENT && (tok_punct(&p->t[i - 3], P_AMP) || tok_punct(&p->t[i - 3], P_LAND)))
+                mark_addressed(p, t);
+            continue;
+        }
+        if (!(tok_punct(pr, P_LPAREN) || tok_punct(pr, P_COMMA)) || !(tok_punct(nx, P_RPAREN) || tok_punct(nx, P_COMMA)))
+            continue;
+        /* find the callee: the identifier before this argument list's '(' */
+        int d = 0, j = i - 1;
+        for (; j > 0; j--) {
+            token_t *u = &p->t[j];
+            if (tok_punct(u, P_RPAREN) || tok_punct(u, P_RBRACK)) d++;
+            else if (tok_punct(u, P_LPAREN) || tok_punct(u, P_LBRACK)) {
+                if (d == 0) break;
+                d--;
+            } else if (d == 0 && (tok_punct(u, P_SEMI) || tok_punct(u, P_LBRACE) || tok_punct(u, P_RBRACE))) { j = 0; break; }
+        }
+        if (j <= 0 || !tok_punct(&p->t[j], P_LPAREN)) continue;
+        token_t *callee = &p->t[j - 1];
+        if (callee->kind == TK_KW) continue; /* if (x), sizeof(x), while (x) ... */
+        if (tok_punct(callee, P_GT) || callee->kind == TK_IDENT) {
+            if (callee->kind == TK_IDENT) {
+                char nb[256];
+                snprintf(nb, sizeof nb, "%.*s", callee->n, callee->s);
+                if (hmap_get(&p->in->builtins, nb) || !strncmp(nb, "cuda", 4) || !strncmp(nb, "cu", 2)) continue;
+                sym_t *s = lookup(p, callee);
+                if (s && s->kind == S_FUNC && s->ty->kind == T_FUNC) {
+                    bool any = false;
+                    for (int k = 0; k < s->ty->nparams; k++) any |= s->ty->params[k]->is_ref;
+                    if (!any) continue;
+                }
+                if (s && s->kind != S_FUNC && s->kind != S_TEMPLATE) continue;
+            }
+            mark_addressed(p, t);
+        }
+    }
+}
+
 static void scan_addressed(P *p) {
+    scan_ref_bindings(p);
     for (int i = 0; i + 1 < p->n; i++) {
         token_t *t = &p->t[i];
         if (t->kind != TK_PUNCT || t->id != P_AMP) continue;
@@ -154,7 +209,7 @@ static void commit(P *p) {
         case PEND_TAG: hmap_put(&in->tags, q->name, q->a); break;
         case PEND_TYPEDEF: case PEND_ENUMC: hmap_put(&in->globals, q->name, q->a); break;
         case PEND_FUNC: {
-            fbox_t *b = fbox_get(p, q->name);
+            fbox_t *b = fbox_get(p, ((func_t *)q->a)->name);
             b->cur = q->a;
             hmap_put(&in->globals, q->name, q->b);
             break;
@@ -177,7 +232,7 @@ static void top_item(P *p) {
     if (cxx_outofclass_def(p)) return; /* Timer::Timer() {...} */
     cxx_check_unsupported(p);
     if (t->kind == TK_KW && t->id == KW_TEMPLATE) {
-        skip_item(p);
+        cxx_template_def(p);
         return;
     }
     if (is_type_start(p, t) && !(is_typedef_name(p, t) && PEEK(1)->kind == TK_PUNCT && PEEK(1)->id == P_LPAREN &&
@@ -234,6 +289,38 @@ static void p_cleanup(P *p) {
 
 static P *g_p; /* the parse in progress, for cleanup after a longjmp */
 
+/* A parse of other tokens (a template's) inside this one: it sees the
+ * session and this cell's names, and commits what it defines at once. */
+P *p_child(P *parent, token_t *t, int n) {
+    P *c = calloc(1, sizeof *c);
+    c->in = parent->in;
+    c->t = t;
+    c->n = n;
+    c->src = t[0].loc.src;
+    c->parent = parent;
+    c->f = c->cellf = &c->cellctx;
+    parent->child = c;
+    return c;
+}
+
+void p_child_finish(P *c) {
+    commit(c);
+    c->parent->child = NULL;
+    free(c->newg);
+    p_cleanup(c);
+    free(c);
+}
+
+static void free_children(P *p) {
+    P *c = p->child;
+    p->child = NULL;
+    if (!c) return;
+    free_children(c);
+    free(c->newg);
+    p_cleanup(c);
+    free(c);
+}
+
 void parse_abort_cleanup(void) {
     if (!g_p) return;
     /* storage of variables this cell would have made */
@@ -246,6 +333,7 @@ void parse_abort_cleanup(void) {
         }
     }
     free(g_p->newg);
+    free_children(g_p);
     p_cleanup(g_p);
     free(g_p);
     g_p = NULL;
@@ -273,6 +361,7 @@ void parse_cell(interp_t *in, tokvec_t *toks, src_t *src, cell_code_t *out, bool
     p->f = p->cellf = cf;
     cxx_scope_open(p); /* the cell's C++ temporaries end with it */
     while (TOK->kind != TK_EOF) top_item(p);
+    cxx_check_labels(p);
     if (expr_only && !p->value) syntax_error(&TOK->loc, "expected an expression");
     loc_t l0 = {src, 1, 0, 0};
     out->value = p->value;
@@ -343,4 +432,5 @@ void parse_prelude(interp_t *in) {
     sym_t *sz = hmap_get(&in->globals, "size_t");
     if (sz) ty_size_t = sz->ty;
     p_cleanup(p);
+    cxx_library(in);
 }

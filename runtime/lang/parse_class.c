@@ -815,6 +815,7 @@ static node_t *conv_arg(P *p, node_t *a, type_t *t, const char *what, bool lib);
 node_t *cxx_arg(P *p, node_t *a, type_t *t, const char *what) { return conv_arg(p, a, t, what, false); }
 node_t *cx_lib_arg(P *p, node_t *a, type_t *t, const char *what) { return conv_arg(p, a, t, what, true); }
 static node_t *conv_arg(P *p, node_t *a, type_t *t, const char *what, bool lib) {
+    if (t->is_ref) return cxx_ref_target(p, t, a, what);
     type_t *ut = ty_unqual(t);
     if (cx_class_of(ut)) {
         node_t *v = cx_convert(p, a, ut, what);
@@ -929,6 +930,7 @@ node_t *cx_call(P *p, cx_method_t *m0, node_t *obj, node_t **args, int n, loc_t 
     int64_t tempoff = -1;
     if (ty_is_aggr(rt)) tempoff = new_mem(p, rt, (int64_t)rt->size);
     c = mk_call(l, box, ff, v, n + extra, tempoff);
+    if (rt->is_ref) return cxx_deref_value(c, l); /* float &at(int r, int c) */
     if (cx_class_of(rt)) return cxx_call_result(p, c);
     return c;
 }
@@ -1154,12 +1156,21 @@ bool cxx_declarator_ctor(P *p, type_t *t) {
 }
 
 /* a declaration's object of class type: constructed, and destroyed when its scope ends */
-bool cxx_declare_init(P *p, node_t *pl, type_t *t, bool has_init, bool global, sym_t *s, ilist_t *decl, ilist_t *o, loc_t *l) {
+static void construct_from(P *p, node_t *pl, type_t *t, bool has_init, node_t *pre, ilist_t *o, loc_t *l) {
+    if (!pre) { cx_construct_from_tokens(p, pl, t, has_init, o, l); return; }
+    node_t *v = cx_convert(p, pre, t, "initialization"); /* auto x = ...: the initialiser came first */
+    if (!v) type_error(&pre->loc, "cannot initialise %s with %s", tyname(t), tyname(pre->ty));
+    node_t *a[1] = {v};
+    iadd(o, st_expr(cx_construct(p, pl, t, a, 1, false, &pre->loc)));
+}
+
+bool cxx_declare_init(P *p, node_t *pl, type_t *t, bool has_init, bool global, sym_t *s, ilist_t *decl, ilist_t *o, loc_t *l,
+                      node_t *pre) {
     type_t *et = t;
     while (et->kind == T_ARRAY) et = et->base;
     cx_class_t *c = cx_class_of(et);
     if (!c) {
-        if (!has_init && is_p(p, P_LBRACE)) { /* int x{5}; point q{1, 2}; */
+        if (!has_init && !pre && is_p(p, P_LBRACE)) { /* int x{5}; point q{1, 2}; */
             cx_construct_from_tokens(p, pl, t, false, o, l);
             return true;
         }
@@ -1175,17 +1186,17 @@ bool cxx_declare_init(P *p, node_t *pl, type_t *t, bool has_init, bool global, s
         extern node_t *cx_gvar_replace(P *p, gvar_t *g, node_t *gdecl, loc_t *l);
         extern node_t *cx_gvar_constructed(P *p, gvar_t *g, loc_t *l);
         if (decl->n && decl->v[decl->n - 1]->p == s->gv) decl->v[decl->n - 1] = cx_gvar_replace(p, s->gv, decl->v[decl->n - 1], l);
-        cx_construct_from_tokens(p, pl, t, has_init, o, l);
+        construct_from(p, pl, t, has_init, pre, o, l);
         iadd(o, cx_gvar_constructed(p, s->gv, l));
         return true;
     }
     if (global) {
-        cx_construct_from_tokens(p, pl, t, has_init, o, l);
+        construct_from(p, pl, t, has_init, pre, o, l);
         return true;
     }
     int life = cx_life_add(p, pl, t, false);
     if (life >= 0) iadd(o, cx_life_begin(p, life));
-    cx_construct_from_tokens(p, pl, t, has_init, o, l);
+    construct_from(p, pl, t, has_init, pre, o, l);
     if (life >= 0) iadd(o, cx_life_set(p, life));
     return true;
 }
@@ -1306,4 +1317,13 @@ node_t *cxx_call_object(P *p, node_t *obj, loc_t *l0) {
     cx_method_t *m = cx_find_method(c, "operator()");
     if (!m) type_error(&l, "%s cannot be called like a function (operator() of your own classes is not interpreted)", c->name);
     return cx_call(p, m, obj, args, n, &l);
+}
+
+/* const std::string &s bound to "abc": the temporary a converting constructor makes */
+node_t *cxx_ref_class_arg(P *p, type_t *want, node_t *e, const char *what) {
+    cx_class_t *c = cx_class_of(want), *ec = cx_class_of(e->ty);
+    if (!c || (ec && ec->type->sd == c->type->sd)) return e;
+    if (!want->is_const) return e;
+    node_t *v = cx_convert(p, e, ty_unqual(want), what);
+    return v ? v : e;
 }

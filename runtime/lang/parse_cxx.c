@@ -46,7 +46,7 @@ void cxx_join_qualified(interp_t *in, tokvec_t *tv) {
 
 /* Where a name may be found, in order: as written (its first part through a
  * namespace alias), in each `using namespace` in force, and std:: names also
- * bare (std::sqrt is the C sqrt) while bare names also find std:: ones. */
+ * bare (std::sqrt is the C sqrt). */
 int cxx_name_candidates(interp_t *in, const char *name, char out[][256], int max) {
     int n = 0;
 #define ADD(...) do { if (n < max && snprintf(out[n], 256, __VA_ARGS__) < 256) n++; } while (0)
@@ -66,7 +66,6 @@ int cxx_name_candidates(interp_t *in, const char *name, char out[][256], int max
     int k = n;
     for (int i = 0; i < k; i++)
         if (!strncmp(out[i], "std::", 5) && !strchr(out[i] + 5, ':')) ADD("%s", out[i] + 5);
-    if (!sep) ADD("std::%s", name);
 #undef ADD
     return n;
 }

@@ -164,3 +164,214 @@ node_t *cxx_cell_return(P *p, node_t *v, loc_t *l0) {
     if (!ty_is_int(v->ty)) type_error(&v->loc, "a cell's return value is main's exit status: an integer, not %s", tyname(v->ty));
     return call_builtin(p, &l, "__icuda_cell_return", &v, 1);
 }
+
+/* ---------------- auto and references ---------------- */
+bool cxx_has_auto(type_t *t) {
+    for (; t; t = t->kind == T_PTR ? t->base : NULL)
+        if (t->kind == T_VOID && t->name && !strcmp(t->name, "auto")) return true;
+    return false;
+}
+
+/* C++'s deduction for `auto x = e`, `auto *p = e`, `const auto &r = e`:
+ * the initialiser's type, arrays and functions decayed, top-level const
+ * dropped unless written. */
+static type_t *deduce(P *p, type_t *decl, type_t *init, loc_t *l, bool decay) {
+    if (decl->kind == T_VOID) { /* the placeholder */
+        type_t *t = init;
+        if (decay && t->kind == T_ARRAY) t = ty_ptr(t->base);
+        else if (decay && t->kind == T_FUNC) t = ty_ptr(t);
+        if (decay) t = ty_unqual(t);
+        if (t->kind == T_VOID) type_error(l, "cannot deduce auto from an expression of type void");
+        return decl->is_const ? ty_const(t) : t;
+    }
+    if (decl->is_ref) return ty_ref(deduce(p, decl->base, init, l, false));
+    if (init->kind == T_ARRAY) init = ty_ptr(init->base);
+    if (init->kind != T_PTR) type_error(l, "'auto *' needs a pointer, not %s", tyname(init));
+    type_t *r = ty_ptr(deduce(p, decl->base, init->base, l, false));
+    return decl->is_const ? ty_const(r) : r;
+}
+
+type_t *cxx_deduce_auto(P *p, type_t *decl, node_t *init, loc_t *l) {
+    type_t *it = init->ty;
+    if (it->kind == T_FUNC && init->op != FD_USER) type_error(l, "cannot deduce auto from a built-in function");
+    return deduce(p, decl, it, l, true);
+}
+
+/* A use of a reference: the object it refers to. */
+node_t *cxx_deref_ref(node_t *ref, loc_t *l) {
+    type_t *pt = ty_copy(ref->ty);
+    pt->is_ref = false;
+    ref->ty = pt;
+    return pl_deref(l, pt->base, mk_load(ref), 0);
+}
+
+/* A call that returns a reference: the object it refers to. */
+node_t *cxx_deref_value(node_t *v, loc_t *l) {
+    type_t *pt = ty_copy(v->ty);
+    pt->is_ref = false;
+    v->ty = pt;
+    return pl_deref(l, pt->base, v, 0);
+}
+
+/* The address a reference of type rt is bound to when initialised with e: e's
+ * own place, or, for a reference to const, a temporary holding e's value. */
+node_t *cxx_ref_target(P *p, type_t *rt, node_t *e, const char *what) {
+    type_t *want = rt->base;
+    e = cxx_ref_class_arg(p, want, e, what); /* C++ classes: a converting constructor's temporary (parse_class.c) */
+    if (e->is_place && e->place != PL_TEMP && e->place != PL_SLOT && ty_same(ty_unqual(e->ty), ty_unqual(want))) {
+        if (e->ty->is_const && !want->is_const)
+            type_error(&e->loc, "%s: binding a reference to %s drops its const", what, tyname(e->ty));
+        return mk_addr(e);
+    }
+    if (e->is_place && e->place == PL_SLOT && ty_same(ty_unqual(e->ty), ty_unqual(want))) {
+        char b[100];
+        type_error(&e->loc, "%s: '%s' cannot be bound to a reference here (internal: it has no address); "
+                   "declare it outside the function or take its address once with &",
+                   what, loc_text(&e->loc, b, sizeof b));
+    }
+    if (!want->is_const) {
+        if (e->is_place)
+            type_error(&e->loc, "%s: a reference to %s cannot refer to %s", what, tyname(want), tyname(e->ty));
+        type_error(&e->loc, "%s: a reference to non-const %s needs a variable, not a value", what, tyname(want));
+    }
+    node_t *v = conv_assign(p, rvalue(p, e), ty_unqual(want), what);
+    if (!v) type_error(&e->loc, "%s: cannot convert %s to %s", what, tyname(e->ty), tyname(want));
+    type_t *tt = ty_unqual(want);
+    int64_t off = new_mem(p, tt, (int64_t)tt->size);
+    int h = new_handle(p, off, (int64_t)tt->size, "a temporary");
+    node_t *set = mk_assign(&e->loc, pl_frame(&e->loc, tt, off, h), v);
+    node_t *r = mk_comma(&e->loc, set, mk_addr(pl_frame(&e->loc, tt, off, h)));
+    r->ty = ty_ptr(tt);
+    return r;
+}
+
+node_t *cxx_bind_ref(P *p, node_t *pl, type_t *rt, node_t *init, loc_t *l) {
+    node_t *a = cxx_ref_target(p, rt, init, "the reference's initial value");
+    type_t *pt = ty_copy(pl->ty);
+    pt->is_ref = false;
+    pl->ty = pt;
+    a->ty = pt;
+    return mk_assign(l, pl, a);
+}
+
+/* ---------------- goto ---------------- */
+void cxx_note_goto(P *p, node_t *g) { vadd(&p->f->gotos, &p->f->ngotos, &p->f->capgotos, g); }
+
+void cxx_note_label(P *p, const char *name, loc_t *at) {
+    fctx_t *f = p->f;
+    for (int i = 0; i < f->nlabels; i++)
+        if (!strcmp(f->labels[i], name)) syntax_error(at, "duplicate label '%s'", name);
+    if (f->nlabels == f->caplabels) {
+        f->caplabels = f->caplabels ? f->caplabels * 2 : 8;
+        const char **nl = palloc(p, sizeof(char *) * (size_t)f->caplabels);
+        if (f->nlabels) memcpy(nl, f->labels, sizeof(char *) * (size_t)f->nlabels);
+        f->labels = nl;
+    }
+    f->labels[f->nlabels++] = name;
+}
+
+void cxx_check_labels(P *p) {
+    fctx_t *f = p->f;
+    for (int i = 0; i < f->ngotos; i++) {
+        int j = 0;
+        while (j < f->nlabels && strcmp(f->labels[j], f->gotos[i]->str)) j++;
+        if (j == f->nlabels) syntax_error(&f->gotos[i]->loc, "label '%s' used but not defined", f->gotos[i]->str);
+    }
+}
+
+/* ---------------- range-based for ---------------- */
+/* After "for (": is there a ':' before the first ';' at this depth? */
+bool cxx_is_range_for(P *p) {
+    int d = 0;
+    for (int j = p->i; j < p->n && p->t[j].kind != TK_EOF; j++) {
+        token_t *u = &p->t[j];
+        if (u->kind != TK_PUNCT) continue;
+        if (u->id == P_LPAREN || u->id == P_LBRACK || u->id == P_LBRACE) d++;
+        else if (u->id == P_RPAREN || u->id == P_RBRACK || u->id == P_RBRACE) { if (--d < 0) return false; }
+        else if (u->id == P_SEMI) return false;
+        else if (u->id == P_QUEST) return false;
+        else if (u->id == P_COLON && d == 0) return true;
+    }
+    return false;
+}
+
+/* A local of the function being parsed, in a slot or (when its address is
+ * taken somewhere) in frame memory. */
+static node_t *new_local(P *p, const char *name, type_t *t, loc_t *l) {
+    sym_t *s = palloc(p, sizeof *s);
+    s->name = name;
+    s->ty = t;
+    s->kind = S_VAR_LOCAL;
+    node_t *pl;
+    type_t *st = t;
+    if (t->is_ref) { st = ty_copy(t); st->is_ref = false; }
+    if (ty_is_aggr(t) || hmap_get(&p->addressed, name)) {
+        s->addressable = true;
+        s->memoff = new_mem(p, st, (int64_t)st->size);
+        s->hidx = new_handle(p, s->memoff, (int64_t)st->size, name);
+        pl = pl_frame(l, st, s->memoff, s->hidx);
+    } else {
+        s->slot = new_slot(p);
+        pl = pl_slot(l, st, s->slot);
+    }
+    scope_add(p, s);
+    return pl;
+}
+
+/* for (T x : range) body, over an array or a class with begin()/end():
+ *   { E *it = first, *end = last; for (; it != end; ++it) { T x = *it; body } } */
+node_t *cxx_range_for(P *p, loc_t *l0) {
+    scope_push(p);
+    int st;
+    bool skip;
+    type_t *b = decl_specs(p, &st, &skip);
+    if (!b) expected(p, "a declaration of the loop variable");
+    token_t *nm = NULL;
+    type_t *vt = declarator(p, b, &nm);
+    if (!nm) expected(p, "the loop variable's name");
+    expect(p, P_COLON, "':'");
+    node_t *range = expr(p);
+    expect(p, P_RPAREN, "')'");
+    loc_t rl = range->loc;
+    node_t *first, *last;
+    type_t *et;
+    if (range->ty->kind == T_ARRAY) {
+        if (range->ty->count < 0 || range->ty->vla) type_error(&rl, "a range-based for needs an array of known length");
+        et = range->ty->base;
+        first = rvalue(p, range);
+        last = mk_ptradd(&rl, rvalue(p, range), mk_int(&rl, &ty_long, range->ty->count), (int64_t)et->size, 1);
+    } else if (range->ty->kind == T_STRUCT && (first = cxx_class_range(p, range, &last))) {
+        et = first->ty->base;
+    } else
+        type_error(&rl, "a range-based for needs an array or a container, not %s", tyname(range->ty));
+    type_t *pt = ty_ptr(et);
+    int its = new_slot(p), ends = new_slot(p);
+    node_t *init = st_block(l0, NULL, 0);
+    node_t **iv = palloc(p, sizeof(node_t *) * 2);
+    iv[0] = st_expr(mk_assign(&rl, pl_slot(&rl, pt, its), first));
+    iv[1] = st_expr(mk_assign(&rl, pl_slot(&rl, pt, ends), last));
+    init = st_block(l0, iv, 2);
+    node_t *cond = mk_cmp(&rl, P_NE, pt, mk_load(pl_slot(&rl, pt, its)), mk_load(pl_slot(&rl, pt, ends)));
+    node_t *step = mk_incdec(&rl, pl_slot(&rl, pt, its), 1, false);
+    char *name = pstr(p, nm);
+    loc_t vl = nm->loc;
+    node_t *elem = pl_deref(&vl, et, mk_load(pl_slot(&rl, pt, its)), 0);
+    if (cxx_has_auto(vt)) vt = cxx_deduce_auto(p, vt, elem, &vl);
+    node_t *pl = new_local(p, name, vt, &vl);
+    node_t *set;
+    if (vt->is_ref) {
+        node_t *a = cxx_ref_target(p, vt, elem, "the loop variable");
+        a->ty = pl->ty;
+        set = st_expr(mk_assign(&vl, pl, a));
+    } else
+        set = st_expr(assign_to(p, pl, rvalue(p, elem), &vl, "the loop variable"));
+    node_t *body = loop_body(p);
+    node_t **bv = palloc(p, sizeof(node_t *) * 2);
+    bv[0] = set;
+    bv[1] = body;
+    scope_pop(p);
+    return st_for(l0, init, cond, step, st_block(l0, bv, 2));
+}
+
+/* Replaced by the classes' file when it lands: no container is known yet. */
+node_t *cxx_class_range(P *p, node_t *range, node_t **end) { return NULL; }

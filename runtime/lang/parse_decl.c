@@ -395,8 +395,20 @@ void declaration(P *p, type_t *base, int storage, bool global, ilist_t *o) {
             sym_t *s = lookup(p, nm);
             if (!s || (s->kind != S_VAR_GLOBAL)) type_error(&l, "extern variable '%s' is not defined in this session", name);
         } else {
-            if (t->kind == T_VOID) type_error(&l, "variable '%s' declared void", name);
             bool has_init = accept(p, P_ASSIGN);
+            node_t *pre = NULL; /* auto and references: the initialiser, parsed before the variable exists */
+            if (cxx_has_auto(t) || t->is_ref) {
+                int close = 0;
+                if (!has_init && accept(p, P_LBRACE)) close = P_RBRACE;
+                else if (!has_init && accept(p, P_LPAREN)) close = P_RPAREN;
+                if (!has_init && !close)
+                    type_error(&l, "'%s' needs an initialiser (it is %s)", name, t->is_ref ? "a reference" : "declared auto");
+                pre = assign_expr(p);
+                if (close) expect(p, close, close == P_RBRACE ? "'}'" : "')'");
+                has_init = true;
+                if (cxx_has_auto(t)) t = cxx_deduce_auto(p, t, pre, &l);
+            }
+            if (t->kind == T_VOID) type_error(&l, "variable '%s' declared void", name);
             bool ctor = !has_init && is_dim3(t) && is_p(p, P_LPAREN);
             if (t->kind == T_ARRAY && t->count < 0 && !t->vla) {
                 if (!has_init) type_error(&l, "array size missing in '%s'", name);
@@ -494,7 +506,9 @@ void declaration(P *p, type_t *base, int storage, bool global, ilist_t *o) {
                 scope_add(p, s);
             }
             ilist_t io = {0};
-            if (cxx_declare_init(p, pl, t, has_init, global || storage == KW_STATIC, s, o, &io, &l)) {} /* C++ objects */
+            if (pre && t->is_ref) iadd(&io, st_expr(cxx_bind_ref(p, pl, t, pre, &l)));
+            else if (cxx_declare_init(p, pl, t, has_init, global || storage == KW_STATIC, s, o, &io, &l, pre)) {} /* C++ objects */
+            else if (pre) iadd(&io, st_expr(assign_to(p, pl, rvalue(p, pre), &l, "the initial value")));
             else if (has_init) initializer(p, pl, t, &io);
             else if (ctor) {
                 p->i++;
@@ -536,8 +550,9 @@ void func_def(P *p, type_t *ft, token_t *name, const char **pnames) {
     s->name = nm;
     s->kind = S_FUNC;
     s->ty = ft;
+    s = cxx_overload_add(p, s, fn); /* C++: another f with other parameter types joins f's overloads */
     hmap_put(&p->cell, nm, s);
-    fbox_t *box = fbox_get(p, nm);
+    fbox_t *box = fbox_get(p, fn->name);
     (void)box;
     if (ty_is_aggr(ft->base) && ft->base->kind != T_ARRAY && !ft->base->sd->complete)
         type_error(&name->loc, "return type %s is incomplete", tyname(ft->base));
@@ -579,6 +594,7 @@ void func_def(P *p, type_t *ft, token_t *name, const char **pnames) {
     loc_t bl = TOK->loc;
     expect(p, P_LBRACE, "'{'");
     fn->body = block(p, &bl);
+    cxx_check_labels(p);
     scope_pop(p);
     (void)saved_marks;
     fn->nslots = fc.nslots;

@@ -350,6 +350,13 @@ node_t *call(P *p, node_t *fn, loc_t *l0) {
         extern node_t *mk_gpu_call(loc_t *l, const char *name, node_t **args, int n);
         return mk_gpu_call(&l, fn->p, args, n);
     }
+    if (fn->op == FD_TEMPLATE) fn = cxx_template_call(p, fn, args, n, &l);
+    if (fn->op == FD_OVERLOAD) fn = cxx_overload_pick(p, fn, args, n, &l);
+    if (fn->op == FD_BUILTIN && !strcmp(((builtin_t *)fn->p)->name, "__icuda_kind")) {
+        if (n != 1) type_error(&l, "__icuda_kind takes one value");
+        type_t *t = args[0]->ty; /* the element kind std::sort compares by */
+        return mk_int(&l, &ty_int, ty_is_float(t) ? 3 : t->kind == T_PTR ? 2 : !ty_is_int(t) ? 0 : t->is_unsigned ? 2 : 1);
+    }
     type_t *fty;
     const char *fname;
     char fnb[128];
@@ -364,6 +371,8 @@ node_t *call(P *p, node_t *fn, loc_t *l0) {
         else type_error(&fn->loc, "called object %s is not a function (it has type %s)", loc_text(&fn->loc, fnb, sizeof fnb), tyname(fptr->ty));
         fname = loc_text(&fn->loc, fnb, sizeof fnb);
     }
+    if (n < fty->nparams && fty->defaults && fty->defaults[n]) /* C++ default arguments */
+        while (n < fty->nparams) vadd(&args, &n, &cap, fty->defaults[n]);
     if (n < fty->nparams || (n > fty->nparams && !fty->variadic))
         type_error(&l, "too %s arguments to function '%s': expected %d, got %d", n < fty->nparams ? "few" : "many",
                    fname, fty->nparams, n);
@@ -371,7 +380,11 @@ node_t *call(P *p, node_t *fn, loc_t *l0) {
         char what[160];
         snprintf(what, sizeof what, "argument %d of %s", i + 1, fname);
         if (i < fty->nparams && cx_class_of(fty->params[i])) { args[i] = cxx_arg(p, args[i], fty->params[i], what); continue; }
-        if (i < fty->nparams) {
+        if (i < fty->nparams && fty->params[i]->is_ref) {
+            loc_t al = args[i]->loc;
+            args[i] = cxx_ref_target(p, fty->params[i], args[i], what);
+            args[i]->loc = al;
+        } else if (i < fty->nparams) {
             node_t *a = rvalue(p, args[i]);
             if (args[i]->ty->kind == T_FUNC && args[i]->op == FD_USER) a = args[i];
             else if (args[i]->ty->kind == T_FUNC && args[i]->op == FD_BUILTIN) a = args[i];
@@ -399,6 +412,7 @@ node_t *call(P *p, node_t *fn, loc_t *l0) {
         }
     } else if (fptr) c = mk_callptr(&l, fptr, fty, args, n, tempoff);
     else c = mk_call(&l, fn->p, fty, args, n, tempoff);
+    if (fty->base->is_ref) return cxx_deref_value(c, &l);
     if (!bi && cx_class_of(c->ty)) c = cxx_call_result(p, c); /* C++: a temporary that is destroyed */
     return c;
 }
@@ -437,7 +451,7 @@ static node_t *primary(P *p) {
     case TK_STR:
         return str_literal(p);
     case TK_KW:
-        if (t->id == KW_TRUE || t->id == KW_FALSE) { p->i++; return mk_int(&l, &ty_int, t->id == KW_TRUE); }
+        if (t->id == KW_TRUE || t->id == KW_FALSE) { p->i++; return mk_int(&l, &ty_bool, t->id == KW_TRUE); }
         if (t->id == KW_NULLPTR) { p->i++; return mk_const(&l, ty_ptr(&ty_void), (val_t){.u = 0}); }
         if (t->id == KW_THIS) { p->i++; return cxx_this(p, &l); }
         {
@@ -502,12 +516,18 @@ static node_t *primary(P *p) {
                 if (s->is_vla) return pl_vla(&l, s->ty, s->slot);
                 if (s->addressable) {
                     node_t *n = pl_frame(&l, s->ty, s->memoff, s->hidx);
-                    return n;
+                    return s->ty->is_ref ? cxx_deref_ref(n, &l) : n;
                 }
+                if (s->ty->is_ref) return cxx_deref_ref(pl_slot(&l, s->ty, s->slot), &l);
                 return pl_slot(&l, s->ty, s->slot);
-            case S_VAR_GLOBAL: return pl_global(&l, s->gv);
+            case S_VAR_GLOBAL:
+                if (s->ty->is_ref) return cxx_deref_ref(pl_global(&l, s->gv), &l);
+                return pl_global(&l, s->gv);
             case S_ENUMC: return mk_int(&l, &ty_int, s->ival);
-            case S_FUNC: return funcdesig(&l, s->ty, FD_USER, fbox_get(p, s->name));
+            case S_FUNC:
+                if (s->ovl) return funcdesig(&l, s->ty, FD_OVERLOAD, s);
+                return funcdesig(&l, s->ty, FD_USER, fbox_get(p, s->box ? s->box : s->name));
+            case S_TEMPLATE: return cxx_template_ref(p, s, &l);
             case S_CXX: return cxx_sym(p, s, &l); /* a member, inside a member function */
             case S_TYPEDEF:
                 if (is_p(p, P_LPAREN) && s->ty->sd && ty_dim3 && s->ty->sd == ty_dim3->sd) {

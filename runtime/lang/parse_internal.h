@@ -22,6 +22,8 @@ typedef struct fctx {
     int loops, blockdepth;
     swctx_t *sw;
     struct fctx *up;
+    node_t **gotos; int ngotos, capgotos;     /* checked against the labels at the end */
+    const char **labels; int nlabels, caplabels;
 } fctx_t;
 
 typedef struct pending { int kind; const char *name; void *a, *b; } pending_t;
@@ -43,11 +45,13 @@ typedef struct P {
     node_t *value;
     bool expr_only;
     fctx_t cellctx;
+    struct P *parent;    /* a template's instantiation: the cell that asked for it */
+    struct P *child;     /* ... and the other way, to clean up after an error */
     struct cx_parse *cx;  /* C++ classes: lifetimes, the class being compiled (cxx_class.h) */
 } P;
 
 /* function designators (node op): user function, builtin, kernel, CUDA API */
-enum { FD_USER = 1001, FD_BUILTIN, FD_KERNEL, FD_GPUAPI };
+enum { FD_USER = 1001, FD_BUILTIN, FD_KERNEL, FD_GPUAPI, FD_TEMPLATE, FD_OVERLOAD };
 enum { PEND_FUNC = 1, PEND_TYPEDEF, PEND_ENUMC, PEND_TAG, PEND_PROTO };
 
 #define TOK (&p->t[p->i])
@@ -112,6 +116,8 @@ int new_handle(P *p, int64_t off, int64_t size, const char *name);
 fbox_t *fbox_get(P *p, const char *name);
 void pend(P *p, int kind, const char *name, void *a, void *b);
 int64_t const_int(P *p, node_t *e, const char *what);
+P *p_child(P *parent, token_t *t, int n);
+void p_child_finish(P *c);
 node_t *const_expr(P *p);
 
 /* parse_types.c */
@@ -147,6 +153,7 @@ void func_def(P *p, type_t *ft, token_t *name, const char **pnames);
 /* parse_stmt.c */
 node_t *block(P *p, loc_t *l0);
 node_t *stmt(P *p);
+node_t *loop_body(P *p);
 
 /* parse_cxx.c */
 void cxx_join_qualified(interp_t *in, tokvec_t *tv);
@@ -160,5 +167,24 @@ node_t *cxx_primary_kw(P *p);
 node_t *cxx_functional_cast(P *p, type_t *t, loc_t *l0);
 node_t *cxx_main_args(P *p, const char *name, loc_t *l);
 node_t *cxx_cell_return(P *p, node_t *v, loc_t *l0);
+bool cxx_has_auto(type_t *t);
+void cxx_note_goto(P *p, node_t *g);
+void cxx_note_label(P *p, const char *name, loc_t *at);
+void cxx_check_labels(P *p);
+bool cxx_is_range_for(P *p);
+node_t *cxx_range_for(P *p, loc_t *l0);
+void cxx_template_def(P *p);
+node_t *cxx_template_ref(P *p, sym_t *s, loc_t *l);
+node_t *cxx_template_call(P *p, node_t *fn, node_t **args, int n, loc_t *l);
+void cxx_library(interp_t *in);
+node_t *cxx_overload_pick(P *p, node_t *fn, node_t **args, int n, loc_t *l);
+sym_t *cxx_overload_add(P *p, sym_t *s, func_t *fn);
+node_t *cxx_class_range(P *p, node_t *range, node_t **end); /* parse_class.c: begin()/end() of a class object */
+type_t *cxx_deduce_auto(P *p, type_t *decl, node_t *init, loc_t *l);
+node_t *cxx_deref_ref(node_t *ref, loc_t *l);
+node_t *cxx_deref_value(node_t *v, loc_t *l);
+node_t *cxx_ref_target(P *p, type_t *rt, node_t *e, const char *what);
+node_t *cxx_ref_class_arg(P *p, type_t *want, node_t *e, const char *what); /* parse_class.c */
+node_t *cxx_bind_ref(P *p, node_t *pl, type_t *rt, node_t *init, loc_t *l);
 
 #endif

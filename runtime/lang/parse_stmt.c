@@ -40,7 +40,7 @@ static node_t *cond_of(P *p) {
     return c;
 }
 
-static node_t *loop_body(P *p) {
+node_t *loop_body(P *p) {
     p->f->loops++;
     swctx_t *sw = p->f->sw;
     node_t *b = stmt(p);
@@ -141,6 +141,7 @@ node_t *stmt(P *p) {
         case KW_FOR: {
             p->i++;
             expect(p, P_LPAREN, "'('");
+            if (cxx_is_range_for(p)) return cxx_range_for(p, &l0);
             scope_push(p);
             node_t *init = NULL;
             if (is_type_start(p, TOK)) {
@@ -189,6 +190,8 @@ node_t *stmt(P *p) {
                 if (rt->kind == T_VOID) {
                     if (e->ty->kind != T_VOID) type_error(&el, "a void function cannot return a value");
                     e = rvalue(p, e);
+                } else if (rt->is_ref) {
+                    e = cxx_ref_target(p, rt, e, "return value");
                 } else {
                     node_t *c = conv_assign(p, (e->ty->kind == T_FUNC && e->op == FD_USER) ? e : rvalue(p, e), rt, "return value");
                     if (!c) { node_t *v[1] = {rvalue(p, e)}; c = mk_load(dim3_literal(p, &el, v, 1)); }
@@ -202,8 +205,17 @@ node_t *stmt(P *p) {
         }
         case KW_CASE: case KW_DEFAULT:
             syntax_error(&l0, "case label not directly inside a switch body");
-        case KW_GOTO:
-            syntax_error(&l0, "goto is not supported by the interpreter");
+        case KW_GOTO: {
+            p->i++;
+            if (TOK->kind != TK_IDENT) expected(p, "a label");
+            char *nm = pstr(p, TOK);
+            p->i++;
+            expect(p, P_SEMI, "';'");
+            loc_t l = from(p, &l0);
+            node_t *g = st_goto(&l, nm);
+            cxx_note_goto(p, g);
+            return g;
+        }
         case KW_ELSE:
             syntax_error(&l0, "'else' without a previous 'if'");
         case KW_STATIC_ASSERT: {
@@ -220,9 +232,10 @@ node_t *stmt(P *p) {
         }
     }
     if (t->kind == TK_IDENT && PEEK(1)->kind == TK_PUNCT && PEEK(1)->id == P_COLON) { /* a label */
+        char *nm = pstr(p, t);
         p->i += 2;
-        if (is_p(p, P_RBRACE)) return st_nop(&l0);
-        return stmt(p);
+        cxx_note_label(p, nm, &l0);
+        return st_label(&l0, nm, is_p(p, P_RBRACE) ? st_nop(&l0) : stmt(p));
     }
     node_t *e = expr(p);
     if (!is_p(p, P_SEMI)) expected(p, "';'");

@@ -179,9 +179,17 @@ type_t *decl_specs(P *p, int *storage, bool *skip_item) {
         case KW_EXTERN: *storage = KW_EXTERN;
             if (PEEK(1)->kind == TK_STR) p->i++; /* extern "C" */
             break;
-        case KW_CONST: cnst = true; break;
+        case KW_CONST: case KW_CONSTEXPR: cnst = true; break;
+        case KW_EXPLICIT: case KW_MUTABLE: break;
         case KW_VOLATILE: case KW_RESTRICT: case KW_INLINE: case KW_REGISTER: case KW_FORCEINLINE:
-        case KW_NOINLINE: case KW_AUTO:
+        case KW_NOINLINE:
+            break;
+        case KW_AUTO: /* C++: a type deduced from the initialiser (C's storage class otherwise) */
+            if (!base && !(PEEK(1)->kind == TK_KW && (PEEK(1)->id == KW_INT || PEEK(1)->id == KW_LONG ||
+                                                      PEEK(1)->id == KW_CHAR || PEEK(1)->id == KW_SHORT ||
+                                                      PEEK(1)->id == KW_UNSIGNED || PEEK(1)->id == KW_SIGNED ||
+                                                      PEEK(1)->id == KW_FLOAT || PEEK(1)->id == KW_DOUBLE)))
+                base = &ty_auto;
             break;
         case KW_HOST: host = true; break;
         case KW_DEVICE: device = true; break;
@@ -247,6 +255,7 @@ type_t *params(P *p, type_t *ret, const char ***names) {
     int cap = 8, n = 0;
     type_t **ps = palloc(p, sizeof(type_t *) * (size_t)cap);
     const char **nm = palloc(p, sizeof(char *) * (size_t)cap);
+    node_t **defs = NULL;
     bool variadic = false;
     if (is_kw(p, KW_VOID) && PEEK(1)->kind == TK_PUNCT && PEEK(1)->id == P_RPAREN) p->i++;
     scope_push(p); /* earlier parameters are visible to later ones: double v[n] */
@@ -271,6 +280,13 @@ type_t *params(P *p, type_t *ret, const char ***names) {
             nm = n2;
             cap *= 2;
         }
+        if (accept(p, P_ASSIGN)) { /* C++ default argument */
+            node_t *d = rvalue(p, assign_expr(p));
+            if (!defs) defs = palloc(p, sizeof(node_t *) * (size_t)(cap > 64 ? cap : 64));
+            if (n >= 64) type_error(&d->loc, "too many parameters with default values");
+            defs[n] = d;
+        } else if (defs && n < 64)
+            type_error(&TOK->loc, "a parameter without a default value follows one with a default");
         nm[n] = pn ? pstr(p, pn) : NULL;
         if (pn) {
             sym_t *s = palloc(p, sizeof *s);
@@ -286,6 +302,7 @@ type_t *params(P *p, type_t *ret, const char ***names) {
     scope_pop(p);
     type_t *ft = ty_func(ret, n, ps, variadic);
     ft->pnames = nm;
+    ft->defaults = defs;
     if (names) *names = nm;
     return ft;
 }
@@ -321,8 +338,11 @@ static type_t *suffix(P *p, type_t *t) {
 
 type_t *declarator(P *p, type_t *t, token_t **name) {
     skip_attribute(p);
-    while (accept(p, P_STAR) || accept(p, P_AMP)) {
-        t = ty_ptr(t);
+    while (is_p(p, P_STAR) || is_p(p, P_AMP) || is_p(p, P_LAND)) {
+        bool ref = !is_p(p, P_STAR);
+        if (ref && t->is_ref) type_error(&TOK->loc, "a reference to a reference");
+        p->i++;
+        t = ref ? ty_ref(t) : ty_ptr(t);
         for (;;) {
             if (accept(p, KW_CONST)) t = ty_const(t);
             else if (accept(p, KW_VOLATILE) || accept(p, KW_RESTRICT)) {}

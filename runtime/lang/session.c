@@ -225,7 +225,15 @@ char *interp_device_constants(interp_t *in) {
         if (!m || m->builtin || !m->text) continue;
         size_t l = strlen(m->text) + 2;
         while (n + l + 1 > cap) o = realloc(o, cap *= 2);
-        n += (size_t)sprintf(o + n, "%s\n", m->text);
+        /* one line per macro: a definition continued with '\' is joined, so
+         * no line of its body can pass for a constant of its own */
+        for (const char *c = m->text; *c; c++) {
+            if (c[0] == '\\' && c[1] == '\n') { o[n++] = ' '; c++; }
+            else if (*c == '\n') o[n++] = ' ';
+            else o[n++] = *c;
+        }
+        o[n++] = '\n';
+        o[n] = 0;
     }
     for (int i = 0; i < in->globals.cap; i++) {
         const char *k = in->globals.keys ? in->globals.keys[i] : NULL;

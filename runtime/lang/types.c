@@ -46,6 +46,14 @@ type_t *ty_ptr(type_t *base) {
     return t;
 }
 
+type_t *ty_ref(type_t *base) {
+    type_t *t = ty_ptr(base);
+    t->is_ref = true;
+    return t;
+}
+
+type_t ty_auto = {.kind = T_VOID, .name = "auto"};
+
 type_t *ty_array(type_t *base, long n) {
     type_t *t = tnew();
     t->kind = T_ARRAY;
@@ -159,7 +167,7 @@ bool ty_same(type_t *a, type_t *b) {
     if (a == b) return true;
     if (a->kind != b->kind) return false;
     switch (a->kind) {
-    case T_PTR: return ty_same(a->base, b->base) && a->base->is_const == b->base->is_const;
+    case T_PTR: return ty_same(a->base, b->base) && a->base->is_const == b->base->is_const && a->is_ref == b->is_ref;
     case T_ARRAY: return a->count == b->count && ty_same(a->base, b->base);
     case T_STRUCT: case T_UNION: return a->sd == b->sd;
     case T_FUNC:
@@ -218,7 +226,7 @@ char *ty_decl(type_t *t, const char *name, char *buf, size_t n) {
         if (t->name && !(t->kind == T_PTR && 0)) break;
         if (t->kind == T_PTR) {
             bool paren = t->base->kind == T_ARRAY || t->base->kind == T_FUNC;
-            snprintf(tmp, sizeof tmp, paren ? "(*%s%s)" : "*%s%s", t->is_const ? "const " : "", inner);
+            snprintf(tmp, sizeof tmp, paren ? "(%s%s%s)" : "%s%s%s", t->is_ref ? "&" : "*", t->is_const ? "const " : "", inner);
             { memcpy(inner, tmp, sizeof inner - 1); inner[sizeof inner - 1] = 0; }
             t = t->base;
         } else if (t->kind == T_ARRAY) {

@@ -102,3 +102,23 @@ def test_interrupt_stops_a_host_loop():
         assert reply["content"]["ename"] == "KeyboardInterrupt"
         _, msgs = k.execute("n > 0")
         assert results(msgs) == ["(int) 1"]  # the session goes on, with what the loop did
+
+
+def test_a_multiline_macro_does_not_poison_later_device_cells():
+    check = ("#define CUDA_CHECK(call)                      \\\n"
+             "  do {                                        \\\n"
+             "    cudaError_t err_ = (call);                \\\n"
+             "    if (err_ != cudaSuccess) {                \\\n"
+             "      fprintf(stderr, \"%s:%d %s\\n\", __FILE__, __LINE__, cudaGetErrorString(err_)); \\\n"
+             "      exit(1);                                \\\n"
+             "    }                                         \\\n"
+             "  } while (0)\n"
+             "__global__ void k1(float *x) { x[0] = 1; }\n")
+    with kernel() as k:
+        reply, _ = k.execute(check)
+        assert reply["content"]["status"] == "ok", reply
+        reply, msgs = k.execute("__global__ void k2(float *x) { x[0] = 2; }")
+        assert reply["content"]["status"] == "ok", reply
+        reply, msgs = k.execute("int line = __LINE__;\nprintf(\"%d %s\\n\", line + __LINE__, __FILE__);")
+        assert reply["content"]["status"] == "ok", reply
+        assert stdout_of(msgs).startswith("3 In ["), stdout_of(msgs)
