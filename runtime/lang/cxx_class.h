@@ -58,6 +58,7 @@ struct cx_class {
     bool has_ctor;         /* some constructor is declared */
     cx_method_t *default_ctor; /* what `T x;` runs (NULL: zeroing is enough) */
     cx_method_t *dtor;
+    cx_method_t *init_m;   /* #init(this, skip): default member initialisers (parse_class.c) */
     const cx_libops_t *ops;
     type_t *targ[2];       /* library templates: their type arguments */
     int64_t iarg[2];       /* ... and numbers (std::ratio) */
@@ -170,6 +171,8 @@ node_t *cxx_call_result(P *p, node_t *call);                            /* a non
 node_t *cxx_return_value(P *p, node_t *e, type_t *rt);
 void cxx_scope_open(P *p);
 node_t *cxx_scope_close(P *p, node_t *body);
+void cxx_scope_merge(P *p);
+void cxx_full_expr(P *p, ilist_t *o);
 bool cxx_method_def(P *p, type_t *ft, token_t *name);   /* float T::f() {...}: defined here */
 bool cxx_outofclass_def(P *p);                          /* T::T(...) {...}, T::~T() {...} */
 sym_t *lookup_name(P *p, const char *name);

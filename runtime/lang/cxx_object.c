@@ -401,6 +401,24 @@ void cxx_scope_open(P *p) {
     }
 }
 
+/* the statements of a full expression (in o) in the scope opened for it */
+void cxx_full_expr(P *p, ilist_t *o) {
+    cx_parse_t *cx = cx_parse(p);
+    if (cx->nscopes && cx->scopes[cx->nscopes - 1] == cx->nlives) { cx->nscopes--; return; } /* no temporaries */
+    node_t **v = pool_alloc(&p->in->pool, sizeof(node_t *) * (size_t)(o->n ? o->n : 1));
+    if (o->n) memcpy(v, o->v, sizeof(node_t *) * (size_t)o->n);
+    loc_t l = o->n ? o->v[0]->loc : (loc_t){0};
+    node_t *b = cxx_scope_close(p, st_block(&l, v, o->n));
+    o->n = 0;
+    iadd(o, b);
+}
+
+/* the scope just opened joins the one around it (a cell's value: its temporaries live until it is shown) */
+void cxx_scope_merge(P *p) {
+    cx_parse_t *cx = cx_parse(p);
+    if (cx->nscopes) cx->nscopes--;
+}
+
 static int sx_scope(node_t *n, frame_t *f) {
     if (n->b) n->b->sfn(n->b, f);
     int r = n->a->sfn(n->a, f);

@@ -253,8 +253,10 @@ static void top_item(P *p) {
                      !(t->kind == TK_PUNCT && (t->id == P_LBRACE)) &&
                      !(t->kind == TK_IDENT && PEEK(1)->kind == TK_PUNCT && PEEK(1)->id == P_COLON);
     if (exprstart) {
+        cxx_scope_open(p); /* C++: the statement's temporaries end with it */
         node_t *e = expr(p);
         if (TOK->kind == TK_EOF) {
+            cxx_scope_merge(p); /* the cell's value: its temporaries live until it is shown */
             if (e->ty->kind == T_FUNC && !e->is_place) {
                 char b[100];
                 type_error(&e->loc, "'%s' is a function; call it with ()", loc_text(&e->loc, b, sizeof b));
@@ -271,7 +273,7 @@ static void top_item(P *p) {
         }
         extern void gpu_call_mark_discarded(node_t *);
         gpu_call_mark_discarded(e);
-        vadd(&p->top, &p->ntop, &p->captop, st_expr(e->is_place ? rvalue(p, e) : e));
+        vadd(&p->top, &p->ntop, &p->captop, cxx_scope_close(p, st_expr(e->is_place ? rvalue(p, e) : e)));
         return;
     }
     if (p->expr_only) expected(p, "an expression");

@@ -244,6 +244,7 @@ static type_t *method_params(P *p, type_t *ret, const char ***names) {
 }
 
 static void compile_method(P *p, cx_class_t *c, cx_method_t *m, nsdmi_t *nsdmi);
+static void skip_balanced(P *p);
 
 type_t *cxx_class_spec(P *p, bool is_union, bool is_class) {
     loc_t l0 = TOK->loc;
@@ -403,6 +404,17 @@ type_t *cxx_class_spec(P *p, bool is_union, bool is_class) {
     }
     for (cx_method_t *m = c->methods; m; m = m->next)
         if (m->is_ctor && m->fty->nparams == 0 && !m->deleted) c->default_ctor = m;
+    if (need_init) {
+        type_t **ps = palloc(p, sizeof(type_t *));
+        const char **pn = palloc(p, sizeof(char *));
+        ps[0] = &ty_ulong;
+        pn[0] = "#skip";
+        cx_method_t *m = cx_method_add(p->in, c, "#init", ty_func(&ty_void, 1, ps, false));
+        m->body_at = -2;
+        m->loc = l0;
+        m->pnames = pn;
+        c->init_m = m;
+    }
     if (!c->has_ctor && need_init) {
         cx_method_t *m = cx_method_add(p->in, c, "#ctor", ty_func(&ty_void, 0, NULL, false));
         m->is_ctor = true;
@@ -419,10 +431,7 @@ type_t *cxx_class_spec(P *p, bool is_union, bool is_class) {
     int resume = p->i;
     for (cx_method_t *m = c->methods; m; m = m->next) {
         if (m->deleted) continue;
-        if (m->body_at >= 0 || (m->body_at == -2 && m->is_ctor && need_init)) compile_method(p, c, m, ni);
-        else if (m->body_at == -2) { /* = default */
-            if (m->is_ctor) compile_method(p, c, m, ni);
-        }
+        if (m->body_at >= 0 || (m->body_at == -2 && (m->is_ctor || m == c->init_m))) compile_method(p, c, m, ni);
     }
     p->i = resume;
     return t;
@@ -491,11 +500,47 @@ static node_t *field_place(P *p, node_t *thisv, field_t *f, loc_t *l) {
 }
 
 /* the constructor's member initialisation, in declaration order */
-static void member_inits(P *p, cx_class_t *c, cx_method_t *m, nsdmi_t *nsdmi, node_t *thisv, ilist_t *o) {
+/* The class's own initialisation of its members, when it has default member
+ * initialisers or members that need constructing: compiled once with the
+ * class (the initialisers' tokens exist only in the defining cell) as the
+ * hidden member #init(this, skip), skip having bit k for member k that a
+ * constructor's initialiser list sets itself. */
+static void nsdmi_inits(P *p, cx_class_t *c, nsdmi_t *nsdmi, node_t *thisv, node_t *mask, ilist_t *o) {
+    sdef_t *sd = c->type->sd;
+    for (int k = 0; k < sd->nfields; k++) {
+        field_t *f = &sd->fields[k];
+        ilist_t one = {0};
+        loc_t l = c->init_m->loc;
+        if (nsdmi[k].at >= 0) {
+            p->i = nsdmi[k].at;
+            l = TOK->loc;
+            node_t *pl = field_place(p, thisv, f, &l);
+            if (nsdmi[k].eq) p->i++;
+            cx_construct_from_tokens(p, pl, f->ty, nsdmi[k].eq, &one, &l);
+        } else {
+            type_t *ft = f->ty;
+            node_t *pl = field_place(p, thisv, f, &l);
+            if (cx_class_of(ft) && cx_class_of(ft)->default_ctor)
+                iadd(&one, st_expr(cx_construct(p, pl, ft, NULL, 0, false, &l)));
+            else if (ft->kind == T_ARRAY && cx_class_of(ft->base) && cx_class_of(ft->base)->default_ctor)
+                iadd(&one, st_expr(mk_cx_default(&l, ft, mk_addr(pl))));
+        }
+        if (!one.n) continue;
+        node_t *body = st_block(&l, one.v, one.n);
+        if (k < 64) {
+            node_t *bit = mk_binop(&l, P_AMP, &ty_ulong, mask, mk_int(&l, &ty_ulong, (int64_t)(UINT64_C(1) << k)));
+            body = st_if(&l, mk_cmp(&l, P_EQ, &ty_ulong, bit, mk_int(&l, &ty_ulong, 0)), body, NULL);
+        }
+        iadd(o, body);
+    }
+}
+
+static void member_inits(P *p, cx_class_t *c, cx_method_t *m, node_t *thisv, ilist_t *o) {
     sdef_t *sd = c->type->sd;
     int nf = sd->nfields;
     int *given = palloc(p, sizeof(int) * (size_t)(nf + 1));
     for (int i = 0; i < nf; i++) given[i] = -1;
+    uint64_t skip = 0;
     if (m->init_at >= 0) {
         p->i = m->init_at;
         expect(p, P_COLON, "':'");
@@ -514,55 +559,41 @@ static void member_inits(P *p, cx_class_t *c, cx_method_t *m, nsdmi_t *nsdmi, no
             if (given[k] >= 0) type_error(&nm->loc, "member '%s' is initialised twice", sd->fields[k].name);
             p->i++;
             given[k] = p->i;
-            if (is_p(p, P_LPAREN) || is_p(p, P_LBRACE)) {
-                int open = TOK->id, close = open == P_LPAREN ? P_RPAREN : P_RBRACE, d = 0;
-                do {
-                    if (TOK->kind == TK_EOF) expected(p, "the end of the initialiser");
-                    if (is_p(p, open)) d++;
-                    if (is_p(p, close)) d--;
-                    p->i++;
-                } while (d > 0);
-            } else expected(p, "'(' or '{' after the member name");
+            if (k < 64) skip |= UINT64_C(1) << k;
+            if (!is_p(p, P_LPAREN) && !is_p(p, P_LBRACE)) expected(p, "'(' or '{' after the member name");
+            skip_balanced(p);
         } while (accept(p, P_COMMA));
+    }
+    loc_t l0 = m->loc;
+    if (c->init_m) {
+        node_t *a[1] = {mk_int(&l0, &ty_ulong, (int64_t)skip)};
+        iadd(o, st_expr(cx_call(p, c->init_m, pl_deref(&l0, c->type, thisv, 0), a, 1, &l0)));
     }
     for (int k = 0; k < nf; k++) {
         field_t *f = &sd->fields[k];
-        if (!f->name && given[k] < 0) continue;
-        loc_t l = m->loc;
+        if (given[k] < 0) continue;
+        p->i = given[k];
+        loc_t l = TOK->loc;
         node_t *pl = field_place(p, thisv, f, &l);
-        if (given[k] >= 0) {
-            p->i = given[k];
-            l = TOK->loc;
-            pl = field_place(p, thisv, f, &l);
-            bool braced = is_p(p, P_LBRACE);
-            p->i++;
-            int n;
-            node_t **args = cx_args(p, &n, braced ? P_RBRACE : P_RPAREN);
-            loc_t la = from(p, &l);
-            if (cx_class_of(f->ty)) iadd(o, st_expr(cx_construct(p, pl, f->ty, args, n, braced, &la)));
-            else {
-                if (n > 1 || (n == 0 && !braced && f->ty->kind == T_ARRAY))
-                    type_error(&la, "member '%s' (%s) takes one value", f->name, tyname(f->ty));
-                if (n == 0) iadd(o, st_expr(mk_memset0(&la, pl, (int64_t)f->ty->size)));
-                else {
-                    node_t *a = args[0];
-                    node_t *v = conv_assign(p, a->ty->kind == T_FUNC ? a : rvalue(p, a), f->ty, "a member initialiser");
-                    if (!v) type_error(&a->loc, "cannot initialise %s with %s", tyname(f->ty), tyname(a->ty));
-                    iadd(o, st_expr(mk_assign(&la, pl, v)));
-                }
-            }
-        } else if (nsdmi && nsdmi[k].at >= 0) {
-            p->i = nsdmi[k].at;
-            l = TOK->loc;
-            pl = field_place(p, thisv, f, &l);
-            if (nsdmi[k].eq) p->i++;
-            cx_construct_from_tokens(p, pl, f->ty, nsdmi[k].eq, o, &l);
+        bool braced = is_p(p, P_LBRACE);
+        p->i++;
+        int n;
+        node_t **args = cx_args(p, &n, braced ? P_RBRACE : P_RPAREN);
+        loc_t la = from(p, &l);
+        if (cx_class_of(f->ty)) {
+            if (k >= 64 && cx_nontrivial(f->ty)) iadd(o, st_expr(mk_cx_destroy(&la, f->ty, mk_addr(pl))));
+            iadd(o, st_expr(cx_construct(p, pl, f->ty, args, n, braced, &la)));
         } else {
-            type_t *ft = f->ty;
-            if (cx_class_of(ft) && cx_class_of(ft)->default_ctor)
-                iadd(o, st_expr(cx_construct(p, pl, ft, NULL, 0, false, &l)));
-            else if (ft->kind == T_ARRAY && cx_class_of(ft->base) && cx_class_of(ft->base)->default_ctor)
-                iadd(o, st_expr(mk_cx_default(&l, ft, mk_addr(pl))));
+            if (n > 1 || (n == 0 && !braced && f->ty->kind == T_ARRAY))
+                type_error(&la, "member '%s' (%s) takes one value", f->name, tyname(f->ty));
+            if (n == 0) iadd(o, st_expr(mk_memset0(&la, pl, (int64_t)f->ty->size)));
+            else if (f->ty->is_ref) iadd(o, st_expr(cxx_bind_ref(p, pl, f->ty, args[0], &la)));
+            else {
+                node_t *a = args[0];
+                node_t *v = conv_assign(p, a->ty->kind == T_FUNC ? a : rvalue(p, a), f->ty, "a member initialiser");
+                if (!v) type_error(&a->loc, "cannot initialise %s with %s", tyname(f->ty), tyname(a->ty));
+                iadd(o, st_expr(mk_assign(&la, pl, v)));
+            }
         }
     }
 }
@@ -624,10 +655,12 @@ static void compile_method(P *p, cx_class_t *c, cx_method_t *m, nsdmi_t *nsdmi) 
         }
         if (pn && pn[i]) scope_add(p, ps);
     }
+    cxx_scope_open(p); /* the parameters by value and the prologue's temporaries */
     ilist_t pro = {0};
     loc_t bl = m->loc;
     node_t *thisv = m->is_static ? NULL : mk_load(pl_slot(&bl, ft->params[0], fn->pslot[0]));
-    if (m->is_ctor) member_inits(p, c, m, nsdmi, thisv, &pro);
+    if (m == c->init_m) nsdmi_inits(p, c, nsdmi, thisv, mk_load(pl_slot(&bl, ft->params[1], fn->pslot[1])), &pro);
+    else if (m->is_ctor) member_inits(p, c, m, thisv, &pro);
     node_t *body;
     if (m->body_at >= 0) {
         p->i = m->body_at;
@@ -650,7 +683,7 @@ static void compile_method(P *p, cx_class_t *c, cx_method_t *m, nsdmi_t *nsdmi) 
     n->b = body;
     n->c = epi.n ? st_block(&bl, epi.v, epi.n) : NULL;
     n->sfn = sx_method;
-    fn->body = n;
+    fn->body = cxx_scope_close(p, n);
     scope_pop(p);
     scope_pop(p);
     fn->nslots = fc.nslots;
@@ -1186,17 +1219,25 @@ bool cxx_declare_init(P *p, node_t *pl, type_t *t, bool has_init, bool global, s
         extern node_t *cx_gvar_replace(P *p, gvar_t *g, node_t *gdecl, loc_t *l);
         extern node_t *cx_gvar_constructed(P *p, gvar_t *g, loc_t *l);
         if (decl->n && decl->v[decl->n - 1]->p == s->gv) decl->v[decl->n - 1] = cx_gvar_replace(p, s->gv, decl->v[decl->n - 1], l);
+        cxx_scope_open(p);
         construct_from(p, pl, t, has_init, pre, o, l);
+        cxx_full_expr(p, o);
         iadd(o, cx_gvar_constructed(p, s->gv, l));
         return true;
     }
     if (global) {
+        cxx_scope_open(p);
         construct_from(p, pl, t, has_init, pre, o, l);
+        cxx_full_expr(p, o);
         return true;
     }
     int life = cx_life_add(p, pl, t, false);
     if (life >= 0) iadd(o, cx_life_begin(p, life));
-    construct_from(p, pl, t, has_init, pre, o, l);
+    ilist_t mk = {0};
+    cxx_scope_open(p);
+    construct_from(p, pl, t, has_init, pre, &mk, l);
+    cxx_full_expr(p, &mk);
+    for (int i = 0; i < mk.n; i++) iadd(o, mk.v[i]);
     if (life >= 0) iadd(o, cx_life_set(p, life));
     return true;
 }
@@ -1326,4 +1367,38 @@ node_t *cxx_ref_class_arg(P *p, type_t *want, node_t *e, const char *what) {
     if (!want->is_const) return e;
     node_t *v = cx_convert(p, e, ty_unqual(want), what);
     return v ? v : e;
+}
+
+/* for (x : v) over a class with begin()/end() returning pointers; the range
+ * is evaluated once (its word kept in a slot: it may be a temporary) */
+node_t *cxx_class_range(P *p, node_t *range, node_t **end) {
+    cx_class_t *c = cx_class_of(range->ty);
+    if (!c) return NULL;
+    cx_method_t *b = cx_find_method(c, "begin"), *e = cx_find_method(c, "end");
+    if (!b || !e) return NULL;
+    loc_t l = range->loc;
+    int slot = new_slot(p);
+    type_t *pt = ty_ptr(c->type);
+    node_t *set = mk_assign(&l, pl_slot(&l, pt, slot), cx_this_word(p, range));
+    node_t *first = cx_call(p, b, pl_deref(&l, c->type, mk_load(pl_slot(&l, pt, slot)), 0), NULL, 0, &l);
+    node_t *last = cx_call(p, e, pl_deref(&l, c->type, mk_load(pl_slot(&l, pt, slot)), 0), NULL, 0, &l);
+    if (first->ty->kind != T_PTR || last->ty->kind != T_PTR)
+        type_error(&l, "a range-based for over %s needs begin() and end() that return pointers", c->name);
+    node_t *f = mk_comma(&l, set, first);
+    f->ty = first->ty;
+    *end = last;
+    return f;
+}
+
+bool cxx_class_elem(type_t *t) { return cx_class_of(t) != NULL; }
+
+/* for (std::string s : names): each pass copies the element, and the copy is destroyed */
+node_t *cxx_range_var(P *p, node_t *pl, type_t *t, node_t *elem, loc_t *l) {
+    ilist_t o = {0};
+    int life = cx_life_add(p, pl, t, false);
+    if (life >= 0) iadd(&o, cx_life_begin(p, life));
+    node_t *a[1] = {elem};
+    iadd(&o, st_expr(cx_construct(p, pl, t, a, 1, false, l)));
+    if (life >= 0) iadd(&o, cx_life_set(p, life));
+    return st_block(l, o.v, o.n);
 }

@@ -363,7 +363,8 @@ node_t *cxx_range_for(P *p, loc_t *l0) {
         node_t *a = cxx_ref_target(p, vt, elem, "the loop variable");
         a->ty = pl->ty;
         set = st_expr(mk_assign(&vl, pl, a));
-    } else
+    } else if (cxx_class_elem(vt)) set = cxx_range_var(p, pl, vt, elem, &vl); /* a copy that is destroyed (parse_class.c) */
+    else
         set = st_expr(assign_to(p, pl, rvalue(p, elem), &vl, "the loop variable"));
     node_t *body = loop_body(p);
     node_t **bv = palloc(p, sizeof(node_t *) * 2);
@@ -373,5 +374,3 @@ node_t *cxx_range_for(P *p, loc_t *l0) {
     return st_for(l0, init, cond, step, st_block(l0, bv, 2));
 }
 
-/* Replaced by the classes' file when it lands: no container is known yet. */
-node_t *cxx_class_range(P *p, node_t *range, node_t **end) { return NULL; }

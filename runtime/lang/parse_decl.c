@@ -509,7 +509,11 @@ void declaration(P *p, type_t *base, int storage, bool global, ilist_t *o) {
             if (pre && t->is_ref) iadd(&io, st_expr(cxx_bind_ref(p, pl, t, pre, &l)));
             else if (cxx_declare_init(p, pl, t, has_init, global || storage == KW_STATIC, s, o, &io, &l, pre)) {} /* C++ objects */
             else if (pre) iadd(&io, st_expr(assign_to(p, pl, rvalue(p, pre), &l, "the initial value")));
-            else if (has_init) initializer(p, pl, t, &io);
+            else if (has_init) {
+                cxx_scope_open(p); /* C++: the initialiser's temporaries end with the declaration */
+                initializer(p, pl, t, &io);
+                cxx_full_expr(p, &io);
+            }
             else if (ctor) {
                 p->i++;
                 node_t **v = NULL;

@@ -185,6 +185,8 @@ node_t *cxx_deref_ref(node_t *ref, loc_t *l);
 node_t *cxx_deref_value(node_t *v, loc_t *l);
 node_t *cxx_ref_target(P *p, type_t *rt, node_t *e, const char *what);
 node_t *cxx_ref_class_arg(P *p, type_t *want, node_t *e, const char *what); /* parse_class.c */
+bool cxx_class_elem(type_t *t);                                             /* parse_class.c */
+node_t *cxx_range_var(P *p, node_t *pl, type_t *t, node_t *elem, loc_t *l); /* parse_class.c */
 node_t *cxx_bind_ref(P *p, node_t *pl, type_t *rt, node_t *init, loc_t *l);
 
 #endif

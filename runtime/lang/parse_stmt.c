@@ -237,6 +237,7 @@ node_t *stmt(P *p) {
         cxx_note_label(p, nm, &l0);
         return st_label(&l0, nm, is_p(p, P_RBRACE) ? st_nop(&l0) : stmt(p));
     }
+    cxx_scope_open(p); /* C++: the statement's temporaries end with it */
     node_t *e = expr(p);
     if (!is_p(p, P_SEMI)) expected(p, "';'");
     p->i++;
@@ -247,5 +248,5 @@ node_t *stmt(P *p) {
     /* a CUDA call whose cudaError_t is thrown away: its failure is the cell's (DESIGN §4) */
     extern void gpu_call_mark_discarded(node_t *);
     gpu_call_mark_discarded(e);
-    return st_expr(e->is_place ? rvalue(p, e) : e);
+    return cxx_scope_close(p, st_expr(e->is_place ? rvalue(p, e) : e));
 }
