@@ -147,6 +147,25 @@ node_t *cx_lib_call_ret(P *p, loc_t *l, bfn_t fn, type_t *rt, node_t **args, int
     return pl_deref(l, rt, w, 0);
 }
 
+/* a library object's text for value display (NULL: show its fields) */
+char *cxx_show(type_t *t, const void *obj) {
+    cx_class_t *c = cx_class_of(t);
+    if (!c || !c->is_lib) return NULL;
+    if (c->ops && c->ops->show) return c->ops->show(c, obj);
+    char b[64];
+    if (c->lib == LIB_DURATION || c->lib == LIB_TIMEPOINT) {
+        type_t *r = c->lib == LIB_DURATION ? c->targ[0] : &ty_long;
+        if (r->kind == T_FLOAT) { float f; memcpy(&f, obj, 4); fmt_float(f, b, sizeof b); }
+        else if (ty_is_float(r)) { double d; memcpy(&d, obj, 8); fmt_double(d, b, sizeof b); }
+        else if (r->size == 8) { int64_t i; memcpy(&i, obj, 8); snprintf(b, sizeof b, "%lld", (long long)i); }
+        else { int32_t i; memcpy(&i, obj, 4); snprintf(b, sizeof b, "%d", i); }
+        char o[96];
+        snprintf(o, sizeof o, c->lib == LIB_DURATION ? "{count = %s}" : "{ns since epoch = %s}", b);
+        return strdup(o);
+    }
+    return strdup("{…}");
+}
+
 void cxx_library_register(interp_t *in) {
     cxx_string_register(in);
     cxx_vector_register(in);

@@ -107,14 +107,18 @@ static char *vec_show(cx_class_t *k, const char *obj) {
     buf_t *b = v->data ? ptr_live_buf(v->data, &off) : NULL;
     if (v->data && (!b || (uint64_t)off + v->size * t->size > b->size)) { strcpy(r, "(a damaged std::vector)"); return r; }
     r[n++] = '{';
+    char tn[160];
+    size_t skip = strlen(ty_name(ty_unqual(t), tn, sizeof tn)) + 3; /* display_text's "(type) " */
     for (uint64_t i = 0; i < v->size; i++) {
-        if (i == 10 && v->size > 13) { i = v->size - 3; n += (size_t)sprintf(r + n, ", …"); }
+        if (v->size > 10 && i == 3) { n += (size_t)sprintf(r + n, ", …"); i = v->size - 3; }
         char *e;
         cx_class_t *ec = cx_class_of(t);
         if (ec && ec->ops && ec->ops->show) e = ec->ops->show(ec, b->base + off + i * t->size);
         else if (ty_is_scalar(t)) {
             val_t x = load_code(tcode(t), b->base + off + i * t->size);
-            e = display_text(t, x, false);
+            char *d = display_text(t, x, false);
+            e = strdup(strlen(d) >= skip ? d + skip : d);
+            free(d);
         } else e = strdup("{…}");
         size_t el = strlen(e);
         if (n + el + 16 > cap) { cap = (n + el + 16) * 2; r = realloc(r, cap); }
