@@ -112,6 +112,11 @@ static inline cx_class_t *cx_class_of(type_t *t) {
     return t && (t->kind == T_STRUCT || t->kind == T_UNION) && t->sd ? t->sd->cls : NULL;
 }
 bool cx_nontrivial(type_t *t);
+const char *cx_disp_name(cx_method_t *m, char *b, size_t n); /* "Timer::stop" */
+type_t *cx_full_fty(cx_method_t *m);                        /* a user method's function type, `this` first */
+fbox_t *cx_method_box(P *p, cx_method_t *m);
+sym_t *cx_find_this(P *p);
+node_t *cx_this_value(P *p, loc_t *l);                       /* `this` inside a member function */
 cx_class_t *cx_class_new(interp_t *in, type_t *t, const char *name);
 cx_method_t *cx_method_add(interp_t *in, cx_class_t *c, const char *name, type_t *fty);
 cx_method_t *cx_find_method(cx_class_t *c, const char *name);

@@ -1,0 +1,615 @@
+/* C++ classes, the other half of parse_class.c: calls of member functions
+ * (overloads ranked by how well the arguments fit, library methods taking
+ * objects by reference), construction (T x(args), T x{args}, T x = e,
+ * T(args) temporaries, converting constructors), class templates' argument
+ * lists, operators of library classes, and range-for over containers. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cxx_class.h"
+
+/* ---------------- calls ---------------- */
+node_t **cx_args(P *p, int *n, int close) {
+    node_t **v = NULL;
+    int k = 0, cap = 0;
+    while (!accept(p, close)) {
+        if (k && !accept(p, P_COMMA)) expected(p, close == P_RPAREN ? "',' or ')'" : "',' or '}'");
+        vadd(&v, &k, &cap, assign_expr(p));
+    }
+    *n = k;
+    return v;
+}
+
+/* how well e fits parameter type t: -1 not at all, higher better */
+static int score(P *p, node_t *e, type_t *t) {
+    type_t *et = e->ty, *ut = ty_unqual(t);
+    if (et->kind == T_ARRAY) et = ty_ptr(et->base);
+    if (et->kind == T_FUNC) return ut->kind == T_PTR && ut->base->kind == T_FUNC ? 2 : -1;
+    cx_class_t *tc = cx_class_of(ut), *ec = cx_class_of(et);
+    if (tc) {
+        if (ec && ec->type->sd == tc->type->sd) return 4;
+        for (cx_method_t *m = tc->methods; m; m = m->next)
+            if (m->is_ctor && !m->is_explicit && m->fty->nparams == 1 && !m->deleted) {
+                node_t tmp = *e;
+                if (m->special) return 1; /* a library constructor that types its own argument */
+                if (cx_class_of(m->fty->params[0]) == tc) continue;
+                if (score(p, &tmp, m->fty->params[0]) >= 2) return 1;
+            }
+        return -1;
+    }
+    if (ec) {
+        if (ut->kind == T_PTR && ty_same(ty_unqual(ut->base), ty_unqual(et))) return 4; /* a library reference */
+        return -1;
+    }
+    if (ty_same(ty_unqual(et), ut)) return 4;
+    if (ty_is_arith(et) && ty_is_arith(ut)) {
+        if (ty_is_int(et) && ty_is_int(ut)) return 3;
+        if (ty_is_float(et) && ty_is_float(ut)) return 3;
+        return 2;
+    }
+    if (ut->kind == T_PTR && et->kind == T_PTR) return ty_compat_ptr(ut->base, et->base) ? 3 : -1;
+    if (ut->kind == T_PTR && e->is_const && ty_is_int(et) && e->k.u == 0) return 2;
+    if (ut->kind == T_BOOL && et->kind == T_PTR) return 1;
+    return -1;
+}
+
+/* an argument converted for parameter type t */
+static node_t *conv_arg(P *p, node_t *a, type_t *t, const char *what, bool lib);
+node_t *cxx_arg(P *p, node_t *a, type_t *t, const char *what) { return conv_arg(p, a, t, what, false); }
+node_t *cx_lib_arg(P *p, node_t *a, type_t *t, const char *what) { return conv_arg(p, a, t, what, true); }
+static node_t *conv_arg(P *p, node_t *a, type_t *t, const char *what, bool lib) {
+    if (t->is_ref) return cxx_ref_target(p, t, a, what);
+    type_t *ut = ty_unqual(t);
+    if (cx_class_of(ut)) {
+        node_t *v = cx_convert(p, a, ut, what);
+        if (!v) type_error(&a->loc, "%s: cannot convert %s to %s", what, tyname(a->ty), tyname(t));
+        if (lib) return cx_this_word(p, v); /* library functions take objects by reference */
+        if (cx_nontrivial(ut)) return cxx_arg_by_value(p, v, ut);
+        return rvalue(p, v);
+    }
+    if (lib && ut->kind == T_PTR && cx_class_of(a->ty) && ty_same(ty_unqual(ut->base), ty_unqual(a->ty)))
+        return cx_this_word(p, a);
+    node_t *r = (a->ty->kind == T_FUNC && (a->op == FD_USER || a->op == FD_BUILTIN)) ? a : rvalue(p, a);
+    node_t *c = conv_assign(p, r, t, what);
+    if (!c) type_error(&a->loc, "%s: cannot convert %s to %s", what, tyname(a->ty), tyname(t));
+    return c;
+}
+
+static char *sig_text(cx_method_t *m, char *b, size_t n) {
+    char nb[200];
+    size_t k = (size_t)snprintf(b, n, "%s(", cx_disp_name(m, nb, sizeof nb));
+    for (int i = 0; i < m->fty->nparams && k < n; i++) {
+        char tb[160];
+        k += (size_t)snprintf(b + k, n - k, "%s%s", i ? ", " : "", ty_name(m->fty->params[i], tb, sizeof tb));
+    }
+    if (k < n) snprintf(b + k, n - k, ")");
+    return b;
+}
+
+node_t *cx_call(P *p, cx_method_t *m0, node_t *obj, node_t **args, int n, loc_t *l) {
+    for (cx_method_t *m = m0; m; m = m->next)
+        if (m->special && !strcmp(m->name, m0->name) && m->is_ctor == m0->is_ctor) return m->special(p, m, obj, args, n, l);
+    cx_method_t *best = NULL;
+    int bests = -1, nviable = 0;
+    for (cx_method_t *m = m0; m; m = m->next) {
+        if (m->is_ctor != m0->is_ctor || m->is_dtor != m0->is_dtor || (!m0->is_ctor && !m0->is_dtor && strcmp(m->name, m0->name)))
+            continue;
+        if (m->deleted) continue;
+        type_t *f = m->fty;
+        int req = m->bi && m->nreq ? m->nreq : f->nparams;
+        if (n < req || (n > f->nparams && !f->variadic)) continue;
+        int s = 0;
+        for (int i = 0; i < n && i < f->nparams && s >= 0; i++) {
+            int k = score(p, args[i], f->params[i]);
+            s = k < 0 ? -1 : s + k;
+        }
+        if (s < 0) continue;
+        nviable++;
+        if (s > bests) { bests = s; best = m; }
+    }
+    char nb[200];
+    if (!best) {
+        char msg[1200];
+        size_t k = 0;
+        k += (size_t)snprintf(msg + k, sizeof msg - k, "no matching call to %s(", cx_disp_name(m0, nb, sizeof nb));
+        for (int i = 0; i < n && k < sizeof msg; i++) {
+            char tb[120];
+            k += (size_t)snprintf(msg + k, sizeof msg - k, "%s%s", i ? ", " : "", ty_name(args[i]->ty, tb, sizeof tb));
+        }
+        if (k < sizeof msg) k += (size_t)snprintf(msg + k, sizeof msg - k, "); candidates:");
+        for (cx_method_t *m = m0; m && k < sizeof msg; m = m->next) {
+            if (m->is_ctor != m0->is_ctor || (!m0->is_ctor && strcmp(m->name, m0->name))) continue;
+            char sb[300];
+            k += (size_t)snprintf(msg + k, sizeof msg - k, " %s%s", sig_text(m, sb, sizeof sb), m->deleted ? " (deleted)" : "");
+        }
+        type_error(l, "%s", msg);
+    }
+    cx_method_t *m = best;
+    if (m->special) return m->special(p, m, obj, args, n, l);
+    type_t *f = m->fty;
+    bool lib = m->bi != NULL;
+    if (!m->is_static && !obj) type_error(l, "%s needs an object: call it as x.%s(...)", cx_disp_name(m, nb, sizeof nb), m->name);
+    int extra = m->is_static ? 0 : 1;
+    node_t **v = palloc(p, sizeof(node_t *) * (size_t)(n + 1));
+    if (extra) v[0] = cx_this_word(p, obj);
+    for (int i = 0; i < n; i++) {
+        char what[240];
+        snprintf(what, sizeof what, "argument %d of %s", i + 1, cx_disp_name(m, nb, sizeof nb));
+        if (i < f->nparams) v[i + extra] = conv_arg(p, args[i], f->params[i], what, lib);
+        else { /* variadic: as C passes them */
+            node_t *a = rvalue(p, args[i]);
+            if (a->ty->kind == T_FLOAT) a = mk_cast(a, &ty_double);
+            else if (ty_is_int(a->ty)) a = mk_cast(a, ty_promote(a->ty));
+            v[i + extra] = a;
+        }
+        v[i + extra]->loc = args[i]->loc;
+    }
+    if (lib && n < f->nparams) { /* defaults */
+        node_t **v2 = palloc(p, sizeof(node_t *) * (size_t)(f->nparams + 1));
+        memcpy(v2, v, sizeof(node_t *) * (size_t)(n + extra));
+        for (int i = n; i < f->nparams; i++) v2[i + extra] = mk_const(l, f->params[i], m->defv[i - m->nreq]);
+        v = v2;
+        n = f->nparams;
+    }
+    type_t *rt = f->base;
+    node_t *c;
+    if (lib) {
+        c = mk_builtin(l, m->bi, m->ret_ref ? ty_ptr(rt) : rt, v, n + extra);
+        if (m->ret_ref) return pl_deref(l, rt, c, 0);
+        if (ty_is_aggr(rt)) { /* the builtin writes into a temporary whose address comes first */
+            int life;
+            node_t *tmp = cx_temp(p, rt, l, &life);
+            node_t **v2 = palloc(p, sizeof(node_t *) * (size_t)(n + extra + 1));
+            v2[0] = mk_addr(tmp);
+            memcpy(v2 + 1, v, sizeof(node_t *) * (size_t)(n + extra));
+            c = mk_builtin(l, m->bi, ty_ptr(rt), v2, n + extra + 1);
+            node_t *w = cx_life_wrap(p, life, c, tmp);
+            return pl_deref(l, rt, w, 0);
+        }
+        return c;
+    }
+    fbox_t *box = cx_method_box(p, m);
+    type_t *ff = cx_full_fty(m);
+    int64_t tempoff = -1;
+    if (ty_is_aggr(rt)) tempoff = new_mem(p, rt, (int64_t)rt->size);
+    c = mk_call(l, box, ff, v, n + extra, tempoff);
+    if (rt->is_ref) return cxx_deref_value(c, l); /* float &at(int r, int c) */
+    if (cx_class_of(rt)) return cxx_call_result(p, c);
+    return c;
+}
+
+/* x.f(...), p->f(...); NULL when f is a field (member() goes on) */
+node_t *cxx_member(P *p, node_t *e, bool arrow, token_t *nm, loc_t *l0) {
+    type_t *st;
+    if (arrow) {
+        node_t *r = rvalue(p, e);
+        if (r->ty->kind != T_PTR) return NULL;
+        st = r->ty->base;
+    } else st = e->ty;
+    cx_class_t *c = cx_class_of(st);
+    if (!c) return NULL;
+    char nb[128];
+    snprintf(nb, sizeof nb, "%.*s", nm->n, nm->s);
+    cx_method_t *m = cx_find_method(c, nb);
+    if (!m) {
+        if (c->is_lib) {
+            for (int i = 0; i < st->sd->nfields; i++)
+                if (st->sd->fields[i].name && !strcmp(st->sd->fields[i].name, nb)) return NULL;
+            type_error(&nm->loc, "%s has no member named '%s'", c->name, nb);
+        }
+        return NULL;
+    }
+    node_t *obj = arrow ? pl_deref(&e->loc, c->type, rvalue(p, e), 0) : e;
+    if (!is_p(p, P_LPAREN)) type_error(&nm->loc, "member function '%s' of %s must be called: %s(...)", nb, c->name, nb);
+    p->i++;
+    int n;
+    node_t **args = cx_args(p, &n, P_RPAREN);
+    loc_t l = from(p, l0);
+    return cx_call(p, m, m->is_static ? NULL : obj, args, n, &l);
+}
+
+/* T::g(...) for a class T (user or library): its static member functions */
+static node_t *static_call(P *p, const char *name, loc_t *l) {
+    const char *sep = NULL;
+    for (const char *q = name; (q = strstr(q, "::")); q += 2) sep = q;
+    if (!sep) return NULL;
+    char cn[256];
+    snprintf(cn, sizeof cn, "%.*s", (int)(sep - name), name);
+    sym_t *s = lookup_name(p, cn);
+    cx_class_t *c = s && s->kind == S_TYPEDEF ? cx_class_of(s->ty) : NULL;
+    if (!c) return NULL;
+    cx_method_t *m = cx_find_method(c, sep + 2);
+    if (!m) type_error(l, "%s has no member named '%s'", c->name, sep + 2);
+    if (!is_p(p, P_LPAREN)) type_error(l, "'%s' must be called: %s(...)", name, name);
+    p->i++;
+    int n;
+    node_t **args = cx_args(p, &n, P_RPAREN);
+    loc_t lc = from(p, l);
+    if (!m->is_static) {
+        cx_parse_t *cx = cx_parse(p);
+        if (cx->cls == c && cx_find_this(p) && cx->this_f == p->f)
+            return cx_call(p, m, pl_deref(l, c->type, cx_this_value(p, l), 0), args, n, &lc);
+        type_error(l, "%s is not a static member function: call it on an object, x.%s(...)", name, sep + 2);
+    }
+    return cx_call(p, m, NULL, args, n, &lc);
+}
+
+node_t *cxx_libfn(P *p, const char *name, loc_t *l) {
+    cx_state_t *cs = cx_state(p->in);
+    char cand[8][256];
+    int nc = cxx_name_candidates(p->in, name, cand, 8);
+    for (int k = 0; k < nc; k++) {
+        cx_libfn *fp = hmap_get(&cs->libfns, cand[k]);
+        if (fp) return (*fp)(p, l);
+    }
+    return static_call(p, name, l);
+}
+
+/* ---------------- construction ---------------- */
+/* a place that has an address: the object's word */
+node_t *cx_this_word(P *p, node_t *obj) {
+    if (obj->is_place && obj->place != PL_TEMP && obj->place != PL_SLOT &&
+        !(obj->place == PL_FRAME && obj->slot2 < 0 && !obj->p)) {
+        node_t *w = mk_addr(obj);
+        w->loc = obj->loc;
+        return w;
+    }
+    /* a value: copied to a temporary first */
+    int life;
+    node_t *tmp = cx_temp(p, obj->ty, &obj->loc, &life);
+    node_t *v = obj->is_place ? mk_load(obj) : obj;
+    node_t *set = mk_assign(&obj->loc, tmp, v);
+    node_t *w = cx_life_wrap(p, life, set, tmp);
+    return w;
+}
+
+node_t *cx_temp(P *p, type_t *t, loc_t *l, int *life) {
+    int64_t off = new_mem(p, t, (int64_t)t->size);
+    int h = new_handle(p, off, (int64_t)t->size, "a temporary");
+    node_t *pl = pl_frame(l, t, off, h);
+    *life = cx_life_add(p, pl, t, true);
+    return pl;
+}
+
+/* obj (a fresh place) constructed from args */
+node_t *cx_construct(P *p, node_t *pl, type_t *t, node_t **args, int n, bool braced, loc_t *l) {
+    cx_class_t *c = cx_class_of(t);
+    node_t *zero = mk_memset0(l, pl, (int64_t)t->size);
+    if (n == 1 && cx_class_of(args[0]->ty) && cx_class_of(args[0]->ty)->type->sd == t->sd) {
+        bool user_copy = false;
+        for (cx_method_t *m = c->methods; m; m = m->next)
+            if (m->is_ctor && m->fty->nparams == 1 && cx_class_of(m->fty->params[0]) == c) user_copy = true;
+        if (!user_copy) { /* a copy, or a move from a temporary */
+            node_t *src = args[0];
+            if (cx_life_of(p, src)) return mk_assign(l, pl, cx_move_from(p, src));
+            if (!c->nontrivial) return mk_assign(l, pl, rvalue(p, src));
+            return mk_comma(l, zero, mk_cx_copy(l, t, mk_addr(pl), cx_this_word(p, src)));
+        }
+    }
+    cx_method_t *ctor = NULL;
+    for (cx_method_t *m = c->methods; m; m = m->next)
+        if (m->is_ctor) { ctor = m; break; }
+    if (!ctor || (!c->has_ctor && !c->is_lib)) {
+        if (n == 0) {
+            if (c->default_ctor) return mk_comma(l, zero, cx_call(p, c->default_ctor, pl, NULL, 0, l));
+            return zero;
+        }
+        if (!braced) type_error(l, "%s has no constructor taking %d argument%s", c->name, n, n == 1 ? "" : "s");
+        /* aggregate initialisation: the fields in order */
+        sdef_t *sd = t->sd;
+        node_t *r = zero;
+        if (c->default_ctor) r = mk_comma(l, r, cx_call(p, c->default_ctor, pl, NULL, 0, l));
+        int fi = 0;
+        for (int i = 0; i < n; i++, fi++) {
+            while (fi < sd->nfields && !sd->fields[fi].name) fi++;
+            if (fi >= sd->nfields) type_error(&args[i]->loc, "too many values for %s (it has %d members)", c->name, sd->nfields);
+            field_t *f = &sd->fields[fi];
+            node_t *fp = pl_member(l, f->ty, pl, (int64_t)f->off);
+            node_t *put;
+            if (cx_class_of(f->ty)) { node_t *a1[1] = {args[i]}; put = cx_construct(p, fp, f->ty, a1, 1, false, l); }
+            else put = assign_to(p, fp, rvalue(p, args[i]), l, "initialization");
+            r = mk_comma(l, r, put);
+        }
+        return r;
+    }
+    if (n == 0 && c->is_lib) { /* all zero bytes are an empty library object, unless it has a default constructor */
+        for (cx_method_t *m = c->methods; m; m = m->next)
+            if (m->is_ctor && !m->special && m->fty->nparams == 0) return mk_comma(l, zero, cx_call(p, m, pl, NULL, 0, l));
+        return zero;
+    }
+    cx_parse(p)->braced = braced;
+    node_t *r = mk_comma(l, zero, cx_call(p, ctor, pl, args, n, l));
+    cx_parse(p)->braced = false;
+    return r;
+}
+
+/* T x = e: e as a T (same class: copy or move; otherwise a converting constructor) */
+node_t *cx_convert(P *p, node_t *e, type_t *t, const char *what) {
+    cx_class_t *c = cx_class_of(t);
+    cx_class_t *ec = cx_class_of(e->ty);
+    if (ec && ec->type->sd == c->type->sd) return e;
+    cx_method_t *best = NULL;
+    for (cx_method_t *m = c->methods; m; m = m->next)
+        if (m->is_ctor && !m->is_explicit && !m->deleted && m->fty->nparams == 1 &&
+            (m->special || (score(p, e, m->fty->params[0]) >= 0 && cx_class_of(m->fty->params[0]) != c))) { best = m; break; }
+    if (!best) return NULL;
+    int life;
+    node_t *tmp = cx_temp(p, t, &e->loc, &life);
+    node_t *a[1] = {e};
+    node_t *mk = cx_construct(p, tmp, t, a, 1, false, &e->loc);
+    node_t *w = cx_life_wrap(p, life, mk, tmp);
+    return pl_deref(&e->loc, t, w, 0);
+}
+
+void cx_construct_from_tokens(P *p, node_t *pl, type_t *t, bool has_eq, ilist_t *o, loc_t *l0) {
+    cx_class_t *c = cx_class_of(t);
+    loc_t l = *l0;
+    if (!c) { /* a member of plain type: = expr or {...} */
+        if (!has_eq && !is_p(p, P_LBRACE)) return;
+        extern void decl_initializer(P *, node_t *, type_t *, ilist_t *);
+        if (is_p(p, P_LBRACE) && ty_is_scalar(t)) {
+            p->i++;
+            if (accept(p, P_RBRACE)) { iadd(o, st_expr(mk_memset0(&l, pl, (int64_t)t->size))); return; }
+            node_t *e = assign_expr(p);
+            accept(p, P_COMMA);
+            expect(p, P_RBRACE, "'}'");
+            iadd(o, st_expr(assign_to(p, pl, rvalue(p, e), &e->loc, "initialization")));
+            return;
+        }
+        decl_initializer(p, pl, t, o);
+        return;
+    }
+    if (t->kind == T_ARRAY) type_error(&l, "arrays of class objects are not interpreted; use std::vector");
+    if (has_eq) {
+        if (is_p(p, P_LBRACE)) { /* T x = {args} */
+            p->i++;
+            int n;
+            node_t **args = cx_args(p, &n, P_RBRACE);
+            loc_t la = from(p, &l);
+            iadd(o, st_expr(cx_construct(p, pl, t, args, n, true, &la)));
+            return;
+        }
+        node_t *e = assign_expr(p);
+        node_t *v = cx_convert(p, e, t, "initialization");
+        if (!v) type_error(&e->loc, "cannot initialise %s with %s", tyname(t), tyname(e->ty));
+        node_t *a[1] = {v};
+        iadd(o, st_expr(cx_construct(p, pl, t, a, 1, false, &e->loc)));
+        return;
+    }
+    if (is_p(p, P_LPAREN) || is_p(p, P_LBRACE)) {
+        bool braced = is_p(p, P_LBRACE);
+        p->i++;
+        int n;
+        node_t **args = cx_args(p, &n, braced ? P_RBRACE : P_RPAREN);
+        loc_t la = from(p, &l);
+        iadd(o, st_expr(cx_construct(p, pl, t, args, n, braced, &la)));
+        return;
+    }
+    if (c->has_ctor && !c->default_ctor && !c->is_lib)
+        type_error(&l, "%s has no default constructor: give the constructor's arguments, e.g. %s x(...)", c->name, c->name);
+    iadd(o, st_expr(cx_construct(p, pl, t, NULL, 0, false, &l)));
+}
+
+/* `T x(args)`: a constructor, not a function declaration */
+bool cxx_declarator_ctor(P *p, type_t *t) {
+    if (!cx_class_of(t) || !is_p(p, P_LPAREN)) return false;
+    token_t *n = PEEK(1);
+    if (n->kind == TK_PUNCT && n->id == P_RPAREN) return false; /* T x(); declares a function, as in C++ */
+    return !is_type_start(p, n);
+}
+
+/* a declaration's object of class type: constructed, and destroyed when its scope ends */
+static void construct_from(P *p, node_t *pl, type_t *t, bool has_init, node_t *pre, ilist_t *o, loc_t *l) {
+    if (!pre) { cx_construct_from_tokens(p, pl, t, has_init, o, l); return; }
+    node_t *v = cx_convert(p, pre, t, "initialization"); /* auto x = ...: the initialiser came first */
+    if (!v) type_error(&pre->loc, "cannot initialise %s with %s", tyname(t), tyname(pre->ty));
+    node_t *a[1] = {v};
+    iadd(o, st_expr(cx_construct(p, pl, t, a, 1, false, &pre->loc)));
+}
+
+bool cxx_declare_init(P *p, node_t *pl, type_t *t, bool has_init, bool global, sym_t *s, ilist_t *decl, ilist_t *o, loc_t *l,
+                      node_t *pre) {
+    type_t *et = t;
+    while (et->kind == T_ARRAY) et = et->base;
+    cx_class_t *c = cx_class_of(et);
+    if (!c) {
+        if (!has_init && !pre && is_p(p, P_LBRACE)) { /* int x{5}; point q{1, 2}; */
+            cx_construct_from_tokens(p, pl, t, false, o, l);
+            return true;
+        }
+        return false;
+    }
+    if (t->kind == T_ARRAY) {
+        if (c->nontrivial || c->default_ctor || c->has_ctor)
+            type_error(l, "arrays of %s are not interpreted (it has constructors or a destructor); use std::vector<%s>",
+                       c->name, c->name);
+        return false;
+    }
+    if (global && s->kind == S_VAR_GLOBAL && s->gv && c->nontrivial) {
+        extern node_t *cx_gvar_replace(P *p, gvar_t *g, node_t *gdecl, loc_t *l);
+        extern node_t *cx_gvar_constructed(P *p, gvar_t *g, loc_t *l);
+        if (decl->n && decl->v[decl->n - 1]->p == s->gv) decl->v[decl->n - 1] = cx_gvar_replace(p, s->gv, decl->v[decl->n - 1], l);
+        cxx_scope_open(p);
+        construct_from(p, pl, t, has_init, pre, o, l);
+        cxx_full_expr(p, o);
+        iadd(o, cx_gvar_constructed(p, s->gv, l));
+        return true;
+    }
+    if (global) {
+        cxx_scope_open(p);
+        construct_from(p, pl, t, has_init, pre, o, l);
+        cxx_full_expr(p, o);
+        return true;
+    }
+    int life = cx_life_add(p, pl, t, false);
+    if (life >= 0) iadd(o, cx_life_begin(p, life));
+    ilist_t mk = {0};
+    cxx_scope_open(p);
+    construct_from(p, pl, t, has_init, pre, &mk, l);
+    cxx_full_expr(p, &mk);
+    for (int i = 0; i < mk.n; i++) iadd(o, mk.v[i]);
+    if (life >= 0) iadd(o, cx_life_set(p, life));
+    return true;
+}
+
+/* T(args), T{args}, Tmpl<...>(args) in an expression: a temporary */
+node_t *cxx_type_expr(P *p, type_t *t, loc_t *l) {
+    cx_class_t *c = cx_class_of(t);
+    if (c && c->tmpl) t = cxx_type_after_name(p, t, l), c = cx_class_of(t);
+    if (!c) return NULL;
+    if (!is_p(p, P_LPAREN) && !is_p(p, P_LBRACE))
+        syntax_error(l, "unexpected type name %s: construct an object with %s(...)", c->name, c->name);
+    bool braced = is_p(p, P_LBRACE);
+    p->i++;
+    int n;
+    node_t **args = cx_args(p, &n, braced ? P_RBRACE : P_RPAREN);
+    loc_t la = from(p, l);
+    int life;
+    node_t *tmp = cx_temp(p, t, &la, &life);
+    node_t *mk = cx_construct(p, tmp, t, args, n, braced, &la);
+    node_t *w = cx_life_wrap(p, life, mk, tmp);
+    return pl_deref(&la, t, w, 0);
+}
+
+/* decl_specs met a type name: a class template takes its arguments here */
+type_t *cxx_type_after_name(P *p, type_t *t, loc_t *l) {
+    cx_class_t *c = cx_class_of(t);
+    if (!c || !c->tmpl) return t;
+    if (!accept(p, P_LT)) type_error(l, "%s is a class template: give its arguments, e.g. %s<float>", c->name, c->name);
+    type_t *targs[4];
+    int64_t iargs[4];
+    int nt = 0, ni = 0;
+    if (!cx_at_template_close(p)) {
+        do {
+            if (nt + ni >= 4) syntax_error(&TOK->loc, "too many template arguments for %s", c->name);
+            if (is_type_start(p, TOK)) targs[nt++] = abstract_type(p);
+            else {
+                /* a number (std::ratio<1, 1000>): a literal, so that '>' ends it */
+                bool neg = accept(p, P_MINUS);
+                if (TOK->kind != TK_INT) expected(p, "a type or an integer as a template argument");
+                iargs[ni++] = neg ? -(int64_t)TOK->ival : (int64_t)TOK->ival;
+                p->i++;
+            }
+        } while (accept(p, P_COMMA));
+    }
+    if (!cx_template_close(p)) expected(p, "'>' closing the template arguments");
+    loc_t la = from(p, l);
+    return c->tmpl(p, targs, nt, iargs, ni, &la);
+}
+
+/* for new and delete (parse_cxx_expr.c) */
+node_t *cxx_new_init(P *p, node_t *ptr, type_t *t, loc_t *l) {
+    if (!cx_class_of(t)) return NULL;
+    node_t *pl = pl_deref(l, t, ptr, 0);
+    ilist_t o = {0};
+    cx_construct_from_tokens(p, pl, t, false, &o, l);
+    return o.n == 1 ? o.v[0] : st_block(l, o.v, o.n);
+}
+node_t *cxx_new_array_init(P *p, node_t *ptr, node_t *count, type_t *t, loc_t *l) {
+    cx_class_t *c = cx_class_of(t);
+    if (!c || !c->default_ctor) return NULL;
+    extern node_t *mk_cx_default_n(loc_t *l, type_t *t, node_t *word, node_t *count);
+    return st_expr(mk_cx_default_n(l, t, ptr, count));
+}
+node_t *cxx_destroy(P *p, node_t *ptr, type_t *t, bool array, loc_t *l) {
+    if (!cx_nontrivial(t)) return NULL;
+    extern node_t *mk_cx_destroy_buf(loc_t *l, type_t *t, node_t *word, bool array);
+    return mk_cx_destroy_buf(l, t, ptr, array);
+}
+
+/* ---------------- operators of library classes ---------------- */
+static const char *op_text(int op) {
+    switch (op) {
+    case P_PLUS: return "+"; case P_MINUS: return "-"; case P_STAR: return "*"; case P_DIV: return "/";
+    case P_MOD: return "%"; case P_SHL: return "<<"; case P_SHR: return ">>"; case P_EQ: return "==";
+    case P_NE: return "!="; case P_LT: return "<"; case P_GT: return ">"; case P_LE: return "<=";
+    case P_GE: return ">="; case P_AMP: return "&"; case P_OR: return "|"; case P_XOR: return "^";
+    case P_LAND: return "&&"; case P_LOR: return "||";
+    }
+    return "?";
+}
+
+node_t *cxx_binary(P *p, int op, node_t *a, node_t *b, loc_t *l) {
+    cx_class_t *ca = cx_class_of(a->ty), *cb = cx_class_of(b->ty);
+    char nm[40];
+    snprintf(nm, sizeof nm, "operator%s", op_text(op));
+    if (ca) {
+        cx_method_t *m = cx_find_method(ca, nm);
+        if (m) return cx_call(p, m, a, &b, 1, l);
+    }
+    if (cb) {
+        char rn[44];
+        snprintf(rn, sizeof rn, "r%s", nm);
+        cx_method_t *m = cx_find_method(cb, rn);
+        if (m) return cx_call(p, m, b, &a, 1, l);
+    }
+    cx_class_t *c = ca ? ca : cb;
+    if (!c->is_lib)
+        type_error(l, "'%s' on %s: operator overloading of your own classes is not interpreted (compare or combine "
+                   "the members, or run the program with %%%%program)", op_text(op), c->name);
+    type_error(l, "no operator '%s' for %s and %s", op_text(op), tyname(a->ty), tyname(b->ty));
+}
+
+node_t *cxx_index(P *p, node_t *base, loc_t *l0) {
+    cx_class_t *c = cx_class_of(base->ty);
+    node_t *i = expr(p);
+    expect(p, P_RBRACK, "']'");
+    loc_t l = from(p, l0);
+    cx_method_t *m = cx_find_method(c, "operator[]");
+    if (!m) type_error(&l, "%s cannot be indexed (operator[] of your own classes is not interpreted)", c->name);
+    return cx_call(p, m, base, &i, 1, &l);
+}
+
+node_t *cxx_call_object(P *p, node_t *obj, loc_t *l0) {
+    cx_class_t *c = cx_class_of(obj->ty);
+    int n;
+    node_t **args = cx_args(p, &n, P_RPAREN);
+    loc_t l = from(p, l0);
+    cx_method_t *m = cx_find_method(c, "operator()");
+    if (!m) type_error(&l, "%s cannot be called like a function (operator() of your own classes is not interpreted)", c->name);
+    return cx_call(p, m, obj, args, n, &l);
+}
+
+/* const std::string &s bound to "abc": the temporary a converting constructor makes */
+node_t *cxx_ref_class_arg(P *p, type_t *want, node_t *e, const char *what) {
+    cx_class_t *c = cx_class_of(want), *ec = cx_class_of(e->ty);
+    if (!c || (ec && ec->type->sd == c->type->sd)) return e;
+    if (!want->is_const) return e;
+    node_t *v = cx_convert(p, e, ty_unqual(want), what);
+    return v ? v : e;
+}
+
+/* for (x : v) over a class with begin()/end() returning pointers; the range
+ * is evaluated once (its word kept in a slot: it may be a temporary) */
+node_t *cxx_class_range(P *p, node_t *range, node_t **end) {
+    cx_class_t *c = cx_class_of(range->ty);
+    if (!c) return NULL;
+    cx_method_t *b = cx_find_method(c, "begin"), *e = cx_find_method(c, "end");
+    if (!b || !e) return NULL;
+    loc_t l = range->loc;
+    int slot = new_slot(p);
+    type_t *pt = ty_ptr(c->type);
+    node_t *set = mk_assign(&l, pl_slot(&l, pt, slot), cx_this_word(p, range));
+    node_t *first = cx_call(p, b, pl_deref(&l, c->type, mk_load(pl_slot(&l, pt, slot)), 0), NULL, 0, &l);
+    node_t *last = cx_call(p, e, pl_deref(&l, c->type, mk_load(pl_slot(&l, pt, slot)), 0), NULL, 0, &l);
+    if (first->ty->kind != T_PTR || last->ty->kind != T_PTR)
+        type_error(&l, "a range-based for over %s needs begin() and end() that return pointers", c->name);
+    node_t *f = mk_comma(&l, set, first);
+    f->ty = first->ty;
+    *end = last;
+    return f;
+}
+
+bool cxx_class_elem(type_t *t) { return cx_class_of(t) != NULL; }
+
+/* for (std::string s : names): each pass copies the element, and the copy is destroyed */
+node_t *cxx_range_var(P *p, node_t *pl, type_t *t, node_t *elem, loc_t *l) {
+    ilist_t o = {0};
+    int life = cx_life_add(p, pl, t, false);
+    if (life >= 0) iadd(&o, cx_life_begin(p, life));
+    node_t *a[1] = {elem};
+    iadd(&o, st_expr(cx_construct(p, pl, t, a, 1, false, l)));
+    if (life >= 0) iadd(&o, cx_life_set(p, life));
+    return st_block(l, o.v, o.n);
+}
