@@ -61,8 +61,8 @@ int cxx_name_candidates(interp_t *in, const char *name, char out[][256], int max
         else ADD("%s", name);
     } else
         ADD("%s", name);
-    if (!sep)
-        for (int i = in->nusings - 1; i >= 0; i--) ADD("%s::%s", in->usings[i], name);
+    /* using namespace std; chrono::milliseconds is std::chrono::milliseconds too */
+    for (int i = in->nusings - 1; i >= 0; i--) ADD("%s::%s", in->usings[i], name);
     int k = n;
     for (int i = 0; i < k; i++)
         if (!strncmp(out[i], "std::", 5) && !strchr(out[i] + 5, ':')) ADD("%s", out[i] + 5);
