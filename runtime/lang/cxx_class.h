@@ -182,10 +182,6 @@ bool cxx_method_def(P *p, type_t *ft, token_t *name);   /* float T::f() {...}: d
 bool cxx_outofclass_def(P *p);                          /* T::T(...) {...}, T::~T() {...} */
 sym_t *lookup_name(P *p, const char *name);
 
-/* for new/delete (parse_cxx.c): construct/destroy objects of class type */
-node_t *cxx_new_init(P *p, node_t *ptr, type_t *t, loc_t *l);            /* parses (args)/{args} */
-node_t *cxx_new_array_init(P *p, node_t *ptr, node_t *count, type_t *t, loc_t *l);
-node_t *cxx_destroy(P *p, node_t *ptr, type_t *t, bool array, loc_t *l); /* NULL when trivial */
 
 /* ---- the library ---- */
 void cx_register_template(interp_t *in, const char *name, cx_instantiate_fn fn);

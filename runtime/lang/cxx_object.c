@@ -116,17 +116,19 @@ node_t *mk_cx_default(loc_t *l, type_t *t, node_t *word) {
     n->fn = ev_default;
     return n;
 }
-/* new T[n] of a class with a default constructor */
+/* new T[n] of a class with a default constructor: every element of the new buffer */
 static val_t ev_default_n(node_t *n, frame_t *f) {
     uint64_t w = EV(n->a, f).u;
-    int64_t k = EV(n->b, f).i;
     type_t *t = n->p;
-    for (int64_t i = 0; i < k; i++) cx_rt_default(t, ptr_add(w, i * (int64_t)t->size), n);
+    int64_t off;
+    buf_t *b = ptr_live_buf(w, &off);
+    if (!b) mem_fail(w, t->size, 1, n);
+    uint64_t k = b->size / t->size;
+    for (uint64_t i = 0; i < k; i++) cx_rt_default(t, ptr_add(w, (int64_t)(i * t->size)), n);
     return (val_t){.u = w};
 }
-node_t *mk_cx_default_n(loc_t *l, type_t *t, node_t *word, node_t *count) {
+node_t *mk_cx_default_n(loc_t *l, type_t *t, node_t *word) {
     node_t *n = mk_cx_default(l, t, word);
-    n->b = mk_cast(count, &ty_long);
     n->fn = ev_default_n;
     return n;
 }
@@ -135,10 +137,11 @@ static val_t ev_destroy_buf(node_t *n, frame_t *f) {
     uint64_t w = EV(n->a, f).u;
     type_t *t = n->p;
     if (!w) return (val_t){.u = 0};
-    if (!n->op) { cx_rt_destroy(t, w, n); return (val_t){.u = w}; }
     int64_t off;
     buf_t *b = ptr_live_buf(w, &off);
-    if (!b) mem_fail(w, t->size, 1, n);
+    /* what delete will refuse (a dead pointer, delete of new[] ...) it refuses before any destructor runs */
+    if (!b || b->place != PLACE_HEAP || off != 0 || b->alloc != (n->op ? ALLOC_NEW_ARRAY : ALLOC_NEW)) return (val_t){.u = w};
+    if (!n->op) { cx_rt_destroy(t, w, n); return (val_t){.u = w}; }
     int64_t k = (int64_t)((b->size - (uint64_t)off) / t->size);
     for (int64_t i = k - 1; i >= 0; i--) cx_rt_destroy(t, ptr_add(w, i * (int64_t)t->size), n);
     return (val_t){.u = w};

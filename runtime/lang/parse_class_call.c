@@ -499,23 +499,50 @@ type_t *cxx_type_after_name(P *p, type_t *t, loc_t *l) {
 }
 
 /* for new and delete (parse_cxx_expr.c) */
-node_t *cxx_new_init(P *p, node_t *ptr, type_t *t, loc_t *l) {
-    if (!cx_class_of(t)) return NULL;
-    node_t *pl = pl_deref(l, t, ptr, 0);
-    ilist_t o = {0};
-    cx_construct_from_tokens(p, pl, t, false, &o, l);
-    return o.n == 1 ? o.v[0] : st_block(l, o.v, o.n);
+/* new T, new T(args), new T{args}: (tmp = the zeroed buffer, constructed, tmp) */
+node_t *cxx_new_object(P *p, type_t *t, loc_t *l0) {
+    bool braced = is_p(p, P_LBRACE);
+    int n = 0;
+    node_t **args = NULL;
+    if (is_p(p, P_LPAREN) || braced) {
+        p->i++;
+        args = cx_args(p, &n, braced ? P_RBRACE : P_RPAREN);
+    }
+    loc_t l = from(p, l0);
+    builtin_t *b = hmap_get(&p->in->builtins, "__icuda_new");
+    if (!b || !b->ty) type_error(&l, "internal: new is missing");
+    node_t **v = palloc(p, sizeof(node_t *) * 4);
+    v[0] = mk_int(&l, &ty_ulong, 1);
+    v[1] = mk_int(&l, &ty_ulong, (int64_t)t->size);
+    v[2] = mk_int(&l, &ty_int, ALLOC_NEW);
+    v[3] = mk_int(&l, &ty_int, 1);
+    type_t *pt = ty_ptr(t);
+    node_t *c = mk_cast(mk_builtin(&l, b, b->ty->base, v, 4), pt);
+    int slot = new_slot(p);
+    node_t *set = mk_assign(&l, pl_slot(&l, pt, slot), c);
+    node_t *obj = pl_deref(&l, t, mk_load(pl_slot(&l, pt, slot)), 0);
+    node_t *mk = cx_construct(p, obj, t, args, n, braced, &l);
+    node_t *r = mk_comma(&l, mk_comma(&l, set, mk), mk_load(pl_slot(&l, pt, slot)));
+    r->ty = pt;
+    return r;
 }
+/* new T[n]: each element default-constructed (the count is the buffer's) */
 node_t *cxx_new_array_init(P *p, node_t *ptr, node_t *count, type_t *t, loc_t *l) {
     cx_class_t *c = cx_class_of(t);
-    if (!c || !c->default_ctor) return NULL;
-    extern node_t *mk_cx_default_n(loc_t *l, type_t *t, node_t *word, node_t *count);
-    return st_expr(mk_cx_default_n(l, t, ptr, count));
+    if (!c || (!c->default_ctor && !c->has_ctor)) return ptr;
+    if (c->has_ctor && !c->default_ctor && !c->is_lib)
+        type_error(l, "new %s[n] needs a default constructor, and %s has none", c->name, c->name);
+    extern node_t *mk_cx_default_n(loc_t *l, type_t *t, node_t *word);
+    node_t *n = mk_cx_default_n(l, t, ptr);
+    n->ty = ptr->ty;
+    return n;
 }
 node_t *cxx_destroy(P *p, node_t *ptr, type_t *t, bool array, loc_t *l) {
     if (!cx_nontrivial(t)) return NULL;
     extern node_t *mk_cx_destroy_buf(loc_t *l, type_t *t, node_t *word, bool array);
-    return mk_cx_destroy_buf(l, t, ptr, array);
+    node_t *n = mk_cx_destroy_buf(l, t, ptr, array);
+    n->ty = ptr->ty;
+    return n;
 }
 
 /* ---------------- operators of library classes ---------------- */

@@ -54,8 +54,10 @@ static node_t *new_expr(P *p, loc_t *l0) {
         node_t *c = call_builtin(p, &l, "__icuda_new", args, 4);
         c = mk_cast(c, ty_ptr(t));
         c->loc = l;
+        if (cxx_class_elem(t)) c = cxx_new_array_init(p, c, NULL, t, &l); /* C++ classes: each element constructed */
         return c;
     }
+    if (cxx_class_elem(t)) return cxx_new_object(p, t, l0); /* C++ classes: a constructor (parse_class_call.c) */
     node_t *init = NULL;
     bool zero = false;
     int close = 0;
@@ -99,6 +101,10 @@ node_t *cxx_new_delete(P *p) {
     node_t *e = rvalue(p, cast_expr(p));
     loc_t l = from(p, &l0);
     if (e->ty->kind != T_PTR) type_error(&e->loc, "delete needs a pointer, not %s", tyname(e->ty));
+    {
+        node_t *d = cxx_destroy(p, e, e->ty->base, how == ALLOC_NEW_ARRAY, &l); /* C++ classes: the destructor first */
+        if (d) e = d;
+    }
     node_t *args[2] = {mk_cast(e, ty_ptr(&ty_void)), mk_int(&l, &ty_int, how)};
     args[0]->loc = e->loc;
     return call_builtin(p, &l, "__icuda_delete", args, 2);
