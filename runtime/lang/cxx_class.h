@@ -33,7 +33,7 @@ struct cx_method {
     fbox_t *box;           /* user method: a function taking `this` first */
     builtin_t *bi;         /* library method: args[0] is `this` */
     cx_special_fn special;
-    int nreq;              /* library: arguments required (the rest default to defv) */
+    int nreq;              /* library: arguments required (the rest default to defv); -1: all */
     val_t defv[4];
     const char **pnames;
     int body_at, init_at;  /* token indexes of an in-class body and its ':' (-1 none) */

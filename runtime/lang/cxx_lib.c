@@ -72,6 +72,7 @@ cx_method_t *cx_lib_method(interp_t *in, cx_class_t *c, const char *name, type_t
     if (!strcmp(name, "#ctor")) {
         m->is_ctor = true;
         c->has_ctor = true;
+        if (fty->nparams == 0) c->default_ctor = m; /* std::mt19937 gen; is seeded */
     }
     m->defined = true;
     return m;

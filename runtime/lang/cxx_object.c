@@ -74,6 +74,13 @@ void cx_rt_default(type_t *t, uint64_t w, node_t *at) {
     if (c && c->default_ctor && !c->is_lib) {
         val_t a[1] = {{.u = w}};
         call_func(user_fn(c->default_ctor, at), a, at, NULL, NULL);
+    } else if (c && c->default_ctor && c->default_ctor->bi) { /* a library class's own default constructor */
+        node_t call = at ? *at : (node_t){0};
+        call.p = c->default_ctor->bi;
+        call.list = NULL;
+        call.nlist = 0;
+        val_t a[1] = {{.u = w}};
+        c->default_ctor->bi->fn(&call, a, 1, NULL);
     }
 }
 

@@ -492,6 +492,8 @@ void cxx_string_register(interp_t *in) {
     m->nreq = 1;
     m = cx_lib_method(in, c, "find", cx_fty(sz, 2, &ty_char, sz), s_find_c, NULL);
     m->nreq = 1;
+    gvar_t *np = cx_lib_global(in, "std::string::npos", ty_const(&ty_ulong));
+    if (np) { uint64_t v = NPOS; memcpy(np->addr, &v, 8); }
     cx_register_libfn(in, "std::to_string", fn_to_string);
     cx_register_libfn(in, "std::stoi", fn_stoi);
     cx_register_libfn(in, "std::stol", fn_stol);

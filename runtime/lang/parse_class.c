@@ -45,6 +45,7 @@ cx_method_t *cx_method_add(interp_t *in, cx_class_t *c, const char *name, type_t
     m->cls = c;
     m->fty = fty;
     m->body_at = m->init_at = -1;
+    m->nreq = -1;
     cx_method_t **pp = &c->methods; /* declaration order: overloads are tried in it */
     while (*pp) pp = &(*pp)->next;
     *pp = m;
@@ -154,6 +155,8 @@ bool cxx_struct_is_class(P *p) {
     return false;
 }
 
+typedef struct { int at; bool eq; } nsdmi_t;
+
 /* C++: `struct point {...};` makes `point` a type name too (a copy of the
  * struct type that shows as "point"). */
 static type_t *tag_typedef(P *p, type_t *t) {
@@ -174,11 +177,54 @@ static type_t *tag_typedef(P *p, type_t *t) {
     else { hmap_put(&p->cell, tag, s); pend(p, PEND_TYPEDEF, tag, s, NULL); }
     return td;
 }
+static void compile_method(P *p, cx_class_t *c, cx_method_t *m, nsdmi_t *nsdmi);
+
+/* A C struct finished (struct_spec): its tag names it, and when its members
+ * are class objects (std::string name; std::mt19937 gen;) it is a class of
+ * its own that constructs and destroys them. */
 void cxx_tag_type(P *p, type_t *t) {
-    if (t->sd && t->sd->tag && t->sd->complete) tag_typedef(p, t);
+    if (!t->sd || !t->sd->complete) return;
+    sdef_t *sd = t->sd;
+    bool nontrivial = false, need_init = false;
+    for (int i = 0; i < sd->nfields; i++) {
+        type_t *ft = sd->fields[i].ty;
+        while (ft->kind == T_ARRAY) ft = ft->base;
+        cx_class_t *fc = cx_class_of(ft);
+        if (fc && fc->nontrivial) nontrivial = true;
+        if (fc && fc->default_ctor) need_init = true;
+    }
+    type_t *named = sd->tag ? tag_typedef(p, t) : NULL;
+    if (!nontrivial && !need_init) return;
+    cx_class_t *c = cx_class_new(p->in, t, sd->tag ? sd->tag : "<anonymous struct>");
+    c->type = named ? named : t;
+    c->nontrivial = nontrivial;
+    c->has_dtor = nontrivial;
+    c->nfields = sd->nfields;
+    if (!need_init) return;
+    if (p->f != p->cellf || p->nmarks > 0)
+        type_error(&p->t[p->i > 0 ? p->i - 1 : 0].loc, "a struct whose members need constructing (%s) must be defined at the top level of a cell",
+                   c->name);
+    nsdmi_t *ni = palloc(p, sizeof(nsdmi_t) * (size_t)(sd->nfields + 1));
+    for (int i = 0; i < sd->nfields; i++) ni[i].at = -1;
+    type_t **ps = palloc(p, sizeof(type_t *));
+    const char **pn = palloc(p, sizeof(char *));
+    ps[0] = &ty_ulong;
+    pn[0] = "#skip";
+    loc_t l0 = p->t[p->i > 0 ? p->i - 1 : 0].loc;
+    cx_method_t *im = cx_method_add(p->in, c, "#init", ty_func(&ty_void, 1, ps, false));
+    im->body_at = -2;
+    im->loc = l0;
+    im->pnames = pn;
+    c->init_m = im;
+    cx_method_t *dm = cx_method_add(p->in, c, "#ctor", ty_func(&ty_void, 0, NULL, false));
+    dm->is_ctor = true;
+    dm->body_at = -2;
+    dm->loc = l0;
+    c->default_ctor = dm;
+    compile_method(p, c, im, ni);
+    compile_method(p, c, dm, ni);
 }
 
-typedef struct { int at; bool eq; } nsdmi_t;
 
 static void skip_balanced(P *p) { /* from an opening bracket to after its match */
     int d = 0;

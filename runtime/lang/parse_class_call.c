@@ -97,7 +97,7 @@ node_t *cx_call(P *p, cx_method_t *m0, node_t *obj, node_t **args, int n, loc_t 
             continue;
         if (m->deleted) continue;
         type_t *f = m->fty;
-        int req = m->bi && m->nreq ? m->nreq : f->nparams;
+        int req = m->bi && m->nreq >= 0 ? m->nreq : f->nparams;
         if (n < req || (n > f->nparams && !f->variadic)) continue;
         int s = 0;
         for (int i = 0; i < n && i < f->nparams && s >= 0; i++) {
