@@ -185,6 +185,9 @@ static node_t *os_shl(P *p, cx_method_t *m, node_t *obj, node_t **args, int n, l
         v = cx_this_word(p, e);
     } else {
         if (t->kind == T_FUNC) type_error(&e->loc, "printing a function: call it with ()");
+        if (t->kind == T_STRUCT || t->kind == T_UNION)
+            type_error(&e->loc, "%s << %s: printing a %s is not defined (operator<< of your own classes is not "
+                       "interpreted: print its members)", loc_text(&obj->loc, b, sizeof b), tyname(t), tyname(t));
         node_t *r = rvalue(p, e);
         t = r->ty;
         /* C++'s 'x' is a char and true a bool (the interpreter's C types them int) */
