@@ -1,0 +1,68 @@
+"""C++ classes and the C++ library in host cells, through jupyter_client:
+a class and a std::vector kept as session variables across cells, output of
+std::cout and std::cerr as stream messages, a library value as the cell's
+result, and C++ that is not interpreted costing the session nothing."""
+from support import kernel, stdout_of
+
+
+def results(msgs):
+    return [m["content"]["data"]["text/plain"] for m in msgs if m["msg_type"] == "execute_result"]
+
+
+def streams(msgs, name):
+    return "".join(m["content"]["text"] for m in msgs if m["msg_type"] == "stream" and m["content"]["name"] == name)
+
+
+def ok(k, code):
+    reply, msgs = k.execute(code)
+    assert reply["content"]["status"] == "ok", reply["content"]
+    return msgs
+
+
+CLASS_CELL = """struct Acc {
+    std::vector<float> xs;
+    std::string label = "acc";
+    void add(float x) { xs.push_back(x); }
+    float sum() const { float s = 0; for (float x : xs) s += x; return s; }
+};
+Acc acc;
+std::vector<int> v = {1, 2, 3};"""
+
+
+def test_class_and_vector_persist_across_cells():
+    with kernel() as k:
+        ok(k, CLASS_CELL)
+        ok(k, "acc.add(1.5f);\nacc.add(2.0f);\nv.push_back(4);")
+        msgs = ok(k, 'std::cout << acc.label << " " << acc.sum() << " " << v.size() << std::endl;\nv')
+        assert stdout_of(msgs) == "acc 3.5 4\n"
+        assert results(msgs) == ["(std::vector<int>) {1, 2, 3, 4}"]
+        # a later cell defines a member function of the class
+        ok(k, "struct Later { int n = 2; int twice(); };\nLater later;")
+        ok(k, "int Later::twice() { return 2 * n; }")
+        msgs = ok(k, "printf(\"%d %zu\\n\", later.twice(), acc.xs.size());")
+        assert stdout_of(msgs) == "4 2\n"
+
+
+def test_cout_and_cerr_are_streams():
+    with kernel() as k:
+        msgs = ok(k, 'std::cout << std::fixed << std::setprecision(2) << 3.14159 << "\\n";\n'
+                     'std::cerr << "warn " << 7 << std::endl;')
+        assert streams(msgs, "stdout") == "3.14\n"
+        assert streams(msgs, "stderr") == "warn 7\n"
+        # the stream keeps its state, as it does through a program
+        msgs = ok(k, "std::cout << 2.5 << std::endl;")
+        assert stdout_of(msgs) == "2.50\n"
+
+
+def test_errors_keep_the_session():
+    with kernel() as k:
+        ok(k, "std::vector<double> keep(3, 1.5);\nstd::string name = \"kept\";")
+        reply, _ = k.execute("struct A { int x; };\nstruct B : public A { int y; };")
+        c = reply["content"]
+        assert c["status"] == "error" and c["ename"] == "UnsupportedError", c
+        assert "inheritance" in c["evalue"] and "%%program" in c["evalue"], c
+        reply, _ = k.execute("keep[3] = 2.0;")
+        c = reply["content"]
+        assert c["ename"] == "RuntimeError" and "keep[3]" in c["evalue"] and "3 elements" in c["evalue"], c
+        msgs = ok(k, "std::cout << name << \" \" << keep.size() << \" \" << keep[2] << std::endl;")
+        assert stdout_of(msgs) == "kept 3 1.5\n"
