@@ -33,7 +33,19 @@ void cx_store_free(uint64_t w, const char *what, node_t *at) {
     buf_kill(s, BUF_FREED);
 }
 
-static xstr_t *S(val_t *a, int i, node_t *at) { return (xstr_t *)cx_obj(a, i, sizeof(xstr_t), at); }
+static void str_valid(xstr_t *s, node_t *at) {
+    if (!s->data) { if (!s->len && !s->cap) return; }
+    else if (ptr_valid(s->data) && g_bufs[ptr_slot(s->data)].place == PLACE_LIB && ptr_off(s->data) == 0 && s->len <= s->cap &&
+             s->cap < g_bufs[ptr_slot(s->data)].size)
+        return;
+    if (s->data && !ptr_valid(s->data)) mem_fail(s->data, 1, 0, at);
+    rt_error(at, "a std::string was damaged: its length, capacity or storage was overwritten (through a pointer or a cast)");
+}
+static xstr_t *S(val_t *a, int i, node_t *at) {
+    xstr_t *s = (xstr_t *)cx_obj(a, i, sizeof(xstr_t), at);
+    str_valid(s, at);
+    return s;
+}
 
 static const char *chars(xstr_t *s, node_t *at) {
     if (!s->data) return "";
@@ -90,18 +102,21 @@ void cx_string_set(char *obj, const char *b, uint64_t n, node_t *at) {
 }
 const char *cx_string_chars(const char *obj, uint64_t *len, node_t *at) {
     xstr_t *s = (xstr_t *)obj;
+    str_valid(s, at);
     if (len) *len = s->len;
     return chars(s, at);
 }
 
 static void str_destroy(cx_class_t *c, char *obj, node_t *at) {
     xstr_t *s = (xstr_t *)obj;
+    str_valid(s, at);
     uint64_t w = s->data;
     memset(s, 0, sizeof *s);
     cx_store_free(w, what_str, at);
 }
 static void str_copy(cx_class_t *c, char *dst, const char *src, node_t *at) {
     xstr_t copy = *(const xstr_t *)src;
+    str_valid(&copy, at);
     memset(dst, 0, sizeof(xstr_t));
     if (copy.len) set_bytes((xstr_t *)dst, chars(&copy, at), copy.len, at);
 }
@@ -111,9 +126,9 @@ static char *str_show(cx_class_t *c, const char *obj) {
     const char *b = "";
     if (s->data) {
         buf_t *bf = ptr_live_buf(s->data, &off);
-        if (!bf || (uint64_t)off + s->len >= bf->size) return strdup("(a damaged std::string)");
+        if (!bf || off != 0 || s->len >= bf->size) return strdup("(a damaged std::string)");
         b = bf->base + off;
-    }
+    } else if (s->len) return strdup("(a damaged std::string)");
     size_t n = s->len > 200 ? 200 : s->len;
     char *r = malloc(n * 4 + 16);
     size_t k = 0;

@@ -17,7 +17,23 @@ typedef struct { uint64_t data, size, cap; } xvec_t;
 
 static cx_class_t *CLS(node_t *c) { return ((builtin_t *)c->p)->data; }
 static type_t *ELT(cx_class_t *k) { return k->targ[0]; }
-static xvec_t *V(val_t *a, int i, node_t *c) { return (xvec_t *)cx_obj(a, i, sizeof(xvec_t), c); }
+/* a vector's header as its methods find it: storage that holds its capacity, a size within it
+ * (anything else was written over through a cast, and is an error, not a crash) */
+static void vec_valid(cx_class_t *k, xvec_t *v, node_t *at) {
+    type_t *t = k->targ[0];
+    uint64_t cap;
+    if (!v->data) { if (!v->size && !v->cap) return; }
+    else if (ptr_valid(v->data) && g_bufs[ptr_slot(v->data)].place == PLACE_LIB && ptr_off(v->data) == 0 && v->size <= v->cap &&
+             !__builtin_mul_overflow(v->cap, t->size, &cap) && cap <= g_bufs[ptr_slot(v->data)].size)
+        return;
+    if (v->data && !ptr_valid(v->data)) mem_fail(v->data, 1, 0, at);
+    rt_error(at, "a %s was damaged: its size, capacity or storage was overwritten (through a pointer or a cast)", k->name);
+}
+static xvec_t *V(val_t *a, int i, node_t *c) {
+    xvec_t *v = (xvec_t *)cx_obj(a, i, sizeof(xvec_t), c);
+    vec_valid(((builtin_t *)c->p)->data, v, c);
+    return v;
+}
 static bool elt_plain(type_t *t) { cx_class_t *c = cx_class_of(t); return !c || (!c->nontrivial && !c->default_ctor); }
 static uint64_t at_word(xvec_t *v, type_t *t, uint64_t i) { return ptr_add(v->data, (int64_t)(i * t->size)); }
 
@@ -75,6 +91,7 @@ static void resize_to(cx_class_t *k, xvec_t *v, uint64_t n, val_t *fill, node_t 
 
 static void vec_destroy(cx_class_t *k, char *obj, node_t *at) {
     xvec_t *v = (xvec_t *)obj;
+    vec_valid(k, v, at);
     type_t *t = ELT(k);
     if (cx_nontrivial(t))
         while (v->size) { v->size--; cx_rt_destroy(t, at_word(v, t, v->size), at); }
@@ -85,6 +102,7 @@ static void vec_destroy(cx_class_t *k, char *obj, node_t *at) {
 static void vec_copy(cx_class_t *k, char *dst, const char *src, node_t *at) {
     xvec_t s = *(const xvec_t *)src, *d = (xvec_t *)dst;
     type_t *t = ELT(k);
+    vec_valid(k, &s, at);
     memset(d, 0, sizeof *d);
     if (!s.size) return;
     regrow(k, d, s.size, at);
@@ -105,7 +123,11 @@ static char *vec_show(cx_class_t *k, const char *obj) {
     size_t n = 0, cap = 64;
     int64_t off;
     buf_t *b = v->data ? ptr_live_buf(v->data, &off) : NULL;
-    if (v->data && (!b || (uint64_t)off + v->size * t->size > b->size)) { strcpy(r, "(a damaged std::vector)"); return r; }
+    if (v->data && (!b || (uint64_t)off > b->size || v->size > (b->size - (uint64_t)off) / (t->size ? t->size : 1))) {
+        strcpy(r, "(a damaged std::vector)");
+        return r;
+    }
+    if (!v->data && v->size) { strcpy(r, "(a damaged std::vector)"); return r; }
     r[n++] = '{';
     char tn[160];
     size_t skip = strlen(ty_name(ty_unqual(t), tn, sizeof tn)) + 3; /* display_text's "(type) " */
