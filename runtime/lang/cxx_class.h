@@ -58,6 +58,7 @@ struct cx_class {
     bool has_ctor;         /* some constructor is declared */
     cx_method_t *default_ctor; /* what `T x;` runs (NULL: zeroing is enough) */
     cx_method_t *dtor;
+    cx_method_t *copy_m;   /* a copy constructor of the user's, T(const T &), maybe deleted */
     cx_method_t *init_m;   /* #init(this, skip): default member initialisers (parse_class.c) */
     const cx_libops_t *ops;
     type_t *targ[2];       /* library templates: their type arguments */

@@ -57,6 +57,13 @@ void cx_rt_copy(type_t *t, uint64_t dst, uint64_t src, node_t *at) {
     const char *s = mem_at(src, t->size, 0, at);
     if (!c || !c->nontrivial) { memmove(d, s, t->size); return; }
     if (c->is_lib) { c->ops->copy(c, d, s, at); return; }
+    if (c->copy_m) {
+        if (c->copy_m->deleted) rt_error(at, "%s cannot be copied: its copy constructor is deleted", c->name);
+        memset(d, 0, t->size);
+        val_t a[2] = {{.u = dst}, {.u = src}};
+        call_func(user_fn(c->copy_m, at), a, at, NULL, NULL);
+        return;
+    }
     memmove(d, s, t->size);
     sdef_t *sd = t->sd;
     for (int k = 0; k < sd->nfields; k++)
@@ -302,6 +309,8 @@ static node_t *copy_out(P *p, node_t *src, type_t *t) {
 
 node_t *cxx_arg_by_value(P *p, node_t *arg, type_t *pt) {
     if (cx_life_of(p, arg)) return cx_move_from(p, arg);
+    cx_class_t *c = cx_class_of(pt);
+    if (c && c->copy_m && c->copy_m->deleted) type_error(&arg->loc, "%s cannot be passed by value: its copy constructor is deleted", c->name);
     return copy_out(p, arg, pt);
 }
 

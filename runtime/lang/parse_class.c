@@ -448,8 +448,14 @@ type_t *cxx_class_spec(P *p, bool is_union, bool is_class) {
         cx_class_t *fc = cx_class_of(ft);
         if (ni[i].at >= 0 || (fc && fc->default_ctor)) need_init = true;
     }
-    for (cx_method_t *m = c->methods; m; m = m->next)
+    for (cx_method_t *m = c->methods; m; m = m->next) {
         if (m->is_ctor && m->fty->nparams == 0 && !m->deleted) c->default_ctor = m;
+        type_t *pt = m->is_ctor && m->fty->nparams == 1 ? m->fty->params[0] : NULL;
+        if (pt && pt->is_ref && cx_class_of(pt->base) && cx_class_of(pt->base)->type->sd == t->sd && m->body_at != -2) {
+            c->copy_m = m; /* T(const T &o): copies go through it (= delete: they are errors) */
+            c->nontrivial = true;
+        }
+    }
     if (need_init) {
         type_t **ps = palloc(p, sizeof(type_t *));
         const char **pn = palloc(p, sizeof(char *));
@@ -477,7 +483,7 @@ type_t *cxx_class_spec(P *p, bool is_union, bool is_class) {
     int resume = p->i;
     for (cx_method_t *m = c->methods; m; m = m->next) {
         if (m->deleted) continue;
-        if (m->body_at >= 0 || (m->body_at == -2 && (m->is_ctor || m == c->init_m))) compile_method(p, c, m, ni);
+        if (m->body_at >= 0 || (m->body_at == -2 && ((m->is_ctor && m->fty->nparams == 0) || m == c->init_m))) compile_method(p, c, m, ni);
     }
     p->i = resume;
     return t;

@@ -277,15 +277,14 @@ node_t *cx_construct(P *p, node_t *pl, type_t *t, node_t **args, int n, bool bra
     cx_class_t *c = cx_class_of(t);
     node_t *zero = mk_memset0(l, pl, (int64_t)t->size);
     if (n == 1 && cx_class_of(args[0]->ty) && cx_class_of(args[0]->ty)->type->sd == t->sd) {
-        bool user_copy = false;
-        for (cx_method_t *m = c->methods; m; m = m->next)
-            if (m->is_ctor && m->fty->nparams == 1 && cx_class_of(m->fty->params[0]) == c) user_copy = true;
-        if (!user_copy) { /* a copy, or a move from a temporary */
-            node_t *src = args[0];
-            if (cx_life_of(p, src)) return mk_assign(l, pl, cx_move_from(p, src));
+        node_t *src = args[0];
+        if (cx_life_of(p, src)) return mk_assign(l, pl, cx_move_from(p, src)); /* a temporary: its object moves (elision) */
+        if (c->copy_m && c->copy_m->deleted) type_error(l, "%s cannot be copied: its copy constructor is deleted", c->name);
+        if (!c->copy_m) { /* the implicit copy: member by member */
             if (!c->nontrivial) return mk_assign(l, pl, rvalue(p, src));
             return mk_comma(l, zero, mk_cx_copy(l, t, mk_addr(pl), cx_this_word(p, src)));
         }
+        return mk_comma(l, zero, cx_call(p, c->copy_m, pl, args, 1, l)); /* the class's own copy constructor */
     }
     cx_method_t *ctor = NULL;
     for (cx_method_t *m = c->methods; m; m = m->next)
