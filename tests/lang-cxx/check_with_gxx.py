@@ -15,7 +15,15 @@ No `using` is added: a case that wants `using namespace std;` writes it.
 
 Skipped: cases of several cells, cases with ---- error or ---- value (what
 they check is icuda's own), and cases with a `// no-gxx` line. A checked case
-must print its ---- stdout and exit with status 0.
+must print its ---- stdout and exit with status 0. A case with a line
+`// g++ rejects` (an error case for C++ that is no C++) is checked the other
+way: g++ must refuse to compile it.
+
+For speed, the cases of one file are first built together, each in a
+namespace of its own with main's body as a function, in one program run once
+per case; a case that fails that way, or that cannot be batched (it has
+#define or a `::name`), is then built alone as above, and that verdict is the
+one that counts (--exact builds every case alone).
 
 Prints one line per mismatch and, last, "g++ oracle: N passed, N failed,
 N skipped"; exits 1 on any mismatch (2 where g++ is missing).
@@ -24,6 +32,7 @@ import argparse
 import concurrent.futures
 import glob
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -73,7 +82,13 @@ def parse_cases(path):
     return cases
 
 
+def rejected(case):
+    return any(l.strip() == "// g++ rejects" for l in case.cells[0])
+
+
 def skip_reason(case):
+    if rejected(case) and len(case.cells) == 1:
+        return None
     if len(case.cells) > 1:
         return "several cells"
     if "error" in case.sections or "value" in case.sections:
@@ -102,6 +117,41 @@ def program_of(case):
     return "".join(out)
 
 
+def batchable(case):
+    for l in case.cells[0]:
+        t = l.strip()
+        if t.startswith("#") and not t.startswith("#include"):
+            return False
+        if re.search(r"(^|[^\w>)\]])::", l) or re.search(r"\b(exit|atexit|_Exit|abort)\s*\(", l):
+            return False
+    return True
+
+
+def batch_program(cases):
+    """The cases as one program: case i's body is icuda_case_i::icuda_case_main, and
+    ICUDA_GXX_CASE=i in the environment picks the one that runs."""
+    includes, parts = [], []
+    for i, case in enumerate(cases):
+        lines = case.cells[0]
+        has_main_mark = any(l.strip() == "// main" for l in lines)
+        before, body = [], []
+        into = before if has_main_mark else body
+        for l in lines:
+            if l.strip() == "// main":
+                into = body
+            elif l.lstrip().startswith("#include"):
+                includes.append(l)
+            else:
+                into.append(l)
+        parts.append(f"namespace icuda_case_{i} {{\n" + "".join(before) +
+                     "\nint icuda_case_main(int argc, char **argv) {\n" + "".join(body) +
+                     "\n;return 0;\n}\n}\n")
+    disp = "".join(f"    case {i}: return icuda_case_{i}::icuda_case_main(argc, argv);\n" for i in range(len(cases)))
+    return ('#include "prelude.h"\n' + "".join(dict.fromkeys(includes)) + "\n" + "".join(parts) +
+            "int main(int argc, char **argv) {\n    const char *w = getenv(\"ICUDA_GXX_CASE\");\n"
+            "    switch (w ? atoi(w) : -1) {\n" + disp + "    }\n    return 99;\n}\n")
+
+
 def norm(text):
     return text.rstrip("\n")
 
@@ -115,18 +165,42 @@ def build_prelude(tmp):
                    capture_output=True)
 
 
-def check(case, tmp, idx):
-    src = os.path.join(tmp, f"case{idx}.cpp")
-    exe = os.path.join(tmp, f"case{idx}")
+def compile_to(source, tmp, name):
+    src = os.path.join(tmp, name + ".cpp")
+    exe = os.path.join(tmp, name)
     with open(src, "w") as f:
-        f.write(program_of(case))
+        f.write(source)
     p = subprocess.run(["g++"] + GXX_FLAGS + ["-I", tmp, src, "-o", exe],
                        capture_output=True, text=True, errors="replace")
+    return exe, p
+
+
+def check(case, tmp, idx):
+    """The verdict for one case built alone: None, or what is wrong."""
+    exe, p = compile_to(program_of(case), tmp, f"case{idx}")
+    if rejected(case):
+        return None if p.returncode != 0 else "g++ compiles it, but the case says g++ rejects it"
     if p.returncode != 0:
         return f"g++ rejects it:\n{p.stderr[-3000:]}"
+    return run_and_compare(case, exe, tmp, None)
+
+
+def check_batch(cases, tmp, idx):
+    """The cases that pass when built together (an empty set where the batch
+    does not compile)."""
+    exe, p = compile_to(batch_program(cases), tmp, f"batch{idx}")
+    if p.returncode != 0:
+        return set()
+    return {i for i, c in enumerate(cases) if run_and_compare(c, exe, tmp, i) is None}
+
+
+def run_and_compare(case, exe, tmp, batch_index):
+    env = dict(os.environ)
+    if batch_index is not None:
+        env["ICUDA_GXX_CASE"] = str(batch_index)
     try:
         r = subprocess.run([exe], capture_output=True, text=True, errors="replace",
-                           stdin=subprocess.DEVNULL, timeout=30, cwd=tmp)
+                           stdin=subprocess.DEVNULL, timeout=30, cwd=tmp, env=env)
     except subprocess.TimeoutExpired:
         return "the program ran past 30 s"
     problems = []
@@ -144,6 +218,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("-k", dest="filter", help="only cases whose title has this")
     ap.add_argument("--show", action="store_true", help="print each checked case's program")
+    ap.add_argument("--exact", action="store_true", help="build every case alone (slower)")
     ap.add_argument("files", nargs="*")
     args = ap.parse_args()
     if not shutil.which("g++"):
@@ -163,8 +238,21 @@ def main():
     tmp = tempfile.mkdtemp(prefix="icuda-gxx-")
     try:
         build_prelude(tmp)
+        results = [None] * len(todo)
+        alone = list(range(len(todo)))
         with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-            results = list(pool.map(lambda ic: check(ic[1], tmp, ic[0]), enumerate(todo)))
+            if not args.exact:
+                groups = {}
+                for i, c in enumerate(todo):
+                    if batchable(c) and not rejected(c):
+                        groups.setdefault(c.path, []).append(i)
+                batches = list(groups.values())
+                passed_sets = pool.map(lambda jb: check_batch([todo[i] for i in jb[1]], tmp, jb[0]),
+                                       enumerate(batches))
+                ok = {b[k] for b, ps in zip(batches, passed_sets) for k in ps}
+                alone = [i for i in range(len(todo)) if i not in ok]
+            for i, r in zip(alone, pool.map(lambda i: check(todo[i], tmp, i), alone)):
+                results[i] = r
         for c, problem in zip(todo, results):
             rel = os.path.relpath(c.path)
             if args.show:
