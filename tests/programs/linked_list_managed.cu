@@ -61,7 +61,8 @@ int main() {
     cudaCheckErrors("walking the list on the GPU");
 
     float host = weight_at(head, steps);
-    printf("node %d: host %.2f, device %.2f\n", steps, host, *result);
+    float device = *result;
+    printf("node %d: host %.2f, device %.2f\n", steps, host, device);
 
     node = head;
     while (node) {
@@ -70,7 +71,7 @@ int main() {
         node = next;
     }
     cudaFree(result);
-    if (host != *result) {
+    if (host != device) {
         printf("FAIL\n");
         return 1;
     }

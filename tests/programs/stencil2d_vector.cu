@@ -48,7 +48,7 @@ void jacobi_host(const std::vector<float> &in, std::vector<float> &out, int nx, 
 }
 
 int main() {
-    const int nx = 200, ny = 120, sweeps = 50;
+    const int nx = 64, ny = 48, sweeps = 200;
     const size_t bytes = nx * ny * sizeof(float);
     std::vector<float> grid(nx * ny, 0.0f);
     for (int x = 0; x < nx; x++) grid[x] = 100.0f;           // a hot top edge
