@@ -40,7 +40,7 @@ PLAIN_UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/tests-plain/%)
 
 ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer
 
-.PHONY: all build venv test test-gpu install run clean bench bench-timeit asan
+.PHONY: all build venv test test-gpu install run clean bench bench-timeit asan test-gxx-oracle
 all: build venv
 build: build/icuda build/icuda-worker
 
@@ -129,6 +129,10 @@ build/cuda-tools/.stamp: | venv
 
 test-gpu: build/icuda build/icuda-worker build/asan/icuda $(UNIT_BIN) $(PLAIN_UNIT_BIN) venv
 	$(PYTHON) tests/run.py --gpu --kernel build/icuda --plain-kernel build/icuda $(UNIT_BIN)
+
+# the expected output of the C++ cases (tests/lang-cxx) against g++; make test runs it too
+test-gxx-oracle:
+	$(PYTHON) tests/lang-cxx/check_with_gxx.py
 
 install: build/icuda
 	build/icuda --install $(if $(PREFIX),--prefix $(PREFIX),--user)

@@ -68,9 +68,38 @@ static char *norm(buf_t *b) {
 }
 
 static int failures_shown;
-static int case_pass, case_fail;
+static int case_pass, case_fail, case_skip;
+
+/* the titles of TEST_LANG_XFAIL, and whether the running case is one */
+static char **xfail_titles;
+static int n_xfail;
+static bool expect_failure;
+
+static void load_xfail(void) {
+    const char *path = getenv("TEST_LANG_XFAIL");
+    if (!path || !*path) return;
+    FILE *fp = fopen(path, "r");
+    if (!fp) { fprintf(stderr, "cannot open TEST_LANG_XFAIL %s\n", path); check_failed++; return; }
+    char *line = NULL;
+    size_t cap = 0;
+    while (getline(&line, &cap, fp) >= 0) {
+        line[strcspn(line, "\n")] = 0;
+        if (!line[0] || line[0] == '#') continue;
+        xfail_titles = realloc(xfail_titles, sizeof *xfail_titles * (size_t)(n_xfail + 1));
+        xfail_titles[n_xfail++] = strdup(line);
+    }
+    free(line);
+    fclose(fp);
+}
+
+static bool is_xfail(const char *title) {
+    for (int i = 0; i < n_xfail; i++)
+        if (!strcmp(xfail_titles[i], title)) return true;
+    return false;
+}
 
 static void report(tcase_t *t, const char *what, const char *want, const char *got) {
+    if (expect_failure) return;
     case_fail++;
     check_failed++;
     if (failures_shown++ > 400) return;
@@ -79,6 +108,7 @@ static void report(tcase_t *t, const char *what, const char *want, const char *g
 
 static void run_case(tcase_t *t) {
     if (getenv("TEST_LANG_VERBOSE")) fprintf(stderr, "case %s:%d %s\n", t->file, t->line, t->title);
+    expect_failure = is_xfail(t->title);
     interp_t *in = interp_new();
     io_ctx_t ctx = {0};
     engine_io_t io = {&ctx, io_stream, io_display};
@@ -160,7 +190,11 @@ static void run_case(tcase_t *t) {
         if (strcmp(w, g) != 0) { report(t, "value differs", w, g); ok = false; }
         free(w);
     }
+    if (ok && expect_failure)
+        fprintf(stderr, "XPASS %s:%d: %s (listed as not yet supported, but passes)\n", t->file, t->line, t->title);
     if (ok) { case_pass++; check_passed++; }
+    else if (expect_failure) { case_skip++; check_skipped++; }
+    expect_failure = false;
     if (value) json_decref(value);
     err_clear(&err);
     free(ctx.out.s);
@@ -246,9 +280,11 @@ static void run_path(const char *path) {
     closedir(d);
     qsort(names, (size_t)n, sizeof *names, cmpstr);
     for (int i = 0; i < n; i++) {
-        int before_f = case_fail, before_p = case_pass;
+        int before_f = case_fail, before_p = case_pass, before_s = case_skip;
         run_file(names[i]);
-        fprintf(stderr, "%s: %d passed, %d failed\n", names[i], case_pass - before_p, case_fail - before_f);
+        fprintf(stderr, "%s: %d passed, %d failed", names[i], case_pass - before_p, case_fail - before_f);
+        if (case_skip > before_s) fprintf(stderr, ", %d skipped (not yet supported)", case_skip - before_s);
+        fprintf(stderr, "\n");
         free(names[i]);
     }
 }
@@ -296,10 +332,13 @@ static void test_interrupt(const char *code) {
 }
 
 int main(int argc, char **argv) {
+    load_xfail();
     if (argc > 1)
         for (int i = 1; i < argc; i++) run_path(argv[i]);
     else run_path("tests/lang");
-    fprintf(stderr, "cases: %d passed, %d failed\n", case_pass, case_fail);
+    fprintf(stderr, "cases: %d passed, %d failed, %d skipped (not yet supported)\n", case_pass, case_fail, case_skip);
+    for (int i = 0; i < n_xfail; i++) free(xfail_titles[i]);
+    free(xfail_titles);
     test_interrupt("while (1) {}");
     test_interrupt("long s = 0; for (;;) s++;");
     test_interrupt("int f(int n) { return n <= 1 ? n : f(n - 1) + f(n - 2); }\nf(60)");
