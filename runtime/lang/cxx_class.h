@@ -68,6 +68,7 @@ struct cx_class {
     int *nsdmi;
     int nfields;
     cx_instantiate_fn tmpl; /* a class template (std::vector): its instances' maker */
+    struct cx_nested { const char *name; type_t *ty; struct cx_nested *next; } *nested; /* T::iterator ... */
 };
 
 enum { LIB_NONE, LIB_VECTOR, LIB_STRING, LIB_OSTREAM, LIB_MANIP, LIB_CLOCK, LIB_TIMEPOINT, LIB_DURATION,
@@ -157,6 +158,7 @@ node_t *mk_cx_default(loc_t *l, type_t *t, node_t *word);
 type_t *cxx_class_spec(P *p, bool is_union, bool is_class); /* after 'struct'/'class' */
 bool cxx_struct_is_class(P *p);                             /* the body has C++ members */
 void cxx_tag_type(P *p, type_t *t);                         /* C++: the tag names the type */
+void cxx_enum_tag_type(P *p, type_t *t, const char *tag);
 type_t *cxx_type_after_name(P *p, type_t *t, loc_t *l);     /* decl_specs: Tmpl<args> */
 bool cxx_declarator_ctor(P *p, type_t *t);                  /* `T x(args)` is a constructor */
 bool cxx_declare_init(P *p, node_t *pl, type_t *t, bool has_init, bool global, sym_t *s, ilist_t *decl, ilist_t *o, loc_t *l,
@@ -201,6 +203,7 @@ char *cx_obj(val_t *args, int i, size_t size, node_t *at);
 type_t *cx_fty(type_t *ret, int n, ...);  /* a method type */
 node_t *cx_lib_call_ret(P *p, loc_t *l, bfn_t fn, type_t *rt, node_t **args, int n, int op, const char *name);
 void cx_lib_type_name(interp_t *in, const char *name, type_t *t);
+void cx_nested_type(interp_t *in, cx_class_t *c, const char *name, type_t *t); /* std::vector<T>::iterator */
 uint64_t cx_store_alloc(uint64_t size, const char *what, node_t *at);   /* a library buffer */
 void cx_store_free(uint64_t w, const char *what, node_t *at);
 void cx_string_set(char *obj, const char *b, uint64_t n, node_t *at);  /* a std::string's bytes */

@@ -168,6 +168,16 @@ static val_t os_put(node_t *c, val_t *a, int n, frame_t *f) {
 
 static bool is_charlike(type_t *t) { return t->kind == T_CHAR || t->kind == T_SCHAR || t->kind == T_UCHAR; }
 
+/* the expression at l is one character literal token ('x'), not 'x' + 1 */
+static bool is_char_literal(P *p, loc_t *l) {
+    for (int i = 0; i < p->n; i++) {
+        token_t *t = &p->t[i];
+        if (t->loc.line == l->line && t->loc.col == l->col && t->loc.src == l->src)
+            return t->kind == TK_CHAR && t->loc.len == l->len;
+    }
+    return false;
+}
+
 static node_t *os_shl(P *p, cx_method_t *m, node_t *obj, node_t **args, int n, loc_t *l) {
     node_t *e = args[0];
     type_t *t = e->ty;
@@ -192,7 +202,7 @@ static node_t *os_shl(P *p, cx_method_t *m, node_t *obj, node_t **args, int n, l
         t = r->ty;
         /* C++'s 'x' is a char and true a bool (the interpreter's C types them int) */
         loc_text(&e->loc, b, sizeof b);
-        if (r->is_const && ty_is_int(t) && b[0] == '\'') t = &ty_char;
+        if (r->is_const && ty_is_int(t) && b[0] == '\'' && is_char_literal(p, &e->loc)) t = &ty_char;
         if (r->is_const && ty_is_int(t) && (!strcmp(b, "true") || !strcmp(b, "false"))) t = &ty_bool;
         if (t->kind == T_PTR) {
             if (is_charlike(ty_unqual(t->base))) kind = V_CSTR;

@@ -59,6 +59,14 @@ type_t *cx_lib_class(interp_t *in, const char *name, size_t size, size_t align, 
 /* a library type name: also reachable under its full name from the parser */
 void cx_lib_type_name(interp_t *in, const char *name, type_t *t) { global_type(in, name, t); }
 
+void cx_nested_type(interp_t *in, cx_class_t *c, const char *name, type_t *t) {
+    struct cx_nested *n = pool_alloc(&in->pool, sizeof *n);
+    n->name = name;
+    n->ty = t;
+    n->next = c->nested;
+    c->nested = n;
+}
+
 cx_method_t *cx_lib_method(interp_t *in, cx_class_t *c, const char *name, type_t *fty, bfn_t fn, void *data) {
     cx_method_t *m = cx_method_add(in, c, name, fty);
     builtin_t *b = pool_alloc(&in->pool, sizeof *b);

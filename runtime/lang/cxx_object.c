@@ -79,8 +79,11 @@ void cx_rt_default(type_t *t, uint64_t w, node_t *at) {
     }
     cx_class_t *c = cx_class_of(t);
     if (c && c->default_ctor && !c->is_lib) {
-        val_t a[1] = {{.u = w}};
-        call_func(user_fn(c->default_ctor, at), a, at, NULL, NULL);
+        cx_method_t *m = c->default_ctor;
+        if (m->nreq == -2) rt_error(at, "%s's default constructor has default arguments that are not constants", c->name);
+        val_t a[5] = {{.u = w}};
+        for (int i = 0; i < m->fty->nparams && i < 4; i++) a[i + 1] = m->defv[i];
+        call_func(user_fn(m, at), a, at, NULL, NULL);
     } else if (c && c->default_ctor && c->default_ctor->bi) { /* a library class's own default constructor */
         node_t call = at ? *at : (node_t){0};
         call.p = c->default_ctor->bi;

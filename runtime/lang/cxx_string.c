@@ -176,6 +176,14 @@ static val_t s_cstr(node_t *c, val_t *a, int n, frame_t *f) {
     return (val_t){.u = s->data};
 }
 static val_t s_size(node_t *c, val_t *a, int n, frame_t *f) { return (val_t){.u = S(a, 0, c)->len}; }
+static val_t s_begin(node_t *c, val_t *a, int n, frame_t *f) {
+    xstr_t *s = S(a, 0, c);
+    return (val_t){.u = s->data ? s->data : cx_state(g_in)->empty_str};
+}
+static val_t s_end(node_t *c, val_t *a, int n, frame_t *f) {
+    xstr_t *s = S(a, 0, c);
+    return (val_t){.u = s->data ? ptr_add(s->data, (int64_t)s->len) : cx_state(g_in)->empty_str};
+}
 static val_t s_empty(node_t *c, val_t *a, int n, frame_t *f) { return (val_t){.i = S(a, 0, c)->len == 0}; }
 static val_t s_clear(node_t *c, val_t *a, int n, frame_t *f) {
     xstr_t *s = S(a, 0, c);
@@ -455,6 +463,11 @@ void cxx_string_register(interp_t *in) {
     cx_lib_method(in, c, "c_str", cx_fty(cstr, 0), s_cstr, NULL);
     cx_lib_method(in, c, "data", cx_fty(cstr, 0), s_cstr, NULL);
     cx_lib_method(in, c, "size", cx_fty(sz, 0), s_size, NULL);
+    cx_lib_method(in, c, "begin", cx_fty(ty_ptr(&ty_char), 0), s_begin, NULL);
+    cx_lib_method(in, c, "end", cx_fty(ty_ptr(&ty_char), 0), s_end, NULL);
+    cx_lib_type_name(in, "std::string::iterator", ty_ptr(&ty_char));
+    cx_lib_type_name(in, "std::string::const_iterator", ty_ptr(ty_const(&ty_char)));
+    cx_lib_type_name(in, "std::string::size_type", &ty_ulong);
     cx_lib_method(in, c, "length", cx_fty(sz, 0), s_size, NULL);
     cx_lib_method(in, c, "empty", cx_fty(&ty_bool, 0), s_empty, NULL);
     cx_lib_method(in, c, "clear", cx_fty(&ty_void, 0), s_clear, NULL);

@@ -457,6 +457,11 @@ static type_t *vec_instantiate(P *p, type_t **targs, int nt, int64_t *iargs, int
     M("erase", cx_fty(pt, 2, pt, pt), v_erase);
     M("insert", cx_fty(pt, 2, pt, ref), v_insert);
 #undef M
+    cx_nested_type(in, k, "iterator", pt);
+    cx_nested_type(in, k, "const_iterator", ty_ptr(ty_const(t)));
+    cx_nested_type(in, k, "value_type", t);
+    cx_nested_type(in, k, "size_type", &ty_ulong);
+    cx_nested_type(in, k, "difference_type", &ty_long);
     cx_instance_put(in, pool_strndup(&in->pool, key, strlen(key)), vt);
     return vt;
 }

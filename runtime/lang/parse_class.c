@@ -157,6 +157,20 @@ bool cxx_struct_is_class(P *p) {
 
 typedef struct { int at; bool eq; } nsdmi_t;
 
+/* C++: `enum color {...};` makes `color` a type name */
+void cxx_enum_tag_type(P *p, type_t *t, const char *tag) {
+    sym_t *old = lookup_name(p, tag);
+    if (old && old->kind != S_TYPEDEF) return;
+    type_t *td = ty_copy(t);
+    td->name = tag;
+    sym_t *s = palloc(p, sizeof *s);
+    s->name = tag;
+    s->kind = S_TYPEDEF;
+    s->ty = td;
+    if (p->f != p->cellf || p->nmarks > 0) scope_add(p, s);
+    else { hmap_put(&p->cell, tag, s); pend(p, PEND_TYPEDEF, tag, s, NULL); }
+}
+
 /* C++: `struct point {...};` makes `point` a type name too (a copy of the
  * struct type that shows as "point"). */
 static type_t *tag_typedef(P *p, type_t *t) {
@@ -449,7 +463,15 @@ type_t *cxx_class_spec(P *p, bool is_union, bool is_class) {
         if (ni[i].at >= 0 || (fc && fc->default_ctor)) need_init = true;
     }
     for (cx_method_t *m = c->methods; m; m = m->next) {
-        if (m->is_ctor && m->fty->nparams == 0 && !m->deleted) c->default_ctor = m;
+        if (m->is_ctor && !m->deleted && (m->fty->nparams == 0 || (m->fty->defaults && m->fty->defaults[0]))) {
+            c->default_ctor = m; /* T() or T(int a = 4): what T x; and the elements of a vector run */
+            m->nreq = 0;
+            for (int i = 0; i < m->fty->nparams; i++) { /* run-time defaults: constants only */
+                node_t *d = i < 4 ? conv_assign(p, rvalue(p, m->fty->defaults[i]), m->fty->params[i], "a default argument") : NULL;
+                if (d && d->is_const) m->defv[i] = d->k;
+                else m->nreq = -2;
+            }
+        }
         type_t *pt = m->is_ctor && m->fty->nparams == 1 ? m->fty->params[0] : NULL;
         if (pt && pt->is_ref && cx_class_of(pt->base) && cx_class_of(pt->base)->type->sd == t->sd && m->body_at != -2) {
             c->copy_m = m; /* T(const T &o): copies go through it (= delete: they are errors) */

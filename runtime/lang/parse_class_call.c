@@ -98,6 +98,7 @@ node_t *cx_call(P *p, cx_method_t *m0, node_t *obj, node_t **args, int n, loc_t 
         if (m->deleted) continue;
         type_t *f = m->fty;
         int req = m->bi && m->nreq >= 0 ? m->nreq : f->nparams;
+        while (!m->bi && req > 0 && f->defaults && f->defaults[req - 1]) req--; /* C++ default arguments */
         if (n < req || (n > f->nparams && !f->variadic)) continue;
         int s = 0;
         for (int i = 0; i < n && i < f->nparams && s >= 0; i++) {
@@ -129,6 +130,13 @@ node_t *cx_call(P *p, cx_method_t *m0, node_t *obj, node_t **args, int n, loc_t 
     if (m->special) return m->special(p, m, obj, args, n, l);
     type_t *f = m->fty;
     bool lib = m->bi != NULL;
+    if (!lib && n < f->nparams && f->defaults && f->defaults[n]) { /* the defaults of the arguments not given */
+        node_t **a2 = palloc(p, sizeof(node_t *) * (size_t)(f->nparams + 1));
+        if (n) memcpy(a2, args, sizeof(node_t *) * (size_t)n);
+        for (int i = n; i < f->nparams; i++) a2[i] = f->defaults[i];
+        args = a2;
+        n = f->nparams;
+    }
     if (!m->is_static && !obj) type_error(l, "%s needs an object: call it as x.%s(...)", cx_disp_name(m, nb, sizeof nb), m->name);
     int extra = m->is_static ? 0 : 1;
     node_t **v = palloc(p, sizeof(node_t *) * (size_t)(n + 1));
@@ -399,6 +407,59 @@ bool cxx_declarator_ctor(P *p, type_t *t) {
 }
 
 /* a declaration's object of class type: constructed, and destroyed when its scope ends */
+/* T a[n]; T a[n] = {T(1), {2, 3}, x}: each element constructed, the rest by default */
+static void array_elems(P *p, node_t *pl, type_t *t, bool has_init, ilist_t *o, loc_t *l) {
+    type_t *et = t->base;
+    cx_class_t *c = cx_class_of(et);
+    long i = 0;
+    if (has_init || is_p(p, P_LBRACE)) {
+        expect(p, P_LBRACE, "'{' and the elements");
+        while (!accept(p, P_RBRACE)) {
+            if (i && !accept(p, P_COMMA)) expected(p, "',' or '}'");
+            if (accept(p, P_RBRACE)) break;
+            if (i >= t->count) type_error(&TOK->loc, "too many elements for %s (it has %ld)", tyname(t), t->count);
+            loc_t el = TOK->loc;
+            node_t *ep = pl_index(&el, et, pl, mk_int(&el, &ty_long, i));
+            if (accept(p, P_LBRACE)) {
+                int n;
+                node_t **args = cx_args(p, &n, P_RBRACE);
+                loc_t la = from(p, &el);
+                iadd(o, st_expr(cx_construct(p, ep, et, args, n, true, &la)));
+            } else {
+                node_t *e = assign_expr(p);
+                node_t *v = cx_convert(p, e, et, "an element");
+                if (!v) type_error(&e->loc, "cannot make %s from %s", c->name, tyname(e->ty));
+                node_t *a[1] = {v};
+                iadd(o, st_expr(cx_construct(p, ep, et, a, 1, false, &e->loc)));
+            }
+            i++;
+        }
+    }
+    if (i < t->count && c->has_ctor && !c->default_ctor && !c->is_lib)
+        type_error(l, "%s has no default constructor for the elements that the list does not give", c->name);
+    for (; i < t->count; i++) {
+        node_t *ep = pl_index(l, et, pl, mk_int(l, &ty_long, i));
+        iadd(o, st_expr(cx_construct(p, ep, et, NULL, 0, false, l)));
+    }
+}
+
+static bool array_init(P *p, node_t *pl, type_t *t, bool has_init, bool global, sym_t *s, ilist_t *decl, ilist_t *o, loc_t *l) {
+    extern node_t *cx_gvar_replace(P *p, gvar_t *g, node_t *gdecl, loc_t *l);
+    extern node_t *cx_gvar_constructed(P *p, gvar_t *g, loc_t *l);
+    bool sess = global && s->kind == S_VAR_GLOBAL && s->gv && cx_nontrivial(t);
+    if (sess && decl->n && decl->v[decl->n - 1]->p == s->gv) decl->v[decl->n - 1] = cx_gvar_replace(p, s->gv, decl->v[decl->n - 1], l);
+    int life = global ? -1 : cx_life_add(p, pl, t, false);
+    if (life >= 0) iadd(o, cx_life_begin(p, life));
+    ilist_t mk = {0};
+    cxx_scope_open(p);
+    array_elems(p, pl, t, has_init, &mk, l);
+    cxx_full_expr(p, &mk);
+    for (int i = 0; i < mk.n; i++) iadd(o, mk.v[i]);
+    if (life >= 0) iadd(o, cx_life_set(p, life));
+    if (sess) iadd(o, cx_gvar_constructed(p, s->gv, l));
+    return true;
+}
+
 static void construct_from(P *p, node_t *pl, type_t *t, bool has_init, node_t *pre, ilist_t *o, loc_t *l) {
     if (!pre) { cx_construct_from_tokens(p, pl, t, has_init, o, l); return; }
     node_t *v = cx_convert(p, pre, t, "initialization"); /* auto x = ...: the initialiser came first */
@@ -420,10 +481,11 @@ bool cxx_declare_init(P *p, node_t *pl, type_t *t, bool has_init, bool global, s
         return false;
     }
     if (t->kind == T_ARRAY) {
-        if (c->nontrivial || c->default_ctor || c->has_ctor)
-            type_error(l, "arrays of %s are not interpreted (it has constructors or a destructor); use std::vector<%s>",
+        if (!c->nontrivial && !c->default_ctor && !c->has_ctor) return false; /* C's arrays of structs */
+        if (t->base->kind == T_ARRAY || t->vla || t->count < 0 || pre)
+            type_error(l, "this array of %s is not interpreted (one dimension of a known length is); use std::vector<%s>",
                        c->name, c->name);
-        return false;
+        return array_init(p, pl, t, has_init, global, s, decl, o, l);
     }
     if (global && s->kind == S_VAR_GLOBAL && s->gv && c->nontrivial) {
         extern node_t *cx_gvar_replace(P *p, gvar_t *g, node_t *gdecl, loc_t *l);
@@ -494,7 +556,17 @@ type_t *cxx_type_after_name(P *p, type_t *t, loc_t *l) {
     }
     if (!cx_template_close(p)) expected(p, "'>' closing the template arguments");
     loc_t la = from(p, l);
-    return c->tmpl(p, targs, nt, iargs, ni, &la);
+    type_t *r = c->tmpl(p, targs, nt, iargs, ni, &la);
+    while (is_p(p, P_SCOPE) && PEEK(1)->kind == TK_IDENT && cx_class_of(r)) { /* std::vector<int>::iterator */
+        cx_class_t *rc = cx_class_of(r);
+        token_t *nm = PEEK(1);
+        struct cx_nested *q = rc->nested;
+        while (q && ((int)strlen(q->name) != nm->n || memcmp(q->name, nm->s, (size_t)nm->n))) q = q->next;
+        if (!q) type_error(&nm->loc, "%s has no member type '%.*s'", rc->name, nm->n, nm->s);
+        p->i += 2;
+        r = q->ty;
+    }
+    return r;
 }
 
 /* for new and delete (parse_cxx_expr.c) */

@@ -15,7 +15,8 @@ void cxx_join_qualified(interp_t *in, tokvec_t *tv) {
     for (int r = 0; r < tv->n;) {
         token_t t = tv->v[r];
         bool lead = tok_is_scope(&t) && r + 1 < tv->n && tv->v[r + 1].kind == TK_IDENT &&
-                    !(r > 0 && (tv->v[r - 1].kind == TK_IDENT || tv->v[r - 1].kind == TK_KW));
+                    !(r > 0 && (tv->v[r - 1].kind == TK_IDENT || tv->v[r - 1].kind == TK_KW ||
+                                (tv->v[r - 1].kind == TK_PUNCT && tv->v[r - 1].id == P_GT))); /* vector<int>::iterator */
         if (lead) t = tv->v[++r]; /* "::x": the global x */
         if (t.kind == TK_IDENT && r + 2 < tv->n && tok_is_scope(&tv->v[r + 1]) && tv->v[r + 2].kind == TK_IDENT) {
             size_t len = (size_t)t.n;

@@ -146,6 +146,7 @@ static type_t *enum_spec(P *p) {
     if (tag) {
         hmap_put(&p->ctags, tag, t);
         pend(p, PEND_TAG, tag, t, NULL);
+        cxx_enum_tag_type(p, t, tag); /* C++: enum color {...}; color c; */
     }
     return t;
 }
