@@ -171,7 +171,8 @@ node_t *cxx_index(P *p, node_t *base, loc_t *l0);                        /* afte
 node_t *cxx_call_object(P *p, node_t *obj, loc_t *l0);                   /* obj(args), after '(' */
 node_t *cxx_sym(P *p, sym_t *s, loc_t *l);                               /* S_CXX names in methods */
 node_t *cxx_this(P *p, loc_t *l);
-node_t *cxx_type_expr(P *p, type_t *t, loc_t *l);   /* T(args), T{args}, Tmpl<..>(args) in an expression */
+node_t *cxx_type_expr(P *p, type_t *t, loc_t *l);
+bool cxx_type_then_args(P *p, int k);               /* tokens from k: a class name and (args): an expression */   /* T(args), T{args}, Tmpl<..>(args) in an expression */
 node_t *cxx_libfn(P *p, const char *name, loc_t *l); /* library function templates; NULL if none */
 node_t *cxx_assign(P *p, int op, node_t *lhs, node_t *rhs, loc_t *l);   /* lhs of class type */
 node_t *cxx_arg_by_value(P *p, node_t *arg, type_t *pt);                /* a nontrivial argument */

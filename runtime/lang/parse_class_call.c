@@ -514,6 +514,30 @@ bool cxx_declare_init(P *p, node_t *pl, type_t *t, bool has_init, bool global, s
     return true;
 }
 
+/* Do the tokens from k spell a class type followed by its constructor's
+ * arguments (Point(1, 2), std::chrono::milliseconds(5), std::vector<int>{1})?
+ * Then `(` before them opens an expression, not a cast or sizeof's type. */
+bool cxx_type_then_args(P *p, int k) {
+    token_t *t = &p->t[k];
+    if (t->kind != TK_IDENT) return false;
+    sym_t *s = lookup(p, t);
+    if (!s || s->kind != S_TYPEDEF || !cx_class_of(s->ty)) return false;
+    int j = k + 1;
+    if (cx_class_of(s->ty)->tmpl && j < p->n && p->t[j].kind == TK_PUNCT && p->t[j].id == P_LT) {
+        int d = 0;
+        for (; j < p->n && p->t[j].kind != TK_EOF; j++) {
+            token_t *u = &p->t[j];
+            if (u->kind != TK_PUNCT) continue;
+            if (u->id == P_LT) d++;
+            else if (u->id == P_GT) d--;
+            else if (u->id == P_SHR) d -= 2;
+            else if (u->id == P_SEMI || u->id == P_LBRACE || u->id == P_RPAREN) return false;
+            if (d <= 0) { j++; break; }
+        }
+    }
+    return j < p->n && p->t[j].kind == TK_PUNCT && (p->t[j].id == P_LPAREN || p->t[j].id == P_LBRACE);
+}
+
 /* T(args), T{args}, Tmpl<...>(args) in an expression: a temporary */
 node_t *cxx_type_expr(P *p, type_t *t, loc_t *l) {
     cx_class_t *c = cx_class_of(t);
@@ -570,9 +594,40 @@ type_t *cxx_type_after_name(P *p, type_t *t, loc_t *l) {
 }
 
 /* for new and delete (parse_cxx_expr.c) */
+bool cxx_new_takes(P *p, type_t *t) {
+    return cx_class_of(t) || ((t->kind == T_STRUCT || t->kind == T_UNION || t->kind == T_ARRAY) && is_p(p, P_LBRACE));
+}
+
+static int sx_in_expr(node_t *n, frame_t *f) { return n->a->sfn(n->a, f); }
+static val_t ev_stmts(node_t *n, frame_t *f) { n->a->sfn(n->a, f); return (val_t){.u = 0}; }
+
 /* new T, new T(args), new T{args}: (tmp = the zeroed buffer, constructed, tmp) */
 node_t *cxx_new_object(P *p, type_t *t, loc_t *l0) {
     bool braced = is_p(p, P_LBRACE);
+    if (!cx_class_of(t)) { /* new S{1, 2.5f}: C's initialiser of the new object */
+        loc_t l = *l0;
+        builtin_t *b = hmap_get(&p->in->builtins, "__icuda_new");
+        if (!b || !b->ty) type_error(&l, "internal: new is missing");
+        node_t **v = palloc(p, sizeof(node_t *) * 4);
+        v[0] = mk_int(&l, &ty_ulong, 1);
+        v[1] = mk_int(&l, &ty_ulong, (int64_t)t->size);
+        v[2] = mk_int(&l, &ty_int, ALLOC_NEW);
+        v[3] = mk_int(&l, &ty_int, 1);
+        type_t *pt = ty_ptr(t);
+        int slot = new_slot(p);
+        node_t *set = mk_assign(&l, pl_slot(&l, pt, slot), mk_cast(mk_builtin(&l, b, b->ty->base, v, 4), pt));
+        ilist_t o = {0};
+        cx_construct_from_tokens(p, pl_deref(&l, t, mk_load(pl_slot(&l, pt, slot)), 0), t, false, &o, &l);
+        node_t *run = node_new(&l);
+        run->ty = &ty_void;
+        run->a = st_block(&l, o.v, o.n);
+        run->fn = ev_stmts;
+        (void)sx_in_expr;
+        loc_t le = from(p, l0);
+        node_t *r = mk_comma(&le, mk_comma(&le, set, run), mk_load(pl_slot(&le, pt, slot)));
+        r->ty = pt;
+        return r;
+    }
     int n = 0;
     node_t **args = NULL;
     if (is_p(p, P_LPAREN) || braced) {

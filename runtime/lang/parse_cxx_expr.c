@@ -57,7 +57,7 @@ static node_t *new_expr(P *p, loc_t *l0) {
         if (cxx_class_elem(t)) c = cxx_new_array_init(p, c, NULL, t, &l); /* C++ classes: each element constructed */
         return c;
     }
-    if (cxx_class_elem(t)) return cxx_new_object(p, t, l0); /* C++ classes: a constructor (parse_class_call.c) */
+    if (cxx_new_takes(p, t)) return cxx_new_object(p, t, l0); /* C++ classes, S{...}: constructed (parse_class_call.c) */
     node_t *init = NULL;
     bool zero = false;
     int close = 0;

@@ -755,7 +755,7 @@ static node_t *unary(P *p) {
     if (t->kind == TK_KW && (t->id == KW_SIZEOF || t->id == KW_ALIGNOF)) {
         p->i++;
         bool al = t->id == KW_ALIGNOF;
-        if (is_p(p, P_LPAREN) && is_type_start(p, PEEK(1))) {
+        if (is_p(p, P_LPAREN) && is_type_start(p, PEEK(1)) && !cxx_type_then_args(p, p->i + 1)) { /* not sizeof(T(1).f()) */
             p->i++;
             type_t *ty = abstract_type(p);
             expect(p, P_RPAREN, "')'");
@@ -778,7 +778,7 @@ static node_t *unary(P *p) {
 }
 
 node_t *cast_expr(P *p) {
-    if (is_p(p, P_LPAREN) && is_type_start(p, PEEK(1))) {
+    if (is_p(p, P_LPAREN) && is_type_start(p, PEEK(1)) && !cxx_type_then_args(p, p->i + 1)) { /* not (T(1)).x */
         loc_t l0 = TOK->loc;
         p->i++;
         type_t *t = abstract_type(p);

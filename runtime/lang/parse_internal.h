@@ -187,6 +187,7 @@ node_t *cxx_ref_target(P *p, type_t *rt, node_t *e, const char *what);
 node_t *cxx_ref_class_arg(P *p, type_t *want, node_t *e, const char *what); /* parse_class.c */
 bool cxx_class_elem(type_t *t);                                             /* parse_class.c */
 node_t *cxx_new_object(P *p, type_t *t, loc_t *l0);                         /* new T(args) of a class */
+bool cxx_new_takes(P *p, type_t *t);
 node_t *cxx_new_array_init(P *p, node_t *ptr, node_t *count, type_t *t, loc_t *l);
 node_t *cxx_destroy(P *p, node_t *ptr, type_t *t, bool array, loc_t *l);
 node_t *cxx_range_var(P *p, node_t *pl, type_t *t, node_t *elem, loc_t *l); /* parse_class.c */
