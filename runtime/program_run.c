@@ -6,10 +6,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -21,6 +24,7 @@
 #define CAPTURE_CAP ((size_t)8 << 20) /* nvcc's log; more is noise */
 #define POLL_MS 20
 #define DRAIN_MS 200                  /* after it exits: what its children still write */
+#define KILLED_WAIT_MS 1000           /* after SIGKILL: a process in the driver's teardown may take longer */
 
 static double now_ms(void) {
     struct timespec t;
@@ -29,8 +33,12 @@ static double now_ms(void) {
 }
 
 /* Only async-signal-safe calls: the kernel process has threads. */
-static void child(char *const argv[], const char *cwd, int devnull, int out, int err, int report) {
+static void child(char *const argv[], const char *cwd, int devnull, int out, int err, int report, pid_t parent) {
     setpgid(0, 0);
+    /* its own group keeps it from the kernel's signals: if the kernel dies
+     * without stopping it (SIGKILL), it goes too */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL); /* the kernel's executor thread blocks SIGINT */
@@ -111,6 +119,22 @@ static bool pump(out_pipe_t *p, const proc_opts_t *o, strbuf_t *cap) {
     return false;
 }
 
+/* Reaps a killed process that has not gone yet, so control need not wait. */
+static void *reaper(void *arg) {
+    pid_t pid = (pid_t)(intptr_t)arg;
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {}
+    return NULL;
+}
+
+static void reap_later(pid_t pid) {
+    pthread_t th;
+    pthread_attr_t a;
+    pthread_attr_init(&a);
+    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+    if (pthread_create(&th, &a, reaper, (void *)(intptr_t)pid) != 0) reaper((void *)(intptr_t)pid);
+    pthread_attr_destroy(&a);
+}
+
 int proc_run(char *const argv[], const proc_opts_t *o, proc_result_t *r) {
     memset(r, 0, sizeof *r);
     int grace = o->grace_ms > 0 ? o->grace_ms : 500;
@@ -118,10 +142,10 @@ int proc_run(char *const argv[], const proc_opts_t *o, proc_result_t *r) {
     int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
     bool ok = devnull >= 0 && pipe2(po, O_CLOEXEC) == 0 && pipe2(rep, O_CLOEXEC) == 0 &&
               (!o->io || pipe2(pe, O_CLOEXEC) == 0);
-    pid_t pid = -1;
+    pid_t pid = -1, self = getpid();
     if (ok) {
         pid = fork();
-        if (pid == 0) child(argv, o->cwd, devnull, po[1], o->io ? pe[1] : po[1], rep[1]);
+        if (pid == 0) child(argv, o->cwd, devnull, po[1], o->io ? pe[1] : po[1], rep[1], self);
     }
     int e = errno;
     if (devnull >= 0) close(devnull);
@@ -149,7 +173,7 @@ int proc_run(char *const argv[], const proc_opts_t *o, proc_result_t *r) {
     strbuf_t cap = {0};
     bool exited = false;
     int st = 0;
-    double t_int = 0, t_exit = 0;
+    double t_int = 0, t_exit = 0, t_kill = 0;
     for (;;) {
         struct pollfd pf[2] = {{pipes[0].fd, POLLIN, 0}, {pipes[1].fd, POLLIN, 0}};
         int n = poll(pf, 2, POLL_MS);
@@ -171,6 +195,12 @@ int proc_run(char *const argv[], const proc_opts_t *o, proc_result_t *r) {
         if (r->interrupted && !exited && !r->killed && now_ms() - t_int >= grace) {
             kill(-pid, SIGKILL);
             r->killed = true;
+            t_kill = now_ms();
+        }
+        if (r->killed && !exited && now_ms() - t_kill >= KILLED_WAIT_MS) { /* it is going: stop waiting */
+            reap_later(pid);
+            st = SIGKILL; /* as waitpid would say */
+            break;
         }
         bool open = pipes[0].fd >= 0 || pipes[1].fd >= 0;
         if (exited && (!open || now_ms() - t_exit >= DRAIN_MS)) break;

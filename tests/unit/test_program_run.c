@@ -78,7 +78,7 @@ int main(void) {
 
     /* stdin is /dev/null; the folder is the one asked for */
     cap.cwd = "/";
-    CHECK(sh("cat; pwd; grep -E '^Sig(Blk|Ign)' /proc/$$/status", &cap, &r) == 0);
+    CHECK(sh("cat; pwd; exec grep -E '^Sig(Blk|Ign)' /proc/self/status", &cap, &r) == 0);
     CHECK_STR(r.output, "/\nSigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n");
     proc_result_free(&r);
     cap.cwd = NULL;
