@@ -91,8 +91,8 @@ static int parse(const char *line, program_opts_t *o, engine_error_t *err) {
             size_t k = strlen(refused[r]);
             if (!strncmp(a, refused[r], k) && (!a[k] || a[k] == '='))
                 return magic_usage_error(&magic_program, err,
-                                         "%s is not for %%%%program: icuda builds one executable and runs it "
-                                         "(nvcc's -pg is --profile's gprof)", refused[r]);
+                                         "%s is not for %%%%program: icuda builds one executable and runs it",
+                                         refused[r]);
         }
         o->nvcc[o->nnvcc++] = o->argv[i];
     }
@@ -235,7 +235,12 @@ static int run_program(magic_ctx_t *mc, const char *source, int line_offset, con
         rc = -1;
         break;
     case PROGRAM_FAILED: rc = compile_failed(&b, &src, err); break;
-    case PROGRAM_BUILT: show_warnings(mc->io, &b, &src); break;
+    case PROGRAM_BUILT:
+        if (b.arch_refused)
+            io_printf(mc->io, "stderr", "icuda: this nvcc cannot compile for %s: built for its default "
+                      "architecture (PTX that the driver compiles for the GPU)\n", arch);
+        show_warnings(mc->io, &b, &src);
+        break;
     case PROGRAM_CACHED: break;
     }
 
@@ -323,8 +328,10 @@ const magic_t magic_program = {
     "\n"
     "--profile runs the program under Nsight Systems (nsys profile --stats=true)\n"
     "where it is installed, else under Nsight Compute (ncu); --profile=ncu or\n"
-    "--profile=nsys chooses. nvcc is $ICUDA_NVCC when set, else found as %sass\n"
-    "finds the toolkit's tools ($CUDA_HOME/bin, the toolkit icuda was built with,\n"
-    "PATH). A cell without a cell magic that defines main() is run this way too,\n"
-    "with a one-line notice.",
+    "--profile=nsys chooses. (nvcc's own --profile, for gprof, is spelled -pg.)\n"
+    "\n"
+    "nvcc is $ICUDA_NVCC when set, else found as %sass finds the toolkit's tools\n"
+    "($CUDA_HOME/bin, the toolkit icuda was built with, PATH). A cell without a\n"
+    "cell magic that defines main() is run this way too, with a one-line notice.\n"
+    "See docs/program.md.",
     NULL, program_cell};

@@ -199,6 +199,39 @@ static void prune(const char *root) {
     free(e);
 }
 
+/* nvcc in the build folder; its output into b->log. */
+static program_status_t run_nvcc(char *nvcc, const char *arch, const program_spec_t *s, program_binary_t *b) {
+    char arch_opt[64];
+    snprintf(arch_opt, sizeof arch_opt, "-arch=%s", arch ? arch : "");
+    char **argv = calloc((size_t)s->noptions + 8, sizeof *argv);
+    if (!argv) abort();
+    int n = 0;
+    argv[n++] = nvcc;
+    if (arch) argv[n++] = arch_opt;
+    for (int i = 0; i < s->noptions; i++) argv[n++] = s->options[i];
+    argv[n++] = "-o";
+    argv[n++] = "prog";
+    argv[n++] = PROGRAM_UNIT;
+    proc_opts_t o = {b->dir, NULL, 0};
+    proc_result_t r;
+    int rc = proc_run(argv, &o, &r);
+    free(argv);
+    program_status_t st;
+    if (rc != 0) {
+        snprintf(b->why, sizeof b->why, "%s", r.why);
+        st = PROGRAM_ERROR;
+    } else if (r.interrupted) {
+        st = PROGRAM_INTERRUPTED;
+    } else if (!r.exited || r.exit_status != 0) {
+        b->nvcc_status = r.exited ? r.exit_status : 128 + r.signal;
+        st = PROGRAM_FAILED;
+    } else {
+        st = PROGRAM_BUILT;
+    }
+    b->log = r.output;
+    return st;
+}
+
 program_status_t program_build(const program_spec_t *s, program_binary_t *b) {
     memset(b, 0, sizeof *b);
     char where[2048] = "";
@@ -252,36 +285,15 @@ program_status_t program_build(const program_spec_t *s, program_binary_t *b) {
         return PROGRAM_ERROR;
     }
 
-    char arch[64];
-    snprintf(arch, sizeof arch, "-arch=%s", add_arch ? s->arch : "");
-    char **argv = calloc((size_t)s->noptions + 8, sizeof *argv);
-    if (!argv) abort();
-    int n = 0;
-    argv[n++] = nvcc;
-    if (add_arch) argv[n++] = arch;
-    for (int i = 0; i < s->noptions; i++) argv[n++] = s->options[i];
-    argv[n++] = "-o";
-    argv[n++] = "prog";
-    argv[n++] = PROGRAM_UNIT;
-    proc_opts_t o = {b->dir, NULL, 0};
-    proc_result_t r;
-    int rc = proc_run(argv, &o, &r);
-    free(argv);
-    free(nvcc);
-    program_status_t st;
-    if (rc != 0) {
-        snprintf(b->why, sizeof b->why, "%s", r.why);
-        st = PROGRAM_ERROR;
-    } else if (r.interrupted) {
-        st = PROGRAM_INTERRUPTED;
-    } else if (!r.exited || r.exit_status != 0) {
-        b->nvcc_status = r.exited ? r.exit_status : 128 + r.signal;
-        st = PROGRAM_FAILED;
-    } else {
-        st = PROGRAM_BUILT;
+    program_status_t st = run_nvcc(nvcc, add_arch ? s->arch : NULL, s, b);
+    if (st == PROGRAM_FAILED && add_arch && b->log && strstr(b->log, "Unsupported gpu architecture")) {
+        /* a GPU newer than this nvcc: its default architecture's PTX, which the driver compiles */
+        free(b->log);
+        b->log = NULL;
+        b->arch_refused = true;
+        st = run_nvcc(nvcc, NULL, s, b);
     }
-    b->log = r.output;
-    r.output = NULL;
+    free(nvcc);
     if (st != PROGRAM_BUILT) {
         program_remove_tree(b->dir);
         return st;

@@ -40,6 +40,7 @@ typedef struct {
     bool temporary;              /* dir is removed by program_binary_free */
     char *log;                   /* nvcc's output (BUILT, FAILED) */
     int nvcc_status;             /* nvcc's exit status (FAILED) */
+    bool arch_refused;           /* nvcc knew not the arch: built for its default instead */
     char why[1024];
 } program_binary_t;
 

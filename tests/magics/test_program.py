@@ -341,3 +341,24 @@ def test_cuda_runtime_calls_without_a_gpu_are_the_programs_business():
         name, count = out.split()
         assert name in ("cudaSuccess", "cudaErrorNoDevice", "cudaErrorInsufficientDriver"), out
         assert (name == "cudaSuccess") == (int(count) > 0), out
+
+
+def test_the_architecture_is_the_sessions():
+    """-arch is the one device cells use (ICUDA_ARCH here, the GPU's on a GPU
+    machine); one this nvcc does not know falls back to nvcc's default."""
+    code = ("%%program\n#include <cstdio>\n"
+            "__global__ void k() {\n#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ != 800\n#error not sm_80\n#endif\n}\n"
+            "int main() { puts(\"built\"); }")
+    with kernel(env={"ICUDA_ARCH": "sm_80"}) as k:
+        assert ok(k, code)[0] == "built\n"
+        # the options may choose: then icuda adds none
+        c, _, _ = error(k, code.replace("%%program", "%%program -arch=sm_90"))
+        assert c["ename"] == "CompileError" and "not sm_80" in c["evalue"], c
+    env = cache_env()
+    try:
+        with kernel(env=dict(env, ICUDA_ARCH="sm_999")) as k:
+            out, err = ok(k, '%%program\n#include <cstdio>\nint main() { puts("built anyway"); }')
+            assert out == "built anyway\n", out
+            assert "this nvcc cannot compile for sm_999: built for its default architecture" in err, err
+    finally:
+        shutil.rmtree(env["XDG_CACHE_HOME"], ignore_errors=True)
