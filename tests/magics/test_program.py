@@ -362,3 +362,32 @@ def test_the_architecture_is_the_sessions():
             assert "this nvcc cannot compile for sm_999: built for its default architecture" in err, err
     finally:
         shutil.rmtree(env["XDG_CACHE_HOME"], ignore_errors=True)
+
+
+@timeout(300)
+def test_interrupt_while_nvcc_compiles():
+    """nvcc and what it started (cudafe++, cicc, gcc) stop; the half-made
+    build leaves nothing in the cache."""
+    env = cache_env()
+    programs = os.path.join(env["XDG_CACHE_HOME"], "icuda", "programs")
+    code = ("%%program\n#include <thrust/device_vector.h>\n#include <thrust/sort.h>\n#include <thrust/reduce.h>\n"
+            "#include <cub/cub.cuh>\n#include <cstdio>\n"
+            "int main() {\n    thrust::device_vector<double> v(1000, 1.0);\n    thrust::sort(v.begin(), v.end());\n"
+            "    thrust::device_vector<int> w(10, 2);\n    thrust::sort(w.begin(), w.end());\n"
+            "    printf(\"%f %d\\n\", thrust::reduce(v.begin(), v.end()), thrust::reduce(w.begin(), w.end()));\n}")
+    try:
+        with kernel(env=env) as k:
+            msg_id = k.kc.execute(code)
+            time.sleep(2.0)  # nvcc is at work: Thrust takes many seconds to compile
+            t0 = time.time()
+            k.request("interrupt_request", channel="control")
+            reply = k.reply_to(msg_id, "shell", timeout=30)
+            print(f"interrupt of nvcc: control back in {time.time() - t0:.2f} s")
+            c = reply["content"]
+            assert c["status"] == "error" and c["ename"] == "KeyboardInterrupt", c
+            assert "interrupted while nvcc compiled the program of In [1]" in c["evalue"], c
+            assert os.listdir(programs) == [], os.listdir(programs)
+            out, _ = ok(k, '%%program\n#include <cstdio>\nint main() { puts("next"); }')
+            assert out == "next\n"
+    finally:
+        shutil.rmtree(env["XDG_CACHE_HOME"], ignore_errors=True)
