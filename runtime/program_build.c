@@ -22,9 +22,9 @@
 
 char *program_find_nvcc(char *where, size_t cap) {
     const char *forced = getenv("ICUDA_NVCC");
-    if (forced) {
+    if (forced && *forced) {
         if (where && cap) snprintf(where, cap, "ICUDA_NVCC=%s", forced);
-        return *forced && access(forced, X_OK) == 0 ? strdup(forced) : NULL;
+        return access(forced, X_OK) == 0 ? strdup(forced) : NULL;
     }
     return cuda_tool_find("nvcc", where, cap);
 }
