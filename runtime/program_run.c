@@ -24,7 +24,7 @@
 #define CAPTURE_CAP ((size_t)8 << 20) /* nvcc's log; more is noise */
 #define POLL_MS 20
 #define DRAIN_MS 200                  /* after it exits: what its children still write */
-#define KILLED_WAIT_MS 1000           /* after SIGKILL: a process in the driver's teardown may take longer */
+#define KILLED_WAIT_MS 400            /* after SIGKILL: one still in the driver's teardown is reaped later */
 
 static double now_ms(void) {
     struct timespec t;

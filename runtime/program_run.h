@@ -27,8 +27,9 @@ typedef struct {
 
 /* Runs argv (argv[0] a path; no shell) with the kernel's environment and
  * default signal dispositions. Returns 0 when it ran (see r), -1 when it
- * could not be started (r->why). Returns within ~grace_ms + 100 ms of an
- * interrupt. */
+ * could not be started (r->why). Returns at most grace_ms + ~450 ms after
+ * an interrupt: a process the driver still tears down after SIGKILL is
+ * reaped by a thread of its own. */
 int proc_run(char *const argv[], const proc_opts_t *o, proc_result_t *r);
 void proc_result_free(proc_result_t *r);
 
