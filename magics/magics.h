@@ -23,6 +23,10 @@ int magic_run_line(magic_ctx_t *mc, const char *line, engine_error_t *err);
 /* code: a cell whose first line is "%%name args". */
 int magic_run_cell(magic_ctx_t *mc, const char *code, engine_error_t *err);
 
+/* A cell that defines main() (runtime/program_detect.h), run as %%program
+ * with no options, after a one-line notice (magics/program.c). */
+int magic_program_auto(magic_ctx_t *mc, const char *code, engine_error_t *err);
+
 /* A usage error of a magic: ename UsageError, with its usage line. */
 int magic_usage_error(const magic_t *m, engine_error_t *err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
@@ -34,6 +38,7 @@ void magic_free_args(char **argv, int argc);
 void magics_session_free(engine_t *e);
 
 extern const magic_t magic_lsmagic, magic_help, magic_nvrtc, magic_ptx, magic_header, magic_resources, magic_who,
-    magic_devices, magic_device, magic_sass, magic_memcheck, magic_timeit, magic_roofline, magic_profile;
+    magic_devices, magic_device, magic_sass, magic_memcheck, magic_timeit, magic_roofline, magic_profile,
+    magic_program;
 
 #endif

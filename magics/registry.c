@@ -9,7 +9,7 @@
 
 static const magic_t *const all[] = {&magic_lsmagic, &magic_help, &magic_who, &magic_nvrtc, &magic_ptx, &magic_resources,
                                      &magic_sass, &magic_memcheck, &magic_devices, &magic_device, &magic_header,
-                                     &magic_timeit, &magic_roofline, &magic_profile};
+                                     &magic_timeit, &magic_roofline, &magic_profile, &magic_program};
 static magic_t table[sizeof all / sizeof all[0]];
 
 const magic_t *magic_table(int *count) {
@@ -126,7 +126,12 @@ int magic_run_cell(magic_ctx_t *mc, const char *code, engine_error_t *err) {
     const magic_t *m = magic_find(name);
     int rc;
     if (!m) rc = unknown(name, true, err);
-    else if (!m->cell) rc = magic_usage_error(m, err, "%%%s is a line magic, not a cell magic", name);
+    else if (question) { /* %%name? explains, as %name? does */
+        char *h = magic_help_text(m);
+        io_printf(mc->io, "stdout", "%s", h);
+        free(h);
+        rc = 0;
+    } else if (!m->cell) rc = magic_usage_error(m, err, "%%%s is a line magic, not a cell magic", name);
     else rc = m->cell(mc, rest, body, err);
     free(head);
     return rc;

@@ -167,3 +167,5 @@ const compiled_module_t *compile_cache_put(compile_cache_t *c, compiled_module_t
     save(c, m);
     return remember(c, m);
 }
+
+const char *compile_cache_dir(const compile_cache_t *c) { return c ? c->dir : NULL; }

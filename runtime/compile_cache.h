@@ -18,6 +18,9 @@ const compiled_module_t *compile_cache_get(compile_cache_t *c, const char *hex);
 /* Takes ownership of m (m->hex must be set); returns it. */
 const compiled_module_t *compile_cache_put(compile_cache_t *c, compiled_module_t *m);
 
+/* The disk cache's folder, or NULL where there is none. */
+const char *compile_cache_dir(const compile_cache_t *c);
+
 /* The default directory: $XDG_CACHE_HOME/icuda or ~/.cache/icuda. malloc'd. */
 char *compile_cache_default_dir(void);
 

@@ -53,6 +53,9 @@ char *cuda_tool_find(const char *name, char *where, size_t where_cap) {
         const char *homes[] = {getenv("CUDA_HOME"), getenv("CUDA_PATH"), ICUDA_CUDA_HOME};
         for (size_t i = 0; i < 3 && !found; i++) {
             if (!homes[i] || !*homes[i]) continue;
+            bool seen = false; /* CUDA_HOME is often the toolkit icuda was built with */
+            for (size_t j = 0; j < i; j++) seen |= homes[j] && !strcmp(homes[j], homes[i]);
+            if (seen) continue;
             char bin[4096];
             snprintf(bin, sizeof bin, "%s/bin", homes[i]);
             try_dir(bin, strlen(bin), name, &found, &w);

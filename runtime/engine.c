@@ -18,6 +18,7 @@
 #include "lang/interp.h"
 #include "magics/magics.h"
 #include "nvrtc_compile.h"
+#include "program_detect.h"
 #include "session.h"
 #include "strbuf.h"
 
@@ -183,9 +184,11 @@ int engine_execute(engine_t *e, const char *code, int execution_count, bool sile
     char cell[32];
     if (execution_count > 0) snprintf(cell, sizeof cell, "In [%d]", execution_count);
     else snprintf(cell, sizeof cell, "In [ ]");
-    magic_ctx_t mc = {e, io, cell, run_code};
+    magic_ctx_t mc = {e, io, cell, run_code, code};
     cuda_session_begin_cell(e->cuda, io);
-    int rc = split_is_cell_magic(code) ? magic_run_cell(&mc, code, err) : run_code(&mc, code, err);
+    int rc = split_is_cell_magic(code)     ? magic_run_cell(&mc, code, err)
+             : program_defines_main(code) ? magic_program_auto(&mc, code, err) /* a pasted program */
+                                          : run_code(&mc, code, err);
     return cuda_session_end_cell(e->cuda, io, rc, err);
 }
 

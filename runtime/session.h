@@ -61,6 +61,9 @@ typedef struct magic_ctx {
      * output; for cell magics that wrap code (%%timeit, %%profile). The GPU
      * work is not synchronised at its end: the caller decides. 0 or -1. */
     int (*run)(struct magic_ctx *mc, const char *code, engine_error_t *err);
+    /* The whole cell as typed, magic line included (NULL where unknown):
+     * where a cell magic's body starts in it gives the body's lines. */
+    const char *cell_code;
 } magic_ctx_t;
 
 void io_printf(const engine_io_t *io, const char *stream, const char *fmt, ...)

@@ -261,7 +261,7 @@ static void lex_raw(interp_t *in, src_t *src, tokvec_t *out) {
                     for (size_t i = 0; i < n; i++) v = (v << 8) | (unsigned char)buf[i];
                     t.ival = (uint64_t)(int64_t)(int32_t)v;
                 }
-                t.lit_type = T_INT;
+                t.lit_type = n > 1 ? T_INT : T_CHAR; /* a .cu file is C++: 'a' is a char */
             }
         } else {
             int found = 0;

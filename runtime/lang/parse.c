@@ -36,6 +36,19 @@ static sym_t *lookup_n(P *p, const char *s, int n) {
     nb[n] = 0;
     for (int i = p->nscope - 1; i >= 0; i--)
         if (strcmp(p->scope[i]->name, nb) == 0) return p->scope[i];
+    for (const char *ns = strncmp(nb, "::", 2) ? p->ns : NULL; ns;) { /* inside a namespace block: its names first */
+        char q[800];
+        snprintf(q, sizeof q, "%.500s::%s", ns, nb);
+        sym_t *r = hmap_get(&p->cell, q);
+        if (!r) r = hmap_get(&p->in->globals, q);
+        if (r) return r;
+        const char *up = NULL;
+        for (const char *c = ns; (c = strstr(c, "::")); c += 2) up = c;
+        if (!up) break;
+        static char outer[512]; /* ns is one of the enclosing names: shorten a copy */
+        snprintf(outer, sizeof outer, "%.*s", (int)(up - ns), ns);
+        ns = outer;
+    }
     char cand[8][256];
     int nc = cxx_name_candidates(p->in, nb, cand, 8);
     for (int k = 0; k < nc; k++) {
@@ -230,6 +243,20 @@ static void top_item(P *p) {
     if (accept(p, P_SEMI)) return;
     if (cxx_using_item(p)) return;
     if (cxx_outofclass_def(p)) return; /* Timer::Timer() {...} */
+    if (t->kind == TK_KW && t->id == KW_NAMESPACE && PEEK(1)->kind == TK_IDENT && PEEK(2)->kind == TK_PUNCT &&
+        PEEK(2)->id == P_LBRACE) { /* namespace a { ... }: its names are a::x */
+        loc_t l0 = t->loc;
+        p->i++;
+        const char *outer = p->ns;
+        p->ns = cxx_decl_name(p, TOK);
+        p->i += 2;
+        while (!accept(p, P_RBRACE)) {
+            if (TOK->kind == TK_EOF) syntax_error(&l0, "the namespace block is not closed");
+            top_item(p);
+        }
+        p->ns = outer;
+        return;
+    }
     cxx_check_unsupported(p);
     if (t->kind == TK_KW && t->id == KW_TEMPLATE) {
         cxx_template_def(p);

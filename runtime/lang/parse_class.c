@@ -157,12 +157,21 @@ bool cxx_struct_is_class(P *p) {
 
 typedef struct { int at; bool eq; } nsdmi_t;
 
+static const char *ns_name(P *p, const char *tag) { /* namespace shapes { struct rect: shapes::rect */
+    if (!p->ns) return tag;
+    token_t tk = {0};
+    tk.s = tag;
+    tk.n = (int)strlen(tag);
+    return cxx_decl_name(p, &tk);
+}
+
 /* C++: `enum color {...};` makes `color` a type name */
 void cxx_enum_tag_type(P *p, type_t *t, const char *tag) {
+    tag = ns_name(p, tag);
     sym_t *old = lookup_name(p, tag);
     if (old && old->kind != S_TYPEDEF) return;
     type_t *td = ty_copy(t);
-    td->name = tag;
+    td->name = t->enum_tag ? t->enum_tag : tag;
     sym_t *s = palloc(p, sizeof *s);
     s->name = tag;
     s->kind = S_TYPEDEF;
@@ -174,7 +183,7 @@ void cxx_enum_tag_type(P *p, type_t *t, const char *tag) {
 /* C++: `struct point {...};` makes `point` a type name too (a copy of the
  * struct type that shows as "point"). */
 static type_t *tag_typedef(P *p, type_t *t) {
-    const char *tag = t->sd->tag;
+    const char *tag = ns_name(p, t->sd->tag);
     sym_t *old = lookup_name(p, tag);
     if (old && old->kind != S_TYPEDEF) {
         bool here = p->f != p->cellf || p->nmarks > 0 ? false : hmap_get(&p->cell, tag) == old;
@@ -182,7 +191,7 @@ static type_t *tag_typedef(P *p, type_t *t) {
     }
     if (old && old->kind == S_TYPEDEF && old->ty->sd == t->sd) return old->ty;
     type_t *td = ty_copy(t);
-    td->name = tag;
+    td->name = t->sd->tag;
     sym_t *s = palloc(p, sizeof *s);
     s->name = tag;
     s->kind = S_TYPEDEF;
@@ -342,7 +351,7 @@ type_t *cxx_class_spec(P *p, bool is_union, bool is_class) {
             PEEK(1)->id == P_COLON) { p->i += 2; continue; }
         if (accept(p, P_SEMI)) continue;
         switch (TOK->kind == TK_KW ? TOK->id : 0) {
-        case KW_VIRTUAL: not_interp(&ml, "a virtual member function");
+        case KW_VIRTUAL: not_interp(&ml, "a virtual member function (inheritance and virtual calls)");
         case KW_FRIEND: not_interp(&ml, "a friend declaration");
         case KW_OPERATOR: not_interp(&ml, "operator overloading (a member operator)");
         case KW_TEMPLATE: not_interp(&ml, "a member template");
@@ -356,7 +365,7 @@ type_t *cxx_class_spec(P *p, bool is_union, bool is_class) {
                      accept(p, KW_HOST) || accept(p, KW_DEVICE) || accept(p, KW_FORCEINLINE)) {}
             else break;
         }
-        if (is_kw(p, KW_VIRTUAL)) not_interp(&TOK->loc, "a virtual member function");
+        if (is_kw(p, KW_VIRTUAL)) not_interp(&TOK->loc, "a virtual member function (inheritance and virtual calls)");
         /* constructor and destructor */
         bool is_dtor = is_p(p, P_TILDE);
         token_t *nt = is_dtor ? PEEK(1) : TOK;

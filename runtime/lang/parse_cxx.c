@@ -15,17 +15,18 @@ void cxx_join_qualified(interp_t *in, tokvec_t *tv) {
     for (int r = 0; r < tv->n;) {
         token_t t = tv->v[r];
         bool lead = tok_is_scope(&t) && r + 1 < tv->n && tv->v[r + 1].kind == TK_IDENT &&
-                    !(r > 0 && (tv->v[r - 1].kind == TK_IDENT || tv->v[r - 1].kind == TK_KW ||
-                                (tv->v[r - 1].kind == TK_PUNCT && tv->v[r - 1].id == P_GT))); /* vector<int>::iterator */
-        if (lead) t = tv->v[++r]; /* "::x": the global x */
-        if (t.kind == TK_IDENT && r + 2 < tv->n && tok_is_scope(&tv->v[r + 1]) && tv->v[r + 2].kind == TK_IDENT) {
-            size_t len = (size_t)t.n;
+                    !(r > 0 && (tv->v[r - 1].kind == TK_IDENT || tok_is_scope(&tv->v[r - 1]) ||
+                                (tv->v[r - 1].kind == TK_PUNCT && tv->v[r - 1].id == P_GT)));
+        if (lead) t = tv->v[++r]; /* "::x": the global x, spelled so */
+        if (t.kind == TK_IDENT && (lead || (r + 2 < tv->n && tok_is_scope(&tv->v[r + 1]) && tv->v[r + 2].kind == TK_IDENT))) {
+            size_t len = (size_t)t.n + (lead ? 2 : 0);
             int e = r;
             while (e + 2 < tv->n && tok_is_scope(&tv->v[e + 1]) && tv->v[e + 2].kind == TK_IDENT) {
                 len += 2 + (size_t)tv->v[e + 2].n;
                 e += 2;
             }
             char *s = pool_alloc(&in->pool, len + 1), *o = s;
+            if (lead) { memcpy(o, "::", 2); o += 2; }
             for (int k = r; k <= e; k += 2) {
                 if (k > r) { memcpy(o, "::", 2); o += 2; }
                 memcpy(o, tv->v[k].s, (size_t)tv->v[k].n);
@@ -51,6 +52,10 @@ void cxx_join_qualified(interp_t *in, tokvec_t *tv) {
 int cxx_name_candidates(interp_t *in, const char *name, char out[][256], int max) {
     int n = 0;
 #define ADD(...) do { if (n < max && snprintf(out[n], 256, __VA_ARGS__) < 256) n++; } while (0)
+    if (!strncmp(name, "::", 2)) { /* ::x is the global x and nothing else */
+        ADD("%s", name + 2);
+        return n;
+    }
     const char *sep = strstr(name, "::");
     size_t head = sep ? (size_t)(sep - name) : strlen(name);
     char first[256];
@@ -139,7 +144,8 @@ bool cxx_using_item(P *p) {
             hmap_put(&in->ns_alias, a, (void *)(al ? al : target));
             return true;
         }
-        cxx_not_interpreted(&l0, "a namespace block");
+        p->i--;
+        return false; /* a namespace block: the cell's top level reads it */
     }
     return false;
 }
@@ -170,4 +176,17 @@ void cxx_check_unsupported(P *p) {
         case KW_DECLTYPE: cxx_not_interpreted(&l, "decltype");
         }
     }
+}
+
+/* The name a top-level declaration gets: inside a namespace block, with
+ * the namespace in front. */
+char *cxx_decl_name(P *p, token_t *t) {
+    if (!p->ns) return pstr(p, t);
+    size_t a = strlen(p->ns), n = (size_t)t->n;
+    char *s = palloc(p, a + 2 + n + 1);
+    memcpy(s, p->ns, a);
+    memcpy(s + a, "::", 2);
+    memcpy(s + a + 2, t->s, n);
+    s[a + 2 + n] = 0;
+    return s;
 }

@@ -44,18 +44,38 @@ static node_t *new_expr(P *p, loc_t *l0) {
         for (int k = nd - 1; k >= 0; k--) t = ty_array(t, dims[k]);
         bool zero = false;
         if (accept(p, P_LPAREN)) { expect(p, P_RPAREN, "')' (new T[n]() takes no values)"); zero = true; }
-        else if (accept(p, P_LBRACE)) {
-            if (!accept(p, P_RBRACE)) cxx_not_interpreted(l0, "new[] with a list of initial values");
+        node_t **vals = NULL;
+        int nv = 0, cv = 0;
+        if (!zero && accept(p, P_LBRACE)) { /* new T[n]{a, b, ...}: the rest zero */
             zero = true;
+            while (!accept(p, P_RBRACE)) {
+                if (nv && !accept(p, P_COMMA)) expected(p, "',' or '}'");
+                if (accept(p, P_RBRACE)) break;
+                node_t *v = rvalue(p, assign_expr(p));
+                node_t *c = t->kind == T_ARRAY ? NULL : conv_assign(p, v, t, "an initial value");
+                if (!c) type_error(&v->loc, "cannot initialise %s with %s", tyname(t), tyname(v->ty));
+                vadd(&vals, &nv, &cv, c);
+            }
         }
         loc_t l = from(p, l0);
+        if (nv && count->is_const && count->k.i < nv)
+            type_error(&l, "new %s[%lld] with %d initial values", tyname(t), (long long)count->k.i, nv);
         node_t *args[4] = {count, mk_int(&l, &ty_ulong, (int64_t)t->size), mk_int(&l, &ty_int, ALLOC_NEW_ARRAY),
                            mk_int(&l, &ty_int, zero)};
         node_t *c = call_builtin(p, &l, "__icuda_new", args, 4);
         c = mk_cast(c, ty_ptr(t));
         c->loc = l;
         if (cxx_class_elem(t)) c = cxx_new_array_init(p, c, NULL, t, &l); /* C++ classes: each element constructed */
-        return c;
+        if (!nv) return c;
+        int slot = new_slot(p);
+        node_t *r = mk_assign(&l, pl_slot(&l, ty_ptr(t), slot), c);
+        for (int i = 0; i < nv; i++) {
+            node_t *el = pl_index(&l, t, mk_load(pl_slot(&l, ty_ptr(t), slot)), mk_int(&l, &ty_long, i));
+            r = mk_comma(&l, r, mk_assign(&l, el, vals[i]));
+        }
+        r = mk_comma(&l, r, mk_load(pl_slot(&l, ty_ptr(t), slot)));
+        r->ty = ty_ptr(t);
+        return r;
     }
     if (cxx_new_takes(p, t)) return cxx_new_object(p, t, l0); /* C++ classes, S{...}: constructed (parse_class_call.c) */
     node_t *init = NULL;
@@ -144,8 +164,12 @@ node_t *cxx_primary_kw(P *p) {
         node_t *e = rvalue(p, expr(p));
         expect(p, P_RPAREN, "')'");
         loc_t l = from(p, &l0);
-        if (t->id == KW_STATIC_CAST && ((ty->kind == T_PTR) != (e->ty->kind == T_PTR)) &&
-            !(ty->kind == T_PTR && e->is_const && ty_is_int(e->ty) && e->k.i == 0))
+        bool null = e->is_const && ty_is_int(e->ty) && e->k.i == 0;
+        bool bad = (ty->kind == T_PTR) != (e->ty->kind == T_PTR || e->ty->kind == T_ARRAY) && !(ty->kind == T_PTR && null);
+        if (ty->kind == T_PTR && e->ty->kind == T_PTR && ty->base->kind != T_VOID && e->ty->base->kind != T_VOID &&
+            !ty_same(ty_unqual(ty->base), ty_unqual(e->ty->base)))
+            bad = true;
+        if (t->id == KW_STATIC_CAST && bad)
             type_error(&l, "static_cast cannot convert %s to %s (reinterpret_cast can)", tyname(e->ty), tyname(ty));
         return explicit_cast(p, e, ty, &l);
     }
@@ -324,6 +348,36 @@ static node_t *new_local(P *p, const char *name, type_t *t, loc_t *l) {
     return pl;
 }
 
+/* for (x : {a, b, c}): the list as an array of the loop variable's type
+ * (or, with auto, of the first value's) */
+static node_t *braced_range(P *p, type_t *vt, node_t **stores) {
+    loc_t l0 = TOK->loc;
+    expect(p, P_LBRACE, "'{'");
+    node_t **v = NULL;
+    int n = 0, cap = 0;
+    while (!accept(p, P_RBRACE)) {
+        if (n && !accept(p, P_COMMA)) expected(p, "',' or '}'");
+        vadd(&v, &n, &cap, rvalue(p, assign_expr(p)));
+    }
+    if (!n) type_error(&l0, "a range-based for over an empty list");
+    type_t *et = vt->is_ref ? vt->base : vt;
+    if (cxx_has_auto(et)) et = ty_unqual(v[0]->ty);
+    et = ty_unqual(et);
+    type_t *at = ty_array(et, n);
+    loc_t l = from(p, &l0);
+    int64_t off = new_mem(p, at, (int64_t)at->size);
+    int h = new_handle(p, off, (int64_t)at->size, "a braced list");
+    node_t *r = NULL;
+    for (int i = 0; i < n; i++) {
+        node_t *c = conv_assign(p, v[i], et, "a list value");
+        if (!c) type_error(&v[i]->loc, "cannot convert %s to %s in the list", tyname(v[i]->ty), tyname(et));
+        node_t *set = mk_assign(&l, pl_index(&l, et, pl_frame(&l, at, off, h), mk_int(&l, &ty_long, i)), c);
+        r = r ? mk_comma(&l, r, set) : set;
+    }
+    *stores = st_expr(r); /* run before the loop starts */
+    return pl_frame(&l, at, off, h);
+}
+
 /* for (T x : range) body, over an array or a class with begin()/end():
  *   { E *it = first, *end = last; for (; it != end; ++it) { T x = *it; body } } */
 node_t *cxx_range_for(P *p, loc_t *l0) {
@@ -336,7 +390,8 @@ node_t *cxx_range_for(P *p, loc_t *l0) {
     type_t *vt = declarator(p, b, &nm);
     if (!nm) expected(p, "the loop variable's name");
     expect(p, P_COLON, "':'");
-    node_t *range = expr(p);
+    node_t *stores = NULL;
+    node_t *range = is_p(p, P_LBRACE) ? braced_range(p, vt, &stores) : expr(p);
     expect(p, P_RPAREN, "')'");
     loc_t rl = range->loc;
     node_t *first, *last;
@@ -353,10 +408,12 @@ node_t *cxx_range_for(P *p, loc_t *l0) {
     type_t *pt = ty_ptr(et);
     int its = new_slot(p), ends = new_slot(p);
     node_t *init = st_block(l0, NULL, 0);
-    node_t **iv = palloc(p, sizeof(node_t *) * 2);
-    iv[0] = st_expr(mk_assign(&rl, pl_slot(&rl, pt, its), first));
-    iv[1] = st_expr(mk_assign(&rl, pl_slot(&rl, pt, ends), last));
-    init = st_block(l0, iv, 2);
+    node_t **iv = palloc(p, sizeof(node_t *) * 3);
+    int ni = 0;
+    if (stores) iv[ni++] = stores;
+    iv[ni++] = st_expr(mk_assign(&rl, pl_slot(&rl, pt, its), first));
+    iv[ni++] = st_expr(mk_assign(&rl, pl_slot(&rl, pt, ends), last));
+    init = st_block(l0, iv, ni);
     node_t *cond = mk_cmp(&rl, P_NE, pt, mk_load(pl_slot(&rl, pt, its)), mk_load(pl_slot(&rl, pt, ends)));
     node_t *step = mk_incdec(&rl, pl_slot(&rl, pt, its), 1, false);
     char *name = pstr(p, nm);

@@ -360,7 +360,7 @@ void declaration(P *p, type_t *base, int storage, bool global, ilist_t *o) {
             }
             expected(p, "a name in the declaration");
         }
-        char *name = pstr(p, nm);
+        char *name = global ? cxx_decl_name(p, nm) : pstr(p, nm);
         loc_t l = nm->loc;
         if (storage == KW_TYPEDEF) {
             sym_t *s = palloc(p, sizeof *s);
@@ -543,7 +543,7 @@ void declaration(P *p, type_t *base, int storage, bool global, ilist_t *o) {
 
 /* ---------------- functions ---------------- */
 void func_def(P *p, type_t *ft, token_t *name, const char **pnames) {
-    char *nm = pstr(p, name);
+    char *nm = p->parent ? pstr(p, name) : cxx_decl_name(p, name);
     func_t *fn = palloc(p, sizeof *fn);
     fn->name = nm;
     fn->ty = ft;

@@ -20,6 +20,7 @@ static type_t *lit_type(int k) {
     case T_FLOAT: return &ty_float;
     case T_DOUBLE: return &ty_double;
     case T_LDOUBLE: return &ty_ldouble;
+    case T_CHAR: return &ty_char;
     default: return &ty_int;
     }
 }
@@ -352,6 +353,7 @@ node_t *call(P *p, node_t *fn, loc_t *l0) {
     }
     if (fn->op == FD_TEMPLATE) fn = cxx_template_call(p, fn, args, n, &l);
     if (fn->op == FD_OVERLOAD) fn = cxx_overload_pick(p, fn, args, n, &l);
+    if (fn->op == FD_BUILTIN && fn->kind) fn = cxx_float_math(p, fn, args, n);
     if (fn->op == FD_BUILTIN && !strcmp(((builtin_t *)fn->p)->name, "__icuda_kind")) {
         if (n != 1) type_error(&l, "__icuda_kind takes one value");
         type_t *t = args[0]->ty; /* the element kind std::sort compares by */
@@ -457,6 +459,7 @@ static node_t *primary(P *p) {
         {
             node_t *c = cxx_primary_kw(p);
             if (c) return c;
+            cxx_check_unsupported(p);
         }
         break;
     case TK_PUNCT:
@@ -552,7 +555,11 @@ static node_t *primary(P *p) {
         int nc = cxx_name_candidates(p->in, nb, cand, 8);
         for (int k = 0; k < nc; k++) {
             builtin_t *b = hmap_get(&p->in->builtins, cand[k]);
-            if (b) return funcdesig(&l, b->ty, FD_BUILTIN, b);
+            if (b) {
+                node_t *d = funcdesig(&l, b->ty, FD_BUILTIN, b);
+                d->kind = strcmp(cand[k], nb) != 0 || p->in->nusings; /* C++'s <cmath>: float overloads */
+                return d;
+            }
         }
         if (is_p(p, P_LPAREN) && (!strncmp(nb, "cuda", 4) || !strncmp(nb, "cublas", 6) || !strncmp(nb, "curand", 6) ||
                                   !strncmp(nb, "cu", 2)))

@@ -47,6 +47,7 @@ typedef struct P {
     fctx_t cellctx;
     struct P *parent;    /* a template's instantiation: the cell that asked for it */
     struct P *child;     /* ... and the other way, to clean up after an error */
+    const char *ns;      /* inside `namespace a { namespace b {`: "a::b" */
     struct cx_parse *cx;  /* C++ classes: lifetimes, the class being compiled (cxx_class.h) */
 } P;
 
@@ -160,6 +161,7 @@ void cxx_join_qualified(interp_t *in, tokvec_t *tv);
 int cxx_name_candidates(interp_t *in, const char *name, char out[][256], int max);
 bool cxx_using_item(P *p);
 bool cxx_is_namespace(interp_t *in, const char *name);
+char *cxx_decl_name(P *p, token_t *t);
 _Noreturn void cxx_not_interpreted(loc_t *at, const char *what);
 void cxx_check_unsupported(P *p);
 node_t *cxx_new_delete(P *p);
@@ -178,6 +180,7 @@ node_t *cxx_template_ref(P *p, sym_t *s, loc_t *l);
 node_t *cxx_template_call(P *p, node_t *fn, node_t **args, int n, loc_t *l);
 void cxx_library(interp_t *in);
 node_t *cxx_overload_pick(P *p, node_t *fn, node_t **args, int n, loc_t *l);
+node_t *cxx_float_math(P *p, node_t *fn, node_t **args, int n);
 sym_t *cxx_overload_add(P *p, sym_t *s, func_t *fn);
 node_t *cxx_class_range(P *p, node_t *range, node_t **end); /* parse_class.c: begin()/end() of a class object */
 type_t *cxx_deduce_auto(P *p, type_t *decl, node_t *init, loc_t *l);

@@ -33,7 +33,11 @@ sym_t *cxx_overload_add(P *p, sym_t *s, func_t *fn) {
     sym_t *chain = NULL, **tail = &chain;
     const char *box = NULL;
     for (sym_t *q = old; q; q = q->ovl) {
-        if (same_params(q->ty, s->ty)) { box = box_of(q); continue; } /* replaced */
+        if (same_params(q->ty, s->ty)) { /* replaced; defaults given on its declaration stay */
+            box = box_of(q);
+            if (!s->ty->defaults && q->ty->defaults) s->ty->defaults = q->ty->defaults;
+            continue;
+        }
         sym_t *c = palloc(p, sizeof *c);
         *c = *q;
         c->ovl = NULL;
@@ -104,5 +108,24 @@ node_t *cxx_overload_pick(P *p, node_t *fn, node_t **args, int n, loc_t *l) {
     d->ty = best->ty;
     d->op = FD_USER;
     d->p = fbox_get(p, box_of(best));
+    return d;
+}
+
+/* std::sqrt(float) is float in C++ (<cmath> overloads it): a libm function
+ * named through std:: (or under using namespace) whose arguments are all
+ * float calls its float twin, sqrtf. */
+node_t *cxx_float_math(P *p, node_t *fn, node_t **args, int n) {
+    builtin_t *b = fn->p;
+    if (!n || !b->ty || b->ty->base->kind != T_DOUBLE) return fn;
+    for (int i = 0; i < n; i++)
+        if (args[i]->ty->kind != T_FLOAT) return fn;
+    char nb[64];
+    snprintf(nb, sizeof nb, "%sf", b->name);
+    builtin_t *f = hmap_get(&p->in->builtins, nb);
+    if (!f || !f->ty || f->ty->base->kind != T_FLOAT) return fn;
+    node_t *d = node_new(&fn->loc);
+    *d = *fn;
+    d->p = f;
+    d->ty = f->ty;
     return d;
 }

@@ -117,6 +117,11 @@ node_t *stmt(P *p) {
     if (t->kind == TK_PUNCT && t->id == P_LBRACE) { p->i++; return block(p, &l0); }
     if (t->kind == TK_PUNCT && t->id == P_SEMI) { p->i++; return st_nop(&l0); }
     if (t->kind == TK_KW) {
+        cxx_check_unsupported(p);
+        if (t->id == KW_USING || t->id == KW_NAMESPACE) {
+            cxx_using_item(p);
+            return st_nop(&l0);
+        }
         switch (t->id) {
         case KW_IF: {
             p->i++;

@@ -15,6 +15,7 @@ typedef struct tmpl {
     token_t *toks; int ntoks;  /* from after "template <...>" to the end of the body, then EOF */
     type_t *pattern;           /* the function's type, parameters as placeholders */
     struct inst *inst;         /* the instances made so far */
+    struct tmpl *next;         /* another template of this name, with another number of parameters */
 } tmpl_t;
 typedef struct inst { struct inst *next; const char *key; sym_t *s; } inst_t; /* pool memory, like the rest */
 
@@ -94,6 +95,16 @@ void cxx_template_def(P *p) {
     tp->name = pstr(p, nm);
     tp->pattern = ft;
     p_child_finish(c);
+    sym_t *old = hmap_get(&p->cell, tp->name);
+    if (!old) old = hmap_get(&p->in->globals, tp->name);
+    if (old && old->kind == S_TEMPLATE) /* overloads by arity (std::sort with and without a comparison) */
+        for (tmpl_t *o = old->tp; o; o = o->next)
+            if (o->pattern->nparams != ft->nparams) {
+                tmpl_t *c = palloc(p, sizeof *c);
+                *c = *o;
+                c->next = tp->next;
+                tp->next = c;
+            }
     sym_t *s = palloc(p, sizeof *s);
     s->name = tp->name;
     s->kind = S_TEMPLATE;
@@ -196,6 +207,8 @@ static sym_t *instantiate(P *p, tmpl_t *tp, type_t **types, loc_t *l) {
 node_t *cxx_template_call(P *p, node_t *fn, node_t **args, int n, loc_t *l) {
     tref_t *r = fn->p;
     tmpl_t *tp = r->tp;
+    for (tmpl_t *o = tp; o; o = o->next)
+        if (o->pattern->nparams == n) { tp = o; break; }
     type_t *bind[TMAX] = {0};
     for (int i = 0; i < r->nexplicit; i++) bind[i] = r->types[i];
     type_t *pat = tp->pattern;
@@ -241,6 +254,13 @@ static const char library[] =
     "    for (++first; first != last; ++first) if (*first < *best) best = first; return best; }\n"
     "template <typename P> void std::sort(P first, P last) {\n"
     "    __icuda_sort(first, last - first, sizeof *first, __icuda_kind(*first)); }\n"
+    "template <typename P, typename C> void std::sort(P first, P last, C comp) {\n"
+    "    long n = last - first;\n"
+    "    for (long gap = n / 2; gap > 0; gap /= 2)\n"
+    "        for (long i = gap; i < n; i++) {\n"
+    "            auto t = first[i]; long j = i;\n"
+    "            for (; j >= gap && comp(t, first[j - gap]); j -= gap) first[j] = first[j - gap];\n"
+    "            first[j] = t; } }\n"
     "template <typename P, typename T> long std::count(P first, P last, const T &v) {\n"
     "    long n = 0; for (; first != last; ++first) if (*first == v) n++; return n; }\n"
     "template <typename P, typename T> P std::find(P first, P last, const T &v) {\n"

@@ -1,0 +1,337 @@
+/* %%program: the cell as a whole CUDA C++ program with main, built with
+ * nvcc (runtime/program_build.c: the session's %%header files beside it,
+ * the executable cached) and run in its own process (runtime/program_run.c:
+ * output streamed, an interrupt ends it), optionally under nsys or ncu. A
+ * cell that defines main() comes here too (magic_program_auto). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "magics.h"
+#include "runtime/cuda_tools.h"
+#include "runtime/program_build.h"
+#include "runtime/program_log.h"
+#include "runtime/program_run.h"
+#include "runtime/strbuf.h"
+
+#define RED "\x1b[1;31m"
+#define OFF "\x1b[0m"
+
+typedef struct {
+    char **argv; /* the magic line, split; the fields below point into it */
+    int argc;
+    char **nvcc; /* nvcc's options */
+    int nnvcc;
+    char **args; /* the program's arguments, after -- */
+    int nargs;
+    const char *profile; /* NULL, or "nsys" / "ncu" / "" (whichever there is) */
+} program_opts_t;
+
+/* Options that would make nvcc build something other than one executable
+ * here, or that icuda sets itself. */
+static const char *const refused[] = {"-o", "--output-file", "-c", "--compile", "-ptx", "--ptx", "-cubin", "--cubin",
+                                      "-fatbin", "--fatbin", "-E", "--preprocess", "-run", "--run", "-lib", "--lib",
+                                      "-shared", "--shared", "-dc", "--device-c", "-M", "--generate-dependencies",
+                                      "-odir", "--output-directory"};
+
+/* The magic line split as a shell splits words, since it is a command
+ * line (-DNAME=\"text\"): '...' as it stands, "..." with \" and \\ inside,
+ * a backslash outside quotes keeps the next character. */
+static int split_words(const char *line, char ***out) {
+    int n = 0, cap = 8;
+    char **v = malloc(cap * sizeof *v);
+    if (!v) abort();
+    const char *p = line;
+    for (;;) {
+        while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') p++;
+        if (!*p) break;
+        strbuf_t b = {0};
+        char q = 0;
+        for (; *p && (q || (*p != ' ' && *p != '\t' && *p != '\r' && *p != '\n')); p++) {
+            if (q == '\'') {
+                if (*p == '\'') q = 0;
+                else sb_putc(&b, *p);
+            } else if (*p == '\\' && p[1] && (!q || p[1] == '"' || p[1] == '\\')) {
+                sb_putc(&b, *++p);
+            } else if (q == '"' && *p == '"') {
+                q = 0;
+            } else if (!q && (*p == '"' || *p == '\'')) {
+                q = *p;
+            } else {
+                sb_putc(&b, *p);
+            }
+        }
+        if (n == cap) {
+            cap *= 2;
+            v = realloc(v, cap * sizeof *v);
+            if (!v) abort();
+        }
+        v[n++] = sb_take(&b);
+    }
+    *out = v;
+    return n;
+}
+
+static int parse(const char *line, program_opts_t *o, engine_error_t *err) {
+    memset(o, 0, sizeof *o);
+    o->argc = split_words(line, &o->argv);
+    o->nvcc = o->argv;
+    int i = 0;
+    for (; i < o->argc && strcmp(o->argv[i], "--"); i++) {
+        const char *a = o->argv[i];
+        if (!strcmp(a, "--profile") || !strncmp(a, "--profile=", 10)) {
+            const char *tool = a[9] ? a + 10 : "";
+            if (*tool && strcmp(tool, "nsys") && strcmp(tool, "ncu"))
+                return magic_usage_error(&magic_program, err, "--profile takes nsys or ncu, not '%s'", tool);
+            o->profile = tool;
+            continue;
+        }
+        for (size_t r = 0; r < sizeof refused / sizeof refused[0]; r++) {
+            size_t k = strlen(refused[r]);
+            if (!strncmp(a, refused[r], k) && (!a[k] || a[k] == '='))
+                return magic_usage_error(&magic_program, err,
+                                         "%s is not for %%%%program: icuda builds one executable and runs it",
+                                         refused[r]);
+        }
+        o->nvcc[o->nnvcc++] = o->argv[i];
+    }
+    if (i < o->argc) {
+        o->args = o->argv + i + 1;
+        o->nargs = o->argc - i - 1;
+    }
+    return 0;
+}
+
+/* Lines of the cell before the body: the magic line and any blank lines
+ * before it. */
+static int body_offset(const magic_ctx_t *mc, const char *body) {
+    const char *c = mc->cell_code;
+    if (!c || body < c || body > c + strlen(c)) return 1;
+    int n = 0;
+    for (const char *p = c; p < body; p++) n += *p == '\n';
+    return n;
+}
+
+static int no_nvcc(const char *where, engine_error_t *err) {
+    json_t *tb = json_array();
+    json_array_append_new(tb, json_string(RED "RuntimeError" OFF ": %%program needs nvcc, the CUDA compiler, and "
+                                          "it was not found"));
+    json_array_append_new(tb, json_sprintf("looked in: %s", *where ? where : "(nowhere)"));
+    json_array_append_new(tb, json_string("install the CUDA toolkit (it has nvcc), or point CUDA_HOME at one, or "
+                                          "set ICUDA_NVCC to nvcc's path"));
+    engine_error_set(err, "RuntimeError", tb,
+                     "%%%%program needs nvcc, the CUDA compiler, and it was not found (looked in: %s); install the "
+                     "CUDA toolkit, or set CUDA_HOME or ICUDA_NVCC", *where ? where : "nowhere");
+    return -1;
+}
+
+static int compile_failed(const program_binary_t *b, const program_log_src_t *src, engine_error_t *err) {
+    json_t *body = json_array();
+    char *first = NULL;
+    int n = program_log_format(b->log ? b->log : "", src, body, &first);
+    json_t *tb = json_array();
+    if (n > 0)
+        json_array_append_new(tb, json_sprintf(RED "CompileError" OFF ": %d error%s in the program of %s (nvcc)", n,
+                                               n == 1 ? "" : "s", src->cell));
+    else
+        json_array_append_new(tb, json_sprintf(RED "CompileError" OFF ": the program of %s did not build (nvcc "
+                                               "exited with status %d)", src->cell, b->nvcc_status));
+    json_array_extend(tb, body);
+    json_decref(body);
+    if (first) engine_error_set(err, "CompileError", tb, "%s", first);
+    else engine_error_set(err, "CompileError", tb, "nvcc exited with status %d", b->nvcc_status);
+    free(first);
+    return -1;
+}
+
+static void show_warnings(const engine_io_t *io, const program_binary_t *b, const program_log_src_t *src) {
+    if (!b->log || !*b->log) return;
+    json_t *lines = json_array();
+    char *first = NULL;
+    program_log_format(b->log, src, lines, &first);
+    free(first);
+    size_t i;
+    json_t *v;
+    json_array_foreach(lines, i, v) io_printf(io, "stderr", "%s\n", json_string_value(v));
+    json_decref(lines);
+}
+
+/* The profiler --profile asks for (want: "", "nsys" or "ncu"): its path
+ * (malloc'd) and name; -1 with the error set where there is none. */
+static int find_profiler(const char *want, char **path, const char **tool, engine_error_t *err) {
+    char where_nsys[2048] = "", where_ncu[2048] = "";
+    *path = NULL;
+    if (strcmp(want, "ncu")) {
+        *path = cuda_tool_find("nsys", where_nsys, sizeof where_nsys);
+        *tool = "nsys";
+    }
+    if (!*path && strcmp(want, "nsys")) {
+        *path = cuda_tool_find("ncu", where_ncu, sizeof where_ncu);
+        *tool = "ncu";
+    }
+    if (*path) return 0;
+    const char *what = !*want                 ? "Nsight Systems (nsys) or Nsight Compute (ncu), and neither was found"
+                       : !strcmp(want, "nsys") ? "Nsight Systems (nsys), and it was not found"
+                                               : "Nsight Compute (ncu), and it was not found";
+    const char *where = *where_nsys ? where_nsys : where_ncu;
+    json_t *tb = json_array();
+    json_array_append_new(tb, json_sprintf(RED "RuntimeError" OFF ": --profile needs %s; the program was not run",
+                                           what));
+    json_array_append_new(tb, json_sprintf("looked in: %s", *where ? where : "(nowhere)"));
+    json_array_append_new(tb, json_string("install Nsight Compute or Nsight Systems (the CUDA toolkit's full "
+                                          "installer has them), or set ICUDA_TOOLS_PATH to their folder"));
+    engine_error_set(err, "RuntimeError", tb, "--profile needs %s (looked in: %s); the program was not run",
+                     what, *where ? where : "nowhere");
+    return -1;
+}
+
+static int run_status(const proc_result_t *r, const char *what, engine_error_t *err) {
+    char sig[96];
+    if (r->interrupted) {
+        if (r->killed)
+            engine_error_set(err, "KeyboardInterrupt", NULL, "interrupted: %s did not stop on SIGINT and was killed "
+                             "(SIGKILL)", what);
+        else
+            engine_error_set(err, "KeyboardInterrupt", NULL, "interrupted: %s was stopped (SIGINT)", what);
+        return -1;
+    }
+    if (r->exited && r->exit_status == 0) return 0;
+    if (r->exited) {
+        engine_error_set(err, "ProgramError", NULL, "%s exited with status %d", what, r->exit_status);
+    } else {
+        proc_signal_name(r->signal, sig, sizeof sig);
+        engine_error_set(err, "ProgramError", NULL, "%s was killed by %s", what, sig);
+    }
+    return -1;
+}
+
+static int run_program(magic_ctx_t *mc, const char *source, int line_offset, const program_opts_t *o,
+                       engine_error_t *err) {
+    engine_t *e = mc->e;
+    /* a profile asked for and impossible: said before any compile */
+    char *prof = NULL;
+    const char *tool = NULL;
+    if (o->profile && find_profiler(o->profile, &prof, &tool, err)) return -1;
+
+    const char *forced = getenv("ICUDA_ARCH");
+    const char *arch = engine_arch(e);
+    bool gpu_arch = e->arch_from_gpu || (forced && *forced);
+    program_spec_t spec = {source,     o->nvcc,     o->nnvcc, gpu_arch ? arch : NULL,
+                           e->headers, e->nheaders, compile_cache_dir(e->cache)};
+    program_binary_t b;
+    program_status_t st = program_build(&spec, &b);
+    program_log_src_t src = {PROGRAM_UNIT, b.dir, source, mc->cell_name, line_offset, e->headers, e->nheaders};
+    int rc = 0;
+    switch (st) {
+    case PROGRAM_NO_NVCC: rc = no_nvcc(b.why, err); break;
+    case PROGRAM_ERROR:
+        engine_error_set(err, "RuntimeError", NULL, "%%%%program: %s", b.why);
+        rc = -1;
+        break;
+    case PROGRAM_INTERRUPTED:
+        engine_error_set(err, "KeyboardInterrupt", NULL, "interrupted while nvcc compiled the program of %s",
+                         mc->cell_name);
+        rc = -1;
+        break;
+    case PROGRAM_FAILED: rc = compile_failed(&b, &src, err); break;
+    case PROGRAM_BUILT:
+        if (b.arch_refused)
+            io_printf(mc->io, "stderr", "icuda: this nvcc cannot compile for %s: built for its default "
+                      "architecture (PTX that the driver compiles for the GPU)\n", arch);
+        show_warnings(mc->io, &b, &src);
+        break;
+    case PROGRAM_CACHED: break;
+    }
+
+    char **cmd = calloc((size_t)o->nargs + 8, sizeof *cmd);
+    if (!cmd) abort();
+    int n = 0;
+    char report[4200] = "", out[4300];
+    if (rc == 0 && prof) {
+        cmd[n++] = prof;
+        if (!strcmp(tool, "nsys")) { /* its report files go to a folder of their own, removed after */
+            const char *t = getenv("TMPDIR");
+            snprintf(report, sizeof report, "%s/icuda-profile-XXXXXX", t && *t ? t : "/tmp");
+            if (!mkdtemp(report)) report[0] = 0;
+            snprintf(out, sizeof out, "--output=%s/report", report[0] ? report : "/tmp/icuda-profile");
+            cmd[n++] = "profile";
+            cmd[n++] = "--stats=true";
+            cmd[n++] = "--force-overwrite=true";
+            cmd[n++] = out;
+        }
+        io_printf(mc->io, "stderr", "icuda: running the program under %s\n",
+                  !strcmp(tool, "nsys") ? "nsys profile --stats=true"
+                                        : "ncu (each kernel is replayed to measure it: the program runs slower)");
+    }
+    if (rc == 0) {
+        cmd[n++] = b.binary;
+        for (int i = 0; i < o->nargs; i++) cmd[n++] = o->args[i];
+        cmd[n] = NULL;
+        proc_opts_t po = {NULL, mc->io, 0};
+        proc_result_t r;
+        if (proc_run(cmd, &po, &r) != 0) {
+            engine_error_set(err, "RuntimeError", NULL, "%s", r.why);
+            rc = -1;
+        } else {
+            rc = run_status(&r, prof ? tool : "the program", err);
+        }
+        proc_result_free(&r);
+    }
+    if (report[0]) program_remove_tree(report);
+    free(cmd);
+    free(prof);
+    program_binary_free(&b);
+    return rc;
+}
+
+static int program_cell(magic_ctx_t *mc, const char *args, const char *body, engine_error_t *err) {
+    program_opts_t o;
+    int rc = parse(args, &o, err);
+    if (rc == 0) {
+        const char *p = body;
+        while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
+        if (!*p) rc = magic_usage_error(&magic_program, err, "the cell is empty: write a program with main() "
+                                        "below %%%%program");
+    }
+    if (rc == 0) rc = run_program(mc, body, body_offset(mc, body), &o, err);
+    magic_free_args(o.argv, o.argc);
+    return rc;
+}
+
+int magic_program_auto(magic_ctx_t *mc, const char *code, engine_error_t *err) {
+    io_printf(mc->io, "stderr", "icuda: this cell defines main(): running it as a whole program (%%%%program)\n");
+    program_opts_t o;
+    memset(&o, 0, sizeof o);
+    return run_program(mc, code, 0, &o, err);
+}
+
+const magic_t magic_program = {
+    "program", "%%program [--profile[=nsys|ncu]] [NVCC OPTION ...] [-- PROGRAM ARG ...]",
+    "compile the cell as a whole CUDA C++ program with nvcc and run it",
+    "The cell is a complete program with main(), as in a .cu file: it is compiled\n"
+    "with the CUDA toolkit's nvcc (for the GPU's architecture, -arch=sm_XY, unless\n"
+    "the options choose) and run in a process of its own, its stdout and stderr\n"
+    "shown as they come. Options before -- go to nvcc (-O3, -std=c++20, -lcublas,\n"
+    "-DN=1024, -Xcompiler -fopenmp, ...); words after -- are the program's argv.\n"
+    "The session's %%header files are beside the program, so #include \"NAME.cuh\"\n"
+    "finds them. A compile error is shown at the cell's own lines; a non-zero exit\n"
+    "status, or a signal that ends the program, makes the cell an error\n"
+    "(ProgramError). Interrupting the kernel stops the program (SIGINT, then\n"
+    "SIGKILL half a second later). stdin is /dev/null; the program runs in the\n"
+    "kernel's folder, with its environment (CUDA_VISIBLE_DEVICES included), on\n"
+    "the GPU beside the session's own work.\n"
+    "\n"
+    "The executable is kept in icuda's cache ($XDG_CACHE_HOME/icuda/programs, by\n"
+    "default ~/.cache/icuda/programs): running an unchanged cell again does not\n"
+    "compile it again.\n"
+    "\n"
+    "--profile runs the program under Nsight Systems (nsys profile --stats=true)\n"
+    "where it is installed, else under Nsight Compute (ncu); --profile=ncu or\n"
+    "--profile=nsys chooses. (nvcc's own --profile, for gprof, is spelled -pg.)\n"
+    "\n"
+    "nvcc is $ICUDA_NVCC when set, else found as %sass finds the toolkit's tools\n"
+    "($CUDA_HOME/bin, the toolkit icuda was built with, PATH). A cell without a\n"
+    "cell magic that defines main() is run this way too, with a one-line notice.\n"
+    "See docs/program.md.",
+    NULL, program_cell};
