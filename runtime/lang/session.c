@@ -240,6 +240,7 @@ char *interp_device_constants(interp_t *in) {
         if (!k || k == (const char *)1) continue;
         sym_t *s = in->globals.vals[i];
         if (!s || s->kind != S_VAR_GLOBAL || !s->gv->committed || !s->ty->is_const || !ty_is_arith(s->ty)) continue;
+        if (strstr(k, "::")) continue; /* std::string::npos, ns::N: no such declaration compiles on its own */
         char line[400], tn[100], v[64];
         type_t *t = s->ty;
         val_t x;
