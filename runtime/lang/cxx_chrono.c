@@ -189,7 +189,6 @@ static node_t *dur_opeq(P *p, cx_method_t *m, node_t *obj, node_t **args, int n,
     if (!v) type_error(l, "bad compound assignment of a duration");
     return mk_assign(l, pl_deref(l, c->targ[0], cx_this_word(p, obj), 0), count_of(p, v));
 }
-static node_t *dur_neg(P *p, cx_method_t *m, node_t *obj, node_t **args, int n, loc_t *l) { return NULL; }
 
 static type_t *duration_type(interp_t *in, type_t *rep, int64_t num, int64_t den, loc_t *l) {
     if (!ty_is_arith(rep)) type_error(l, "a duration counts with a number type, not %s", tyname(rep));
@@ -233,7 +232,6 @@ static type_t *duration_type(interp_t *in, type_t *rep, int64_t num, int64_t den
     m = cx_lib_method(in, c, "operator-=", cx_fty(t, 1, t), cx_nop_builtin, c);
     m->special = dur_opeq;
     m->defv[0].i = P_MINUS;
-    (void)dur_neg;
     cx_instance_put(in, nm, t);
     return t;
 }

@@ -10,7 +10,10 @@
  * Objects that own storage (a std::vector's elements, a class with a
  * destructor) are "nontrivial": each one has a flag slot in the frame that
  * makes it, set when it is constructed and cleared when it is destroyed or
- * moved, so a scope's exit destroys exactly what lives. */
+ * moved, so a scope's exit destroys exactly what lives. The parser's files
+ * call the hooks below from one line each; the class code itself lives in
+ * parse_class.c (bodies, member functions) and parse_class_call.c (calls,
+ * construction, operators). */
 #ifndef ICUDA_CXX_CLASS_H
 #define ICUDA_CXX_CLASS_H
 
@@ -107,7 +110,6 @@ typedef struct cx_parse {
     fctx_t *params_f;        /* the function whose parameters are registered */
 } cx_parse_t;
 cx_parse_t *cx_parse(P *p);
-void cx_parse_free(P *p);
 
 /* ---- classes (parse_class.c) ---- */
 static inline cx_class_t *cx_class_of(type_t *t) {
@@ -171,8 +173,8 @@ node_t *cxx_index(P *p, node_t *base, loc_t *l0);                        /* afte
 node_t *cxx_call_object(P *p, node_t *obj, loc_t *l0);                   /* obj(args), after '(' */
 node_t *cxx_sym(P *p, sym_t *s, loc_t *l);                               /* S_CXX names in methods */
 node_t *cxx_this(P *p, loc_t *l);
-node_t *cxx_type_expr(P *p, type_t *t, loc_t *l);
-bool cxx_type_then_args(P *p, int k);               /* tokens from k: a class name and (args): an expression */   /* T(args), T{args}, Tmpl<..>(args) in an expression */
+node_t *cxx_type_expr(P *p, type_t *t, loc_t *l);       /* T(args), T{args}, Tmpl<..>(args) in an expression */
+bool cxx_type_then_args(P *p, int k);                   /* tokens from k: a class name and (args): an expression */
 node_t *cxx_libfn(P *p, const char *name, loc_t *l); /* library function templates; NULL if none */
 node_t *cxx_assign(P *p, int op, node_t *lhs, node_t *rhs, loc_t *l);   /* lhs of class type */
 node_t *cxx_arg_by_value(P *p, node_t *arg, type_t *pt);                /* a nontrivial argument */
@@ -185,7 +187,8 @@ void cxx_full_expr(P *p, ilist_t *o);
 bool cxx_method_def(P *p, type_t *ft, token_t *name);   /* float T::f() {...}: defined here */
 bool cxx_outofclass_def(P *p);                          /* T::T(...) {...}, T::~T() {...} */
 sym_t *lookup_name(P *p, const char *name);
-
+/* (new/delete and range-for call cxx_new_object, cxx_new_array_init, cxx_destroy,
+ * cxx_class_range, cxx_range_var, declared in parse_internal.h) */
 
 /* ---- the library ---- */
 void cx_register_template(interp_t *in, const char *name, cx_instantiate_fn fn);

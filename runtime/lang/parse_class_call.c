@@ -598,7 +598,6 @@ bool cxx_new_takes(P *p, type_t *t) {
     return cx_class_of(t) || ((t->kind == T_STRUCT || t->kind == T_UNION || t->kind == T_ARRAY) && is_p(p, P_LBRACE));
 }
 
-static int sx_in_expr(node_t *n, frame_t *f) { return n->a->sfn(n->a, f); }
 static val_t ev_stmts(node_t *n, frame_t *f) { n->a->sfn(n->a, f); return (val_t){.u = 0}; }
 
 /* new T, new T(args), new T{args}: (tmp = the zeroed buffer, constructed, tmp) */
@@ -622,7 +621,6 @@ node_t *cxx_new_object(P *p, type_t *t, loc_t *l0) {
         run->ty = &ty_void;
         run->a = st_block(&l, o.v, o.n);
         run->fn = ev_stmts;
-        (void)sx_in_expr;
         loc_t le = from(p, l0);
         node_t *r = mk_comma(&le, mk_comma(&le, set, run), mk_load(pl_slot(&le, pt, slot)));
         r->ty = pt;
