@@ -128,7 +128,8 @@ cx_method_t *cx_find_method(cx_class_t *c, const char *name);
 cx_method_t *cx_lib_method(interp_t *in, cx_class_t *c, const char *name, type_t *fty, bfn_t fn, void *data);
 /* calls method m (overloads through m->next) on obj (a place; NULL for static) with args parsed */
 node_t *cx_call(P *p, cx_method_t *m, node_t *obj, node_t **args, int n, loc_t *l);
-node_t **cx_args(P *p, int *n, int close);  /* after '(' or '{': the arguments up to close */
+node_t **cx_args(P *p, int *n, int close);  /* after '(' or '{': the arguments up to close ({..} among them) */
+bool cx_is_brace(node_t *e);                /* an argument written {..} */
 /* the object's pointer word (a place that has none is copied to a temporary first) */
 node_t *cx_this_word(P *p, node_t *obj);
 /* a temporary of class type t with an address: its place, registered when nontrivial */

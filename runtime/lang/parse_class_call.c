@@ -10,20 +10,77 @@
 #include "cxx_class.h"
 
 /* ---------------- calls ---------------- */
+/* A braced list as an argument ({1, 2, 3} for a vector parameter, {"a", 1}
+ * for a struct): a node that only constructions and conversions accept. */
+static val_t ev_brace(node_t *n, frame_t *f) { rt_error(n, "a braced list can only make an object"); }
+bool cx_is_brace(node_t *e) { return e && e->fn == ev_brace; }
+
 node_t **cx_args(P *p, int *n, int close) {
     node_t **v = NULL;
     int k = 0, cap = 0;
     while (!accept(p, close)) {
         if (k && !accept(p, P_COMMA)) expected(p, close == P_RPAREN ? "',' or ')'" : "',' or '}'");
+        if (close == P_RBRACE && is_p(p, P_RBRACE)) break; /* {a, b,} */
+        if (is_p(p, P_LBRACE)) {
+            loc_t l0 = TOK->loc;
+            p->i++;
+            node_t *b = node_new(&l0);
+            b->list = cx_args(p, &b->nlist, P_RBRACE);
+            b->loc = from(p, &l0);
+            b->ty = &ty_void;
+            b->fn = ev_brace;
+            vadd(&v, &k, &cap, b);
+            continue;
+        }
         vadd(&v, &k, &cap, assign_expr(p));
     }
     *n = k;
     return v;
 }
 
+/* e (a braced list) into the plain (not class) object at place pl */
+static node_t *brace_into(P *p, node_t *pl, type_t *t, node_t *e, loc_t *l) {
+    if (t->kind == T_ARRAY) {
+        if (t->count >= 0 && e->nlist > t->count) type_error(&e->loc, "too many values for %s", tyname(t));
+        node_t *r = mk_memset0(l, pl, (int64_t)t->size);
+        for (int i = 0; i < e->nlist; i++) {
+            node_t *ep = pl_index(l, t->base, pl, mk_int(l, &ty_long, i));
+            node_t *a = e->list[i];
+            node_t *put = cx_class_of(t->base) ? cx_construct(p, ep, t->base, cx_is_brace(a) ? a->list : &e->list[i],
+                                                              cx_is_brace(a) ? a->nlist : 1, cx_is_brace(a), l)
+                          : cx_is_brace(a) ? brace_into(p, ep, t->base, a, l) : assign_to(p, ep, rvalue(p, a), l, "initialization");
+            r = mk_comma(l, r, put);
+        }
+        return r;
+    }
+    if (t->kind == T_STRUCT || t->kind == T_UNION) {
+        sdef_t *sd = t->sd;
+        node_t *r = mk_memset0(l, pl, (int64_t)t->size);
+        for (int i = 0; i < e->nlist; i++) {
+            if (i >= sd->nfields) type_error(&e->list[i]->loc, "too many values for %s", tyname(t));
+            field_t *f = &sd->fields[i];
+            node_t *fp = pl_member(l, f->ty, pl, (int64_t)f->off);
+            node_t *a = e->list[i];
+            node_t *put = cx_class_of(f->ty) ? cx_construct(p, fp, f->ty, cx_is_brace(a) ? a->list : &e->list[i],
+                                                            cx_is_brace(a) ? a->nlist : 1, cx_is_brace(a), l)
+                          : cx_is_brace(a) ? brace_into(p, fp, f->ty, a, l) : assign_to(p, fp, rvalue(p, a), l, "initialization");
+            r = mk_comma(l, r, put);
+        }
+        return r;
+    }
+    if (e->nlist > 1) type_error(&e->loc, "one value is needed for %s, not %d", tyname(t), e->nlist);
+    if (!e->nlist) return mk_memset0(l, pl, (int64_t)t->size);
+    if (cx_is_brace(e->list[0])) return brace_into(p, pl, t, e->list[0], l);
+    return assign_to(p, pl, rvalue(p, e->list[0]), l, "initialization");
+}
+
 /* how well e fits parameter type t: -1 not at all, higher better */
 static int score(P *p, node_t *e, type_t *t) {
     type_t *et = e->ty, *ut = ty_unqual(t);
+    if (cx_is_brace(e)) { /* {..} makes a class object, a struct or array, or one value */
+        if (t->is_ref) ut = ty_unqual(t->base);
+        return cx_class_of(ut) || ty_is_aggr(ut) || e->nlist <= 1 ? 1 : -1;
+    }
     if (et->kind == T_ARRAY) et = ty_ptr(et->base);
     if (et->kind == T_FUNC) return ut->kind == T_PTR && ut->base->kind == T_FUNC ? 2 : -1;
     cx_class_t *tc = cx_class_of(ut), *ec = cx_class_of(et);
@@ -59,6 +116,16 @@ static node_t *conv_arg(P *p, node_t *a, type_t *t, const char *what, bool lib);
 node_t *cxx_arg(P *p, node_t *a, type_t *t, const char *what) { return conv_arg(p, a, t, what, false); }
 node_t *cx_lib_arg(P *p, node_t *a, type_t *t, const char *what) { return conv_arg(p, a, t, what, true); }
 static node_t *conv_arg(P *p, node_t *a, type_t *t, const char *what, bool lib) {
+    if (cx_is_brace(a) && !cx_class_of(t->is_ref ? t->base : t)) { /* {..} for a plain struct, array or value */
+        type_t *ut = ty_unqual(t->is_ref ? t->base : t);
+        int64_t off = new_mem(p, ut, (int64_t)ut->size);
+        int h = new_handle(p, off, (int64_t)ut->size, "a temporary");
+        node_t *tmp = pl_frame(&a->loc, ut, off, h);
+        node_t *mk = brace_into(p, tmp, ut, a, &a->loc);
+        node_t *w = cx_life_wrap(p, -1, mk, tmp);
+        a = pl_deref(&a->loc, ut, w, 0);
+        if (!t->is_ref && !ty_is_aggr(ut)) return conv_assign(p, rvalue(p, a), t, what);
+    }
     if (t->is_ref) return cxx_ref_target(p, t, a, what);
     type_t *ut = ty_unqual(t);
     if (cx_class_of(ut)) {
@@ -314,8 +381,11 @@ node_t *cx_construct(P *p, node_t *pl, type_t *t, node_t **args, int n, bool bra
             field_t *f = &sd->fields[fi];
             node_t *fp = pl_member(l, f->ty, pl, (int64_t)f->off);
             node_t *put;
-            if (cx_class_of(f->ty)) { node_t *a1[1] = {args[i]}; put = cx_construct(p, fp, f->ty, a1, 1, false, l); }
-            else put = assign_to(p, fp, rvalue(p, args[i]), l, "initialization");
+            node_t *a = args[i];
+            if (cx_class_of(f->ty)) put = cx_construct(p, fp, f->ty, cx_is_brace(a) ? a->list : &args[i], cx_is_brace(a) ? a->nlist : 1,
+                                                       cx_is_brace(a), l);
+            else if (cx_is_brace(a)) put = brace_into(p, fp, f->ty, a, l);
+            else put = assign_to(p, fp, rvalue(p, a), l, "initialization");
             r = mk_comma(l, r, put);
         }
         return r;
@@ -335,6 +405,13 @@ node_t *cx_construct(P *p, node_t *pl, type_t *t, node_t **args, int n, bool bra
 node_t *cx_convert(P *p, node_t *e, type_t *t, const char *what) {
     cx_class_t *c = cx_class_of(t);
     cx_class_t *ec = cx_class_of(e->ty);
+    if (cx_is_brace(e)) { /* T{...} */
+        int life;
+        node_t *tmp = cx_temp(p, t, &e->loc, &life);
+        node_t *mk = cx_construct(p, tmp, t, e->list, e->nlist, true, &e->loc);
+        node_t *w = cx_life_wrap(p, life, mk, tmp);
+        return pl_deref(&e->loc, t, w, 0);
+    }
     if (ec && ec->type->sd == c->type->sd) return e;
     cx_method_t *best = NULL;
     for (cx_method_t *m = c->methods; m; m = m->next)
