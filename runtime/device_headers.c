@@ -46,7 +46,7 @@ const device_header_t device_std_headers[] = {
     {"stdio.h", EMPTY},    {"cstdio", EMPTY},     {"stdlib.h", EMPTY},  {"cstdlib", EMPTY},
     {"string.h", EMPTY},   {"cstring", EMPTY},    {"assert.h", EMPTY},  {"cassert", EMPTY},
     {"time.h", EMPTY},     {"ctime", EMPTY},      {"math.h", MATH},     {"cmath", MATH},
-    {"stdint.h", STDINT},  {"cstdint", STDINT},   {"inttypes.h", STDINT}, {"limits.h", LIMITS},
+    {"stdint.h", STDINT},  {"cstdint", STDINT},   {"inttypes.h", STDINT}, {"cinttypes", STDINT}, {"limits.h", LIMITS},
     {"climits", LIMITS},   {"float.h", FLOATS},   {"cfloat", FLOATS},   {"stddef.h", STDDEF},
     {"cstddef", STDDEF},   {"stdbool.h", STDBOOL}, {"cub/cub.cuh", CUB_KERNEL_PARTS},
 };
