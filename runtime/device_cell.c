@@ -250,13 +250,16 @@ static void add_host_constants(engine_t *e, strbuf_t *tu, const char *code, cons
                     keep = false;
         }
         if (keep) {
-            if (!header) sb_puts(tu, "#line 1 \"session constants\"\n");
+            /* a constant this unit does not use is no warning of the cell's; _Pragma, as
+             * a directive here would change the unit's precompiled-header prefix */
+            if (!header) sb_puts(tu, "#line 0 \"session constants\"\n_Pragma(\"nv_diag_suppress 177\")\n");
             header = true;
             sb_append(tu, line, n);
             sb_putc(tu, '\n');
         }
         line = eol ? eol + 1 : line + n;
     }
+    if (header) sb_puts(tu, "_Pragma(\"nv_diag_default 177\")\n");
     free(consts);
     for (size_t i = 0; i < sp->n; i++) {
         const cell_item_t *it = &sp->items[i];
