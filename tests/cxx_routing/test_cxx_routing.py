@@ -56,9 +56,10 @@ def test_c_headers_reach_both_sides():
                      "uint32_t u = 7;\nprintf(\"%u %.3f %d\\n\", u, sqrt(2.0), INT_MAX);")
         assert "k(uint32_t *p, float f):" in stdout_of(msgs)
         assert "7 1.414 2147483647\n" in stdout_of(msgs)
-        # the includes are kept for later device cells, as before
-        msgs = ok(k, "__global__ void k2(int64_t *p) { p[0] = (int64_t)floorf(2.5f); }")
-        assert "k2(int64_t *p):" in stdout_of(msgs)
+        # the includes are kept for later device cells, as before; std:: math as nvcc's <cmath> has it
+        msgs = ok(k, "__global__ void k2(int64_t *p, float *f) { p[0] = (int64_t)floorf(2.5f);\n"
+                     "    f[0] = std::sqrt(f[1]) + std::max(f[2], 1.0f) + std::abs(-2.0f); }")
+        assert "k2(int64_t *p, float *f):" in stdout_of(msgs)
 
 
 def test_a_header_icuda_lacks_is_named_and_costs_nothing():
