@@ -142,7 +142,26 @@ static void name_item(const char *s, cell_item_t *it) {
                              tok_is(&sc, t, "class"))) {
                 is_type = true;
                 copy_name(type_word, sizeof type_word, s, t);
-                tok_t tag = peek_tok(&sc);
+                scan_t ahead = sc; /* the tag, past "class" of enum class and attributes */
+                tok_t tag = next_tok(&ahead);
+                for (bool more = true; more && tag.kind == 'i';) {
+                    more = false;
+                    if (tok_is(&ahead, t, "enum") && (tok_is(&ahead, tag, "class") || tok_is(&ahead, tag, "struct"))) {
+                        tag = next_tok(&ahead);
+                        more = true;
+                    }
+                    for (int k = 0; skip_calls[k] && !more; k++)
+                        if (tok_is(&ahead, tag, skip_calls[k]) && tok_punct(&ahead, peek_tok(&ahead), '(')) {
+                            int depth = 0;
+                            do {
+                                tag = next_tok(&ahead);
+                                if (tok_punct(&ahead, tag, '(')) depth++;
+                                if (tok_punct(&ahead, tag, ')')) depth--;
+                            } while (tag.kind && depth > 0);
+                            tag = next_tok(&ahead);
+                            more = true;
+                        }
+                }
                 if (tag.kind == 'i') type_tag = tag;
             }
             last_ident = t;
@@ -273,15 +292,26 @@ static bool has_member_functions(const char *s, const cell_item_t *it) {
 }
 
 /* The end of a type's body when declarators follow it ("} u;", "} a, *b;"),
- * else 0. */
+ * else 0. Attributes after the body ("} __attribute__((aligned(16)));")
+ * are the type's, not declarators. */
 static size_t type_body_end(const char *s, const cell_item_t *it) {
     scan_t sc = {s, it->start, it->end};
     int depth = 0;
     for (tok_t t = next_tok(&sc); t.kind; t = next_tok(&sc)) {
         if (tok_punct(&sc, t, '{')) depth++;
         if (tok_punct(&sc, t, '}') && --depth == 0) {
-            tok_t nx = peek_tok(&sc);
-            return nx.kind && !tok_punct(&sc, nx, ';') ? t.end : 0;
+            size_t body_end = t.end;
+            tok_t nx = next_tok(&sc);
+            while (tok_is(&sc, nx, "__attribute__") || tok_is(&sc, nx, "__align__") || tok_is(&sc, nx, "alignas")) {
+                int parens = 0;
+                do { /* its parenthesised arguments */
+                    nx = next_tok(&sc);
+                    if (tok_punct(&sc, nx, '(')) parens++;
+                    if (tok_punct(&sc, nx, ')')) parens--;
+                } while (nx.kind && parens > 0);
+                nx = next_tok(&sc);
+            }
+            return nx.kind && !tok_punct(&sc, nx, ';') ? body_end : 0;
         }
     }
     return 0;

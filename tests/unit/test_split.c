@@ -131,6 +131,19 @@ static void cxx_items(void) {
     CHECK(sp.items[21].device_end && !strncmp(c + sp.items[21].device_end - 1, "} paint", 7));
     CHECK_STR(text(c, 22, buf), "k<< <1, 1>> >();");
 
+    /* attributes after a type's body are the type's; enum class is a type */
+    split("struct __align__(8) A { float x, y; } __attribute__((aligned(16)));\n"
+          "struct B { int b; } __attribute__((packed)) bee;\n"
+          "enum class Color { RED, GREEN };\n");
+    CHECK(sp.n == 3);
+    if (sp.n == 3) {
+        CHECK(sp.items[0].kind == ITEM_BOTH && sp.items[0].device_end == 0);
+        CHECK_STR(sp.items[0].key, "type:struct A");
+        CHECK(sp.items[1].kind == ITEM_BOTH && sp.items[1].device_end > 0);
+        CHECK(sp.items[2].kind == ITEM_BOTH);
+        CHECK_STR(sp.items[2].key, "type:enum Color");
+    }
+
     /* a namespace qualified deeper, a using-directive with spaces */
     split("using  namespace  cuda :: std ;");
     CHECK(sp.n == 1 && sp.items[0].kind == ITEM_BOTH);
