@@ -270,14 +270,18 @@ static bool has_member_functions(const char *s, const cell_item_t *it) {
                                           "_Static_assert", "sizeof", "decltype", "alignof", NULL};
     scan_t sc = {s, it->start, it->end};
     int braces = 0, parens = 0;
+    bool operator_seen = false; /* "operator" in the member declaration so far */
     tok_t prev = {0, 0, 0};
     for (tok_t t = next_tok(&sc); t.kind; prev = t, t = next_tok(&sc)) {
+        if (braces == 1 && tok_is(&sc, t, "operator")) operator_seen = true;
         if (t.kind != 'p') continue;
         char c = s[t.start];
+        if (braces == 1 && parens == 0 && (c == ';' || c == '{' || c == '}')) operator_seen = false;
         if (c == '{') braces++;
         else if (c == '}') braces--;
         else if (c == ')') parens--;
         else if (c == '(') {
+            if (braces == 1 && parens == 0 && operator_seen) return true;
             if (braces == 1 && parens == 0 && prev.kind == 'i') {
                 bool skip = false;
                 for (int k = 0; not_functions[k]; k++) skip |= tok_is(&sc, prev, not_functions[k]);

@@ -131,6 +131,11 @@ static void cxx_items(void) {
     CHECK(sp.items[21].device_end && !strncmp(c + sp.items[21].device_end - 1, "} paint", 7));
     CHECK_STR(text(c, 22, buf), "k<< <1, 1>> >();");
 
+    /* operator overloading is a member function too */
+    split("struct V { float x; bool operator==(const V &o) const { return x == o.x; } };\n"
+          "struct W { float w; __host__ __device__ W operator+(W o) const { return W{w + o.w}; } };\n");
+    CHECK(sp.n == 2 && sp.items[0].kind == ITEM_HOST && sp.items[1].kind == ITEM_BOTH);
+
     /* attributes after a type's body are the type's; enum class is a type */
     split("struct __align__(8) A { float x, y; } __attribute__((aligned(16)));\n"
           "struct B { int b; } __attribute__((packed)) bee;\n"
