@@ -193,3 +193,29 @@ def test_launch_kernel_checks_its_arguments_without_a_gpu():
             msgs = ok(k, "int coop = -1;\ncudaError_t r = cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, 0);\n"
                          "printf(\"%d %d %d\\n\", (int)r, coop, (int)cudaDevAttrMultiProcessorCount);")
             assert stdout_of(msgs) in ("35 -1 16\n", "100 -1 16\n"), stdout_of(msgs)
+
+
+HOST_HEADERS = ["iostream", "algorithm", "vector", "chrono", "iomanip", "numeric", "memory", "string", "random",
+                "utility", "functional", "ctype.h", "cctype", "cuda_runtime.h", "cuda_runtime_api.h", "cuda.h",
+                "cuda_profiler_api.h", "curand.h", "cublas_v2.h", "cufft.h", "nvtx3/nvToolsExt.h", "nvToolsExt.h",
+                "device_launch_parameters.h"]
+BOTH_HEADERS = ["stdio.h", "cstdio", "stdlib.h", "cstdlib", "string.h", "cstring", "math.h", "cmath", "stdint.h",
+                "cstdint", "inttypes.h", "cinttypes", "assert.h", "cassert", "limits.h", "climits", "float.h", "cfloat",
+                "time.h", "ctime", "stddef.h", "cstddef", "stdbool.h"]
+DEVICE_HEADERS = ["cooperative_groups.h", "cooperative_groups/reduce.h", "curand_kernel.h", "cuda/std/cstdint",
+                  "cub/block/block_reduce.cuh", "mma.h", "cuda_fp16.h", "cuda_bf16.h", "cuda/atomic"]
+
+
+def test_every_routed_header_compiles_where_it_goes():
+    """The whole table of runtime/include_routes.c against NVRTC 13: host
+    headers (which NVRTC cannot open) beside a kernel, C headers on both
+    sides, device libraries on the device."""
+    with kernel() as k:
+        includes = "".join(f"#include <{h}>\n" for h in HOST_HEADERS + BOTH_HEADERS + DEVICE_HEADERS)
+        msgs = ok(k, includes + "__global__ void all_headers(uint32_t *p, __half *h) {\n"
+                                "    p[0] = (uint32_t)sqrtf(2.0f) + INT_MAX;\n"
+                                "    h[0] = __float2half(1.0f);\n"
+                                "    cooperative_groups::this_thread_block().sync();\n}\n"
+                                "int32_t host_side = INT32_MAX;\nhost_side")
+        assert "all_headers(uint32_t *p, __half *h):" in stdout_of(msgs), stdout_of(msgs)
+        assert value(msgs) == "(int32_t) 2147483647", value(msgs)
