@@ -104,7 +104,8 @@ def test_constexpr_constants_reach_device_code():
         assert "256 B shared" in stdout_of(msgs), stdout_of(msgs)
         assert c["status"] == "ok" or c["ename"] != "CompileError", c
         if c["status"] == "ok":  # the host took constexpr: later cells see BINS too
-            msgs = ok(k, "__global__ void later(int *h) { __shared__ int t[2 * BINS]; t[0] = 1; h[0] = t[0]; }")
+            msgs = ok(k, "__global__ void later(int *h) { __shared__ int t[2 * BINS]; t[threadIdx.x] = h[threadIdx.x];\n"
+                         "    __syncthreads(); h[threadIdx.x] = t[(threadIdx.x + 1) % (2 * BINS)]; }")
             assert "512 B shared" in stdout_of(msgs), stdout_of(msgs)
             assert value(ok(k, "BINS")) == "(int) 64"
         # const as before, in a later cell, without a warning about the constants it does not use
