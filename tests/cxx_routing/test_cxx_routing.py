@@ -189,6 +189,10 @@ def test_launch_kernel_checks_its_arguments_without_a_gpu():
         if not support.GPU:
             c, _ = run(k, "cudaLaunchCooperativeKernel(add, 1, 128, args, 0, 0);")
             assert c["ename"] in ("cudaErrorInsufficientDriver", "cudaErrorNoDevice") and "add" in c["evalue"], c
+            c, _ = run(k, "cudaLaunchCooperativeKernel((void *)add, 1, 128, args, 0, 0);")
+            assert c["ename"] in ("cudaErrorInsufficientDriver", "cudaErrorNoDevice") and "add" in c["evalue"], c
+            c, _ = run(k, "cudaLaunchKernel(reinterpret_cast<const void *>(add), 1, 128, args, 0, 0);")
+            assert c["ename"] in ("cudaErrorInsufficientDriver", "cudaErrorNoDevice") and "add" in c["evalue"], c
             msgs = ok(k, "cudaError_t e = cudaLaunchKernel(add, 1, 128, args, 0, 0); (int)e")
             assert value(msgs) in ("(int) 35", "(int) 100"), value(msgs)
             msgs = ok(k, "int coop = -1;\ncudaError_t r = cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, 0);\n"
