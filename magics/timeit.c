@@ -433,9 +433,19 @@ static int store_result(magic_ctx_t *mc, const char *name, const timing_t *t, co
     return rc;
 }
 
+/* A launch's "<<<", also written "<< <" as code formatters write it. */
+static const char *launch_open(const char *s) {
+    for (const char *p = strstr(s, "<<"); p; p = strstr(p + 1, "<<")) {
+        const char *q = p + 2;
+        while (*q == ' ' || *q == '\t') q++;
+        if (*q == '<') return p;
+    }
+    return NULL;
+}
+
 /* What %roofline calls a measurement: the kernel launched, or the statement. */
 static char *label_of(const char *stmt) {
-    const char *l = strstr(stmt, "<<<");
+    const char *l = launch_open(stmt);
     if (l) {
         const char *e = l;
         while (e > stmt && isspace((unsigned char)e[-1])) e--;

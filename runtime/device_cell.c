@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "compile_errors.h"
 #include "device_headers.h"
@@ -134,9 +135,42 @@ static char *kernel_signature(const char *code, const cell_item_t *it) {
     return sb_take(&b);
 }
 
+/* The namespace a `using namespace X;` or `namespace a = X;` item names. */
+static bool namespace_target(const char *code, const cell_item_t *it, char *out, size_t cap) {
+    if (strncmp(it->key, "using:", 6) && strncmp(it->key, "nsalias:", 8)) return false;
+    const char *p = code + it->start, *end = code + it->end;
+    if (it->key[0] == 'u') p += strlen("using");
+    else if (!(p = memchr(p, '=', (size_t)(end - p)))) return false;
+    else p++;
+    if (it->key[0] == 'u') {
+        while (p < end && isspace((unsigned char)*p)) p++;
+        p += strlen("namespace");
+    }
+    size_t n = 0;
+    for (; p < end && *p != ';' && n + 1 < cap; p++)
+        if (!isspace((unsigned char)*p)) out[n++] = *p;
+    out[n] = 0;
+    return n > 0 && strspn(out, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:") == n;
+}
+
 static void add_item_text(strbuf_t *tu, const char *code, const cell_item_t *it, const char *cell) {
     sb_printf(tu, "#line %d \"%s\"\n", it->first_line, cell);
-    sb_append(tu, code + it->start, it->end - it->start);
+    char ns[96];
+    /* the namespace declared first, so that a cell naming one it never
+     * included fails at its use, not in every later cell's prelude */
+    if (namespace_target(code, it, ns, sizeof ns)) { /* a::b as namespace a { namespace b {} } (C++14 too) */
+        int depth = 0;
+        char *save = NULL;
+        for (char *part = strtok_r(ns, ":", &save); part; part = strtok_r(NULL, ":", &save), depth++)
+            sb_printf(tu, "namespace %s { ", part);
+        while (depth--) sb_puts(tu, "} ");
+    }
+    if (it->device_end > it->start && it->device_end <= it->end) { /* "union U {...} u;": the type alone */
+        sb_append(tu, code + it->start, it->device_end - it->start);
+        sb_putc(tu, ';');
+    } else {
+        sb_append(tu, code + it->start, it->end - it->start);
+    }
     sb_putc(tu, '\n');
 }
 
@@ -155,13 +189,25 @@ static bool cell_defines(const cell_split_t *sp, const char *key) {
     return false;
 }
 
-/* A host item "const int BLOCK = 256;" (static or not): a scalar that
- * device code may use as a compile-time constant. */
+/* A host item "const int BLOCK = 256;" or "constexpr int BINS = 64;"
+ * (static or not): a scalar that device code may use as a compile-time
+ * constant. Returns where "const" or "constexpr" starts. */
 static const char *host_const_decl(const char *code, const cell_item_t *it) {
     if (it->kind != ITEM_HOST || it->is_function || !it->name[0]) return NULL;
-    const char *p = code + it->start;
-    if (!strncmp(p, "static ", 7)) p += 7;
-    if (strncmp(p, "const ", 6) != 0 || !memchr(p, '=', (size_t)(code + it->end - p))) return NULL;
+    const char *p = code + it->start, *end = code + it->end;
+    for (bool more = true; more;) {
+        more = false;
+        static const char *const lead[] = {"static ", "inline ", NULL};
+        for (int k = 0; lead[k]; k++)
+            if (!strncmp(p, lead[k], strlen(lead[k]))) {
+                p += strlen(lead[k]);
+                while (p < end && isspace((unsigned char)*p)) p++;
+                more = true;
+            }
+    }
+    if (strncmp(p, "const ", 6) != 0 && strncmp(p, "constexpr ", 10) != 0) return NULL;
+    const char *eq = memchr(p, '=', (size_t)(end - p));
+    if (!eq || memchr(p, '*', (size_t)(eq - p)) || memchr(p, '[', (size_t)(eq - p))) return NULL; /* scalars only */
     return p;
 }
 
@@ -204,20 +250,24 @@ static void add_host_constants(engine_t *e, strbuf_t *tu, const char *code, cons
                     keep = false;
         }
         if (keep) {
-            if (!header) sb_puts(tu, "#line 1 \"session constants\"\n");
+            /* a constant this unit does not use is no warning of the cell's; _Pragma, as
+             * a directive here would change the unit's precompiled-header prefix */
+            if (!header) sb_puts(tu, "#line 0 \"session constants\"\n_Pragma(\"nv_diag_suppress 177\")\n");
             header = true;
             sb_append(tu, line, n);
             sb_putc(tu, '\n');
         }
         line = eol ? eol + 1 : line + n;
     }
+    if (header) sb_puts(tu, "_Pragma(\"nv_diag_default 177\")\n");
     free(consts);
     for (size_t i = 0; i < sp->n; i++) {
         const cell_item_t *it = &sp->items[i];
         const char *decl = host_const_decl(code, it);
         if (!decl || !cell_device_uses(code, sp, it->name)) continue;
         sb_printf(tu, "#line %d \"%s\"\n%.*s", it->first_line, cell, (int)(decl - (code + it->start)), code + it->start);
-        sb_printf(tu, "constexpr %.*s\n", (int)(code + it->end - (decl + 6)), decl + 6);
+        if (!strncmp(decl, "constexpr ", 10)) sb_printf(tu, "%.*s\n", (int)(code + it->end - decl), decl);
+        else sb_printf(tu, "constexpr %.*s\n", (int)(code + it->end - (decl + 6)), decl + 6);
     }
 }
 
@@ -557,4 +607,53 @@ int engine_try_options(engine_t *e, char **opts, int nopts, char **msg) {
     }
     *msg = log ? log : strdup("the options were refused");
     return -1;
+}
+
+/* ---- headers icuda may not have ---- */
+
+static bool toolkit_has(const char *name) {
+    static const char *const dirs[] = {"include", "include/cccl", NULL};
+    for (int i = 0; dirs[i]; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s/%s", cuda_home(), dirs[i], name);
+        if (access(path, R_OK) == 0) return true;
+    }
+    return false;
+}
+
+static bool session_header(engine_t *e, const char *name) {
+    for (int i = 0; i < e->nheaders; i++)
+        if (!strcmp(e->headers[i].name, name)) return true;
+    return false;
+}
+
+int device_check_includes(engine_t *e, const char *code, const cell_split_t *sp, const char *cell,
+                          engine_error_t *err) {
+    for (size_t i = 0; i < sp->n; i++) {
+        const cell_item_t *it = &sp->items[i];
+        if (!it->is_include || !it->name[0] || it->in_conditional) continue;
+        if (it->include_route != INC_UNKNOWN && it->include_route != INC_HOST_LIBRARY) continue;
+        if (session_header(e, it->name)) continue;
+        if (it->include_route == INC_UNKNOWN && toolkit_has(it->name)) continue; /* a device header NVRTC may take */
+        char spelled[104];
+        snprintf(spelled, sizeof spelled, it->include_angle ? "<%s>" : "\"%s\"", it->name);
+        const char *why = it->include_route == INC_HOST_LIBRARY
+            ? "it is a host library of the CUDA toolkit that host cells do not interpret"
+            : it->include_angle ? "icuda has no such header: host cells know the C headers, <iostream>, <vector>, "
+                                  "<algorithm>, <chrono>, <string>, <random> and the like, and CUDA's runtime headers; "
+                                  "device code the toolkit's headers"
+                                : "no %%header cell defined it";
+        json_t *tb = json_array();
+        const char *line = code + it->start;
+        json_array_append_new(tb, json_sprintf("%s, line %d:", cell, it->first_line));
+        json_array_append_new(tb, json_sprintf("    %.*s", (int)(it->end - it->start), line));
+        json_array_append_new(tb, json_sprintf("UnsupportedError: cannot include %s: %s. Run the whole program with "
+                                               "%%%%program (nvcc compiles it)%s", spelled, why,
+                                               it->include_angle ? "" : ", or define the header with %%header"));
+        engine_error_set(err, "UnsupportedError", tb,
+                         "cannot include %s: %s. Run the whole program with %%%%program (nvcc compiles it)%s", spelled,
+                         why, it->include_angle ? "" : ", or define the header with %%header");
+        return -1;
+    }
+    return 0;
 }

@@ -17,7 +17,20 @@
     "#define M_PI 3.14159265358979323846\n#define M_PI_2 1.57079632679489661923\n"         \
     "#define M_SQRT2 1.41421356237309504880\n#endif\n"                                     \
     "#ifndef INFINITY\n#define INFINITY __int_as_float(0x7f800000)\n"                      \
-    "#define NAN __int_as_float(0x7fffffff)\n#endif\n"
+    "#define NAN __int_as_float(0x7fffffff)\n#endif\n"                                    \
+    /* std::sqrt and friends, as nvcc's <cmath> gives device code: NVRTC has */            \
+    /* the global overloads built in */                                                    \
+    "namespace std { using ::sqrt; using ::cbrt; using ::fabs; using ::abs; using ::exp; "  \
+    "using ::exp2; using ::expm1; using ::log; using ::log2; using ::log10; using ::log1p; " \
+    "using ::pow; using ::sin; using ::cos; using ::tan; using ::asin; using ::acos; "       \
+    "using ::atan; using ::atan2; using ::sinh; using ::cosh; using ::tanh; using ::asinh; " \
+    "using ::acosh; using ::atanh; using ::floor; using ::ceil; using ::round; "             \
+    "using ::trunc; using ::rint; using ::nearbyint; using ::lround; using ::llround; "      \
+    "using ::fmin; using ::fmax; using ::fmod; using ::remainder; using ::hypot; "          \
+    "using ::erf; using ::erfc; using ::tgamma; using ::lgamma; using ::fma; "               \
+    "using ::copysign; using ::fdim; using ::ldexp; using ::frexp; using ::modf; "          \
+    "using ::isnan; using ::isinf; using ::isfinite; using ::signbit; using ::min; "       \
+    "using ::max; }\n"
 #define EMPTY "#pragma once\n"
 #define STDDEF "#pragma once\n#include <cuda/std/cstddef>\n"
 #define STDBOOL "#pragma once\n"
@@ -46,7 +59,7 @@ const device_header_t device_std_headers[] = {
     {"stdio.h", EMPTY},    {"cstdio", EMPTY},     {"stdlib.h", EMPTY},  {"cstdlib", EMPTY},
     {"string.h", EMPTY},   {"cstring", EMPTY},    {"assert.h", EMPTY},  {"cassert", EMPTY},
     {"time.h", EMPTY},     {"ctime", EMPTY},      {"math.h", MATH},     {"cmath", MATH},
-    {"stdint.h", STDINT},  {"cstdint", STDINT},   {"inttypes.h", STDINT}, {"limits.h", LIMITS},
+    {"stdint.h", STDINT},  {"cstdint", STDINT},   {"inttypes.h", STDINT}, {"cinttypes", STDINT}, {"limits.h", LIMITS},
     {"climits", LIMITS},   {"float.h", FLOATS},   {"cfloat", FLOATS},   {"stddef.h", STDDEF},
     {"cstddef", STDDEF},   {"stdbool.h", STDBOOL}, {"cub/cub.cuh", CUB_KERNEL_PARTS},
 };

@@ -164,6 +164,7 @@ static int run_code(magic_ctx_t *mc, const char *code, engine_error_t *err) {
     /* Magics before the first code item run first (e.g. %nvrtc for this cell). */
     size_t i = 0;
     for (; i < sp.n && sp.items[i].kind == ITEM_MAGIC && rc == 0; i++) rc = run_magic_item(mc, code, &sp.items[i], err);
+    if (rc == 0) rc = device_check_includes(e, code, &sp, mc->cell_name, err);
     if (rc == 0) rc = device_compile_cell(e, code, &sp, mc->cell_name, mc->io, err);
     if (rc == 0) rc = declare_managed(mc, code, &sp, err);
     size_t seg = i;

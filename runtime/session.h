@@ -79,6 +79,12 @@ const char *engine_arch(engine_t *e);
 int device_compile_cell(engine_t *e, const char *code, const cell_split_t *sp, const char *cell_name,
                         const engine_io_t *io, engine_error_t *err);
 
+/* Checks the cell's #includes before anything of it runs: a header that is
+ * neither the host's nor the device's (include_routes.h), nor a %%header
+ * file, nor in the toolkit is an UnsupportedError naming it. 0 or -1. */
+int device_check_includes(engine_t *e, const char *code, const cell_split_t *sp, const char *cell_name,
+                          engine_error_t *err);
+
 /* The full option list for a compile (defaults + %nvrtc), malloc'd array of
  * borrowed/owned strings; free with options_free. */
 int engine_options(engine_t *e, char ***out);

@@ -142,7 +142,26 @@ static void name_item(const char *s, cell_item_t *it) {
                              tok_is(&sc, t, "class"))) {
                 is_type = true;
                 copy_name(type_word, sizeof type_word, s, t);
-                tok_t tag = peek_tok(&sc);
+                scan_t ahead = sc; /* the tag, past "class" of enum class and attributes */
+                tok_t tag = next_tok(&ahead);
+                for (bool more = true; more && tag.kind == 'i';) {
+                    more = false;
+                    if (tok_is(&ahead, t, "enum") && (tok_is(&ahead, tag, "class") || tok_is(&ahead, tag, "struct"))) {
+                        tag = next_tok(&ahead);
+                        more = true;
+                    }
+                    for (int k = 0; skip_calls[k] && !more; k++)
+                        if (tok_is(&ahead, tag, skip_calls[k]) && tok_punct(&ahead, peek_tok(&ahead), '(')) {
+                            int depth = 0;
+                            do {
+                                tag = next_tok(&ahead);
+                                if (tok_punct(&ahead, tag, '(')) depth++;
+                                if (tok_punct(&ahead, tag, ')')) depth--;
+                            } while (tag.kind && depth > 0);
+                            tag = next_tok(&ahead);
+                            more = true;
+                        }
+                }
                 if (tag.kind == 'i') type_tag = tag;
             }
             last_ident = t;
@@ -199,6 +218,109 @@ static void name_item(const char *s, cell_item_t *it) {
     }
 }
 
+/* An #include's header and where it goes (include_routes.h). A header
+ * icuda may not have stays on the device side, where the engine checks it
+ * before anything runs; one inside the cell's own #if may never be read, so
+ * it goes to NVRTC unchecked, as it always did. */
+static void route_include(const char *s, size_t after_directive, cell_item_t *it) {
+    it->is_include = true;
+    it->include_route = INC_DEVICE;
+    it->kind = ITEM_DEVICE;
+    if (!include_name(s + after_directive, it->end - after_directive, it->name, sizeof it->name, &it->include_angle)) {
+        it->name[0] = 0; /* #include MACRO: NVRTC's business */
+        return;
+    }
+    it->include_route = include_route(it->name);
+    if (it->include_route == INC_HOST) it->kind = ITEM_HOST;
+    else if (it->include_route == INC_BOTH) it->kind = ITEM_BOTH;
+}
+
+/* `using namespace X;` and `namespace a = b;` (and `using T = type;`, a
+ * typedef) at the top of a cell: both sides, as #define is. `using std::x;`
+ * is the host's. */
+static bool namespace_item(const char *s, cell_item_t *it) {
+    scan_t sc = {s, it->start, it->end};
+    tok_t a = next_tok(&sc), b = next_tok(&sc), c = next_tok(&sc);
+    bool using_ns = tok_is(&sc, a, "using") && tok_is(&sc, b, "namespace");
+    bool alias = tok_is(&sc, a, "namespace") && b.kind == 'i' && tok_punct(&sc, c, '=');
+    bool using_type = tok_is(&sc, a, "using") && b.kind == 'i' && tok_punct(&sc, c, '=');
+    if (!using_ns && !alias && !using_type) return false;
+    it->kind = ITEM_BOTH;
+    if (using_ns) { /* the namespace's qualified name */
+        size_t from = b.end, to = it->end;
+        char name[96];
+        size_t n = 0;
+        for (size_t i = from; i < to && n + 1 < sizeof name; i++)
+            if (!isspace((unsigned char)s[i]) && s[i] != ';') name[n++] = s[i];
+        name[n] = 0;
+        snprintf(it->name, sizeof it->name, "%s", name);
+        snprintf(it->key, sizeof it->key, "using:%s", name);
+    } else {
+        copy_name(it->name, sizeof it->name, s, b);
+        snprintf(it->key, sizeof it->key, "%s:%s", alias ? "nsalias" : "type", it->name);
+    }
+    return true;
+}
+
+/* Whether a struct/union/class body declares a member function (a name
+ * followed by '(' at the body's own depth, "~T(" and "operator" included),
+ * as opposed to data members such as a function pointer "void (*f)(int)". */
+static bool has_member_functions(const char *s, const cell_item_t *it) {
+    static const char *not_functions[] = {"__align__", "alignas", "__attribute__", "__declspec", "static_assert",
+                                          "_Static_assert", "sizeof", "decltype", "alignof", NULL};
+    scan_t sc = {s, it->start, it->end};
+    int braces = 0, parens = 0;
+    bool operator_seen = false; /* "operator" in the member declaration so far */
+    tok_t prev = {0, 0, 0};
+    for (tok_t t = next_tok(&sc); t.kind; prev = t, t = next_tok(&sc)) {
+        if (braces == 1 && tok_is(&sc, t, "operator")) operator_seen = true;
+        if (t.kind != 'p') continue;
+        char c = s[t.start];
+        if (braces == 1 && parens == 0 && (c == ';' || c == '{' || c == '}')) operator_seen = false;
+        if (c == '{') braces++;
+        else if (c == '}') braces--;
+        else if (c == ')') parens--;
+        else if (c == '(') {
+            if (braces == 1 && parens == 0 && operator_seen) return true;
+            if (braces == 1 && parens == 0 && prev.kind == 'i') {
+                bool skip = false;
+                for (int k = 0; not_functions[k]; k++) skip |= tok_is(&sc, prev, not_functions[k]);
+                tok_t nx = peek_tok(&sc);
+                bool fn_pointer = tok_punct(&sc, nx, '*') || tok_punct(&sc, nx, '&') || tok_punct(&sc, nx, '^');
+                if (!skip && !fn_pointer) return true;
+            }
+            parens++;
+        }
+    }
+    return false;
+}
+
+/* The end of a type's body when declarators follow it ("} u;", "} a, *b;"),
+ * else 0. Attributes after the body ("} __attribute__((aligned(16)));")
+ * are the type's, not declarators. */
+static size_t type_body_end(const char *s, const cell_item_t *it) {
+    scan_t sc = {s, it->start, it->end};
+    int depth = 0;
+    for (tok_t t = next_tok(&sc); t.kind; t = next_tok(&sc)) {
+        if (tok_punct(&sc, t, '{')) depth++;
+        if (tok_punct(&sc, t, '}') && --depth == 0) {
+            size_t body_end = t.end;
+            tok_t nx = next_tok(&sc);
+            while (tok_is(&sc, nx, "__attribute__") || tok_is(&sc, nx, "__align__") || tok_is(&sc, nx, "alignas")) {
+                int parens = 0;
+                do { /* its parenthesised arguments */
+                    nx = next_tok(&sc);
+                    if (tok_punct(&sc, nx, '(')) parens++;
+                    if (tok_punct(&sc, nx, ')')) parens--;
+                } while (nx.kind && parens > 0);
+                nx = next_tok(&sc);
+            }
+            return nx.kind && !tok_punct(&sc, nx, ';') ? body_end : 0;
+        }
+    }
+    return 0;
+}
+
 static void classify(const char *s, cell_item_t *it) {
     scan_t sc = {s, it->start, it->end};
     tok_t first = next_tok(&sc);
@@ -215,9 +337,11 @@ static void classify(const char *s, cell_item_t *it) {
             while (a < b && isspace((unsigned char)s[a])) a++;
             while (b > a && isspace((unsigned char)s[b - 1])) b--;
             snprintf(it->key, sizeof it->key, "include:%.*s", (int)(b - a), s + a);
+            route_include(s, d.end, it);
         }
         return;
     }
+    if (namespace_item(s, it)) return;
     bool global = item_has_word(s, it->start, it->end, "__global__");
     bool device = item_has_word(s, it->start, it->end, "__device__");
     bool host = item_has_word(s, it->start, it->end, "__host__");
@@ -227,13 +351,19 @@ static void classify(const char *s, cell_item_t *it) {
     bool extern_c = tok_is(&sc, first, "extern") && s[next_tok(&sc).start] == '"';
     name_item(s, it);
     it->is_kernel = global && it->is_function;
+    bool is_type = strncmp(it->key, "type:", 5) == 0 && !it->is_function;
     if (host && device && !global) it->kind = ITEM_BOTH;
-    else if (global || device || constant || managed || it->is_template || extern_c)
+    else if (global || device || constant || managed || extern_c)
         it->kind = ITEM_DEVICE;
-    else if (strncmp(it->key, "type:", 5) == 0 && !it->is_function)
+    else if (it->is_template) /* a function template without CUDA's words is host code */
+        it->kind = it->is_function ? ITEM_HOST : ITEM_DEVICE;
+    else if (is_type && has_member_functions(s, it))
+        it->kind = ITEM_HOST; /* a timer or a wrapper class: host member functions NVRTC cannot take */
+    else if (is_type)
         it->kind = ITEM_BOTH;
     else
         it->kind = ITEM_HOST;
+    if (is_type && it->kind == ITEM_BOTH && !tok_is(&sc, first, "typedef")) it->device_end = type_body_end(s, it);
     if (it->kind == ITEM_DEVICE && it->is_variable && it->name[0]) {
         snprintf(it->key, sizeof it->key, "devvar:%s", it->name);
         it->is_managed = managed;
@@ -291,6 +421,15 @@ static bool brace_ends_item(const scan_t *sc, size_t item_start, tok_t before_br
     return false;
 }
 
+/* +1 for #if/#ifdef/#ifndef, -1 for #endif, 0 for any other # line. */
+static int conditional_directive(const char *s, const cell_item_t *it) {
+    scan_t sc = {s, it->start, it->end};
+    next_tok(&sc);
+    tok_t d = next_tok(&sc);
+    if (tok_is(&sc, d, "if") || tok_is(&sc, d, "ifdef") || tok_is(&sc, d, "ifndef")) return 1;
+    return tok_is(&sc, d, "endif") ? -1 : 0;
+}
+
 void split_cell(const char *code, cell_split_t *out) {
     memset(out, 0, sizeof *out);
     scan_t sc = {code, 0, strlen(code)};
@@ -300,6 +439,7 @@ void split_cell(const char *code, cell_split_t *out) {
     tok_t prev = {0, 0, 0}, before_top_brace = {0, 0, 0};
     bool head_type = false, head_do = false, do_saw_while = false;
     size_t brace_head_start = 0;
+    int pp_depth = 0;       /* the cell's own #if nesting */
     for (;;) {
         skip_space(&sc, false);
         if (sc.pos >= sc.len) break;
@@ -315,7 +455,15 @@ void split_cell(const char *code, cell_split_t *out) {
                 if (!magic && code[sc.pos] == '\\' && sc.pos + 1 < sc.len && code[sc.pos + 1] == '\n') sc.pos++;
                 sc.pos++;
             }
+            size_t before = out->n;
             push(out, code, start, sc.pos, ITEM_MAGIC, magic);
+            if (!magic && out->n > before) {
+                cell_item_t *it = &out->items[out->n - 1];
+                int dir = conditional_directive(code, it);
+                if (dir < 0 && pp_depth > 0) pp_depth--;
+                it->in_conditional = pp_depth > 0;
+                if (dir > 0) pp_depth++;
+            }
             continue;
         }
         tok_t t = next_tok(&sc);

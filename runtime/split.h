@@ -8,10 +8,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "include_routes.h"
+
 typedef enum {
-    ITEM_DEVICE,    /* __global__/__device__/__constant__/template/extern "C", #include, #pragma */
-    ITEM_BOTH,      /* struct/typedef/enum, __host__ __device__ functions, #define/#undef */
-    ITEM_HOST,      /* plain function definitions, declarations, statements */
+    ITEM_DEVICE,    /* __global__/__device__/__constant__, device templates, extern "C", device #includes, #pragma */
+    ITEM_BOTH,      /* plain-data struct/union/enum/typedef/using T =, __host__ __device__ functions,
+                     * #define/#undef, C headers, using namespace / namespace aliases */
+    ITEM_HOST,      /* plain functions and function templates, structs with member functions,
+                     * declarations, statements, host headers (<iostream>, cuda_runtime.h) */
     ITEM_MAGIC,     /* a line starting with % */
 } item_kind_t;
 
@@ -24,6 +28,12 @@ typedef struct {
     bool is_function;       /* a function definition (has a body) */
     bool is_variable;       /* a __device__/__constant__ variable */
     bool is_managed;        /* ... declared __managed__ (host code sees it too) */
+    bool is_include;        /* #include: name is the header's name ("iostream") */
+    bool include_angle;     /* ... written <name> rather than "name" */
+    bool in_conditional;    /* a # line between the cell's own #if and #endif */
+    include_route_t include_route;
+    size_t device_end;      /* a type with declarators, "union U {...} u;": the device side
+                             * takes [start, device_end) and a ';' (0: the whole item) */
     char key[128];          /* what a later definition replaces: "fn:name", "type:name", "macro:N", ... ("" = none) */
     char name[96];          /* the defined name, when there is one */
 } cell_item_t;

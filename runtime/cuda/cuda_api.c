@@ -348,6 +348,18 @@ static int api_get_device(cs_call_t *c) {
     return 0;
 }
 
+static int api_device_attribute(cs_call_t *c) {
+    int r = call_arity(c, 3, 3, "int *value, cudaDeviceAttr attr, int device");
+    if (r) return r;
+    int *o = call_out_arg(c, 0, sizeof(int), "an int");
+    if (!o) return CUDA_ERR_INVALID_VALUE;
+    if ((r = call_ready(c))) return r;
+    int v = 0;
+    r = gpu_client_device_attribute(c->cs->gc, (int)call_ival(&c->a[2]), (int)call_ival(&c->a[1]), &v);
+    if (!r) *o = v;
+    return call_done(c, r);
+}
+
 static int api_mem_info(cs_call_t *c) {
     int r = call_arity(c, 2, 2, "size_t *free, size_t *total");
     if (r) return r;
@@ -433,6 +445,36 @@ static int api_active_blocks(cs_call_t *c) {
     return call_done(c, gpu_client_active_blocks(c->cs->gc, k->fn, (int)block, c->n > 3 ? (size_t)call_ival(&c->a[3]) : 0, nb));
 }
 
+/* ---- cudaLaunchKernel, cudaLaunchCooperativeKernel ---- */
+
+static void dim_arg(const interp_arg_t *a, unsigned d[3]) {
+    if (a->aggr && a->size == 12) memcpy(d, a->aggr, 12); /* a dim3 */
+    else {
+        d[0] = (unsigned)call_ival(a);
+        d[1] = d[2] = 1;
+    }
+}
+
+static int api_launch(cs_call_t *c, bool cooperative) {
+    int r = call_arity(c, 4, 6, "const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, "
+                                "cudaStream_t stream");
+    if (r) return r;
+    const char *name = symbol_name(c, 0);
+    if (!name) return call_misuse(c, "argument 1 (%s) must name a kernel", call_arg_name(&c->a[0]));
+    unsigned grid[3], block[3];
+    dim_arg(&c->a[1], grid);
+    dim_arg(&c->a[2], block);
+    uint64_t shmem = c->n > 4 ? (uint64_t)call_ival(&c->a[4]) : 0, stream = c->n > 5 ? c->a[5].bits : 0;
+    char ename[INTERP_ENAME_MAX] = "", why[1024] = "";
+    if (!cuda_launch_packed(c->cs, name, grid, block, shmem, stream, &c->a[3], cooperative, ename, why, sizeof why))
+        return 0;
+    if (!strcmp(ename, "KeyboardInterrupt")) return -2;
+    if (!strncmp(ename, "cudaError", 9)) return call_fail(c, c->cs->last_error ? c->cs->last_error : CUDA_ERR_UNKNOWN,
+                                                          "%s", why);
+    /* the arguments do not fit the kernel, or there is no such kernel: a mistake, raised as such */
+    return call_misuse(c, "%s", why);
+}
+
 /* ---- dispatch ---- */
 
 typedef enum { F_MALLOC, F_FREE, F_MALLOC_HOST, F_HOST_ALLOC, F_FREE_HOST, F_MEMCPY, F_MEMCPY_ASYNC, F_MEMSET,
@@ -440,7 +482,8 @@ typedef enum { F_MALLOC, F_FREE, F_MALLOC_HOST, F_HOST_ALLOC, F_FREE_HOST, F_MEM
                F_EV_CREATE_FLAGS, F_EV_RECORD, F_EV_SYNC, F_EV_ELAPSED, F_EV_QUERY, F_EV_DESTROY, F_ST_CREATE,
                F_ST_CREATE_FLAGS, F_ST_SYNC, F_ST_QUERY, F_ST_DESTROY, F_DEV_COUNT, F_SET_DEV, F_GET_DEV, F_PROPS,
                F_MEM_INFO, F_OCCUPANCY, F_DRIVER_VERSION, F_RUNTIME_VERSION, F_FUNC_ATTRS, F_MALLOC_MANAGED,
-               F_HOST_DEVPTR, F_PTR_ATTRS, F_PREFETCH, F_ADVISE, F_ACTIVE_BLOCKS } fid_t;
+               F_HOST_DEVPTR, F_PTR_ATTRS, F_PREFETCH, F_ADVISE, F_ACTIVE_BLOCKS, F_LAUNCH, F_LAUNCH_COOP,
+               F_DEV_ATTR } fid_t;
 
 static const struct { const char *name; fid_t id; } api[] = {
     {"cudaMalloc", F_MALLOC}, {"cudaFree", F_FREE}, {"cudaMallocHost", F_MALLOC_HOST}, {"cudaHostAlloc", F_HOST_ALLOC},
@@ -460,6 +503,8 @@ static const struct { const char *name; fid_t id; } api[] = {
     {"cudaHostGetDevicePointer", F_HOST_DEVPTR}, {"cudaPointerGetAttributes", F_PTR_ATTRS},
     {"cudaMemPrefetchAsync", F_PREFETCH}, {"cudaMemAdvise", F_ADVISE},
     {"cudaOccupancyMaxActiveBlocksPerMultiprocessor", F_ACTIVE_BLOCKS},
+    {"cudaLaunchKernel", F_LAUNCH}, {"cudaLaunchCooperativeKernel", F_LAUNCH_COOP},
+    {"cudaDeviceGetAttribute", F_DEV_ATTR},
 };
 
 static int dispatch(cs_call_t *c, fid_t id) {
@@ -505,6 +550,9 @@ static int dispatch(cs_call_t *c, fid_t id) {
     case F_PREFETCH: return api_mem_prefetch(c);
     case F_ADVISE: return api_mem_advise(c);
     case F_ACTIVE_BLOCKS: return api_active_blocks(c);
+    case F_LAUNCH: return api_launch(c, false);
+    case F_LAUNCH_COOP: return api_launch(c, true);
+    case F_DEV_ATTR: return api_device_attribute(c);
     }
     return CUDA_ERR_UNKNOWN;
 }

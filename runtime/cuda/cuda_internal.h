@@ -105,6 +105,11 @@ int cuda_launch(void *ctx, const char *kernel, const unsigned grid[3], const uns
                 uint64_t shmem, uint64_t stream, const interp_arg_t *args, int nargs, char *ename,
                 char *msg, size_t msglen);
 void cuda_launch_forget(cuda_session_t *cs);
+/* cudaLaunchKernel and cudaLaunchCooperativeKernel (cooperative): argv is
+ * their void **args. 0, or -1 with ename and msg as cuda_launch. */
+int cuda_launch_packed(cuda_session_t *cs, const char *kname, const unsigned grid[3], const unsigned block[3],
+                       uint64_t shmem, uint64_t stream, const interp_arg_t *argv, bool cooperative, char *ename,
+                       char *msg, size_t ml);
 /* The kernel named as launched ("vecadd", "scale<float>"): its module and
  * lowered name, a template instance compiled if need be; no GPU work. 0, or
  * -1 with ename ("" for RuntimeError) and msg. */

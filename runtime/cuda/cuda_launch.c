@@ -500,11 +500,53 @@ static bool zero_copy(cuda_session_t *cs, const interp_arg_t *a) {
     return false;
 }
 
+static int launch_kernel(cuda_session_t *cs, cs_kernel_t *k, const unsigned grid[3], const unsigned block[3],
+                         uint64_t shmem, uint64_t stream, const interp_arg_t *args, int nargs, bool cooperative,
+                         char *ename, char *msg, size_t ml);
+
+/* A cooperative launch needs every block resident at once (grid.sync()
+ * waits for all of them): what the driver would refuse, said with the
+ * numbers. 0, or cudaErrorNotSupported / cudaErrorCooperativeLaunchTooLarge
+ * with msg. */
+static int cooperative_fits(cuda_session_t *cs, const cs_kernel_t *k, const unsigned grid[3], const unsigned block[3],
+                            uint64_t shmem, char *msg, size_t ml) {
+    gpu_props_t pr;
+    int dev = gpu_client_get_device(cs->gc);
+    if (gpu_client_device_props(cs->gc, dev, &pr)) return 0; /* the driver will say */
+    if (!pr.cooperative_launch) {
+        snprintf(msg, ml, "cooperative launch of %s: %s: device %d (%s) does not support cooperative launches "
+                 "(cudaDevAttrCooperativeLaunch is 0)", k->name, cuda_error_string(CUDA_ERR_NOT_SUPPORTED), dev, pr.name);
+        return CUDA_ERR_NOT_SUPPORTED;
+    }
+    unsigned long long threads = (unsigned long long)block[0] * block[1] * block[2];
+    unsigned long long blocks = (unsigned long long)grid[0] * grid[1] * grid[2];
+    int per_sm = 0;
+    if (gpu_client_active_blocks(cs->gc, k->fn, (int)threads, (size_t)shmem, &per_sm)) return 0;
+    unsigned long long most = (unsigned long long)per_sm * (unsigned long long)pr.multiprocessor_count;
+    if (blocks <= most) return 0;
+    snprintf(msg, ml, "cooperative launch of %s: %s: %llu blocks, but at most %llu can be resident at once (%d per SM "
+             "with %llu threads and %llu B of dynamic shared memory, %d SMs), and grid.sync() needs all of them; "
+             "size the grid with cudaOccupancyMaxActiveBlocksPerMultiprocessor", k->name,
+             cuda_error_string(CUDA_ERR_COOPERATIVE_LAUNCH_TOO_LARGE), blocks, most, per_sm, threads,
+             (unsigned long long)shmem, pr.multiprocessor_count);
+    return CUDA_ERR_COOPERATIVE_LAUNCH_TOO_LARGE;
+}
+
 int cuda_launch(void *ctx, const char *kname, const unsigned grid[3], const unsigned block[3], uint64_t shmem,
                 uint64_t stream, const interp_arg_t *args, int nargs, char *ename, char *msg, size_t ml) {
     cuda_session_t *cs = ctx;
     cs_kernel_t *k = resolve(cs, kname, ename, msg, ml);
     if (!k) return -1;
+    return launch_kernel(cs, k, grid, block, shmem, stream, args, nargs, false, ename, msg, ml);
+}
+
+/* Checks the arguments against the kernel's parameters, packs them, checks
+ * the configuration against the device and launches (cooperative: with
+ * cuLaunchCooperativeKernel, for a grid-wide sync). 0, or -1 with ename and
+ * msg (cs->last_error set for CUDA's errors). */
+static int launch_kernel(cuda_session_t *cs, cs_kernel_t *k, const unsigned grid[3], const unsigned block[3],
+                         uint64_t shmem, uint64_t stream, const interp_arg_t *args, int nargs, bool cooperative,
+                         char *ename, char *msg, size_t ml) {
     snprintf(ename, INTERP_ENAME_MAX, "TypeError");
     if (nargs != k->nparams)
         return arg_error(k, -1, msg, ml, "%s takes %d argument%s, but the launch passes %d", k->name, k->nparams,
@@ -706,9 +748,16 @@ int cuda_launch(void *ctx, const char *kname, const unsigned grid[3], const unsi
         cs->last_error = code;
         goto out;
     }
+    if (cooperative && (r = cooperative_fits(cs, k, grid, block, shmem, msg, ml))) {
+        snprintf(ename, INTERP_ENAME_MAX, "%s", cuda_error_name(r));
+        cs->last_error = r;
+        goto out;
+    }
     snprintf(cs->last_kernel, sizeof cs->last_kernel, "%s", k->signature);
     cs->work_count++;
-    r = gpu_client_launch(cs->gc, k->fn, grid, block, (unsigned)shmem, s, nargs, ptrs, sizes, is_dptr);
+    r = cooperative ? gpu_client_launch_cooperative(cs->gc, k->fn, grid, block, (unsigned)shmem, s, nargs, ptrs, sizes,
+                                                    is_dptr)
+                    : gpu_client_launch(cs->gc, k->fn, grid, block, (unsigned)shmem, s, nargs, ptrs, sizes, is_dptr);
     cs_managed_after_gpu(cs, 0);
     if (r) {
         bool intr = r == GPU_ERR_INTERRUPTED;
@@ -722,6 +771,51 @@ int cuda_launch(void *ctx, const char *kname, const unsigned grid[3], const unsi
     rc = 0;
 out:
     if (store != small) free(store);
+    return rc;
+}
+
+/* cudaLaunchKernel / cudaLaunchCooperativeKernel: the arguments as CUDA
+ * takes them, args[i] pointing to the i-th argument's value. Each is read as
+ * the kernel's parameter says (a pointer, a scalar of its size, a dim3),
+ * then checked and launched as k<<<...>>>(...) is. */
+int cuda_launch_packed(cuda_session_t *cs, const char *kname, const unsigned grid[3], const unsigned block[3],
+                       uint64_t shmem, uint64_t stream, const interp_arg_t *argv, bool cooperative, char *ename,
+                       char *msg, size_t ml) {
+    cs_kernel_t *k = resolve(cs, kname, ename, msg, ml);
+    if (!k) return -1;
+    int n = k->nparams;
+    snprintf(ename, INTERP_ENAME_MAX, "TypeError");
+    if (n > CH_MAX_ARGS) return arg_error(k, -1, msg, ml, "too many arguments (%d; at most %d)", n, CH_MAX_ARGS);
+    if (n && (!argv->is_pointer || !argv->host || argv->avail < (uint64_t)n * 8))
+        return arg_error(k, -1, msg, ml, "%s must be an array of %d pointer%s in host memory, one to each argument "
+                         "(void *args[] = {&x, &n, ...})", argv->expr, n, n == 1 ? "" : "s");
+    interp_arg_t *a = calloc((size_t)n + 1, sizeof *a);
+    char (*expr)[48] = calloc((size_t)n + 1, sizeof *expr);
+    if (!a || !expr) abort();
+    int rc = -1;
+    for (int i = 0; i < n; i++) {
+        const cs_param_t *p = &k->params[i];
+        size_t size = p->ptr ? 8 : p->scalar ? (size_t)p->scalar : is_dim3ish(p->base) ? 12 : 0;
+        if (!size) {
+            arg_error(k, i, msg, ml, "%s is passed by value as a struct, whose size icuda cannot read through void **; "
+                      "launch with %s<<<grid, block>>>(...) instead", p->text, k->name);
+            goto out;
+        }
+        uint64_t w;
+        memcpy(&w, (const char *)argv->host + 8 * i, 8);
+        snprintf(expr[i], sizeof expr[i], "%s[%d]", argv->expr, i);
+        if (interp_arg_at(interp_current(), w, size, p->ptr != 0, p->is_float, &a[i]) < 0) {
+            arg_error(k, i, msg, ml, "%s must point to the argument's value (%zu bytes of host memory, a variable "
+                      "such as &x), and does not", expr[i], size);
+            goto out;
+        }
+        a[i].expr = expr[i];
+        a[i].type = p->ptr ? "void *" : size == 12 && !p->scalar ? "dim3" : p->base;
+    }
+    rc = launch_kernel(cs, k, grid, block, shmem, stream, a, n, cooperative, ename, msg, ml);
+out:
+    free(a);
+    free(expr);
     return rc;
 }
 

@@ -62,6 +62,8 @@ enum ch_op {
     CH_OCCUPANCY_BLOCKS, /* occupancy: limit is the block size; reply v[0] blocks per SM */
     CH_PROFILE_START, /* CUPTI activity trace into an arena range (profile_wire.h) */
     CH_PROFILE_STOP,  /* synchronise, flush, detach CUPTI; v[0] records, v[3] 1 if detached */
+    CH_LAUNCH_COOPERATIVE, /* a CH_LAUNCH record, launched with cuLaunchCooperativeKernel; sync */
+    CH_DEVICE_ATTRIBUTE,   /* cuDeviceGetAttribute; reply v[0] the value */
     CH_OP_COUNT
 };
 
@@ -98,6 +100,7 @@ typedef struct ch_cmd {
         struct { uint64_t start, end; } elapsed;
         struct { uint64_t offset, size; uint32_t flags; uint32_t pad; } host_register;
         struct { int32_t device; } device;
+        struct { int32_t device, attribute; } attribute; /* CH_DEVICE_ATTRIBUTE */
         struct { uint64_t offset, size; uint32_t flags; uint32_t pad; } profile; /* arena range */
     } u;
 } ch_cmd_t;

@@ -20,7 +20,8 @@
     X(cuDevicePrimaryCtxReset) X(cuCtxSetCurrent) X(cuCtxSynchronize)          \
     X(cuModuleLoadData) X(cuModuleLoadDataEx) X(cuModuleUnload)                \
     X(cuModuleGetFunction) X(cuModuleGetGlobal) X(cuFuncGetAttribute)          \
-    X(cuLaunchKernel) X(cuOccupancyMaxPotentialBlockSize)                      \
+    X(cuLaunchKernel) X(cuLaunchCooperativeKernel)                             \
+    X(cuOccupancyMaxPotentialBlockSize)                                        \
     X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                             \
     X(cuMemAlloc) X(cuMemFree) X(cuMemGetInfo)                                 \
     X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemcpyDtoD)                            \

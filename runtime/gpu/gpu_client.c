@@ -471,6 +471,16 @@ int gpu_client_set_device(gpu_client_t *c, int dev) {
 
 int gpu_client_get_device(const gpu_client_t *c) { return c->dev; }
 
+int gpu_client_device_attribute(gpu_client_t *c, int dev, int attribute, int *value) {
+    ch_cmd_t *m = gc_cmd(c, CH_DEVICE_ATTRIBUTE, false, -1);
+    m->u.attribute.device = dev;
+    m->u.attribute.attribute = attribute;
+    ch_reply_t *h;
+    int r = gc_send(c, sizeof *m, &h);
+    if (!r) *value = (int)(int64_t)h->v[0];
+    return r;
+}
+
 int gpu_client_mem_info(gpu_client_t *c, size_t *fr, size_t *total) {
     ch_reply_t *h;
     int r = gc_send(c, sizeof(ch_cmd_t), (gc_cmd(c, CH_MEM_INFO, false, -1), &h));
@@ -620,9 +630,25 @@ int gpu_client_get_global(gpu_client_t *c, gpu_handle_t mod, const char *name, C
 
 /* ---- launches ---- */
 
+static int launch(gpu_client_t *c, bool cooperative, gpu_handle_t fn, const unsigned grid[3],
+                  const unsigned block[3], unsigned shmem, gpu_handle_t stream, int nargs, void *const *args,
+                  const uint16_t *size, const uint8_t *is_dptr);
+
 int gpu_client_launch(gpu_client_t *c, gpu_handle_t fn, const unsigned grid[3],
                       const unsigned block[3], unsigned shmem, gpu_handle_t stream, int nargs,
                       void *const *args, const uint16_t *size, const uint8_t *is_dptr) {
+    return launch(c, false, fn, grid, block, shmem, stream, nargs, args, size, is_dptr);
+}
+
+int gpu_client_launch_cooperative(gpu_client_t *c, gpu_handle_t fn, const unsigned grid[3], const unsigned block[3],
+                                  unsigned shmem, gpu_handle_t stream, int nargs, void *const *args,
+                                  const uint16_t *size, const uint8_t *is_dptr) {
+    return launch(c, true, fn, grid, block, shmem, stream, nargs, args, size, is_dptr);
+}
+
+static int launch(gpu_client_t *c, bool cooperative, gpu_handle_t fn, const unsigned grid[3],
+                  const unsigned block[3], unsigned shmem, gpu_handle_t stream, int nargs, void *const *args,
+                  const uint16_t *size, const uint8_t *is_dptr) {
     if (fn == 0 || fn > c->fns.n || !c->fns.v[fn - 1].live) return CUDA_ERROR_INVALID_HANDLE;
     if (nargs < 0 || nargs > CH_MAX_ARGS) return CUDA_ERROR_INVALID_VALUE;
     const func_t *f = &c->fns.v[fn - 1];
@@ -644,7 +670,8 @@ int gpu_client_launch(gpu_client_t *c, gpu_handle_t fn, const unsigned grid[3],
         if (f->a.max_dynamic_shared_size_bytes && shmem > (unsigned)f->a.max_dynamic_shared_size_bytes)
             return CUDA_ERROR_INVALID_VALUE;
     }
-    ch_cmd_t *m = gc_cmd(c, CH_LAUNCH, true, -1);
+    /* a cooperative launch is answered: its refusal (too large a grid) is the call's */
+    ch_cmd_t *m = gc_cmd(c, cooperative ? CH_LAUNCH_COOPERATIVE : CH_LAUNCH, !cooperative, -1);
     m->u.launch.func = f->h;
     m->u.launch.stream = gc_stream_h(c, stream);
     for (int i = 0; i < 3; i++) {

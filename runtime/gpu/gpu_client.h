@@ -149,6 +149,9 @@ int gpu_client_device_count(gpu_client_t *c, int *n);
 int gpu_client_device_props(gpu_client_t *c, int dev, gpu_props_t *p); /* cached */
 int gpu_client_set_device(gpu_client_t *c, int dev);
 int gpu_client_get_device(const gpu_client_t *c);
+/* cuDeviceGetAttribute of device dev (attribute: CUdevice_attribute, which
+ * numbers attributes as the runtime's cudaDeviceAttr does). */
+int gpu_client_device_attribute(gpu_client_t *c, int dev, int attribute, int *value);
 int gpu_client_mem_info(gpu_client_t *c, size_t *free_bytes, size_t *total_bytes);
 int gpu_client_sync(gpu_client_t *c); /* cuCtxSynchronize of the current device */
 
@@ -211,6 +214,11 @@ enum { GPU_ARG_VALUE = 0, GPU_ARG_PTR = 1, GPU_ARG_CONST_PTR = 2, GPU_ARG_REACHE
 int gpu_client_launch(gpu_client_t *c, gpu_handle_t fn, const unsigned grid[3],
                       const unsigned block[3], unsigned shmem, gpu_handle_t stream, int nargs,
                       void *const *args, const uint16_t *size, const uint8_t *is_dptr);
+/* The same, with cuLaunchCooperativeKernel (cooperative_groups' grid.sync()),
+ * and answered: its own error comes back at once, as CUDA returns it. */
+int gpu_client_launch_cooperative(gpu_client_t *c, gpu_handle_t fn, const unsigned grid[3], const unsigned block[3],
+                                  unsigned shmem, gpu_handle_t stream, int nargs, void *const *args,
+                                  const uint16_t *size, const uint8_t *is_dptr);
 int gpu_client_occupancy(gpu_client_t *c, gpu_handle_t fn, size_t shmem, int block_limit,
                          int *min_grid, int *block);
 const char *gpu_client_function_name(const gpu_client_t *c, gpu_handle_t fn);

@@ -251,6 +251,15 @@ static void serve(const ch_cmd_t *c, size_t len) {
     case CH_SET_DEVICE:
         r = set_device(c->u.device.device);
         break;
+    case CH_DEVICE_ATTRIBUTE: { /* the runtime's cudaDeviceAttr numbers are the driver's */
+        CUdevice d;
+        int val = 0;
+        if (c->u.attribute.device < 0 || c->u.attribute.device >= ndev) r = CUDA_ERROR_INVALID_DEVICE;
+        else if (!(r = D->cuDeviceGet(&d, c->u.attribute.device)))
+            r = D->cuDeviceGetAttribute(&val, (CUdevice_attribute)c->u.attribute.attribute, d);
+        v[0] = (uint64_t)(int64_t)val;
+        break;
+    }
     case CH_MEM_INFO: {
         size_t f = 0, t = 0;
         r = D->cuMemGetInfo(&f, &t);
@@ -351,7 +360,8 @@ static void serve(const ch_cmd_t *c, size_t len) {
         v[1] = n;
         break;
     }
-    case CH_LAUNCH: {
+    case CH_LAUNCH:
+    case CH_LAUNCH_COOPERATIVE: {
         unsigned na = c->u.launch.nargs;
         void *params[CH_MAX_ARGS];
         const uint16_t *sz = (const uint16_t *)((const unsigned char *)c + sizeof *c);
@@ -365,6 +375,11 @@ static void serve(const ch_cmd_t *c, size_t len) {
             off += ((size_t)sz[i] + 15) & ~(size_t)15;
         }
         if (off > len) r = CUDA_ERROR_INVALID_VALUE;
+        else if (c->op == CH_LAUNCH_COOPERATIVE) /* grid-wide sync (cooperative groups) */
+            r = D->cuLaunchCooperativeKernel((CUfunction)(uintptr_t)c->u.launch.func, c->u.launch.grid[0],
+                                             c->u.launch.grid[1], c->u.launch.grid[2], c->u.launch.block[0],
+                                             c->u.launch.block[1], c->u.launch.block[2], c->u.launch.shmem,
+                                             (CUstream)(uintptr_t)c->u.launch.stream, params);
         else
             r = D->cuLaunchKernel((CUfunction)(uintptr_t)c->u.launch.func, c->u.launch.grid[0],
                                   c->u.launch.grid[1], c->u.launch.grid[2], c->u.launch.block[0],

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "lang.h"
 #include "../cuda/cuda_errors.h"
+#include "cuda_device_attrs.h"
 
 static const char cuda_protos[] =
     "enum cudaError {\n"
@@ -102,7 +103,8 @@ static const char cuda_protos[] =
     "enum cudaMemoryAdvise { cudaMemAdviseSetReadMostly = 1, cudaMemAdviseUnsetReadMostly = 2,\n"
     "    cudaMemAdviseSetPreferredLocation = 3, cudaMemAdviseUnsetPreferredLocation = 4,\n"
     "    cudaMemAdviseSetAccessedBy = 5, cudaMemAdviseUnsetAccessedBy = 6 };\n"
-    "const char *cudaGetErrorString(cudaError_t); const char *cudaGetErrorName(cudaError_t);\n";
+    "const char *cudaGetErrorString(cudaError_t); const char *cudaGetErrorName(cudaError_t);\n"
+    CUDA_DEVICE_ATTR_ENUM;
 
 static const char cuda_macros[] =
     "#define cudaEventDefault 0x00\n#define cudaEventBlockingSync 0x01\n#define cudaEventDisableTiming 0x02\n"

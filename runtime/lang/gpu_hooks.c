@@ -42,29 +42,34 @@ static void scan_pointers(type_t *t, const char *p, const char *path, interp_arg
     }
 }
 
+/* Where pointer word w points, for the GPU layer. */
+static void pointer_arg(uint64_t w, interp_arg_t *o) {
+    o->is_pointer = 1;
+    o->bits = w;
+    int64_t off;
+    buf_t *b = w ? ptr_live_buf(w, &off) : NULL;
+    if (b) {
+        o->place = b->place == PLACE_DEVICE ? INTERP_PLACE_DEVICE : b->place == PLACE_PINNED ? INTERP_PLACE_PINNED
+                 : b->place == PLACE_MANAGED ? INTERP_PLACE_MANAGED : INTERP_PLACE_HOST;
+        if (off >= 0 && (uint64_t)off <= b->size) o->avail = b->size - (uint64_t)off;
+        if (b->addr) {
+            o->device = w;
+            o->base = b->addr;
+        }
+        if (b->base) o->host = b->base + off;
+    } else if (w && ptr_is_raw(w) && !ptr_buf(w, &off)) {
+        o->place = INTERP_PLACE_UNKNOWN; /* e.g. a pointer a kernel's malloc returned */
+        o->device = w;
+    }
+}
+
 static void to_arg(node_t *a, val_t v, interp_arg_t *o, char *tbuf, size_t tn, char *ebuf, size_t en) {
     memset(o, 0, sizeof *o);
     o->type = ty_name(a->ty, tbuf, tn);
     o->expr = loc_text(&a->loc, ebuf, en);
     o->size = a->ty->size;
     if (a->ty->kind == T_PTR) {
-        o->is_pointer = 1;
-        o->bits = v.u;
-        int64_t off;
-        buf_t *b = v.u ? ptr_live_buf(v.u, &off) : NULL;
-        if (b) {
-            o->place = b->place == PLACE_DEVICE ? INTERP_PLACE_DEVICE : b->place == PLACE_PINNED ? INTERP_PLACE_PINNED
-                     : b->place == PLACE_MANAGED ? INTERP_PLACE_MANAGED : INTERP_PLACE_HOST;
-            if (off >= 0 && (uint64_t)off <= b->size) o->avail = b->size - (uint64_t)off;
-            if (b->addr) {
-                o->device = v.u;
-                o->base = b->addr;
-            }
-            if (b->base) o->host = b->base + off;
-        } else if (v.u && ptr_is_raw(v.u) && !ptr_buf(v.u, &off)) {
-            o->place = INTERP_PLACE_UNKNOWN; /* e.g. a pointer a kernel's malloc returned */
-            o->device = v.u;
-        }
+        pointer_arg(v.u, o);
     } else if (ty_is_float(a->ty)) {
         o->is_float = 1;
         o->d = v.d;
@@ -200,5 +205,32 @@ int interp_store_u64(interp_t *in, uint64_t ptr, uint64_t value) {
     void *p = interp_host_for_write(in, ptr, 8);
     if (!p) return -1;
     memcpy(p, &value, 8);
+    return 0;
+}
+
+int interp_arg_at(interp_t *in, uint64_t ptr, size_t size, int is_pointer, int is_float, interp_arg_t *out) {
+    memset(out, 0, sizeof *out);
+    int64_t off;
+    buf_t *b = ptr ? ptr_live_buf(ptr, &off) : NULL;
+    if (!b || !b->base || off < 0 || (uint64_t)off > b->size || size > b->size - (uint64_t)off || size > 16) return -1;
+    char msg[256];
+    if (b->place == PLACE_MANAGED && mem_managed_fetch(b, msg, sizeof msg) < 0) return -1;
+    const char *p = b->base + off;
+    out->size = size;
+    if (is_pointer) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        pointer_arg(w, out);
+    } else if (is_float) {
+        out->is_float = 1;
+        if (size == 4) {
+            float f;
+            memcpy(&f, p, 4);
+            out->d = f;
+        } else memcpy(&out->d, p, 8);
+    } else {
+        memcpy(&out->bits, p, size > 8 ? 8 : size);
+        out->aggr = size > 8 ? p : NULL;
+    }
     return 0;
 }

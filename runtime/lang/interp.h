@@ -109,6 +109,13 @@ typedef struct interp_hooks {
 
 void interp_set_hooks(interp_t *in, const interp_hooks_t *hooks);
 
+/* A kernel argument that host code passes by address, as cudaLaunchKernel's
+ * void **args does: the size bytes at pointer word ptr, read as a pointer
+ * (resolved as a launch's pointer argument), a float/double, or an integer
+ * (bits; more than 8 bytes, e.g. a dim3: aggr too). -1 when ptr does not
+ * point to that many live host bytes. */
+int interp_arg_at(interp_t *in, uint64_t ptr, size_t size, int is_pointer, int is_float, interp_arg_t *out);
+
 /* Buffers the CUDA layer makes: place DEVICE, PINNED or MANAGED, named by
  * their real address addr (which is also the pointer word host code holds);
  * host: the bytes the host reads and writes (pinned: addr itself; managed:

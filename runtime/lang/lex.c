@@ -736,10 +736,13 @@ static void preprocess(interp_t *in, tokvec_t *raw, tokvec_t *out, bool builtin)
     vpush(out, &v[n]);
 }
 
+static void merge_launch_tokens(tokvec_t *v);
+
 void lex_cell(interp_t *in, src_t *src, tokvec_t *out) {
     tokvec_t raw = {0};
     lex_raw(in, src, &raw);
     preprocess(in, &raw, out, false);
+    merge_launch_tokens(out);
 }
 
 void lex_define_text(interp_t *in, const char *text) {
@@ -747,4 +750,49 @@ void lex_define_text(interp_t *in, const char *text) {
     tokvec_t raw = {0}, out = {0};
     lex_raw(in, s, &raw);
     preprocess(in, &raw, &out, true);
+}
+
+/* A launch as code formatters write it, k<< <grid, block>> >(args): `<<` `<`
+ * is a launch's opening (nothing else can follow `<<` with `<`), and inside
+ * one, `>>` `>` or `>` `>>` (or `>` `>` `>`) at its own bracket depth is its
+ * close. */
+static bool punct_is(const token_t *t, int id) { return t->kind == TK_PUNCT && t->id == id; }
+
+static void merge_into(tokvec_t *v, int i, int ntok, int id, const char *spelling) {
+    token_t *t = &v->v[i], *last = &v->v[i + ntok - 1];
+    t->id = id;
+    t->s = spelling;
+    t->n = 3;
+    if (last->loc.src == t->loc.src && last->loc.line == t->loc.line && last->loc.col >= t->loc.col)
+        t->loc.len = last->loc.col + last->loc.len - t->loc.col;
+    memmove(t + 1, t + ntok, sizeof *t * (size_t)(v->n - i - ntok));
+    v->n -= ntok - 1;
+}
+
+static void merge_launch_tokens(tokvec_t *v) {
+    int open = 0, depth = 0; /* inside a launch's <<< >>>, and its bracket depth there */
+    for (int i = 0; i < v->n; i++) {
+        token_t *t = &v->v[i];
+        if (t->kind != TK_PUNCT) continue;
+        bool n1 = i + 1 < v->n, n2 = i + 2 < v->n;
+        if (!open && t->id == P_SHL && n1 && punct_is(&v->v[i + 1], P_LT)) merge_into(v, i, 2, P_LAUNCH_OPEN, "<<<");
+        if (!open && t->id == P_LAUNCH_OPEN) {
+            open = 1;
+            depth = 0;
+            continue;
+        }
+        if (!open) continue;
+        if (t->id == P_LPAREN || t->id == P_LBRACK || t->id == P_LBRACE) depth++;
+        else if ((t->id == P_RPAREN || t->id == P_RBRACK || t->id == P_RBRACE) && depth > 0) depth--;
+        else if (t->id == P_SEMI) open = 0; /* no launch after all: leave the rest alone */
+        else if (depth == 0 && t->id == P_LAUNCH_CLOSE) open = 0;
+        else if (depth == 0 && ((t->id == P_SHR && n1 && punct_is(&v->v[i + 1], P_GT)) ||
+                                (t->id == P_GT && n1 && punct_is(&v->v[i + 1], P_SHR)))) {
+            merge_into(v, i, 2, P_LAUNCH_CLOSE, ">>>");
+            open = 0;
+        } else if (depth == 0 && t->id == P_GT && n2 && punct_is(&v->v[i + 1], P_GT) && punct_is(&v->v[i + 2], P_GT)) {
+            merge_into(v, i, 3, P_LAUNCH_CLOSE, ">>>");
+            open = 0;
+        }
+    }
 }

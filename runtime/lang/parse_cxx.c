@@ -71,7 +71,11 @@ int cxx_name_candidates(interp_t *in, const char *name, char out[][256], int max
     for (int i = in->nusings - 1; i >= 0; i--) ADD("%s::%s", in->usings[i], name);
     int k = n;
     for (int i = 0; i < k; i++)
-        if (!strncmp(out[i], "std::", 5) && !strchr(out[i] + 5, ':')) ADD("%s", out[i] + 5);
+        if (!strncmp(out[i], "std::", 5) && !strchr(out[i] + 5, ':')) {
+            char bare[256];
+            snprintf(bare, sizeof bare, "%s", out[i] + 5);
+            ADD("%s", bare);
+        }
 #undef ADD
     return n;
 }

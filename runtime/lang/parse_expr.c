@@ -314,15 +314,37 @@ static bool printf_like(builtin_t *b) { return b && (b->flags & (BF_PRINTF | BF_
 /* A device-side name (a __constant__/__device__ variable, a kernel) given
  * to a CUDA API call, e.g. cudaMemcpyToSymbol(coef, ...): the host does not
  * know it, so it travels as its name, a string. */
+static node_t *device_name_word(P *p, int close);
 static node_t *device_name_arg(P *p) {
+    /* (void *)kernel, (const void *)kernel, reinterpret_cast<void *>(kernel), as the samples write it */
+    int save = p->i, close = 0;
+    if (is_p(p, P_LPAREN) && PEEK(1)->kind == TK_KW && (PEEK(1)->id == KW_VOID || PEEK(1)->id == KW_CONST)) {
+        int j = p->i + 1;
+        while (j < p->n && !(p->t[j].kind == TK_PUNCT && p->t[j].id == P_RPAREN)) j++;
+        p->i = j + 1;
+    } else if (is_kw(p, KW_REINTERPRET_CAST) || is_kw(p, KW_STATIC_CAST)) {
+        int j = p->i + 1;
+        while (j < p->n && !(p->t[j].kind == TK_PUNCT && (p->t[j].id == P_GT || p->t[j].id == P_SEMI))) j++;
+        if (j + 1 < p->n && p->t[j].id == P_GT && p->t[j + 1].kind == TK_PUNCT && p->t[j + 1].id == P_LPAREN) {
+            p->i = j + 2;
+            close = 1;
+        }
+    }
+    node_t *r = device_name_word(p, close);
+    if (!r) p->i = save;
+    return r;
+}
+
+static node_t *device_name_word(P *p, int close) {
     token_t *t = TOK;
     if (t->kind != TK_IDENT || lookup(p, t)) return NULL;
     token_t *nx = PEEK(1);
+    if (close && nx->kind == TK_PUNCT && nx->id == P_RPAREN) nx = PEEK(2);
     if (nx->kind != TK_PUNCT || (nx->id != P_COMMA && nx->id != P_RPAREN)) return NULL;
     char nb[128];
     snprintf(nb, sizeof nb, "%.*s", t->n, t->s);
     if (hmap_get(&p->in->builtins, nb)) return NULL;
-    p->i++;
+    p->i += close ? 2 : 1;
     char *s = palloc(p, (size_t)t->n + 1);
     memcpy(s, t->s, (size_t)t->n);
     s[t->n] = 0;

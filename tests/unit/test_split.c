@@ -18,6 +18,143 @@ static const char *text(const char *code, int i, char *buf) {
     return buf;
 }
 
+/* The kind of each item of code, in order; prints the ones that differ. */
+static void expect_kinds(const char *code, const item_kind_t *want, size_t n) {
+    char buf[512];
+    split(code);
+    CHECK(sp.n == n);
+    if (sp.n != n) fprintf(stderr, "  %zu items, not %zu, in:\n%s\n", sp.n, n, code);
+    for (size_t i = 0; i < n && i < sp.n; i++) {
+        if (sp.items[i].kind != want[i]) fprintf(stderr, "  item %zu (%s): kind %d, not %d\n", i, text(code, (int)i, buf),
+                                                 sp.items[i].kind, want[i]);
+        CHECK(sp.items[i].kind == want[i]);
+    }
+}
+
+/* Where each #include goes: host headers never reach NVRTC, C headers go to
+ * both (NVRTC gets icuda's stand-ins), device libraries to NVRTC, the rest
+ * to the engine's check. */
+static void routes(void) {
+    static const struct { const char *name; include_route_t route; } table[] = {
+        {"iostream", INC_HOST}, {"algorithm", INC_HOST}, {"vector", INC_HOST}, {"chrono", INC_HOST},
+        {"iomanip", INC_HOST}, {"numeric", INC_HOST}, {"memory", INC_HOST}, {"string", INC_HOST},
+        {"random", INC_HOST}, {"utility", INC_HOST}, {"functional", INC_HOST}, {"cctype", INC_HOST},
+        {"cuda_runtime.h", INC_HOST}, {"cuda_runtime_api.h", INC_HOST}, {"cuda.h", INC_HOST},
+        {"cuda_profiler_api.h", INC_HOST}, {"curand.h", INC_HOST}, {"cublas_v2.h", INC_HOST}, {"cufft.h", INC_HOST},
+        {"nvtx3/nvToolsExt.h", INC_HOST}, {"device_launch_parameters.h", INC_HOST},
+        {"cstdio", INC_BOTH}, {"stdio.h", INC_BOTH}, {"cstdlib", INC_BOTH}, {"stdlib.h", INC_BOTH},
+        {"cmath", INC_BOTH}, {"math.h", INC_BOTH}, {"cstring", INC_BOTH}, {"string.h", INC_BOTH},
+        {"cstdint", INC_BOTH}, {"stdint.h", INC_BOTH}, {"cassert", INC_BOTH}, {"assert.h", INC_BOTH},
+        {"climits", INC_BOTH}, {"limits.h", INC_BOTH}, {"cfloat", INC_BOTH}, {"float.h", INC_BOTH},
+        {"ctime", INC_BOTH}, {"time.h", INC_BOTH}, {"stddef.h", INC_BOTH},
+        {"cooperative_groups.h", INC_DEVICE}, {"cooperative_groups/reduce.h", INC_DEVICE},
+        {"curand_kernel.h", INC_DEVICE}, {"cuda/std/cstdint", INC_DEVICE}, {"cub/cub.cuh", INC_DEVICE},
+        {"mma.h", INC_DEVICE}, {"cuda_fp16.h", INC_DEVICE}, {"cuda_bf16.h", INC_DEVICE},
+        {"thrust/device_vector.h", INC_HOST_LIBRARY}, {"cusparse.h", INC_HOST_LIBRARY},
+        {"boost/foo.hpp", INC_UNKNOWN}, {"fstream", INC_UNKNOWN}, {"helper.cuh", INC_UNKNOWN},
+    };
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+        if (include_route(table[i].name) != table[i].route)
+            fprintf(stderr, "  %s: route %d, not %d\n", table[i].name, include_route(table[i].name), table[i].route);
+        CHECK(include_route(table[i].name) == table[i].route);
+    }
+
+    const char *c = "#include <iostream>\n#include \"cuda_runtime.h\"\n#include <cmath>\n"
+                    "#include <cooperative_groups.h>\n#include <boost/foo.hpp>\n#include \"ops.cuh\"  // mine\n"
+                    "#ifdef _WIN32\n#include <windows.h>\n#endif\n#include MY_HEADER\n";
+    item_kind_t want[] = {ITEM_HOST, ITEM_HOST, ITEM_BOTH, ITEM_DEVICE, ITEM_DEVICE, ITEM_DEVICE,
+                          ITEM_DEVICE, ITEM_DEVICE, ITEM_DEVICE, ITEM_DEVICE};
+    expect_kinds(c, want, sizeof want / sizeof want[0]);
+    if (sp.n == 10) {
+        CHECK(sp.items[0].is_include && sp.items[0].include_angle);
+        CHECK_STR(sp.items[0].name, "iostream");
+        CHECK(!sp.items[1].include_angle);
+        CHECK_STR(sp.items[1].name, "cuda_runtime.h");
+        CHECK(sp.items[4].include_route == INC_UNKNOWN && !sp.items[4].in_conditional);
+        CHECK_STR(sp.items[4].name, "boost/foo.hpp");
+        CHECK_STR(sp.items[5].name, "ops.cuh");
+        CHECK_STR(sp.items[5].key, "include:\"ops.cuh\"  // mine");
+        CHECK(!sp.items[6].in_conditional && sp.items[7].in_conditional && !sp.items[8].in_conditional);
+        CHECK_STR(sp.items[7].name, "windows.h");
+        CHECK(sp.items[9].is_include && sp.items[9].name[0] == 0);
+    }
+}
+
+/* The C++ that CUDA host code uses at the top of a cell. */
+static void cxx_items(void) {
+    char buf[512];
+    const char *c =
+        "using namespace std;\n"                                                    /* 0 both */
+        "namespace cg = cooperative_groups;\n"                                      /* 1 both */
+        "using real = float;\n"                                                     /* 2 both */
+        "using std::cout;\n"                                                        /* 3 host */
+        "template <typename T> void host_helper(T &p, size_t n) { p = n; }\n"        /* 4 host */
+        "template <typename T> __global__ void scale(T *x, T a) { x[0] *= a; }\n"   /* 5 device */
+        "template <typename T> __device__ T twice(T a) { return 2 * a; }\n"         /* 6 device */
+        "template <typename T> __host__ __device__ T sq(T a) { return a * a; }\n"   /* 7 both */
+        "template <typename T> struct Vec { T x, y; };\n"                           /* 8 device */
+        "struct Timer { cudaEvent_t start, stop; void begin() { cudaEventRecord(start); }\n"
+        "  float ms() const { float t; cudaEventElapsedTime(&t, start, stop); return t; } };\n" /* 9 host */
+        "struct Pt { float x, y; __device__ float norm() const { return x * x + y * y; } };\n" /* 10 device */
+        "struct Cb { int n; void (*fn)(int); __align__(8) float w; };\n"            /* 11 both */
+        "union U { int i; float f; } u;\n"                                          /* 12 both, type to device */
+        "typedef struct { int a; } pair_t;\n"                                       /* 13 both */
+        "struct Q { int a; } q1, *q2;\n"                                            /* 14 both */
+        "auto x = 3.0;\n"                                                           /* 15 host */
+        "int *p = new int[10];\n"                                                   /* 16 host */
+        "delete[] p;\n"                                                             /* 17 host */
+        "std::cout << \"x = \" << x << std::endl;\n"                                 /* 18 host */
+        "constexpr int BINS = 256;\n"                                               /* 19 host */
+        "class Matrix { public: int w, h; Matrix(int w, int h) : w(w), h(h) {} };\n" /* 20 host */
+        "enum Color { RED, GREEN } paint = RED;\n"                                  /* 21 both */
+        "k<< <1, 1>> >();\n";                                                       /* 22 host */
+    item_kind_t want[] = {ITEM_BOTH, ITEM_BOTH, ITEM_BOTH,   ITEM_HOST, ITEM_HOST, ITEM_DEVICE, ITEM_DEVICE, ITEM_BOTH,
+                          ITEM_DEVICE, ITEM_HOST, ITEM_DEVICE, ITEM_BOTH, ITEM_BOTH, ITEM_BOTH, ITEM_BOTH, ITEM_HOST,
+                          ITEM_HOST, ITEM_HOST, ITEM_HOST, ITEM_HOST, ITEM_HOST, ITEM_BOTH, ITEM_HOST};
+    expect_kinds(c, want, sizeof want / sizeof want[0]);
+    if (sp.n != sizeof want / sizeof want[0]) return;
+    CHECK_STR(sp.items[0].key, "using:std");
+    CHECK_STR(sp.items[1].key, "nsalias:cg");
+    CHECK_STR(sp.items[2].key, "type:real");
+    CHECK(sp.items[4].is_function && sp.items[4].is_template && !sp.items[4].is_kernel);
+    CHECK_STR(sp.items[4].name, "host_helper");
+    CHECK(sp.items[5].is_kernel && sp.items[5].is_template);
+    CHECK_STR(sp.items[9].key, "type:struct Timer");
+    CHECK_STR(text(c, 9, buf), "struct Timer { cudaEvent_t start, stop; void begin() { cudaEventRecord(start); }\n"
+                               "  float ms() const { float t; cudaEventElapsedTime(&t, start, stop); return t; } };");
+    /* the device side of a type with declarators is the type alone */
+    CHECK(sp.items[11].device_end == 0 && sp.items[13].device_end == 0);
+    CHECK(sp.items[12].device_end > sp.items[12].start);
+    CHECK(sp.items[12].device_end && !strncmp(c + sp.items[12].device_end - 1, "} u;", 4));
+    CHECK_STR(sp.items[12].key, "type:union U");
+    CHECK(sp.items[14].device_end && !strncmp(c + sp.items[14].device_end - 1, "} q1", 4));
+    CHECK(sp.items[21].device_end && !strncmp(c + sp.items[21].device_end - 1, "} paint", 7));
+    CHECK_STR(text(c, 22, buf), "k<< <1, 1>> >();");
+
+    /* operator overloading is a member function too */
+    split("struct V { float x; bool operator==(const V &o) const { return x == o.x; } };\n"
+          "struct W { float w; __host__ __device__ W operator+(W o) const { return W{w + o.w}; } };\n");
+    CHECK(sp.n == 2 && sp.items[0].kind == ITEM_HOST && sp.items[1].kind == ITEM_BOTH);
+
+    /* attributes after a type's body are the type's; enum class is a type */
+    split("struct __align__(8) A { float x, y; } __attribute__((aligned(16)));\n"
+          "struct B { int b; } __attribute__((packed)) bee;\n"
+          "enum class Color { RED, GREEN };\n");
+    CHECK(sp.n == 3);
+    if (sp.n == 3) {
+        CHECK(sp.items[0].kind == ITEM_BOTH && sp.items[0].device_end == 0);
+        CHECK_STR(sp.items[0].key, "type:struct A");
+        CHECK(sp.items[1].kind == ITEM_BOTH && sp.items[1].device_end > 0);
+        CHECK(sp.items[2].kind == ITEM_BOTH);
+        CHECK_STR(sp.items[2].key, "type:enum Color");
+    }
+
+    /* a namespace qualified deeper, a using-directive with spaces */
+    split("using  namespace  cuda :: std ;");
+    CHECK(sp.n == 1 && sp.items[0].kind == ITEM_BOTH);
+    if (sp.n) CHECK_STR(sp.items[0].key, "using:cuda::std");
+}
+
 int main(void) {
     char buf[512];
     const char *c1 =
@@ -44,7 +181,7 @@ int main(void) {
         "count";
     split(c1);
     CHECK(sp.n == 17);
-    item_kind_t want[] = {ITEM_DEVICE, ITEM_BOTH, ITEM_BOTH, ITEM_BOTH, ITEM_DEVICE, ITEM_DEVICE, ITEM_HOST,
+    item_kind_t want[] = {ITEM_BOTH,   ITEM_BOTH, ITEM_BOTH, ITEM_BOTH, ITEM_DEVICE, ITEM_DEVICE, ITEM_HOST,
                           ITEM_HOST,   ITEM_HOST, ITEM_HOST, ITEM_HOST, ITEM_BOTH,   ITEM_DEVICE, ITEM_DEVICE,
                           ITEM_MAGIC,  ITEM_HOST, ITEM_HOST};
     for (int i = 0; i < (int)(sizeof want / sizeof want[0]) && i < (int)sp.n; i++) {
@@ -101,6 +238,8 @@ int main(void) {
     CHECK(strlen(v) == strlen("__global__ void k(int *p) { p[0] = 1; }\nint x = 1;\n"));
     CHECK(strstr(v, "\nint x = 1;\n") != NULL && strstr(v, "__global__") == NULL);
     free(v);
+    routes();
+    cxx_items();
     split_free(&sp);
     return check_report();
 }

@@ -1,0 +1,226 @@
+"""Where the pieces of CUDA C++ code go (the splitter, runtime/split.c and
+runtime/include_routes.c): host headers stay with the host and never reach
+NVRTC, a header icuda does not have is an error naming it, constants and
+namespaces reach the device side, C++ host items stay on the host, and a
+launch written with spaces is a launch. Through jupyter_client, no GPU."""
+import support
+from support import kernel, stdout_of
+
+
+def run(k, code):
+    reply, msgs = k.execute(code, timeout=120)
+    return reply["content"], msgs
+
+
+def ok(k, code):
+    c, msgs = run(k, code)
+    assert c["status"] == "ok", c
+    return msgs
+
+
+def value(msgs):
+    r = [m["content"]["data"]["text/plain"] for m in msgs if m["msg_type"] == "execute_result"]
+    return r[0] if r else None
+
+
+def stderr_of(msgs):
+    return "".join(m["content"]["text"] for m in msgs if m["msg_type"] == "stream" and m["content"]["name"] == "stderr")
+
+
+def host_takes(k, code):
+    """Whether the host interpreter takes this C++ yet (the parser's C++ part
+    lands beside this work); the device side is checked either way."""
+    c, _ = run(k, code)
+    return c["status"] == "ok"
+
+
+def test_host_headers_stay_with_the_host():
+    with kernel() as k:
+        # NVRTC cannot open <iostream>, <vector>, cuda_profiler_api.h: the kernel compiles only if they stay out
+        msgs = ok(k, "#include <iostream>\n#include <vector>\n#include <algorithm>\n#include <chrono>\n"
+                     "#include <cuda_runtime.h>\n#include <cuda_profiler_api.h>\n#include <cuda.h>\n"
+                     "#include \"device_launch_parameters.h\"\n"
+                     "__global__ void hello(int *p) { p[threadIdx.x] = threadIdx.x; }\n"
+                     "int after = 3;")
+        assert "hello(int *p):" in stdout_of(msgs), stdout_of(msgs)
+        assert value(ok(k, "after")) == "(int) 3"
+        # and a later device cell does not meet them in the prelude
+        msgs = ok(k, "__global__ void again(int *p) { p[0] = 1; }")
+        assert "again(int *p):" in stdout_of(msgs)
+
+
+def test_c_headers_reach_both_sides():
+    with kernel() as k:
+        msgs = ok(k, "#include <cstdint>\n#include <cmath>\n#include <cstdio>\n#include <climits>\n#include <cfloat>\n"
+                     "__global__ void k(uint32_t *p, float f) { p[0] = sqrtf(f) + M_PI + INT_MAX + FLT_MAX; }\n"
+                     "uint32_t u = 7;\nprintf(\"%u %.3f %d\\n\", u, sqrt(2.0), INT_MAX);")
+        assert "k(uint32_t *p, float f):" in stdout_of(msgs)
+        assert "7 1.414 2147483647\n" in stdout_of(msgs)
+        # the includes are kept for later device cells, as before; std:: math as nvcc's <cmath> has it
+        msgs = ok(k, "__global__ void k2(int64_t *p, float *f) { p[0] = (int64_t)floorf(2.5f);\n"
+                     "    f[0] = std::sqrt(f[1]) + std::max(f[2], 1.0f) + std::abs(-2.0f); }")
+        assert "k2(int64_t *p, float *f):" in stdout_of(msgs)
+
+
+def test_a_header_icuda_lacks_is_named_and_costs_nothing():
+    with kernel() as k:
+        ok(k, "int kept = 5;")
+        for header, why in (("<boost/foo.hpp>", "no such header"), ("<fstream>", "no such header"),
+                            ("<thrust/device_vector.h>", "host library"), ('"helper_cuda.h"', "%%header")):
+            c, msgs = run(k, f"int lost = 1;\n#include {header}\n__global__ void never(int *p) {{ p[0] = 1; }}\nkept = 6;")
+            assert c["status"] == "error" and c["ename"] == "UnsupportedError", c
+            assert header in c["evalue"] and "%%program" in c["evalue"] and why in c["evalue"], c["evalue"]
+            tb = "\n".join(c["traceback"])
+            assert "line 2" in tb and f"#include {header}" in tb, tb
+            assert "never(int *p)" not in stdout_of(msgs)  # nothing of the cell ran, nothing compiled
+        assert value(ok(k, "kept")) == "(int) 5"
+        c, _ = run(k, "lost")
+        assert c["status"] == "error", c
+        # the next cell works, device code included
+        msgs = ok(k, "__global__ void fine(int *p) { p[0] = 2; }\nint y = 2;\ny")
+        assert "fine(int *p):" in stdout_of(msgs) and value(msgs) == "(int) 2"
+
+
+def test_headers_that_may_not_be_read_and_header_cells():
+    with kernel() as k:
+        # inside the cell's own #if: NVRTC decides, as a compiler would
+        msgs = ok(k, "#ifdef _WIN32\n#include <windows.h>\n#endif\n__global__ void w(int *p) { p[0] = 1; }")
+        assert "w(int *p):" in stdout_of(msgs)
+        ok(k, "%%header ops.cuh\n__device__ int twice(int a) { return 2 * a; }")
+        msgs = ok(k, "#include \"ops.cuh\"\n__global__ void t(int *p) { p[0] = twice(3); }")
+        assert "t(int *p):" in stdout_of(msgs)
+        # a device library of the toolkit goes to NVRTC as it is
+        msgs = ok(k, "#include <cuda_fp16.h>\n__global__ void h(__half *p) { p[0] = __float2half(1.0f); }")
+        assert "h(__half *p):" in stdout_of(msgs)
+
+
+def test_constexpr_constants_reach_device_code():
+    with kernel() as k:
+        # the same cell: the device side sees it before the host runs the cell
+        c, msgs = run(k, "constexpr int BINS = 64;\n"
+                         "__global__ void hist(const int *x, int *h) { __shared__ int s[BINS]; s[threadIdx.x] = 0;\n"
+                         "    __syncthreads(); atomicAdd(&s[x[threadIdx.x] % BINS], 1); h[0] = s[0]; }")
+        assert "hist(const int *x, int *h):" in stdout_of(msgs), (c, stdout_of(msgs))
+        assert "256 B shared" in stdout_of(msgs), stdout_of(msgs)
+        assert c["status"] == "ok" or c["ename"] != "CompileError", c
+        if c["status"] == "ok":  # the host took constexpr: later cells see BINS too
+            msgs = ok(k, "__global__ void later(int *h) { __shared__ int t[2 * BINS]; t[threadIdx.x] = h[threadIdx.x];\n"
+                         "    __syncthreads(); h[threadIdx.x] = t[(threadIdx.x + 1) % (2 * BINS)]; }")
+            assert "512 B shared" in stdout_of(msgs), stdout_of(msgs)
+            assert value(ok(k, "BINS")) == "(int) 64"
+        # const as before, in a later cell, without a warning about the constants it does not use
+        ok(k, "const int N = 1 << 20;\nconst float SCALE = 0.5f;")
+        msgs = ok(k, "__global__ void big(float *x) { x[N - 1] = SCALE; }")
+        assert "big(float *x):" in stdout_of(msgs)
+        msgs = ok(k, "__global__ void other(float *x) { x[0] = 1; }")
+        assert "declared but never referenced" not in stderr_of(msgs), stderr_of(msgs)
+
+
+def test_namespaces_reach_device_code():
+    with kernel() as k:
+        msgs = ok(k, "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\nusing namespace std;\n"
+                     "__global__ void tiles(float *x) {\n"
+                     "    cg::thread_block block = cg::this_thread_block();\n"
+                     "    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);\n"
+                     "    block.sync();\n"
+                     "    x[block.thread_rank()] = warp.thread_rank();\n"
+                     "}\n"
+                     "__global__ void whole(int *x) { cg::grid_group g = cg::this_grid(); x[g.thread_rank()] = 1; g.sync(); }")
+        out = stdout_of(msgs)
+        assert "tiles(float *x):" in out and "whole(int *x):" in out, out
+        # a later cell finds the alias in the prelude
+        msgs = ok(k, "__global__ void later(int *x) { x[0] = cg::this_thread_block().thread_rank(); }")
+        assert "later(int *x):" in stdout_of(msgs)
+        # a namespace alias whose header never came is this cell's error, not every later cell's
+        with kernel() as k2:
+            ok(k2, "namespace cg = cooperative_groups;")
+            msgs = ok(k2, "__global__ void plain(int *x) { x[0] = 1; }")
+            assert "plain(int *x):" in stdout_of(msgs)
+
+
+def test_cxx_host_items_stay_on_the_host():
+    with kernel() as k:
+        # NVRTC refuses a host function template and a struct with host member functions
+        c, msgs = run(k, "template <typename T> void fill_host(T *p, int n) { for (int i = 0; i < n; i++) p[i] = 1; }\n"
+                         "__global__ void k1(int *p) { p[0] = 1; }")
+        assert "k1(int *p):" in stdout_of(msgs), (c, stdout_of(msgs))
+        assert c["status"] == "ok" or c["ename"] != "CompileError", c
+        c, msgs = run(k, "struct Timer { int begun; void begin() { begun = 1; } };\n"
+                         "__global__ void k2(int *p) { p[0] = 2; }")
+        assert "k2(int *p):" in stdout_of(msgs), (c, stdout_of(msgs))
+        assert c["status"] == "ok" or c["ename"] != "CompileError", c
+        # a type declared with a variable: the type to both sides, the variable to the host
+        msgs = ok(k, "union U { int i; float f; } u;\nu.f = 1.0f;\n"
+                     "__global__ void k3(union U *p) { p->f = 2; }")
+        assert "k3(union U *p):" in stdout_of(msgs)
+        assert value(ok(k, "u.i")) == "(int) 1065353216"
+        msgs = ok(k, "__global__ void k4(union U *p) { p->i = 1; }")  # the type is in the prelude, the variable is not
+        assert "k4(union U *p):" in stdout_of(msgs)
+
+
+def test_spaced_launches_are_launches():
+    with kernel() as k:
+        ok(k, "__global__ void vec(float *x, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] = i; }")
+        ok(k, "float *d = 0;\nint n = 1000;")
+        for launch in ("vec<< <(n + 255) / 256, 256>> >(d, n);", "vec <<< 4, 256 >>> (d, n);",
+                       "vec<< <4, 256>>>(d, n);"):
+            c, _ = run(k, launch)
+            if support.GPU:
+                assert c["status"] == "ok", (launch, c)
+            else:
+                assert c["status"] == "error" and c["ename"] in ("cudaErrorInsufficientDriver", "cudaErrorNoDevice"), \
+                    (launch, c)
+                assert "vec" in c["evalue"], c
+
+
+def test_launch_kernel_checks_its_arguments_without_a_gpu():
+    with kernel() as k:
+        ok(k, "__global__ void add(const float *x, float *y, float a, int n) {\n"
+              "    int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] += a * x[i]; }")
+        ok(k, "int n = 100; float a = 2.0f; float *x = 0, *y = 0;\nfloat *h = (float *)malloc(400);")
+        c, _ = run(k, "void *short_args[] = {&x, &y};\ncudaLaunchKernel(add, dim3(1), dim3(128), short_args, 0, 0);")
+        assert c["ename"] == "cudaErrorInvalidValue" and "array of 4 pointers" in c["evalue"], c
+        c, _ = run(k, "void *host_args[] = {&h, &y, &a, &n};\ncudaLaunchKernel(add, 1, 128, host_args);")
+        assert c["ename"] == "cudaErrorInvalidValue" and "host_args[0]" in c["evalue"] and "host memory" in c["evalue"], c
+        c, _ = run(k, "void *null_args[] = {&x, &y, 0, &n};\ncudaLaunchKernel(add, 1, 128, null_args);")
+        assert c["ename"] == "cudaErrorInvalidValue" and "null_args[2]" in c["evalue"], c
+        c, _ = run(k, "void *args[] = {&x, &y, &a, &n};\ncudaLaunchCooperativeKernel(nothing, 1, 128, args, 0, 0);")
+        assert c["status"] == "error" and "nothing" in c["evalue"], c
+        if not support.GPU:
+            c, _ = run(k, "cudaLaunchCooperativeKernel(add, 1, 128, args, 0, 0);")
+            assert c["ename"] in ("cudaErrorInsufficientDriver", "cudaErrorNoDevice") and "add" in c["evalue"], c
+            c, _ = run(k, "cudaLaunchCooperativeKernel((void *)add, 1, 128, args, 0, 0);")
+            assert c["ename"] in ("cudaErrorInsufficientDriver", "cudaErrorNoDevice") and "add" in c["evalue"], c
+            c, _ = run(k, "cudaLaunchKernel(reinterpret_cast<const void *>(add), 1, 128, args, 0, 0);")
+            assert c["ename"] in ("cudaErrorInsufficientDriver", "cudaErrorNoDevice") and "add" in c["evalue"], c
+            msgs = ok(k, "cudaError_t e = cudaLaunchKernel(add, 1, 128, args, 0, 0); (int)e")
+            assert value(msgs) in ("(int) 35", "(int) 100"), value(msgs)
+            msgs = ok(k, "int coop = -1;\ncudaError_t r = cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, 0);\n"
+                         "printf(\"%d %d %d\\n\", (int)r, coop, (int)cudaDevAttrMultiProcessorCount);")
+            assert stdout_of(msgs) in ("35 -1 16\n", "100 -1 16\n"), stdout_of(msgs)
+
+
+HOST_HEADERS = ["iostream", "algorithm", "vector", "chrono", "iomanip", "numeric", "memory", "string", "random",
+                "utility", "functional", "ctype.h", "cctype", "cuda_runtime.h", "cuda_runtime_api.h", "cuda.h",
+                "cuda_profiler_api.h", "curand.h", "cublas_v2.h", "cufft.h", "nvtx3/nvToolsExt.h", "nvToolsExt.h",
+                "device_launch_parameters.h"]
+BOTH_HEADERS = ["stdio.h", "cstdio", "stdlib.h", "cstdlib", "string.h", "cstring", "math.h", "cmath", "stdint.h",
+                "cstdint", "inttypes.h", "cinttypes", "assert.h", "cassert", "limits.h", "climits", "float.h", "cfloat",
+                "time.h", "ctime", "stddef.h", "cstddef", "stdbool.h"]
+DEVICE_HEADERS = ["cooperative_groups.h", "cooperative_groups/reduce.h", "curand_kernel.h", "cuda/std/cstdint",
+                  "cub/block/block_reduce.cuh", "mma.h", "cuda_fp16.h", "cuda_bf16.h", "cuda/atomic"]
+
+
+def test_every_routed_header_compiles_where_it_goes():
+    """The whole table of runtime/include_routes.c against NVRTC 13: host
+    headers (which NVRTC cannot open) beside a kernel, C headers on both
+    sides, device libraries on the device."""
+    with kernel() as k:
+        includes = "".join(f"#include <{h}>\n" for h in HOST_HEADERS + BOTH_HEADERS + DEVICE_HEADERS)
+        msgs = ok(k, includes + "__global__ void all_headers(uint32_t *p, __half *h) {\n"
+                                "    p[0] = (uint32_t)sqrtf(2.0f) + INT_MAX;\n"
+                                "    h[0] = __float2half(1.0f);\n"
+                                "    cooperative_groups::this_thread_block().sync();\n}\n"
+                                "int32_t host_side = INT32_MAX;\nhost_side")
+        assert "all_headers(uint32_t *p, __half *h):" in stdout_of(msgs), stdout_of(msgs)
+        assert value(msgs) == "(int32_t) 2147483647", value(msgs)
