@@ -474,7 +474,8 @@ static const struct { const char *name; api_fn_t fn; } more[] = {
     {"cudaStreamCreateWithPriority", api_stream_create_priority}, {"cudaStreamBeginCapture", api_stream_capture},
     {"cudaStreamBeginCaptureToGraph", api_stream_capture}, {"cudaStreamEndCapture", api_stream_capture},
     {"cudaGraphAddNode", api_graph_node_params}, {"cudaGraphNodeSetParams", api_graph_node_params},
-    {"cudaGraphExecNodeSetParams", api_graph_node_params},
+    {"cudaGraphExecNodeSetParams", api_graph_node_params}, {"cudaDeviceEnablePeerAccess", api_peer_access},
+    {"cudaDeviceDisablePeerAccess", api_peer_access},
 };
 
 static int api_symbol_async(cs_call_t *c) { return api_symbol(c, strstr(c->name, "ToSymbol") != NULL); }

@@ -90,6 +90,7 @@ int api_stream_create_priority(cs_call_t *c);
 int api_stream_capture(cs_call_t *c);
 int api_graph_node_params(cs_call_t *c);
 int api_device_props(cs_call_t *c);
+int api_peer_access(cs_call_t *c);
 /* Whether stream s (a handle) is being captured into a graph. */
 bool cs_capturing(cuda_session_t *cs, gpu_handle_t s);
 

@@ -402,6 +402,19 @@ int api_graph_node_params(cs_call_t *c) {
 
 /* ---- devices ---- */
 
+/* cudaDeviceEnablePeerAccess(peerDevice, flags) / cudaDeviceDisablePeerAccess(peerDevice):
+ * the runtime's own checks and state, then icuda's mappings of the peer's
+ * memory (its own address range, which the runtime does not know) opened
+ * to the current device, or closed again. */
+int api_peer_access(cs_call_t *c) {
+    bool on = !strcmp(c->name, "cudaDeviceEnablePeerAccess");
+    int r = on ? call_arity(c, 2, 2, "int peerDevice, unsigned int flags") : call_arity(c, 1, 1, "int peerDevice");
+    if (r) return r;
+    int peer = (int)call_ival(&c->a[0]);
+    if ((r = cs_forward(c))) return r;
+    return call_done(c, gpu_client_peer_access(c->cs->gc, peer, on));
+}
+
 /* What the worker's driver properties fill when the runtime library is missing. */
 static void props_from_driver(struct cudaDeviceProp *o, const gpu_props_t *p) {
     memset(o, 0, sizeof *o);

@@ -204,7 +204,7 @@ static int put_handle_of(fwd_t *w, int i, bool stream, unsigned char *slot) {
     uint64_t v = a->bits, raw = 0;
     gpu_client_t *g = w->c->cs->gc;
     if (interp_host_pointer(w->c->cs->e->interp, v, NULL))
-        return arg_error(w, i, "it points to host memory, not a %s", stream ? "stream" : "event");
+        return arg_error(w, i, "it points to host memory, not %s", stream ? "a stream" : "an event");
     if (stream && v <= 2) raw = 0; /* the default stream (cudaStreamLegacy, cudaStreamPerThread: icuda's one thread) */
     else if (v >= CS_HANDLE_BASE && v < (1u << 20)) {
         int r = stream ? gpu_client_stream_raw(g, call_handle_of(v), &raw) : gpu_client_event_raw(g, call_handle_of(v), &raw);
@@ -212,8 +212,8 @@ static int put_handle_of(fwd_t *w, int i, bool stream, unsigned char *slot) {
                                 call_arg_name(a), stream ? "stream" : "event");
     } else if (v >= (1u << 20)) raw = v; /* one a forwarded call returned */
     else
-        return call_fail(w->c, CUDA_ERR_INVALID_RESOURCE_HANDLE, "%s is not a %s (create it with %s first)",
-                         call_arg_name(a), stream ? "stream" : "event", stream ? "cudaStreamCreate" : "cudaEventCreate");
+        return call_fail(w->c, CUDA_ERR_INVALID_RESOURCE_HANDLE, "%s is not %s (create it with %s first)",
+                         call_arg_name(a), stream ? "a stream" : "an event", stream ? "cudaStreamCreate" : "cudaEventCreate");
     memcpy(slot, &raw, 8);
     return 0;
 }

@@ -361,11 +361,8 @@ int api_host_get_device_pointer(cs_call_t *c) {
     const interp_arg_t *h = &c->a[1];
     if (c->n > 2 && call_ival(&c->a[2]) != 0) return call_misuse(c, "flags must be 0");
     if (h->place == INTERP_PLACE_HOST && h->host && c->cs->gc &&
-        gpu_client_host_is_registered(c->cs->gc, h->host, 1)) {
-        /* cudaHostRegister'd memory: the arena address, the same in the worker */
-        interp_store_u64(interp_of(c), c->a[0].bits, (uint64_t)(uintptr_t)h->host);
-        return 0;
-    }
+        gpu_client_host_is_registered(c->cs->gc, h->host, 1))
+        return cs_forward(c); /* cudaHostRegister'd memory: the runtime knows its device address */
     if (h->place != INTERP_PLACE_PINNED)
         return call_fail(c, CUDA_ERR_INVALID_VALUE, "%s is %s, not pinned memory from cudaMallocHost/cudaHostAlloc "
                          "or memory registered with cudaHostRegister", call_arg_name(h), call_place_name(h->place));

@@ -397,8 +397,11 @@ int api_host_register(cs_call_t *c) {
     if ((r = call_ready(c))) return r;
     if (gpu_client_host_is_registered(c->cs->gc, a->host, 1))
         return call_fail(c, 712, "%s is registered already", call_arg_name(a));
-    /* mapped whatever the flags: with unified addressing a kernel may use it */
-    r = gpu_client_host_register(c->cs->gc, a->host, (size_t)n, (unsigned)flags | 2u, NULL);
+    /* whole pages (the arena is page-aligned), mapped whatever the flags:
+     * with unified addressing a kernel may use the memory */
+    uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), lo = (uintptr_t)a->host / pg * pg;
+    uintptr_t hi = ((uintptr_t)a->host + (uintptr_t)n + pg - 1) / pg * pg;
+    r = gpu_client_host_register(c->cs->gc, (void *)lo, (size_t)(hi - lo), (unsigned)flags | 2u, NULL);
     if (r == CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED)
         return call_fail(c, 712, "part of %s's memory page is registered already (a neighbouring buffer was "
                          "registered: registration works by whole pages)", call_arg_name(a));
@@ -413,7 +416,8 @@ int api_host_unregister(cs_call_t *c) {
         return call_fail(c, 713 /* cudaErrorHostMemoryNotRegistered */, "%s was not registered with cudaHostRegister",
                          call_arg_name(a));
     if ((r = call_ready(c))) return r;
-    r = gpu_client_host_unregister(c->cs->gc, a->host);
+    uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+    r = gpu_client_host_unregister(c->cs->gc, (void *)((uintptr_t)a->host / pg * pg));
     if (r == CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED)
         return call_fail(c, 713, "%s is not the start of a registered range", call_arg_name(a));
     return call_done(c, r);

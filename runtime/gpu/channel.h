@@ -66,6 +66,7 @@ enum ch_op {
                          arguments at 16-byte aligned offsets (ch_launch_args_offset), the function's
                          name; reply v[0] its return value, result a sticky fault's code or 0 */
     CH_FUNC,          /* a kernel's attributes and occupancy (u.func, CH_FN_*), by the driver API */
+    CH_ACCESS,        /* grant (on) or take back device dev's access to [va, va+size) (peer access) */
     CH_OP_COUNT
 };
 
@@ -104,6 +105,7 @@ typedef struct ch_cmd {
         struct { int32_t device; } device;
         struct { uint64_t offset, size; uint32_t flags; uint32_t pad; } profile; /* arena range */
         struct { uint32_t fn; uint16_t nargs, pad; } rt; /* fn: index in the generated table */
+        struct { uint64_t va, size; int32_t dev, on; } access;
         struct { uint64_t func, smem; int32_t op, a, b, pad; } func; /* + ch_launch_cfg_t for clusters */
     } u;
 } ch_cmd_t;

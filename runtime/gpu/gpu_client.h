@@ -287,6 +287,12 @@ gpu_handle_t gpu_client_stream_of_raw(const gpu_client_t *c, uint64_t raw);
 gpu_handle_t gpu_client_event_of_raw(const gpu_client_t *c, uint64_t raw);
 /* cudaStreamCreateWithPriority (re-created with its priority after a restart). */
 int gpu_client_stream_create_priority(gpu_client_t *c, gpu_handle_t *s, unsigned flags, int priority);
+/* Peer access (cudaDeviceEnablePeerAccess): the current device may (on) or
+ * may no longer reach device peer's memory, now and in every mapping made
+ * on peer later, after a restart too. */
+int gpu_client_peer_access(gpu_client_t *c, int peer, bool on);
+/* Whether device a may reach device owner's memory. */
+bool gpu_client_peer_enabled(const gpu_client_t *c, int a, int owner);
 /* Work the client did not see may have written the buffer at p (0: any
  * buffer): its shadow is gone, a restart zeroes it and calls it lost. */
 void gpu_client_touch(gpu_client_t *c, CUdeviceptr p);

@@ -95,6 +95,7 @@ struct gpu_client {
     size_t gran;          /* mapping granularity (from hello) */
     bool va_ok;           /* the worker reserved the range */
     bool arena_shared;    /* the worker mapped the arena at this process's address */
+    uint64_t peers_of[MAX_DEV]; /* bit a of peers_of[d]: device a may access device d's memory (peer access) */
     int va_error;         /* ... or why not */
     VEC(chunk_t) chunks;  /* sorted by va */
     VEC(buf_t) bufs; /* sorted by va */
@@ -142,6 +143,8 @@ int gc_raw_map(gpu_client_t *c, int dev, CUdeviceptr va, size_t size);
 void gc_touch(buf_t *b);
 int gc_raw_register(gpu_client_t *c, void *p, size_t n, unsigned flags, CUdeviceptr *dptr);
 uint64_t gc_stream_h(const gpu_client_t *c, gpu_handle_t s);
+/* Device a's access to [va, va+size) (CH_ACCESS). */
+int gc_access(gpu_client_t *c, CUdeviceptr va, size_t size, int a, bool on);
 /* After a restart re-made function f: what cudaFuncSetAttribute and
  * cudaFuncSetCacheConfig set, again (gpu_cudart.c). */
 int gc_func_reapply(gpu_client_t *c, func_t *f, int dev);

@@ -140,3 +140,29 @@ void gpu_client_touch(gpu_client_t *c, CUdeviceptr p) {
     buf_t *b = gc_find_buf(c, p, 0);
     if (b) gc_touch(b);
 }
+
+int gc_access(gpu_client_t *c, CUdeviceptr va, size_t size, int a, bool on) {
+    ch_cmd_t *m = gc_cmd(c, CH_ACCESS, false, -1);
+    m->u.access.va = va;
+    m->u.access.size = size;
+    m->u.access.dev = a;
+    m->u.access.on = on;
+    return gc_send(c, sizeof *m, NULL);
+}
+
+int gpu_client_peer_access(gpu_client_t *c, int peer, bool on) {
+    int a = c->dev;
+    if (peer < 0 || peer >= MAX_DEV || a < 0 || a >= MAX_DEV || peer == a) return CUDA_ERROR_INVALID_DEVICE;
+    int r = 0;
+    for (size_t i = 0; i < c->chunks.n && !r; i++)
+        if (c->chunks.v[i].dev == peer) r = gc_access(c, c->chunks.v[i].va, c->chunks.v[i].size, a, on);
+    if (!r) {
+        if (on) c->peers_of[peer] |= 1ull << a;
+        else c->peers_of[peer] &= ~(1ull << a);
+    }
+    return r;
+}
+
+bool gpu_client_peer_enabled(const gpu_client_t *c, int a, int owner) {
+    return a >= 0 && a < MAX_DEV && owner >= 0 && owner < MAX_DEV && (c->peers_of[owner] >> a & 1);
+}

@@ -86,7 +86,11 @@ int gc_raw_map(gpu_client_t *c, int dev, CUdeviceptr va, size_t size) {
     ch_cmd_t *m = gc_cmd(c, CH_MAP, false, dev);
     m->u.map.va = va;
     m->u.map.size = size;
-    return gc_send(c, sizeof *m, NULL);
+    int r = gc_send(c, sizeof *m, NULL);
+    /* the devices with peer access to dev reach it too (a restart maps again through here) */
+    for (int a = 0; !r && dev >= 0 && dev < MAX_DEV && a < MAX_DEV; a++)
+        if (a != dev && (c->peers_of[dev] >> a & 1)) r = gc_access(c, va, size, a, true);
+    return r;
 }
 
 /* A new mapping of size bytes; with guard, the same again of addresses

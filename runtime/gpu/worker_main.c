@@ -455,6 +455,20 @@ static void serve(const ch_cmd_t *c, size_t len) {
         reply(c->op, r, v, msg, strlen(msg));
         return;
     }
+    case CH_ACCESS: {
+        uint64_t va = c->u.access.va, n = c->u.access.size;
+        if (!va_size || va < va_base || n > va_size || va - va_base > va_size - n) {
+            r = CUDA_ERROR_INVALID_VALUE;
+            break;
+        }
+        CUmemAccessDesc acc;
+        memset(&acc, 0, sizeof acc);
+        acc.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+        acc.location.id = c->u.access.dev;
+        acc.flags = c->u.access.on ? CU_MEM_ACCESS_FLAGS_PROT_READWRITE : CU_MEM_ACCESS_FLAGS_PROT_NONE;
+        r = D->cuMemSetAccess(va, n, &acc, 1);
+        break;
+    }
     case CH_CUDART:
     case CH_FUNC: { /* worker_cudart.c */
         static _Alignas(8) char pay[4096];

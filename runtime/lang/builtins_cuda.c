@@ -17,7 +17,7 @@ static const char cuda_extra_protos[] =
 
 static const char cuda_extra_macros[] =
     "#define cudaCreateChannelDesc(x, y, z, w, f) ((struct cudaChannelFormatDesc){(x), (y), (z), (w), (f)})\n"
-    "#define __CUDACC__ 1\n";
+    "#define __CUDACC__ 1\n#define CUDART_CB\n#define CUDARTAPI\n";
 
 /* The toolkit's own types, enums, structs and constants, read from its
  * headers at build time (tools/gen_cuda_api.py: build/gen/crt_decls.c),

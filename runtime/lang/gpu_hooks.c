@@ -2,7 +2,7 @@
  * out by the hooks the GPU layer installs (interp.h "GPU side's hooks"). */
 #include <stdio.h>
 #include <string.h>
-#include "lang.h"
+#include "parse_internal.h"
 
 void interp_set_hooks(interp_t *in, const interp_hooks_t *hooks) {
     if (hooks) in->hooks = *hooks;
@@ -121,6 +121,9 @@ node_t *mk_gpu_call(loc_t *l, const char *name, node_t **args, int n) {
             else args[i] = mk_load(a);
             args[i]->loc = a->loc;
         }
+        if (args[i]->ty->kind == T_FUNC && args[i]->op == FD_USER && args[i]->p) /* a host function: its pointer */
+            args[i] = mk_const(&a->loc, ty_ptr(args[i]->ty),
+                               (val_t){.u = ((uint64_t)SLOT_FUNC << PTR_SLOT_SHIFT) | (uint64_t)((fbox_t *)args[i]->p)->id});
         if (args[i]->ty->kind == T_FUNC) type_error(&a->loc, "a function cannot be passed to %s", name);
     }
     c->fn = ev_gpu_call;

@@ -243,6 +243,79 @@ static void coverage_page(const char *path) {
     free(all);
 }
 
+/* ---- host functions a CUDA call runs (cudaLaunchHostFunc): through a
+ * stand-in for the GPU layer's hook ---- */
+
+static char out_text[4096];
+static void out_stream(void *ctx, const char *name, const char *text, size_t len) {
+    size_t n = strlen(out_text);
+    if (n + len < sizeof out_text) {
+        memcpy(out_text + n, text, len);
+        out_text[n + len] = 0;
+    }
+}
+static void out_display(void *ctx, json_t *data, json_t *md, bool res) {}
+
+static int fake_call(void *ctx, const char *name, const interp_arg_t *args, int nargs, int discarded, int64_t *ret,
+                     char *ename, char *msg, size_t ml) {
+    interp_t *in = ctx;
+    uint64_t a[3];
+    for (int i = 0; i < nargs && i < 3; i++) a[i] = args[i].bits;
+    if (!strcmp(name, "cudaLaunchHostFunc") && nargs == 3) { /* fn(userData) */
+        if (interp_call_host_function(in, a[1], &a[2], 1, NULL, msg, ml)) {
+            snprintf(ename, INTERP_ENAME_MAX, "cudaErrorInvalidValue");
+            return -1;
+        }
+        *ret = 0;
+        return 0;
+    }
+    if (!strcmp(name, "cudaSmemFor") && nargs == 2) { /* fn(blockSize): its value */
+        uint64_t b = a[1];
+        if (interp_call_host_function(in, a[0], &b, 1, ret, msg, ml)) {
+            snprintf(ename, INTERP_ENAME_MAX, "cudaErrorInvalidValue");
+            return -1;
+        }
+        return 0;
+    }
+    snprintf(msg, ml, "no %s here", name);
+    return -1;
+}
+
+static int run_cell(interp_t *in, const char *src, char *ename, size_t en) {
+    engine_io_t io = {NULL, out_stream, out_display};
+    engine_error_t err = {0};
+    json_t *value = NULL;
+    int r = interp_run(in, src, "In [1]", &io, &value, &err);
+    if (value) json_decref(value);
+    snprintf(ename, en, "%s%s%s", err.ename ? err.ename : "", err.evalue ? ": " : "", err.evalue ? err.evalue : "");
+    free(err.ename);
+    free(err.evalue);
+    if (err.traceback) json_decref(err.traceback);
+    return r;
+}
+
+static void host_functions(void) {
+    interp_t *in = interp_new();
+    interp_hooks_t h = {in, NULL, fake_call, NULL, NULL};
+    interp_set_hooks(in, &h);
+    char e[600];
+    out_text[0] = 0;
+    CHECK(run_cell(in, "int hits = 0;\nvoid CUDART_CB bump(void *p) { (*(int *)p) += 2; printf(\"cb\\n\"); }\n"
+                       "size_t smem(int b) { return b * 8; }\n", e, sizeof e) == 0);
+    CHECK(run_cell(in, "cudaLaunchHostFunc(0, bump, &hits); cudaLaunchHostFunc(0, &bump, &hits);\n"
+                       "printf(\"%d %d\\n\", hits, (int)cudaSmemFor(smem, 128));", e, sizeof e) == 0);
+    CHECK_STR(out_text, "cb\ncb\n4 1024\n");
+    /* not a function, or the wrong one: refused before anything runs */
+    CHECK(run_cell(in, "cudaLaunchHostFunc(0, (void (*)(void *))0, &hits);", e, sizeof e) != 0 && strstr(e, "NULL"));
+    CHECK(run_cell(in, "cudaSmemFor(bump, 1); cudaSmemFor(printf, 1);", e, sizeof e) != 0);
+    CHECK(run_cell(in, "int two(int a, int b) { return a + b; }\ncudaLaunchHostFunc(0, two, &hits);", e, sizeof e) != 0 &&
+          strstr(e, "two takes 2 parameters"));
+    /* an error inside the host function is the cell's, at its line */
+    CHECK(run_cell(in, "void bad(void *p) { int *q = 0; *q = 1; }\ncudaLaunchHostFunc(0, bad, 0);", e, sizeof e) != 0 &&
+          strstr(e, "NULL"));
+    interp_free(in);
+}
+
 /* test_cuda_api --coverage: the table docs/cuda-api-coverage.md shows */
 static int print_coverage(void) {
     cs_coverage_t cv;
@@ -269,6 +342,7 @@ int main(int argc, char **argv) {
     layouts(in);
     constants(in);
     interp_free(in);
+    host_functions();
     functions(argc > 1 ? argv[1] : ICUDA_CUDA_HOME "/include/cuda_runtime_api.h");
     classified();
     coverage_page("docs/cuda-api-coverage.md");
