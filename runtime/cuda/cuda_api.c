@@ -321,7 +321,7 @@ static int api_versions(cs_call_t *c, bool driver) {
     int *o = call_out_arg(c, 0, sizeof(int), "an int");
     if (!o) return CUDA_ERR_INVALID_VALUE;
     if (!driver) {
-        *o = 13000;
+        *o = CUDART_VERSION;
         return 0;
     }
     char why[600];
@@ -475,7 +475,7 @@ static const struct { const char *name; api_fn_t fn; } more[] = {
     {"cudaStreamBeginCaptureToGraph", api_stream_capture}, {"cudaStreamEndCapture", api_stream_capture},
     {"cudaGraphAddNode", api_graph_node_params}, {"cudaGraphNodeSetParams", api_graph_node_params},
     {"cudaGraphExecNodeSetParams", api_graph_node_params}, {"cudaDeviceEnablePeerAccess", api_peer_access},
-    {"cudaDeviceDisablePeerAccess", api_peer_access},
+    {"cudaDeviceDisablePeerAccess", api_peer_access}, {"cudaStreamAttachMemAsync", api_stream_attach_mem},
 };
 
 static int api_symbol_async(cs_call_t *c) { return api_symbol(c, strstr(c->name, "ToSymbol") != NULL); }

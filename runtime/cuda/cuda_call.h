@@ -56,6 +56,7 @@ int api_host_get_device_pointer(cs_call_t *c);
 int api_pointer_attributes(cs_call_t *c);
 int api_mem_prefetch(cs_call_t *c);
 int api_mem_advise(cs_call_t *c);
+int api_stream_attach_mem(cs_call_t *c);
 
 /* Pitched, 2-D and 3-D memory, stream-ordered allocation, registered host
  * memory and peer copies (cuda_memory2d.c). */

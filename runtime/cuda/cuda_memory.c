@@ -468,3 +468,22 @@ int api_mem_advise(cs_call_t *c) {
     if (advice < 1 || advice > 6) return call_misuse(c, "%lld is not a cudaMemoryAdvise", (long long)advice);
     return 0; /* accepted: icuda moves whole buffers at launch and first touch, which no advice changes */
 }
+
+/* cudaStreamAttachMemAsync(stream, devPtr, length, flags): checked and
+ * accepted, as advice is: icuda's managed memory moves whole buffers at
+ * launches and first touches, which no attachment changes. */
+int api_stream_attach_mem(cs_call_t *c) {
+    int r = call_arity(c, 2, 4, "cudaStream_t stream, void *devPtr, size_t length, unsigned int flags");
+    if (r) return r;
+    gpu_handle_t s;
+    if ((r = call_stream_arg(c, 0, &s))) return r;
+    const interp_arg_t *a = &c->a[1];
+    if (a->place != INTERP_PLACE_MANAGED)
+        return call_fail(c, CUDA_ERR_INVALID_VALUE, "%s is %s, not managed memory from cudaMallocManaged",
+                         call_arg_name(a), call_place_name(a->place));
+    int64_t n = c->n > 2 ? call_ival(&c->a[2]) : 0, flags = c->n > 3 ? call_ival(&c->a[3]) : 4;
+    if (n < 0 || (uint64_t)n > a->avail) return call_misuse(c, "a length of %lld bytes", (long long)n);
+    if (flags != 1 && flags != 2 && flags != 4)
+        return call_misuse(c, "flags must be cudaMemAttachGlobal, cudaMemAttachHost or cudaMemAttachSingle");
+    return 0;
+}

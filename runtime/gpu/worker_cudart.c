@@ -135,8 +135,17 @@ static int serve_call(const ch_cmd_t *c, size_t len, const cuda_driver_t *D, int
         return CUDA_ERROR_NOT_FOUND;
     }
     if ((r = attach(D, dev, msg, ml))) return r;
+    CUcontext before = NULL, after = NULL;
+    D->cuCtxGetCurrent(&before);
     long long ret = st->call(fns[ix], args);
     v[0] = (uint64_t)ret;
+    /* a call that moved the runtime to another device (cudaInitDevice, say)
+     * must not move the worker's driver calls with it */
+    D->cuCtxGetCurrent(&after);
+    if (after != before) {
+        D->cuCtxSetCurrent(before);
+        rt_dev = -1;
+    }
     /* a sticky fault ends the worker: its cudaError_t equals the CUresult */
     return cuda_result_is_sticky((int)ret) ? (int)ret : 0;
 }
