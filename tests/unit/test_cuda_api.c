@@ -316,6 +316,63 @@ static void host_functions(void) {
     interp_free(in);
 }
 
+/* ---- the worker's typed callers (build/gen/crt_stubs.c, compiled in
+ * here too): the same functions in the same order as the table, and each
+ * passes the bytes it is given as the prototype's arguments ---- */
+#include "build/gen/crt_stubs.c"
+
+static struct cudaPitchedPtr got_pp;
+static struct cudaExtent got_ext;
+static int got_value;
+static cudaStream_t got_stream;
+static cudaError_t fake_memset3d(struct cudaPitchedPtr p, int value, struct cudaExtent e, cudaStream_t s) {
+    got_pp = p;
+    got_value = value;
+    got_ext = e;
+    got_stream = s;
+    return cudaErrorNotReady;
+}
+static size_t got_w, got_h;
+static const void *got_src;
+static cudaError_t fake_memcpy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                                 size_t height, enum cudaMemcpyKind kind) {
+    got_src = src;
+    got_w = width;
+    got_h = height;
+    return (cudaError_t)(kind + dpitch + spitch + (dst != NULL));
+}
+
+static void stubs(void) {
+    CHECK(crt_nstubs == crt_nfns);
+    int bad = 0;
+    for (int i = 0; i < crt_nstubs && i < crt_nfns; i++) {
+        if (strcmp(crt_stubs[i].name, crt_fns[i].name)) bad++;
+        if (!crt_stubs[i].call) continue; /* a struct result (cudaCreateChannelDesc): the interpreter's */
+        if (crt_stubs[i].nparams != crt_fns[i].nparams) bad++;
+        for (int k = 0; k < crt_stubs[i].nparams && k < crt_fns[i].nparams; k++)
+            if (crt_stubs[i].sizes[k] != crt_fns[i].params[k].size) bad++;
+    }
+    CHECK(bad == 0);
+    int ix = (int)(crt_find("cudaMemset3DAsync") - crt_fns);
+    _Alignas(16) struct cudaPitchedPtr pp = {(void *)0x600000200000, 512, 64, 8};
+    _Alignas(16) int value = 0x5a;
+    _Alignas(16) struct cudaExtent e = {64, 8, 3};
+    _Alignas(16) cudaStream_t s = (cudaStream_t)0x1234;
+    void *args[4] = {&pp, &value, &e, &s};
+    CHECK(crt_stubs[ix].call((void *)fake_memset3d, args) == cudaErrorNotReady);
+    CHECK(got_pp.ptr == pp.ptr && got_pp.pitch == 512 && got_pp.ysize == 8 && got_value == 0x5a &&
+          got_ext.depth == 3 && got_ext.width == 64 && got_stream == s);
+    ix = (int)(crt_find("cudaMemcpy2D") - crt_fns);
+    _Alignas(16) char buf[8];
+    _Alignas(16) void *dst = buf;
+    _Alignas(16) const void *src = buf + 1;
+    _Alignas(16) size_t dp = 100, sp = 200, w = 3, h = 4;
+    _Alignas(16) enum cudaMemcpyKind kind = cudaMemcpyDeviceToHost;
+    void *a2[7] = {&dst, &dp, &src, &sp, &w, &h, &kind};
+    CHECK(crt_stubs[ix].call((void *)fake_memcpy2d, a2) == 2 + 100 + 200 + 1);
+    CHECK(got_src == buf + 1 && got_w == 3 && got_h == 4);
+}
+
 /* test_cuda_api --coverage: the table docs/cuda-api-coverage.md shows */
 static int print_coverage(void) {
     cs_coverage_t cv;
@@ -343,6 +400,7 @@ int main(int argc, char **argv) {
     constants(in);
     interp_free(in);
     host_functions();
+    stubs();
     functions(argc > 1 ? argv[1] : ICUDA_CUDA_HOME "/include/cuda_runtime_api.h");
     classified();
     coverage_page("docs/cuda-api-coverage.md");
