@@ -355,6 +355,50 @@ static void own_handles(fwd_t *w) {
     }
 }
 
+/* A parameter that counts the elements of the pointer parameters just
+ * before it (the header's names: numDependencies, pNumNodes, count, len,
+ * dataSize); one that ends in _out is an answer, not a capacity. */
+static bool counts(const char *name) {
+    size_t n = strlen(name);
+    if (n > 4 && !strcmp(name + n - 4, "_out")) return false;
+    return !strcmp(name, "count") || !strcmp(name, "len") || !strcmp(name, "dataSize") ||
+           !strncmp(name, "num", 3) || !strncmp(name, "pNum", 4);
+}
+
+/* Each array a call reads or fills has room for the count it is given
+ * (cudaGraphGetNodes(graph, nodes, &n) fills n nodes; cudaGraphAddDependencies
+ * reads numDependencies from each of from, to and edgeData). */
+static int check_counts(cs_call_t *c, const crt_fn_t *f) {
+    for (int k = 0; k < f->nparams; k++) {
+        const crt_param_t *q = &f->params[k];
+        const interp_arg_t *ca = &c->a[k];
+        if (!counts(q->name)) continue;
+        uint64_t n;
+        if ((q->kind == CRT_UINT || q->kind == CRT_INT) && !ca->is_pointer) {
+            n = (uint64_t)ival_of(ca);
+        } else if (q->kind == CRT_PTR && q->pointee == CRT_PT_SCALAR && ca->host && ca->is_pointer &&
+                   (q->pointee_size == 8 || q->pointee_size == 4) && ca->avail >= q->pointee_size) {
+            uint32_t n4 = 0;
+            if (q->pointee_size == 8) memcpy(&n, ca->host, 8);
+            else memcpy(&n4, ca->host, 4), n = n4;
+        } else {
+            continue;
+        }
+        for (int j = k - 1; j >= 0 && f->params[j].kind == CRT_PTR; j--) {
+            const crt_param_t *p = &f->params[j];
+            const interp_arg_t *a = &c->a[j];
+            uint64_t es = p->pointee == CRT_PT_VOID ? 1 : p->pointee_size;
+            if (!es || !a->is_pointer || !a->bits || a->place == INTERP_PLACE_NONE || a->place == INTERP_PLACE_UNKNOWN)
+                continue;
+            if (n > a->avail / es)
+                return call_misuse(c, "argument %d (%s) has room for %llu %s, and %s (argument %d) is %llu; the "
+                                   "function is %s", j + 1, call_arg_name(a), (unsigned long long)(a->avail / es),
+                                   es == 1 ? "bytes" : "elements", q->name, k + 1, (unsigned long long)n, f->proto);
+        }
+    }
+    return 0;
+}
+
 /* Calls that put work on the GPU: copies, sets, prefetches, graph launches. */
 static bool is_work(const char *name) {
     return strstr(name, "Memcpy") || strstr(name, "Memset") || strstr(name, "Prefetch") || strstr(name, "Discard") ||
@@ -369,7 +413,9 @@ int cs_forward(cs_call_t *c) {
     if (f->ret != CRT_RET_ERROR)
         return call_fail(c, CUDA_ERR_NOT_SUPPORTED, "returns no cudaError_t, so icuda cannot forward it: %s", f->proto);
     /* the arguments are checked even without a worker: their errors come first */
-    int not_ready = call_ready(c), r = 0;
+    int r = check_counts(c, f);
+    if (r) return r;
+    int not_ready = call_ready(c);
     if (!c->cs->gc) return not_ready;
     char ready_msg[600];
     snprintf(ready_msg, sizeof ready_msg, "%s", c->msg);

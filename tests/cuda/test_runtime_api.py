@@ -102,6 +102,14 @@ def test_forwarded_calls_check_their_arguments_against_the_prototype():
         assert e == "cudaErrorInvalidValue" and "handle" in v, v
         e, v = err(k, "cudaStreamWaitEvent(0, 0, 0);")
         assert e == "cudaErrorInvalidResourceHandle" and "0 is not an event" in v, v
+        # arrays have room for the counts the call is given
+        e, v = err(k, "cudaGraphNode_t nodes[2]; size_t nn = 5; cudaGraphGetNodes(0, nodes, &nn);")
+        assert e == "cudaErrorInvalidValue" and "argument 2 (nodes) has room for 2 elements" in v and \
+            "numNodes (argument 3) is 5" in v, v
+        e, v = err(k, "char bus[4]; cudaDeviceGetPCIBusId(bus, 16, 0);")
+        assert e == "cudaErrorInvalidValue" and "room for 4 bytes" in v and "len" in v, v
+        e, v = err(k, "cudaGraphNode_t deps[1]; cudaGraphNode_t nd; cudaGraphAddEmptyNode(&nd, 0, deps, 3);")
+        assert e == "cudaErrorInvalidValue" and "numDependencies (argument 4) is 3" in v, v
         # no GPU here: a well-formed call says so
         e, v = err(k, "cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, 0);")
         assert e in ("cudaErrorInsufficientDriver", "cudaErrorNoDevice"), (e, v)
