@@ -78,6 +78,7 @@ class Ty:
     def __init__(self, kind, name=None, to=None, const=False, n=None, params=None, variadic=False):
         self.kind, self.name, self.to, self.const = kind, name, to, const
         self.n, self.params, self.variadic = n, params, variadic
+        self.dflt = None  # a parameter's C++ default argument, as text
 
     def render(self, name=''):
         """C text declaring name (or an abstract declarator) of this type."""
@@ -280,7 +281,18 @@ class Parser:
                 continue
             _, base, _ = self.specs()
             name, wrap = self.declarator()
-            ps.append((name, wrap(base)))
+            t = wrap(base)
+            if self.accept('__icuda_dv'):  # a C++ default argument
+                self.expect('(')
+                d, v = 1, []
+                while True:
+                    x = self.next()
+                    d += (x == '(') - (x == ')')
+                    if not d:
+                        break
+                    v.append(x)
+                t.dflt = ' '.join(v)
+            ps.append((name, t))
             self.accept(',')
         return ps, variadic
 
@@ -334,7 +346,10 @@ def normalize(words):
 
 
 def preprocess(cc, cuda):
-    src = '#include <cuda_runtime_api.h>\n#include <driver_functions.h>\n#include <vector_functions.h>\n'
+    # C++ default arguments (cudaStreamWaitEvent(s, e) means flags 0) travel
+    # as a marker the parser reads: the header defines __dv only when unset
+    src = ('#define __dv(v) __icuda_dv(v)\n#include <cuda_runtime_api.h>\n#include <driver_functions.h>\n'
+           '#include <vector_functions.h>\n')
     try:
         p = subprocess.run(cc.split() + ['-E', '-dD', '-x', 'c', '-I' + os.path.join(cuda, 'include'), '-'],
                            input=src, capture_output=True, text=True, check=False)
@@ -630,12 +645,15 @@ def write_table(out, p, macros):
                     fields = struct_index(r.name)
             elif kind == 'STRUCT':
                 fields = struct_index(extra)
-            prs.append('{%s, %s, CRT_%s, CRT_PT_%s, %d, %s, %s, %d}' % (
-                c_literal(pn or 'arg%d' % (k + 1)), c_literal(pt.render()), kind, pk, pconst, size, psize, fields))
+            dflt = '1, (long long)(%s)' % pt.dflt if pt.dflt is not None else '0, 0'
+            prs.append('{%s, %s, CRT_%s, CRT_PT_%s, %d, %s, %s, %d, %s}' % (
+                c_literal(pn or 'arg%d' % (k + 1)), c_literal(pt.render()), kind, pk, pconst, size, psize, fields,
+                dflt))
         w('static const crt_param_t crt_p_%s[] = {%s};' % (name, ', '.join(prs) or '{0}'))
         ret = t.to.render()
         rk = 'ERROR' if ret == 'cudaError_t' else 'STRING' if ret == 'const char *' else 'OTHER'
-        proto = '%s %s(%s)' % (ret, name, ', '.join(pt.render(pn or '') for pn, pt in t.params) or 'void')
+        proto = '%s %s(%s)' % (ret, name, ', '.join(pt.render(pn or '') + (' = ' + pt.dflt if pt.dflt else '')
+                                                     for pn, pt in t.params) or 'void')
         rows.append('{%s, %s, CRT_RET_%s, %d, %d, crt_p_%s}' % (c_literal(name), c_literal(proto), rk,
                                                                  len(t.params), 1 if dep else 0, name))
     w('')

@@ -405,11 +405,42 @@ static bool is_work(const char *name) {
            !strcmp(name, "cudaGraphLaunch") || !strcmp(name, "cudaGraphUpload");
 }
 
+static int forward(cs_call_t *c, const crt_fn_t *f);
+
 int cs_forward(cs_call_t *c) {
     const crt_fn_t *f = crt_find(c->name);
     if (!f) return call_fail(c, CUDA_ERR_NOT_SUPPORTED, "not a function of cuda_runtime_api.h");
-    if (c->n != f->nparams)
-        return call_misuse(c, "takes %d argument%s, not %d: %s", f->nparams, f->nparams == 1 ? "" : "s", c->n, f->proto);
+    int least = f->nparams;
+    while (least > 0 && f->params[least - 1].has_default) least--;
+    if (c->n > f->nparams || c->n < least) {
+        if (least == f->nparams)
+            return call_misuse(c, "takes %d argument%s, not %d: %s", f->nparams, f->nparams == 1 ? "" : "s", c->n,
+                               f->proto);
+        return call_misuse(c, "takes %d to %d arguments, not %d: %s", least, f->nparams, c->n, f->proto);
+    }
+    if (c->n == f->nparams) return forward(c, f);
+    /* C++'s default arguments for the ones left out */
+    interp_arg_t all[64];
+    if (f->nparams > 64) return call_misuse(c, "too many parameters");
+    memcpy(all, c->a, sizeof *all * (size_t)c->n);
+    for (int i = c->n; i < f->nparams; i++) {
+        const crt_param_t *p = &f->params[i];
+        memset(&all[i], 0, sizeof all[i]);
+        all[i].type = p->type;
+        all[i].expr = "its default";
+        all[i].size = p->size;
+        all[i].bits = (uint64_t)p->dflt;
+        all[i].is_pointer = p->kind == CRT_PTR || p->kind == CRT_STREAM || p->kind == CRT_EVENT || p->kind == CRT_HANDLE;
+    }
+    cs_call_t whole = *c;
+    whole.a = all;
+    whole.n = f->nparams;
+    int r = forward(&whole, f);
+    c->hard |= whole.hard;
+    return r;
+}
+
+static int forward(cs_call_t *c, const crt_fn_t *f) {
     if (f->ret != CRT_RET_ERROR)
         return call_fail(c, CUDA_ERR_NOT_SUPPORTED, "returns no cudaError_t, so icuda cannot forward it: %s", f->proto);
     /* the arguments are checked even without a worker: their errors come first */

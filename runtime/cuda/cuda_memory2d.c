@@ -190,7 +190,7 @@ static int stream_of(cs_call_t *c, int i, gpu_handle_t *s) {
 
 int api_memcpy_2d(cs_call_t *c) {
     bool async = strstr(c->name, "Async") != NULL;
-    int r = async ? call_arity(c, 8, 8, "void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, "
+    int r = async ? call_arity(c, 7, 8, "void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, "
                                "size_t height, cudaMemcpyKind kind, cudaStream_t stream")
                   : call_arity(c, 7, 7, "void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, "
                                "size_t height, cudaMemcpyKind kind");
@@ -216,7 +216,7 @@ int api_memcpy_2d(cs_call_t *c) {
  * hOffset, width, height, kind[, stream]): the linear side is checked. */
 int api_memcpy_2d_array(cs_call_t *c) {
     bool to = strstr(c->name, "ToArray") != NULL, async = strstr(c->name, "Async") != NULL;
-    int r = call_arity(c, async ? 9 : 8, async ? 9 : 8, to ? "cudaArray_t dst, size_t wOffset, size_t hOffset, "
+    int r = call_arity(c, 8, async ? 9 : 8, to ? "cudaArray_t dst, size_t wOffset, size_t hOffset, "
                        "const void *src, size_t spitch, size_t width, size_t height, cudaMemcpyKind kind"
                        : "void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t "
                        "width, size_t height, cudaMemcpyKind kind");
@@ -235,7 +235,7 @@ int api_memcpy_2d_array(cs_call_t *c) {
  * cudaMemcpyFromArray(dst, src, wOffset, hOffset, count, kind[, stream]). */
 int api_memcpy_array(cs_call_t *c) {
     bool to = strstr(c->name, "ToArray") != NULL, async = strstr(c->name, "Async") != NULL;
-    int r = call_arity(c, async ? 7 : 6, async ? 7 : 6, to ? "cudaArray_t dst, size_t wOffset, size_t hOffset, "
+    int r = call_arity(c, 6, async ? 7 : 6, to ? "cudaArray_t dst, size_t wOffset, size_t hOffset, "
                        "const void *src, size_t count, cudaMemcpyKind kind"
                        : "void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, "
                        "cudaMemcpyKind kind");
@@ -251,7 +251,7 @@ static bool device_memory(const interp_arg_t *a) {
 
 int api_memset_2d(cs_call_t *c) {
     bool async = strstr(c->name, "Async") != NULL;
-    int r = async ? call_arity(c, 6, 6, "void *devPtr, size_t pitch, int value, size_t width, size_t height, "
+    int r = async ? call_arity(c, 5, 6, "void *devPtr, size_t pitch, int value, size_t width, size_t height, "
                                "cudaStream_t stream")
                   : call_arity(c, 5, 5, "void *devPtr, size_t pitch, int value, size_t width, size_t height");
     if (r) return r;

@@ -45,6 +45,8 @@ typedef struct {
     unsigned short size;    /* sizeof the parameter */
     unsigned int pointee_size; /* sizeof what it points to (0: void, incomplete) */
     short fields;           /* index in crt_ptrfields (struct pointee or by-value struct), -1 */
+    unsigned char has_default; /* C++ code may leave it out (cudaStreamWaitEvent(s, e): flags 0) */
+    long long dflt;
 } crt_param_t;
 
 enum { CRT_RET_ERROR, CRT_RET_STRING, CRT_RET_OTHER };

@@ -102,6 +102,11 @@ def test_forwarded_calls_check_their_arguments_against_the_prototype():
         assert e == "cudaErrorInvalidValue" and "handle" in v, v
         e, v = err(k, "cudaStreamWaitEvent(0, 0, 0);")
         assert e == "cudaErrorInvalidResourceHandle" and "0 is not an event" in v, v
+        # C++'s default arguments may be left out: flags of cudaStreamWaitEvent is 0
+        e, v = err(k, "cudaStreamWaitEvent(0, 0);")
+        assert e == "cudaErrorInvalidResourceHandle" and "0 is not an event" in v, v
+        e, v = err(k, "cudaStreamWaitEvent(0);")
+        assert e == "cudaErrorInvalidValue" and "takes 2 to 3 arguments, not 1" in v and "flags = 0" in v, v
         # arrays have room for the counts the call is given
         e, v = err(k, "cudaGraphNode_t nodes[2]; size_t nn = 5; cudaGraphGetNodes(0, nodes, &nn);")
         assert e == "cudaErrorInvalidValue" and "argument 2 (nodes) has room for 2 elements" in v and \
