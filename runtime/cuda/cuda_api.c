@@ -457,6 +457,7 @@ static const struct { const char *name; api_fn_t fn; } more[] = {
     {"cudaMemset2D", api_memset_2d}, {"cudaMemset2DAsync", api_memset_2d}, {"cudaMemcpy3D", api_memcpy_3d},
     {"cudaMemcpy3DAsync", api_memcpy_3d}, {"cudaMemset3D", api_memset_3d}, {"cudaMemset3DAsync", api_memset_3d},
     {"cudaHostRegister", api_host_register}, {"cudaHostUnregister", api_host_unregister},
+    {"cudaHostGetFlags", api_host_get_flags},
     {"cudaMemcpyPeer", api_memcpy_peer}, {"cudaMemcpyPeerAsync", api_memcpy_peer},
     {"cudaMemcpyToSymbolAsync", NULL}, {"cudaMemcpyFromSymbolAsync", NULL}, {"cudaGetSymbolAddress", api_symbol_info},
     {"cudaGetSymbolSize", api_symbol_info},

@@ -73,6 +73,7 @@ int api_memset_3d(cs_call_t *c);
 int api_host_register(cs_call_t *c);
 int api_host_unregister(cs_call_t *c);
 int api_memcpy_peer(cs_call_t *c);
+int api_host_get_flags(cs_call_t *c);
 
 /* Kernels by name, occupancy, host functions, priorities, capture, device
  * properties (cuda_exec.c). */

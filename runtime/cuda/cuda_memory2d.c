@@ -459,3 +459,24 @@ int api_memcpy_peer(cs_call_t *c) {
     else if (async) cs->unsynced = true;
     return call_done(c, r);
 }
+
+/* cudaHostGetFlags(unsigned int *pFlags, void *pHost): icuda's pinned memory
+ * is host memory registered with the driver (not the driver's own host
+ * allocation, which the runtime would ask about), so the flags are the
+ * registration's: cudaMallocHost and cudaHostAlloc memory is always portable
+ * and mapped. */
+int api_host_get_flags(cs_call_t *c) {
+    int r = call_arity(c, 2, 2, "unsigned int *pFlags, void *pHost");
+    if (r) return r;
+    if (!call_out_arg(c, 0, sizeof(unsigned), "an unsigned int")) return CUDA_ERR_INVALID_VALUE;
+    const interp_arg_t *a = &c->a[1];
+    const void *h = a->place == INTERP_PLACE_PINNED || a->place == INTERP_PLACE_HOST ? a->host : NULL;
+    unsigned flags = 0;
+    if (!h || !c->cs->gc || gpu_client_host_flags(c->cs->gc, h, &flags))
+        return call_fail(c, CUDA_ERR_INVALID_VALUE, "%s is %s, not memory from cudaMallocHost, cudaHostAlloc or "
+                         "cudaHostRegister", call_arg_name(a), a->bits ? call_place_name(a->place) : "NULL");
+    unsigned *o = call_out_arg(c, 0, sizeof *o, "an unsigned int");
+    if (!o) return CUDA_ERR_INVALID_VALUE;
+    *o = flags;
+    return 0;
+}

@@ -184,6 +184,8 @@ int gpu_client_memset(gpu_client_t *c, CUdeviceptr dst, int value, size_t n, gpu
 int gpu_client_host_register(gpu_client_t *c, void *p, size_t n, unsigned flags, CUdeviceptr *dptr);
 int gpu_client_host_unregister(gpu_client_t *c, void *p);
 bool gpu_client_host_is_registered(const gpu_client_t *c, const void *p, size_t n);
+/* The CU_MEMHOSTREGISTER_* flags of the registered range holding p. */
+int gpu_client_host_flags(const gpu_client_t *c, const void *p, unsigned *flags);
 
 /* ---- modules and launches ---- */
 /* image: cubin or NUL-terminated PTX (copied; kept for reloads). On failure

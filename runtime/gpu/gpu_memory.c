@@ -375,6 +375,18 @@ int gpu_client_host_unregister(gpu_client_t *c, void *p) {
     return r >= 0x10000 ? 0 : r; /* a dead worker unpinned everything */
 }
 
+int gpu_client_host_flags(const gpu_client_t *c, const void *p, unsigned *flags) {
+    const char *q = p;
+    for (size_t i = 0; i < c->pins.n; i++) {
+        const char *s = c->pins.v[i].p;
+        if (q >= s && q < s + c->pins.v[i].n) {
+            *flags = c->pins.v[i].flags;
+            return 0;
+        }
+    }
+    return CUDA_ERROR_INVALID_VALUE;
+}
+
 bool gpu_client_host_is_registered(const gpu_client_t *c, const void *p, size_t n) {
     const char *q = p;
     for (size_t i = 0; i < c->pins.n; i++) {

@@ -29,6 +29,9 @@
 #include "runtime/gpu/channel.h"
 #include "runtime/gpu/cuda_driver.h"
 
+/* cudaOccupancyMaxActiveClusters' attributes reach the driver as they are */
+_Static_assert(sizeof(CUlaunchAttribute) == sizeof(cudaLaunchAttribute), "launch attribute layouts");
+
 #ifndef ICUDA_CUDA_HOME
 #define ICUDA_CUDA_HOME "/usr/local/cuda"
 #endif

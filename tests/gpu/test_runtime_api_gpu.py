@@ -131,7 +131,7 @@ printf("async ok\\n");"""))
 float *hr = (float *)malloc(M * sizeof(float)), *hback = (float *)malloc(M * sizeof(float));
 for (int i = 0; i < M; i++) hr[i] = i;
 CHECK(cudaHostRegister(hr, M * sizeof(float), cudaHostRegisterMapped));
-unsigned int flags = 0; CHECK(cudaHostGetFlags(&flags, hr));
+unsigned int flags = 0; CHECK(cudaHostGetFlags(&flags, hr)); assert(flags & cudaHostRegisterMapped);
 float *dr; CHECK(cudaMalloc(&dr, M * sizeof(float)));
 CHECK(cudaMemcpy(dr, hr, M * sizeof(float), cudaMemcpyHostToDevice));
 CHECK(cudaMemcpy(hback, dr, M * sizeof(float), cudaMemcpyDeviceToHost));
