@@ -335,14 +335,10 @@ class Parser:
 
 
 def normalize(words):
-    w = [x for x in words if x != 'signed' or len(words) == 1]
-    s = ' '.join(w)
-    s = re.sub(r'\blong int\b', 'long', s)
-    s = re.sub(r'\bshort int\b', 'short', s)
-    s = s.replace('unsigned int', 'unsigned int') or 'int'
-    if s in ('unsigned', 'signed'):
-        s = s + ' int'
-    return s
+    """One spelling per integer type: 'long int' -> 'long', 'unsigned' -> 'unsigned int'."""
+    s = ' '.join(x for x in words if x != 'signed' or len(words) == 1)
+    s = re.sub(r'\b(long|short) int\b', r'\1', s)
+    return s + ' int' if s in ('unsigned', 'signed') else s or 'int'
 
 
 def preprocess(cc, cuda):

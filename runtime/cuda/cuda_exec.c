@@ -355,6 +355,17 @@ int api_stream_capture(cs_call_t *c) {
     gpu_handle_t s;
     int r = call_stream_arg(c, 0, &s);
     if (r) return r;
+    if (!end && !call_ready(c)) {
+        /* the session's kernels loaded now: a module load while a stream
+         * captures (in the default, global mode) could end the capture */
+        engine_t *e = c->cs->e;
+        for (int i = 0; i < e->nkernels && i < 256; i++) {
+            cs_kernel_t *k;
+            char why[300];
+            cs_kernel_function(c->cs, e->kernels[i].name, &k, why, sizeof why);
+        }
+        c->msg[0] = 0;
+    }
     if ((r = cs_forward(c))) {
         if (end) { /* a failed end still ends the capture */
             int i = capture_index(c->cs, s);
