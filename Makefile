@@ -29,8 +29,14 @@ LDLIBS  += $(PKGS_LIBS) -lnvrtc -ldl -lm
 # Every .c under kernel/, runtime/ and magics/ is part of the kernel; files
 # named *_main.c are program entry points and stay out of the library, and
 # runtime/gpu/worker_*.c belong to the GPU worker alone.
-WORKER_SRC := $(filter-out %_main.c, $(wildcard runtime/gpu/worker_*.c))
-LIB_SRC  := $(filter-out %_main.c $(WORKER_SRC), $(wildcard kernel/*.c runtime/*.c runtime/*/*.c magics/*.c))
+# The CUDA runtime API (types, constants, functions) is read from the
+# toolkit's headers by tools/gen_cuda_api.py into build/gen: declarations
+# and the function table for the kernel, typed callers for the worker.
+GEN_PY   ?= python3
+GEN_LIB  := build/gen/crt_decls.c build/gen/crt_table.c
+GEN_WORKER := build/gen/crt_stubs.c
+WORKER_SRC := $(filter-out %_main.c, $(wildcard runtime/gpu/worker_*.c)) $(GEN_WORKER)
+LIB_SRC  := $(filter-out %_main.c $(WORKER_SRC), $(wildcard kernel/*.c runtime/*.c runtime/*/*.c magics/*.c)) $(GEN_LIB)
 LIB_OBJ  := $(LIB_SRC:%.c=build/obj/%.o)
 ASAN_OBJ := $(LIB_SRC:%.c=build/asan/obj/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
@@ -43,6 +49,10 @@ ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer
 .PHONY: all build venv test test-gpu install run clean bench bench-timeit asan test-gxx-oracle
 all: build venv
 build: build/icuda build/icuda-worker
+
+$(GEN_LIB) $(GEN_WORKER) &: tools/gen_cuda_api.py $(CUDA)/include/cuda_runtime_api.h $(CUDA)/include/driver_types.h $(CUDA)/include/vector_types.h
+	@mkdir -p build/gen
+	$(GEN_PY) tools/gen_cuda_api.py --cc "$(CC)" --cuda $(CUDA) --out build/gen
 
 build/obj/%.o: %.c
 	@mkdir -p $(dir $@)

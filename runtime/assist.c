@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuda/cuda_rt_table.h"
 #include "lang/interp.h"
 #include "magics/magics.h"
 #include "session.h"
@@ -78,6 +79,20 @@ static const char *const cuda_words[] = {
     "return", "for", "while", "if", "else", "switch", "case", "break", "continue", "sizeof", "const",
     "static", "template", "typename", "#include", "#define", NULL};
 
+/* Every function of the CUDA runtime API (read from the toolkit's headers:
+ * runtime/cuda/cuda_rt_table.h) not listed above; its types and constants
+ * are the interpreter's names already. */
+static void complete_runtime_api(const char *prefix, size_t plen, json_t *matches) {
+    if (plen < 2 || strncmp(prefix, "cu", 2)) return;
+    for (int k = 0; k < crt_nfns; k++) {
+        const char *w = crt_fns[k].name;
+        if (strncmp(w, prefix, plen)) continue;
+        bool listed = false;
+        for (int i = 0; cuda_words[i] && !listed; i++) listed = !strcmp(cuda_words[i], w);
+        if (!listed) json_array_append_new(matches, json_string(w));
+    }
+}
+
 static bool ident_char(char c) { return isalnum((unsigned char)c) || c == '_'; }
 
 /* The identifier (or %magic) that the cursor touches: [*start, *end). */
@@ -132,6 +147,7 @@ json_t *engine_complete(engine_t *e, const char *code, int cursor_pos) {
         }
         for (int i = 0; cuda_words[i]; i++)
             if (!strncmp(cuda_words[i], prefix, (size_t)plen)) json_array_append_new(matches, json_string(cuda_words[i]));
+        complete_runtime_api(prefix, (size_t)plen, matches);
     }
     return json_pack("{s:o,s:i,s:i,s:{}}", "matches", matches, "cursor_start", start, "cursor_end", end, "metadata");
 }

@@ -15,6 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <cuda_runtime_api.h>
+
+#include "runtime/cuda/cuda_rt_table.h"
 #include "runtime/hostmem/arena.h"
 
 
@@ -75,9 +78,14 @@ static const char *symbol_name(cs_call_t *c, int i) {
 }
 
 static int api_symbol(cs_call_t *c, bool to) {
-    int r = to ? call_arity(c, 2, 5, "symbol, const void *src, size_t count, size_t offset, cudaMemcpyKind kind")
-               : call_arity(c, 2, 5, "void *dst, symbol, size_t count, size_t offset, cudaMemcpyKind kind");
+    bool async = strstr(c->name, "Async") != NULL;
+    int r = to ? call_arity(c, 2, async ? 6 : 5, "symbol, const void *src, size_t count, size_t offset, cudaMemcpyKind "
+                            "kind, cudaStream_t stream")
+               : call_arity(c, 2, async ? 6 : 5, "void *dst, symbol, size_t count, size_t offset, cudaMemcpyKind kind, "
+                            "cudaStream_t stream");
     if (r) return r;
+    gpu_handle_t stream = 0;
+    if (async && (r = call_stream_arg(c, 5, &stream))) return r;
     int si = to ? 1 : 0, yi = to ? 0 : 1;
     const char *name = symbol_name(c, yi);
     if (!name)
@@ -101,16 +109,40 @@ static int api_symbol(cs_call_t *c, bool to) {
     c->cs->work_count++;
     if (to) {
         for (int i = 0; i < nf; i++) {
-            r = h->place == INTERP_PLACE_DEVICE ? gpu_client_memcpy_dtod(c->cs->gc, found[i].p + off, h->device, n, 0, false)
-                                                : gpu_client_memcpy_htod(c->cs->gc, found[i].p + off, h->host, n, 0, false);
+            r = h->place == INTERP_PLACE_DEVICE
+                    ? gpu_client_memcpy_dtod(c->cs->gc, found[i].p + off, h->device, n, stream, async)
+                    : gpu_client_memcpy_htod(c->cs->gc, found[i].p + off, h->host, n, stream, async);
             if (r) return call_done(c, r);
         }
         if (h->place != INTERP_PLACE_DEVICE) remember_symbol_write(c->cs, name, off, h->host, n);
+        if (async) c->cs->unsynced = true;
         return call_done(c, 0);
     }
-    r = h->place == INTERP_PLACE_DEVICE ? gpu_client_memcpy_dtod(c->cs->gc, h->device, found[0].p + off, n, 0, false)
-                                        : gpu_client_memcpy_dtoh(c->cs->gc, h->host, found[0].p + off, n, 0, false);
+    r = h->place == INTERP_PLACE_DEVICE ? gpu_client_memcpy_dtod(c->cs->gc, h->device, found[0].p + off, n, stream, async)
+                                        : gpu_client_memcpy_dtoh(c->cs->gc, h->host, found[0].p + off, n, stream, async);
+    if (async) c->cs->unsynced = true;
     return call_done(c, r);
+}
+
+/* cudaGetSymbolAddress(void **devPtr, symbol) and cudaGetSymbolSize(size_t
+ * *size, symbol): the variable of the module launched last (its address
+ * moves when the module is loaded again after a worker restart). */
+static int api_symbol_info(cs_call_t *c) {
+    bool addr = !strcmp(c->name, "cudaGetSymbolAddress");
+    int r = call_arity(c, 2, 2, addr ? "void **devPtr, symbol" : "size_t *size, symbol");
+    if (r) return r;
+    if (!call_out_arg(c, 0, 8, addr ? "a pointer" : "a size_t")) return CUDA_ERR_INVALID_VALUE;
+    const char *name = symbol_name(c, 1);
+    if (!name)
+        return call_misuse(c, "argument 2 (%s) must name a __constant__ or __device__ variable of a device cell",
+                           call_arg_name(&c->a[1]));
+    if ((r = call_ready(c))) return r;
+    sym_t found[1];
+    if (!find_symbol(c, name, found, 1))
+        return call_fail(c, CUDA_ERR_INVALID_SYMBOL, "no __constant__ or __device__ variable named %s in the device "
+                         "code compiled so far", name);
+    interp_store_u64(c->cs->e->interp, c->a[0].bits, addr ? found[0].p : found[0].size);
+    return 0;
 }
 
 /* Writes remembered host-to-symbol copies into a module just loaded. */
@@ -246,80 +278,6 @@ static int api_stream(cs_call_t *c, int op) {
 
 /* ---- devices ---- */
 
-/* struct cudaDeviceProp as host cells declare it (runtime/lang/builtins_cuda.c):
- * the same fields in the same order. */
-typedef struct {
-    char name[256]; char uuid[16]; size_t totalGlobalMem; size_t sharedMemPerBlock; int regsPerBlock;
-    int warpSize; size_t memPitch; int maxThreadsPerBlock; int maxThreadsDim[3]; int maxGridSize[3];
-    int clockRate; size_t totalConstMem; int major; int minor; size_t textureAlignment; int deviceOverlap;
-    int multiProcessorCount; int kernelExecTimeoutEnabled; int integrated; int canMapHostMemory;
-    int computeMode; int concurrentKernels; int ECCEnabled; int pciBusID; int pciDeviceID; int pciDomainID;
-    int asyncEngineCount; int unifiedAddressing; int memoryClockRate; int memoryBusWidth; int l2CacheSize;
-    int persistingL2CacheMaxSize; int maxThreadsPerMultiProcessor; size_t sharedMemPerMultiprocessor;
-    int regsPerMultiprocessor; int managedMemory; int maxBlocksPerMultiProcessor;
-    size_t sharedMemPerBlockOptin; int cooperativeLaunch; int concurrentManagedAccess;
-} host_device_prop_t;
-/* The interpreter lays the prelude's struct out as C does; tests/cuda checks
- * that it reports these same numbers. */
-_Static_assert(sizeof(host_device_prop_t) == 472, "cudaDeviceProp layout");
-_Static_assert(offsetof(host_device_prop_t, multiProcessorCount) == 364, "cudaDeviceProp layout");
-_Static_assert(offsetof(host_device_prop_t, sharedMemPerBlockOptin) == 456, "cudaDeviceProp layout");
-
-static int api_device_props(cs_call_t *c) {
-    int r = call_arity(c, 2, 2, "cudaDeviceProp *prop, int device");
-    if (r) return r;
-    host_device_prop_t *o = call_out_arg(c, 0, sizeof *o, "a cudaDeviceProp");
-    if (!o) return CUDA_ERR_INVALID_VALUE;
-    if ((r = call_ready(c))) return r;
-    int dev = (int)call_ival(&c->a[1]), n = 0;
-    gpu_client_device_count(c->cs->gc, &n);
-    if (dev < 0 || dev >= n) return call_fail(c, CUDA_ERR_INVALID_DEVICE, "device %d does not exist (this machine has %d)", dev, n);
-    gpu_props_t p;
-    if ((r = gpu_client_device_props(c->cs->gc, dev, &p))) return call_done(c, r);
-    memset(o, 0, sizeof *o);
-    snprintf(o->name, sizeof o->name, "%s", p.name);
-    memcpy(o->uuid, p.uuid, 16);
-    o->totalGlobalMem = p.total_mem;
-    o->sharedMemPerBlock = (size_t)p.shared_mem_per_block;
-    o->regsPerBlock = p.regs_per_block;
-    o->warpSize = p.warp_size;
-    o->memPitch = (size_t)p.mem_pitch;
-    o->maxThreadsPerBlock = p.max_threads_per_block;
-    for (int i = 0; i < 3; i++) {
-        o->maxThreadsDim[i] = p.max_block_dim[i];
-        o->maxGridSize[i] = p.max_grid_dim[i];
-    }
-    o->clockRate = p.clock_rate_khz;
-    o->totalConstMem = (size_t)p.total_const_mem;
-    o->major = p.major;
-    o->minor = p.minor;
-    o->textureAlignment = (size_t)p.texture_alignment;
-    o->deviceOverlap = p.async_engine_count > 0;
-    o->multiProcessorCount = p.multiprocessor_count;
-    o->integrated = p.integrated;
-    o->canMapHostMemory = p.can_map_host_memory;
-    o->computeMode = p.compute_mode;
-    o->concurrentKernels = p.concurrent_kernels;
-    o->ECCEnabled = p.ecc_enabled;
-    o->pciBusID = p.pci_bus_id;
-    o->pciDeviceID = p.pci_device_id;
-    o->pciDomainID = p.pci_domain_id;
-    o->asyncEngineCount = p.async_engine_count;
-    o->unifiedAddressing = p.unified_addressing;
-    o->memoryClockRate = p.memory_clock_rate_khz;
-    o->memoryBusWidth = p.memory_bus_width;
-    o->l2CacheSize = p.l2_cache_size;
-    o->persistingL2CacheMaxSize = p.l2_persisting_max;
-    o->maxThreadsPerMultiProcessor = p.max_threads_per_multiprocessor;
-    o->sharedMemPerMultiprocessor = (size_t)p.shared_mem_per_multiprocessor;
-    o->regsPerMultiprocessor = p.regs_per_multiprocessor;
-    o->managedMemory = p.managed_memory;
-    o->maxBlocksPerMultiProcessor = p.max_blocks_per_multiprocessor;
-    o->sharedMemPerBlockOptin = (size_t)p.shared_mem_per_block_optin;
-    o->cooperativeLaunch = p.cooperative_launch;
-    return 0;
-}
-
 static int api_device_count(cs_call_t *c) {
     int r = call_arity(c, 1, 1, "int *count");
     if (r) return r;
@@ -375,7 +333,7 @@ static int api_versions(cs_call_t *c, bool driver) {
     int *o = call_out_arg(c, 0, sizeof(int), "an int");
     if (!o) return CUDA_ERR_INVALID_VALUE;
     if (!driver) {
-        *o = 13000;
+        *o = CUDART_VERSION;
         return 0;
     }
     char why[600];
@@ -400,32 +358,6 @@ static int api_occupancy(cs_call_t *c) {
     if ((r = cs_kernel_function(c->cs, name, &k, why, sizeof why))) return call_fail(c, r, "%s", why);
     return call_done(c, gpu_client_occupancy(c->cs->gc, k->fn, c->n > 3 ? (size_t)call_ival(&c->a[3]) : 0,
                                         c->n > 4 ? (int)call_ival(&c->a[4]) : 0, mg, bs));
-}
-
-static int api_func_attributes(cs_call_t *c) {
-    int r = call_arity(c, 2, 2, "cudaFuncAttributes *attr, kernel");
-    if (r) return r;
-    struct {
-        size_t shared, konst, local;
-        int max_threads, regs, ptx, binary, cache_ca, max_dyn, carveout;
-    } *o = call_out_arg(c, 0, sizeof *o, "a cudaFuncAttributes");
-    if (!o) return CUDA_ERR_INVALID_VALUE;
-    const char *name = symbol_name(c, 1);
-    if (!name) return call_misuse(c, "argument 2 (%s) must name a kernel", call_arg_name(&c->a[1]));
-    if ((r = call_ready(c))) return r;
-    cs_kernel_t *k;
-    char why[600];
-    if ((r = cs_kernel_function(c->cs, name, &k, why, sizeof why))) return call_fail(c, r, "%s", why);
-    memset(o, 0, sizeof *o);
-    o->shared = (size_t)k->attrs.shared_size_bytes;
-    o->konst = (size_t)k->attrs.const_size_bytes;
-    o->local = (size_t)k->attrs.local_size_bytes;
-    o->max_threads = k->attrs.max_threads_per_block;
-    o->regs = k->attrs.num_regs;
-    o->ptx = k->attrs.ptx_version;
-    o->binary = k->attrs.binary_version;
-    o->max_dyn = k->attrs.max_dynamic_shared_size_bytes;
-    return 0;
 }
 
 static int api_active_blocks(cs_call_t *c) {
@@ -543,7 +475,7 @@ static int dispatch(cs_call_t *c, fid_t id) {
     case F_OCCUPANCY: return api_occupancy(c);
     case F_DRIVER_VERSION: return api_versions(c, true);
     case F_RUNTIME_VERSION: return api_versions(c, false);
-    case F_FUNC_ATTRS: return api_func_attributes(c);
+    case F_FUNC_ATTRS: return api_func_get_attributes(c);
     case F_MALLOC_MANAGED: return api_malloc_managed(c);
     case F_HOST_DEVPTR: return api_host_get_device_pointer(c);
     case F_PTR_ATTRS: return api_pointer_attributes(c);
@@ -557,20 +489,89 @@ static int dispatch(cs_call_t *c, fid_t id) {
     return CUDA_ERR_UNKNOWN;
 }
 
+/* The rest of icuda's own: pitched, 2-D, 3-D and stream-ordered memory
+ * (cuda_memory2d.c), kernels, occupancy, host functions, capture
+ * (cuda_exec.c), symbols. Each checks what it can and either does the
+ * work itself or forwards the checked call to the worker's runtime. */
+typedef int (*api_fn_t)(cs_call_t *c);
+static const struct { const char *name; api_fn_t fn; } more[] = {
+    {"cudaMallocPitch", api_malloc_pitch}, {"cudaMalloc3D", api_malloc_3d}, {"cudaMallocAsync", api_malloc_async},
+    {"cudaMallocFromPoolAsync", api_malloc_async}, {"cudaFreeAsync", api_free_async},
+    {"cudaMemcpy2D", api_memcpy_2d}, {"cudaMemcpy2DAsync", api_memcpy_2d},
+    {"cudaMemcpy2DToArray", api_memcpy_2d_array}, {"cudaMemcpy2DToArrayAsync", api_memcpy_2d_array},
+    {"cudaMemcpy2DFromArray", api_memcpy_2d_array}, {"cudaMemcpy2DFromArrayAsync", api_memcpy_2d_array},
+    {"cudaMemcpyToArray", api_memcpy_array}, {"cudaMemcpyToArrayAsync", api_memcpy_array},
+    {"cudaMemcpyFromArray", api_memcpy_array}, {"cudaMemcpyFromArrayAsync", api_memcpy_array},
+    {"cudaMemset2D", api_memset_2d}, {"cudaMemset2DAsync", api_memset_2d}, {"cudaMemcpy3D", api_memcpy_3d},
+    {"cudaMemcpy3DAsync", api_memcpy_3d}, {"cudaMemset3D", api_memset_3d}, {"cudaMemset3DAsync", api_memset_3d},
+    {"cudaHostRegister", api_host_register}, {"cudaHostUnregister", api_host_unregister},
+    {"cudaHostGetFlags", api_host_get_flags},
+    {"cudaMemcpyPeer", api_memcpy_peer}, {"cudaMemcpyPeerAsync", api_memcpy_peer},
+    {"cudaMemcpyToSymbolAsync", NULL}, {"cudaMemcpyFromSymbolAsync", NULL}, {"cudaGetSymbolAddress", api_symbol_info},
+    {"cudaGetSymbolSize", api_symbol_info},
+    {"cudaFuncSetAttribute", api_func_set_attribute}, {"cudaFuncSetCacheConfig", api_func_set_cache_config},
+    {"cudaFuncSetSharedMemConfig", api_func_set_cache_config}, {"cudaFuncGetName", api_func_get_name},
+    {"cudaFuncGetParamInfo", api_func_get_param_info},
+    {"cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", api_occupancy_blocks_flags},
+    {"cudaOccupancyAvailableDynamicSMemPerBlock", api_occupancy_dyn_smem},
+    {"cudaOccupancyMaxPotentialClusterSize", api_occupancy_clusters},
+    {"cudaOccupancyMaxActiveClusters", api_occupancy_clusters},
+    {"cudaOccupancyMaxPotentialBlockSizeWithFlags", api_occupancy_block_size},
+    {"cudaOccupancyMaxPotentialBlockSizeVariableSMem", api_occupancy_variable_smem},
+    {"cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags", api_occupancy_variable_smem},
+    {"cudaLaunchHostFunc", api_launch_host_func}, {"cudaStreamAddCallback", api_launch_host_func},
+    {"cudaStreamCreateWithPriority", api_stream_create_priority}, {"cudaStreamBeginCapture", api_stream_capture},
+    {"cudaStreamBeginCaptureToGraph", api_stream_capture}, {"cudaStreamEndCapture", api_stream_capture},
+    {"cudaGraphAddNode", api_graph_node_params}, {"cudaGraphNodeSetParams", api_graph_node_params},
+    {"cudaGraphExecNodeSetParams", api_graph_node_params}, {"cudaDeviceEnablePeerAccess", api_peer_access},
+    {"cudaDeviceDisablePeerAccess", api_peer_access}, {"cudaStreamAttachMemAsync", api_stream_attach_mem},
+};
+
+static int api_symbol_async(cs_call_t *c) { return api_symbol(c, strstr(c->name, "ToSymbol") != NULL); }
+
+static api_fn_t more_fn(const char *name) {
+    for (size_t i = 0; i < sizeof more / sizeof more[0]; i++)
+        if (!strcmp(more[i].name, name)) return more[i].fn ? more[i].fn : api_symbol_async;
+    return NULL;
+}
+
+bool cs_api_own(const char *name) {
+    for (size_t i = 0; i < sizeof api / sizeof api[0]; i++)
+        if (!strcmp(api[i].name, name)) return true;
+    return more_fn(name) != NULL;
+}
+
+/* A function icuda does not implement itself: refused with the reason, or
+ * forwarded to the worker's runtime (cuda_forward.c). -1: no such function. */
+static int other(cs_call_t *c, char *ename) {
+    const char *family = NULL, *why = cs_refusal(c->name, &family);
+    if (why) {
+        c->hard = true;
+        return call_fail(c, CUDA_ERR_NOT_SUPPORTED, "icuda does not support %s (%s): %s", family, c->name, why);
+    }
+    if (!crt_find(c->name)) {
+        snprintf(ename, INTERP_ENAME_MAX, "NameError");
+        if (!strncmp(c->name, "cuda", 4))
+            snprintf(c->msg, c->ml, "%s is not a function of the CUDA runtime API (cuda_runtime_api.h of CUDA %d.%d "
+                     "has no such function)", c->name, CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
+        else
+            snprintf(c->msg, c->ml, "%s is not a CUDA runtime function icuda knows yet", c->name);
+        return -1;
+    }
+    return cs_forward(c);
+}
+
 int cuda_api_call(void *ctx, const char *name, const interp_arg_t *args, int nargs, int discarded, int64_t *ret,
                   char *ename, char *msg, size_t msglen) {
     cuda_session_t *cs = ctx;
     int id = -1;
     for (size_t i = 0; i < sizeof api / sizeof api[0]; i++)
         if (!strcmp(api[i].name, name)) id = (int)api[i].id;
-    if (id < 0) {
-        snprintf(ename, INTERP_ENAME_MAX, "NameError");
-        snprintf(msg, msglen, "%s is not a CUDA runtime function icuda knows yet", name);
-        return -1;
-    }
     cs_call_t c = {cs, name, args, nargs, msg, msglen, false};
     msg[0] = 0;
-    int code = dispatch(&c, (fid_t)id);
+    api_fn_t fn = id < 0 ? more_fn(name) : NULL;
+    int code = id >= 0 ? dispatch(&c, (fid_t)id) : fn ? fn(&c) : other(&c, ename);
+    if (code == -1 && !strcmp(ename, "NameError")) return -1;
     if (code == -2) {
         snprintf(ename, INTERP_ENAME_MAX, "KeyboardInterrupt");
         return -1;

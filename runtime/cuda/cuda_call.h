@@ -41,6 +41,9 @@ int call_stream_arg(cs_call_t *c, int i, gpu_handle_t *s);
 /* Checks that n bytes fit at pointer argument i; which: "into"/"from". */
 int call_fits(cs_call_t *c, int i, uint64_t n, const char *which);
 
+/* Checks a copy's direction (a cudaMemcpyKind) against where destination
+ * argument di and source argument si point (cuda_memory.c). */
+int call_check_kind(cs_call_t *c, int di, int si, int kind);
 /* The memory family (cuda_memory.c); each returns a cudaError_t. */
 int api_malloc(cs_call_t *c);
 int api_malloc_managed(cs_call_t *c);
@@ -53,5 +56,62 @@ int api_host_get_device_pointer(cs_call_t *c);
 int api_pointer_attributes(cs_call_t *c);
 int api_mem_prefetch(cs_call_t *c);
 int api_mem_advise(cs_call_t *c);
+int api_stream_attach_mem(cs_call_t *c);
+
+/* Pitched, 2-D and 3-D memory, stream-ordered allocation, registered host
+ * memory and peer copies (cuda_memory2d.c). */
+int api_malloc_pitch(cs_call_t *c);
+int api_malloc_3d(cs_call_t *c);
+int api_malloc_async(cs_call_t *c);
+int api_free_async(cs_call_t *c);
+int api_memcpy_2d(cs_call_t *c);
+int api_memcpy_2d_array(cs_call_t *c);
+int api_memcpy_array(cs_call_t *c);
+int api_memset_2d(cs_call_t *c);
+int api_memcpy_3d(cs_call_t *c);
+int api_memset_3d(cs_call_t *c);
+int api_host_register(cs_call_t *c);
+int api_host_unregister(cs_call_t *c);
+int api_memcpy_peer(cs_call_t *c);
+int api_host_get_flags(cs_call_t *c);
+
+/* Kernels by name, occupancy, host functions, priorities, capture, device
+ * properties (cuda_exec.c). */
+int api_func_set_attribute(cs_call_t *c);
+int api_func_get_attributes(cs_call_t *c);
+int api_func_set_cache_config(cs_call_t *c);
+int api_func_get_name(cs_call_t *c);
+int api_func_get_param_info(cs_call_t *c);
+int api_occupancy_blocks_flags(cs_call_t *c);
+int api_occupancy_dyn_smem(cs_call_t *c);
+int api_occupancy_clusters(cs_call_t *c);
+int api_occupancy_block_size(cs_call_t *c);
+int api_occupancy_variable_smem(cs_call_t *c);
+int api_launch_host_func(cs_call_t *c);
+int api_stream_create_priority(cs_call_t *c);
+int api_stream_capture(cs_call_t *c);
+int api_graph_node_params(cs_call_t *c);
+int api_device_props(cs_call_t *c);
+int api_peer_access(cs_call_t *c);
+/* Whether stream s (a handle) is being captured into a graph. */
+bool cs_capturing(cuda_session_t *cs, gpu_handle_t s);
+
+/* A function of cuda_runtime_api.h run by the worker's libcudart, its
+ * arguments checked and translated (cuda_forward.c). */
+int cs_forward(cs_call_t *c);
+/* Whether icuda implements name itself (cuda_api.c). */
+bool cs_api_own(const char *name);
+/* Why icuda refuses name, and its family; NULL when it does not (cuda_rt_policy.c). */
+const char *cs_refusal(const char *name, const char **family);
+
+#define CS_MAX_FAMILIES 16
+typedef struct {
+    int total, own, interpreted, forwarded, refused;
+    int nfamilies;
+    const char *family[CS_MAX_FAMILIES];
+    int refused_in[CS_MAX_FAMILIES];
+} cs_coverage_t;
+/* How the functions of cuda_runtime_api.h are covered (docs/cuda-api-coverage.md). */
+void cs_api_coverage(cs_coverage_t *cv);
 
 #endif

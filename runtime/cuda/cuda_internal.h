@@ -85,6 +85,9 @@ struct cuda_session {
     bool unsynced;            /* work was issued since the host last waited for the GPU */
     bool warned_unsynced;     /* ... and the cell was told once that icuda waited for it */
     unsigned long work_count; /* launches, copies, memsets issued (cuda_session_work_count) */
+    gpu_handle_t *capt;       /* streams being captured into a graph (cuda_exec.c) */
+    int ncapt, capcapt;
+    bool runtime_objects;     /* forwarded calls made objects (graphs, arrays, ...) a restart loses */
 };
 
 /* 0 when the worker is up; otherwise the cudaError_t that says why (no

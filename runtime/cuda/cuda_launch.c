@@ -667,7 +667,8 @@ static int launch_kernel(cuda_session_t *cs, cs_kernel_t *k, const unsigned grid
         CUdeviceptr base;
         size_t size;
         int bdev = 0;
-        if (gpu_client_buffer(cs->gc, args[i].device, &base, &size, &bdev) && bdev != dev) {
+        if (gpu_client_buffer(cs->gc, args[i].device, &base, &size, &bdev) && bdev != dev &&
+            !gpu_client_peer_enabled(cs->gc, dev, bdev)) {
             snprintf(ename, INTERP_ENAME_MAX, "cudaErrorInvalidDevicePointer");
             arg_error(k, i, msg, ml, "%s lives on device %d, but device %d is current (cudaSetDevice)", args[i].expr,
                       bdev, dev);
@@ -724,12 +725,17 @@ static int launch_kernel(cuda_session_t *cs, cs_kernel_t *k, const unsigned grid
         goto out;
     }
     unsigned long long smem = (unsigned long long)shmem + (unsigned long long)k->attrs.shared_size_bytes;
-    if (smem > (unsigned long long)pr.shared_mem_per_block) {
+    /* beyond 48 KB a kernel opts in: cudaFuncSetAttribute(MaxDynamicSharedMemorySize) raised its limit */
+    unsigned long long smem_limit = (unsigned long long)pr.shared_mem_per_block, opted =
+        (unsigned long long)k->attrs.max_dynamic_shared_size_bytes + (unsigned long long)k->attrs.shared_size_bytes;
+    if (opted > smem_limit) smem_limit = opted;
+    if (smem > smem_limit) {
         snprintf(ename, INTERP_ENAME_MAX, "cudaErrorInvalidValue");
         snprintf(msg, ml, "launch of %s: %s: %llu bytes of shared memory per block (%d static + %llu dynamic); "
-                 "a block may use %d bytes (%d with an opt-in that icuda does not offer yet)", k->name,
+                 "the kernel may use %llu bytes (up to %d after cudaFuncSetAttribute(%s, "
+                 "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes))", k->name,
                  cuda_error_string(CUDA_ERR_INVALID_VALUE), smem, k->attrs.shared_size_bytes,
-                 (unsigned long long)shmem, pr.shared_mem_per_block, pr.shared_mem_per_block_optin);
+                 (unsigned long long)shmem, smem_limit, pr.shared_mem_per_block_optin, k->name);
         cs->last_error = CUDA_ERR_INVALID_VALUE;
         goto out;
     }

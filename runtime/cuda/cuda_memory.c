@@ -270,11 +270,8 @@ static bool device_side(int place) {
     return place == INTERP_PLACE_DEVICE || place == INTERP_PLACE_MANAGED || place == INTERP_PLACE_UNKNOWN;
 }
 
-static int copy(cs_call_t *c, int di, int si, uint64_t n, int kind, gpu_handle_t stream, bool async) {
+int call_check_kind(cs_call_t *c, int di, int si, int kind) {
     const interp_arg_t *d = &c->a[di], *s = &c->a[si];
-    int r;
-    if (d->place != INTERP_PLACE_UNKNOWN && (r = call_fits(c, di, n, "into"))) return r;
-    if (s->place != INTERP_PLACE_UNKNOWN && (r = call_fits(c, si, n, "from"))) return r;
     if (kind < 0 || kind > 4)
         return call_fail(c, CUDA_ERR_INVALID_MEMCPY_DIRECTION, "%d is not a cudaMemcpyKind", kind);
     /* managed memory is on both sides; everything else on one */
@@ -290,6 +287,17 @@ static int copy(cs_call_t *c, int di, int si, uint64_t n, int kind, gpu_handle_t
                                "cudaMemcpy(dst, src, bytes, kind)" : "");
         }
     }
+    return 0;
+}
+
+static int copy(cs_call_t *c, int di, int si, uint64_t n, int kind, gpu_handle_t stream, bool async) {
+    const interp_arg_t *d = &c->a[di], *s = &c->a[si];
+    int r;
+    if (d->place != INTERP_PLACE_UNKNOWN && (r = call_fits(c, di, n, "into"))) return r;
+    if (s->place != INTERP_PLACE_UNKNOWN && (r = call_fits(c, si, n, "from"))) return r;
+    if ((r = call_check_kind(c, di, si, kind))) return r;
+    bool dd = device_side(d->place), sd = device_side(s->place);
+    bool dm = d->place == INTERP_PLACE_MANAGED, sm = s->place == INTERP_PLACE_MANAGED;
     if ((r = known(c, di, n)) || (r = known(c, si, n))) return r;
     if (n == 0) return 0;
     if (!dd && !sd) {
@@ -352,9 +360,12 @@ int api_host_get_device_pointer(cs_call_t *c) {
     if (!call_out_arg(c, 0, 8, "a pointer")) return CUDA_ERR_INVALID_VALUE;
     const interp_arg_t *h = &c->a[1];
     if (c->n > 2 && call_ival(&c->a[2]) != 0) return call_misuse(c, "flags must be 0");
+    if (h->place == INTERP_PLACE_HOST && h->host && c->cs->gc &&
+        gpu_client_host_is_registered(c->cs->gc, h->host, 1))
+        return cs_forward(c); /* cudaHostRegister'd memory: the runtime knows its device address */
     if (h->place != INTERP_PLACE_PINNED)
-        return call_fail(c, CUDA_ERR_INVALID_VALUE, "%s is %s, not pinned memory from cudaMallocHost/cudaHostAlloc",
-                         call_arg_name(h), call_place_name(h->place));
+        return call_fail(c, CUDA_ERR_INVALID_VALUE, "%s is %s, not pinned memory from cudaMallocHost/cudaHostAlloc "
+                         "or memory registered with cudaHostRegister", call_arg_name(h), call_place_name(h->place));
     interp_store_u64(interp_of(c), c->a[0].bits, h->device);
     return 0;
 }
@@ -456,4 +467,23 @@ int api_mem_advise(cs_call_t *c) {
     int64_t advice = call_ival(&c->a[2]);
     if (advice < 1 || advice > 6) return call_misuse(c, "%lld is not a cudaMemoryAdvise", (long long)advice);
     return 0; /* accepted: icuda moves whole buffers at launch and first touch, which no advice changes */
+}
+
+/* cudaStreamAttachMemAsync(stream, devPtr, length, flags): checked and
+ * accepted, as advice is: icuda's managed memory moves whole buffers at
+ * launches and first touches, which no attachment changes. */
+int api_stream_attach_mem(cs_call_t *c) {
+    int r = call_arity(c, 2, 4, "cudaStream_t stream, void *devPtr, size_t length, unsigned int flags");
+    if (r) return r;
+    gpu_handle_t s;
+    if ((r = call_stream_arg(c, 0, &s))) return r;
+    const interp_arg_t *a = &c->a[1];
+    if (a->place != INTERP_PLACE_MANAGED)
+        return call_fail(c, CUDA_ERR_INVALID_VALUE, "%s is %s, not managed memory from cudaMallocManaged",
+                         call_arg_name(a), call_place_name(a->place));
+    int64_t n = c->n > 2 ? call_ival(&c->a[2]) : 0, flags = c->n > 3 ? call_ival(&c->a[3]) : 4;
+    if (n < 0 || (uint64_t)n > a->avail) return call_misuse(c, "a length of %lld bytes", (long long)n);
+    if (flags != 1 && flags != 2 && flags != 4)
+        return call_misuse(c, "flags must be cudaMemAttachGlobal, cudaMemAttachHost or cudaMemAttachSingle");
+    return 0;
 }

@@ -52,6 +52,7 @@ void cuda_session_free(cuda_session_t *cs) {
     free(cs->syms);
     free(cs->pins);
     free(cs->managed);
+    free(cs->capt);
     cs_mvars_free(cs);
     free(cs);
 }
@@ -128,6 +129,7 @@ static void recover(cuda_session_t *cs, const gpu_fault_t *f) {
     cs_managed_restored(cs);
     cs_mvars_restarted(cs);
     cs->unsynced = false;
+    cs->ncapt = 0; /* captures end with their worker */
     int k = snprintf(p, n, "The GPU worker was restarted in %.0f ms: %d module%s reloaded, %d device buffer%s "
                      "restored", rep.ms, rep.modules, rep.modules == 1 ? "" : "s", rep.restored,
                      rep.restored == 1 ? "" : "s");
@@ -151,6 +153,10 @@ static void recover(cuda_session_t *cs, const gpu_fault_t *f) {
             free(names);
         }
     }
+    if (cs->runtime_objects && k > 0 && (size_t)k < n)
+        k += snprintf(p + k, n - (size_t)k, ". Objects the CUDA runtime made (graphs, arrays, memory pools, ...) are "
+                      "gone with the old worker: make them again");
+    cs->runtime_objects = false;
     if (k > 0 && (size_t)k < n) snprintf(p + k, n - (size_t)k, ". Host variables are untouched.");
     free(rep.lost_ptrs);
     (void)f;
@@ -206,7 +212,11 @@ int cuda_session_end_cell(cuda_session_t *cs, const engine_io_t *io, int rc, eng
         return rc;
     }
     gpu_state_t st = gpu_client_state(cs->gc);
-    if (st == GPU_READY) {
+    if (st == GPU_READY && cs->ncapt) {
+        /* a stream is being captured into a graph: a synchronisation now
+         * would end the capture with an error; the cell that ends it syncs */
+        gpu_client_drain_output(cs->gc);
+    } else if (st == GPU_READY) {
         /* every cell ends with a device synchronisation: the asynchronous
          * errors of this cell's work are this cell's */
         int r = gpu_client_sync(cs->gc);

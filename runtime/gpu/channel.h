@@ -64,6 +64,11 @@ enum ch_op {
     CH_PROFILE_STOP,  /* synchronise, flush, detach CUPTI; v[0] records, v[3] 1 if detached */
     CH_LAUNCH_COOPERATIVE, /* a CH_LAUNCH record, launched with cuLaunchCooperativeKernel; sync */
     CH_DEVICE_ATTRIBUTE,   /* cuDeviceGetAttribute; reply v[0] the value */
+    CH_CUDART,        /* a CUDA runtime call (worker_cudart.c): u.rt, then uint16_t size[nargs], the
+                         arguments at 16-byte aligned offsets (ch_launch_args_offset), the function's
+                         name; reply v[0] its return value, result a sticky fault's code or 0 */
+    CH_FUNC,          /* a kernel's attributes and occupancy (u.func, CH_FN_*), by the driver API */
+    CH_ACCESS,        /* grant (on) or take back device dev's access to [va, va+size) (peer access) */
     CH_OP_COUNT
 };
 
@@ -94,7 +99,7 @@ typedef struct ch_cmd {
              * offset from the start of the argument area */
         } launch;
         struct { uint64_t func; uint32_t shmem, limit; } occupancy;
-        struct { uint32_t flags; uint32_t pad; } create;
+        struct { uint32_t flags; int32_t priority; } create; /* priority: streams only */
         struct { uint64_t event, stream; } record;
         struct { uint64_t handle; } one; /* event/stream sync, query, destroy */
         struct { uint64_t start, end; } elapsed;
@@ -102,6 +107,9 @@ typedef struct ch_cmd {
         struct { int32_t device; } device;
         struct { int32_t device, attribute; } attribute; /* CH_DEVICE_ATTRIBUTE */
         struct { uint64_t offset, size; uint32_t flags; uint32_t pad; } profile; /* arena range */
+        struct { uint32_t fn; uint16_t nargs, pad; } rt; /* fn: index in the generated table */
+        struct { uint64_t va, size; int32_t dev, on; } access;
+        struct { uint64_t func, smem; int32_t op, a, b, pad; } func; /* + ch_launch_cfg_t for clusters */
     } u;
 } ch_cmd_t;
 
@@ -184,6 +192,28 @@ typedef struct gpu_func_attrs {
     int32_t binary_version;
     int32_t max_dynamic_shared_size_bytes;
 } gpu_func_attrs_t;
+
+/* CH_FUNC operations on u.func.func (a CUfunction): */
+enum ch_fn_op {
+    CH_FN_SET_ATTR = 1, /* cuFuncSetAttribute(a, b) */
+    CH_FN_GET_ATTRS,    /* payload: int32_t value of every CU_FUNC_ATTRIBUTE_* up to CU_FUNC_ATTRIBUTE_MAX */
+    CH_FN_SET_CACHE,    /* cuFuncSetCacheConfig(a) */
+    CH_FN_SET_SMEM_CONFIG, /* cuFuncSetSharedMemConfig(a) */
+    CH_FN_PARAM_INFO,   /* cuFuncGetParamInfo(a): v[0] offset, v[1] size */
+    CH_FN_ACTIVE_BLOCKS, /* block a, smem, flags b: v[0] blocks per SM */
+    CH_FN_BLOCK_SIZE,   /* smem, limit a, flags b: v[0] min grid, v[1] block size */
+    CH_FN_DYN_SMEM,     /* blocks a, block size b: v[0] dynamic shared memory per block */
+    CH_FN_CLUSTER_SIZE, /* + ch_launch_cfg_t: v[0] the largest cluster */
+    CH_FN_ACTIVE_CLUSTERS, /* + ch_launch_cfg_t: v[0] clusters that fit */
+};
+
+/* A launch configuration for the cluster occupancy queries; followed by
+ * nattrs CUlaunchAttribute (the same bytes as cudaLaunchAttribute). */
+typedef struct ch_launch_cfg {
+    uint32_t grid[3], block[3];
+    uint64_t smem;
+    uint32_t nattrs, pad;
+} ch_launch_cfg_t;
 
 /* Offset of the argument area in a CH_LAUNCH record with n arguments. */
 static inline size_t ch_launch_args_offset(unsigned nargs) {

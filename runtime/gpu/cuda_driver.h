@@ -34,7 +34,11 @@
     X(cuStreamDestroy)                                                         \
     X(cuMemAddressReserve) X(cuMemAddressFree) X(cuMemCreate) X(cuMemRelease)  \
     X(cuMemMap) X(cuMemUnmap) X(cuMemSetAccess)                                \
-    X(cuMemGetAllocationGranularity) X(cuMemHostGetDevicePointer)
+    X(cuMemGetAllocationGranularity) X(cuMemHostGetDevicePointer)          \
+    X(cuCtxGetCurrent) X(cuStreamCreateWithPriority) X(cuFuncSetAttribute)    \
+    X(cuFuncSetCacheConfig) X(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags) \
+    X(cuOccupancyMaxPotentialBlockSizeWithFlags)                             \
+    X(cuOccupancyAvailableDynamicSMemPerBlock)
 
 typedef struct cuda_driver {
 #define CUDA_DRIVER_FIELD(f) __typeof__(&f) f;

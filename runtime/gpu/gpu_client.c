@@ -303,6 +303,7 @@ static int read_hello(gpu_client_t *c) {
     memset(&hi, 0, sizeof hi);
     if (h->payload >= sizeof hi) memcpy(&hi, c->rx + sizeof *h, sizeof hi);
     c->va_ok = (h->v[2] & CH_HELLO_VA_RESERVED) && hi.va_base == GPU_VA_BASE;
+    c->arena_shared = (h->v[2] & CH_HELLO_ARENA_SHARED) != 0;
     c->va_error = c->va_ok ? 0 : hi.va_error ? hi.va_error : CUDA_ERROR_NOT_SUPPORTED;
     c->gran = hi.granularity ? (size_t)hi.granularity : (size_t)2 << 20;
     c->state = GPU_READY;
@@ -585,7 +586,7 @@ int gpu_client_get_function(gpu_client_t *c, gpu_handle_t mod, const char *name,
     ch_reply_t *rep;
     int r = raw_named(c, CH_GET_FUNCTION, md->dev, md->h, name, &rep);
     if (r) return r;
-    func_t f = {.mod = mod, .name = strdup(name), .h = rep->v[0], .live = true};
+    func_t f = {.mod = mod, .name = strdup(name), .h = rep->v[0], .live = true, .cache_config = -1};
     if (rep->payload >= sizeof f.a) memcpy(&f.a, c->rx + sizeof *rep, sizeof f.a);
     if (!f.name || !VEC_PUSH(c->fns, f)) {
         free(f.name);
@@ -720,14 +721,15 @@ int gpu_client_occupancy(gpu_client_t *c, gpu_handle_t fn, size_t shmem, int blo
 /* ---- events and streams ---- */
 
 static int obj_create(gpu_client_t *c, uint16_t op, void *vec_, gpu_handle_t *out,
-                      unsigned flags) {
+                      unsigned flags, int priority) {
     VEC(obj_t) *vec = vec_;
     ch_cmd_t *m = gc_cmd(c, op, false, -1);
     m->u.create.flags = flags;
+    m->u.create.priority = priority;
     ch_reply_t *rep;
     int r = gc_send(c, sizeof *m, &rep);
     if (r) return r;
-    obj_t o = {.h = rep->v[0], .flags = flags, .dev = c->dev, .live = true};
+    obj_t o = {.h = rep->v[0], .flags = flags, .dev = c->dev, .live = true, .priority = priority};
     if (!VEC_PUSH(*vec, o)) return CUDA_ERROR_OUT_OF_MEMORY;
     *out = (gpu_handle_t)vec->n;
     return 0;
@@ -747,7 +749,7 @@ static int obj_one(gpu_client_t *c, uint16_t op, bool async, obj_t *o) {
 }
 
 int gpu_client_event_create(gpu_client_t *c, gpu_handle_t *ev, unsigned flags) {
-    return obj_create(c, CH_EVENT_CREATE, &c->evs, ev, flags);
+    return obj_create(c, CH_EVENT_CREATE, &c->evs, ev, flags, 0);
 }
 
 int gpu_client_event_record(gpu_client_t *c, gpu_handle_t ev, gpu_handle_t stream) {
@@ -787,7 +789,11 @@ int gpu_client_event_destroy(gpu_client_t *c, gpu_handle_t ev) {
 }
 
 int gpu_client_stream_create(gpu_client_t *c, gpu_handle_t *s, unsigned flags) {
-    return obj_create(c, CH_STREAM_CREATE, &c->sts, s, flags);
+    return obj_create(c, CH_STREAM_CREATE, &c->sts, s, flags, 0);
+}
+
+int gpu_client_stream_create_priority(gpu_client_t *c, gpu_handle_t *s, unsigned flags, int priority) {
+    return obj_create(c, CH_STREAM_CREATE, &c->sts, s, flags, priority);
 }
 
 int gpu_client_stream_sync(gpu_client_t *c, gpu_handle_t s) {
@@ -857,6 +863,7 @@ static int restart(gpu_client_t *c, gpu_restart_report_t *rep) {
         module_t *md = &c->mods.v[f->mod - 1];
         if ((r = raw_named(c, CH_GET_FUNCTION, md->dev, md->h, f->name, &h))) goto out;
         f->h = h->v[0];
+        if ((r = gc_func_reapply(c, f, md->dev))) goto out;
     }
     /* streams and events */
     for (int k = 0; k < 2; k++) {
@@ -866,6 +873,7 @@ static int restart(gpu_client_t *c, gpu_restart_report_t *rep) {
             if (!o->live) continue;
             ch_cmd_t *m = gc_cmd(c, k ? CH_EVENT_CREATE : CH_STREAM_CREATE, false, o->dev);
             m->u.create.flags = o->flags;
+            m->u.create.priority = k ? 0 : o->priority;
             ch_reply_t *h;
             if ((r = gc_send(c, sizeof *m, &h))) goto out;
             o->h = h->v[0];

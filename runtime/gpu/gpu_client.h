@@ -187,6 +187,8 @@ int gpu_client_memset(gpu_client_t *c, CUdeviceptr dst, int value, size_t n, gpu
 int gpu_client_host_register(gpu_client_t *c, void *p, size_t n, unsigned flags, CUdeviceptr *dptr);
 int gpu_client_host_unregister(gpu_client_t *c, void *p);
 bool gpu_client_host_is_registered(const gpu_client_t *c, const void *p, size_t n);
+/* The CU_MEMHOSTREGISTER_* flags of the registered range holding p. */
+int gpu_client_host_flags(const gpu_client_t *c, const void *p, unsigned *flags);
 
 /* ---- modules and launches ---- */
 /* image: cubin or NUL-terminated PTX (copied; kept for reloads). On failure
@@ -267,6 +269,43 @@ int gpu_client_buffers(const gpu_client_t *c, gpu_buffer_info_t *out, int cap);
  * wrapper around it, to finish (a sanitizer writes its summary then); kills
  * the process group after that. gpu_client_restart starts the next one. */
 int gpu_client_stop(gpu_client_t *c, int timeout_ms);
+
+/* ---- the CUDA runtime in the worker, kernels' attributes (gpu_cudart.c) ---- */
+
+/* A CUDA runtime call forwarded to the worker's libcudart: fn is the
+ * function's index in the generated table (runtime/cuda/cuda_rt_table.h),
+ * name its name (the worker checks both agree); args[i] holds size[i] bytes,
+ * every address in them already one the worker can use. *ret is the call's
+ * return value (its cudaError_t). Returns 0 when the call ran, else a
+ * sticky fault, the worker's end, or why it could not run (msg, e.g. no
+ * libcudart on this machine). */
+int gpu_client_cudart(gpu_client_t *c, unsigned fn, const char *name, int nargs, void *const *args,
+                      const uint16_t *size, int64_t *ret, char *msg, size_t ml);
+/* A CH_FUNC operation (channel.h CH_FN_*) on kernel fn, on the device its
+ * module lives on: v[0..1] and up to cap bytes of the answer's payload come
+ * back. Attributes and cache configurations set are applied again after a
+ * restart, and the dynamic shared memory limit launches check follows. */
+int gpu_client_func(gpu_client_t *c, gpu_handle_t fn, int op, int a, int b, uint64_t smem, const void *extra,
+                    size_t elen, uint64_t v[2], void *out, size_t cap);
+/* Whether the worker mapped the arena at this process's address, so that a
+ * host address inside it means the same there (pointers passed as they are). */
+bool gpu_client_arena_shared(const gpu_client_t *c);
+/* The worker's CUstream / CUevent behind a handle (stream 0: 0), and back. */
+int gpu_client_stream_raw(const gpu_client_t *c, gpu_handle_t s, uint64_t *raw);
+int gpu_client_event_raw(const gpu_client_t *c, gpu_handle_t e, uint64_t *raw);
+gpu_handle_t gpu_client_stream_of_raw(const gpu_client_t *c, uint64_t raw);
+gpu_handle_t gpu_client_event_of_raw(const gpu_client_t *c, uint64_t raw);
+/* cudaStreamCreateWithPriority (re-created with its priority after a restart). */
+int gpu_client_stream_create_priority(gpu_client_t *c, gpu_handle_t *s, unsigned flags, int priority);
+/* Peer access (cudaDeviceEnablePeerAccess): the current device may (on) or
+ * may no longer reach device peer's memory, now and in every mapping made
+ * on peer later, after a restart too. */
+int gpu_client_peer_access(gpu_client_t *c, int peer, bool on);
+/* Whether device a may reach device owner's memory. */
+bool gpu_client_peer_enabled(const gpu_client_t *c, int a, int owner);
+/* Work the client did not see may have written the buffer at p (0: any
+ * buffer): its shadow is gone, a restart zeroes it and calls it lost. */
+void gpu_client_touch(gpu_client_t *c, CUdeviceptr p);
 
 /* cuOccupancyMaxActiveBlocksPerMultiprocessor: resident blocks of fn per SM
  * at this block size and dynamic shared memory. */

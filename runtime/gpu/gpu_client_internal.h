@@ -53,6 +53,9 @@ typedef struct func {
     uint64_t h;
     gpu_func_attrs_t a;
     bool live;
+    uint32_t set_mask;       /* attributes set with cudaFuncSetAttribute (bit per CU_FUNC_ATTRIBUTE_*), */
+    int32_t set_value[16];   /* ... their values, applied again after a restart */
+    int cache_config;        /* cudaFuncSetCacheConfig's, -1: never set */
 } func_t;
 
 typedef struct obj { /* events and streams */
@@ -60,6 +63,7 @@ typedef struct obj { /* events and streams */
     unsigned flags;
     int dev;
     bool live;
+    int priority;    /* streams: cudaStreamCreateWithPriority's */
 } obj_t;
 
 typedef struct pin {
@@ -90,6 +94,8 @@ struct gpu_client {
     uint64_t va_next;     /* offset in the device range of the next fresh chunk */
     size_t gran;          /* mapping granularity (from hello) */
     bool va_ok;           /* the worker reserved the range */
+    bool arena_shared;    /* the worker mapped the arena at this process's address */
+    uint64_t peers_of[MAX_DEV]; /* bit a of peers_of[d]: device a may access device d's memory (peer access) */
     int va_error;         /* ... or why not */
     VEC(chunk_t) chunks;  /* sorted by va */
     VEC(buf_t) bufs; /* sorted by va */
@@ -137,5 +143,10 @@ int gc_raw_map(gpu_client_t *c, int dev, CUdeviceptr va, size_t size);
 void gc_touch(buf_t *b);
 int gc_raw_register(gpu_client_t *c, void *p, size_t n, unsigned flags, CUdeviceptr *dptr);
 uint64_t gc_stream_h(const gpu_client_t *c, gpu_handle_t s);
+/* Device a's access to [va, va+size) (CH_ACCESS). */
+int gc_access(gpu_client_t *c, CUdeviceptr va, size_t size, int a, bool on);
+/* After a restart re-made function f: what cudaFuncSetAttribute and
+ * cudaFuncSetCacheConfig set, again (gpu_cudart.c). */
+int gc_func_reapply(gpu_client_t *c, func_t *f, int dev);
 
 #endif

@@ -86,7 +86,11 @@ int gc_raw_map(gpu_client_t *c, int dev, CUdeviceptr va, size_t size) {
     ch_cmd_t *m = gc_cmd(c, CH_MAP, false, dev);
     m->u.map.va = va;
     m->u.map.size = size;
-    return gc_send(c, sizeof *m, NULL);
+    int r = gc_send(c, sizeof *m, NULL);
+    /* the devices with peer access to dev reach it too (a restart maps again through here) */
+    for (int a = 0; !r && dev >= 0 && dev < MAX_DEV && a < MAX_DEV; a++)
+        if (a != dev && (c->peers_of[dev] >> a & 1)) r = gc_access(c, va, size, a, true);
+    return r;
 }
 
 /* A new mapping of size bytes; with guard, the same again of addresses
@@ -369,6 +373,18 @@ int gpu_client_host_unregister(gpu_client_t *c, void *p) {
     m->u.host_register.offset = arena_offset(p);
     int r = gc_send(c, sizeof *m, NULL);
     return r >= 0x10000 ? 0 : r; /* a dead worker unpinned everything */
+}
+
+int gpu_client_host_flags(const gpu_client_t *c, const void *p, unsigned *flags) {
+    const char *q = p;
+    for (size_t i = 0; i < c->pins.n; i++) {
+        const char *s = c->pins.v[i].p;
+        if (q >= s && q < s + c->pins.v[i].n) {
+            *flags = c->pins.v[i].flags;
+            return 0;
+        }
+    }
+    return CUDA_ERROR_INVALID_VALUE;
 }
 
 bool gpu_client_host_is_registered(const gpu_client_t *c, const void *p, size_t n) {

@@ -17,6 +17,7 @@
 #endif
 #include "runtime/gpu/channel.h"
 #include "runtime/gpu/cuda_driver.h"
+#include "runtime/gpu/worker_cudart.h"
 #include "runtime/gpu/worker_profile.h"
 
 #include <errno.h>
@@ -431,7 +432,8 @@ static void serve(const ch_cmd_t *c, size_t len) {
         break;
     case CH_STREAM_CREATE: {
         CUstream s = NULL;
-        r = D->cuStreamCreate(&s, c->u.create.flags);
+        r = c->u.create.priority ? D->cuStreamCreateWithPriority(&s, c->u.create.flags, c->u.create.priority)
+                                 : D->cuStreamCreate(&s, c->u.create.flags);
         v[0] = (uint64_t)(uintptr_t)s;
         break;
     }
@@ -466,6 +468,28 @@ static void serve(const ch_cmd_t *c, size_t len) {
                                  host_at(c->u.profile.offset, c->u.profile.size), c->u.profile.size, v,
                                  msg, sizeof msg);
         reply(c->op, r, v, msg, strlen(msg));
+        return;
+    }
+    case CH_ACCESS: {
+        uint64_t va = c->u.access.va, n = c->u.access.size;
+        if (!va_size || va < va_base || n > va_size || va - va_base > va_size - n) {
+            r = CUDA_ERROR_INVALID_VALUE;
+            break;
+        }
+        CUmemAccessDesc acc;
+        memset(&acc, 0, sizeof acc);
+        acc.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+        acc.location.id = c->u.access.dev;
+        acc.flags = c->u.access.on ? CU_MEM_ACCESS_FLAGS_PROT_READWRITE : CU_MEM_ACCESS_FLAGS_PROT_NONE;
+        r = D->cuMemSetAccess(va, n, &acc, 1);
+        break;
+    }
+    case CH_CUDART:
+    case CH_FUNC: { /* worker_cudart.c */
+        static _Alignas(8) char pay[4096];
+        size_t pl = 0;
+        r = worker_cudart_serve(c, len, D, cur_dev, v, pay, &pl, sizeof pay);
+        reply(c->op, r, v, pay, pl);
         return;
     }
     default:

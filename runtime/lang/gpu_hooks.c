@@ -2,7 +2,7 @@
  * out by the hooks the GPU layer installs (interp.h "GPU side's hooks"). */
 #include <stdio.h>
 #include <string.h>
-#include "lang.h"
+#include "parse_internal.h"
 
 void interp_set_hooks(interp_t *in, const interp_hooks_t *hooks) {
     if (hooks) in->hooks = *hooks;
@@ -80,6 +80,10 @@ static void to_arg(node_t *a, val_t v, interp_arg_t *o, char *tbuf, size_t tn, c
     else o->bits = v.u;
 }
 
+/* The CUDA call being made, while its hook runs (interp_call_host_function). */
+static node_t *gpu_call_site;
+static frame_t *gpu_call_frame;
+
 static val_t ev_gpu_call(node_t *n, frame_t *f) {
     interp_t *in = g_in;
     if (!in->hooks.call)
@@ -93,8 +97,14 @@ static val_t ev_gpu_call(node_t *n, frame_t *f) {
     }
     char msg[1024] = "", ename[INTERP_ENAME_MAX] = "";
     int64_t ret = 0;
-    if (in->hooks.call(in->hooks.ctx, n->p, args, k, n->slot == 1, &ret, ename, msg, sizeof msg) < 0)
-        lang_raise(ename[0] ? ename : "RuntimeError", &n->loc, "%s", msg);
+    node_t *site = gpu_call_site;
+    frame_t *sf = gpu_call_frame;
+    gpu_call_site = n;
+    gpu_call_frame = f;
+    int rc = in->hooks.call(in->hooks.ctx, n->p, args, k, n->slot == 1, &ret, ename, msg, sizeof msg);
+    gpu_call_site = site;
+    gpu_call_frame = sf;
+    if (rc < 0) lang_raise(ename[0] ? ename : "RuntimeError", &n->loc, "%s", msg);
     return (val_t){.i = ret};
 }
 
@@ -116,6 +126,9 @@ node_t *mk_gpu_call(loc_t *l, const char *name, node_t **args, int n) {
             else args[i] = mk_load(a);
             args[i]->loc = a->loc;
         }
+        if (args[i]->ty->kind == T_FUNC && args[i]->op == FD_USER && args[i]->p) /* a host function: its pointer */
+            args[i] = mk_const(&a->loc, ty_ptr(args[i]->ty),
+                               (val_t){.u = ((uint64_t)SLOT_FUNC << PTR_SLOT_SHIFT) | (uint64_t)((fbox_t *)args[i]->p)->id});
         if (args[i]->ty->kind == T_FUNC) type_error(&a->loc, "a function cannot be passed to %s", name);
     }
     c->fn = ev_gpu_call;
@@ -232,5 +245,43 @@ int interp_arg_at(interp_t *in, uint64_t ptr, size_t size, int is_pointer, int i
         memcpy(&out->bits, p, size > 8 ? 8 : size);
         out->aggr = size > 8 ? p : NULL;
     }
+    return 0;
+}
+
+void *interp_host_pointer(interp_t *in, uint64_t word, uint64_t *avail) {
+    int64_t off;
+    buf_t *b = word && !ptr_is_raw(word) ? ptr_live_buf(word, &off) : NULL;
+    if (!b || !b->base || off < 0 || (uint64_t)off > b->size) return NULL;
+    if (avail) *avail = b->size - (uint64_t)off;
+    return b->base + off;
+}
+
+int interp_call_host_function(interp_t *in, uint64_t fn, const uint64_t *args, int n, int64_t *ret, char *msg,
+                              size_t ml) {
+    if (!gpu_call_site) {
+        snprintf(msg, ml, "host functions can only be called during a CUDA call");
+        return -1;
+    }
+    if (ptr_slot(fn) != SLOT_FUNC || (uint64_t)ptr_off(fn) >= (uint64_t)g_nfboxes || !g_fboxes[ptr_off(fn)]->cur ||
+        !g_fboxes[ptr_off(fn)]->cur->body) {
+        snprintf(msg, ml, "%s", fn ? "it is not a host function defined in a cell" : "it is NULL");
+        return -1;
+    }
+    func_t *f = g_fboxes[ptr_off(fn)]->cur;
+    if (f->nparams != n || n > 8 || ty_is_aggr(f->ty->base)) {
+        snprintf(msg, ml, "%s takes %d parameter%s; CUDA calls it with %d", f->name, f->nparams,
+                 f->nparams == 1 ? "" : "s", n);
+        return -1;
+    }
+    val_t v[8];
+    for (int i = 0; i < n; i++) {
+        v[i].u = args[i];
+        if (ty_is_float(f->ty->params[i])) {
+            snprintf(msg, ml, "%s takes a floating parameter where CUDA passes a pointer or an integer", f->name);
+            return -1;
+        }
+    }
+    val_t r = call_func(f, v, gpu_call_site, gpu_call_frame, NULL);
+    if (ret) *ret = ty_is_float(f->ty->base) ? (int64_t)r.d : r.i;
     return 0;
 }

@@ -132,6 +132,20 @@ void *interp_host_for_write(interp_t *in, uint64_t ptr, uint64_t n);
 /* Writes a pointer word / integer through an out-argument pointer (cudaMalloc(&p, ...)). */
 int interp_store_u64(interp_t *in, uint64_t ptr, uint64_t value);
 
+/* For the CUDA layer translating pointers stored in memory it forwards:
+ * the host bytes pointer word names and, in *avail, how many there are to
+ * the buffer's end; NULL when word is not a live pointer to the
+ * interpreter's host memory (NULL, a real address, a freed buffer). */
+void *interp_host_pointer(interp_t *in, uint64_t word, uint64_t *avail);
+/* From within a CUDA call's hook: calls host function fn (a function
+ * pointer value of host code) with n integer or pointer arguments, as CUDA
+ * calls a host function (cudaLaunchHostFunc); *ret (may be NULL) gets its
+ * value. An error in it is raised in the cell, as if the cell had called
+ * it. 0, or -1 with msg when fn is not a host function of n such
+ * parameters. */
+int interp_call_host_function(interp_t *in, uint64_t fn, const uint64_t *args, int n, int64_t *ret, char *msg,
+                              size_t ml);
+
 /* ---- Managed memory (docs/device-memory.md) ----
  * The GPU holds a managed buffer's bytes; the host works on a copy. The
  * interpreter sees every host access: the first one after the GPU may have

@@ -223,7 +223,7 @@ static void lex_raw(interp_t *in, src_t *src, tokvec_t *out) {
                 goto quote;
             }
             for (size_t i = 0; i < sizeof kwtab / sizeof *kwtab; i++)
-                if ((int)strlen(kwtab[i].s) == t.n && memcmp(kwtab[i].s, s, (size_t)t.n) == 0) {
+                if (kwtab[i].s[0] == *s && (int)strlen(kwtab[i].s) == t.n && memcmp(kwtab[i].s, s, (size_t)t.n) == 0) {
                     t.kind = TK_KW;
                     t.id = kwtab[i].id;
                     break;
@@ -266,6 +266,7 @@ static void lex_raw(interp_t *in, src_t *src, tokvec_t *out) {
         } else {
             int found = 0;
             for (size_t i = 0; i < sizeof punct / sizeof *punct; i++) {
+                if (punct[i].s[0] != *p) continue;
                 size_t l = strlen(punct[i].s);
                 if (strncmp(p, punct[i].s, l) == 0) {
                     t.kind = TK_PUNCT;

@@ -28,9 +28,36 @@ static void skip_attribute(P *p) {
     if (TOK->kind == TK_IDENT && TOK->n == 8 && memcmp(TOK->s, "__align_", 8) == 0) p->i++;
 }
 
+/* __attribute__((aligned(N))) of a struct (vector_types.h: float4 is
+ * 16-byte aligned): the largest N asked for, 0 if none; other attributes
+ * are skipped. */
+static size_t attribute_align(P *p) {
+    size_t al = 0;
+    while (TOK->kind == TK_IDENT && TOK->n == 13 && memcmp(TOK->s, "__attribute__", 13) == 0) {
+        p->i++;
+        expect(p, P_LPAREN, "'('");
+        int d = 1;
+        while (d > 0 && TOK->kind != TK_EOF) {
+            if (d == 2 && TOK->kind == TK_IDENT && ((TOK->n == 7 && !memcmp(TOK->s, "aligned", 7)) ||
+                                                    (TOK->n == 11 && !memcmp(TOK->s, "__aligned__", 11))) &&
+                PEEK(1)->kind == TK_PUNCT && PEEK(1)->id == P_LPAREN) {
+                p->i += 2;
+                int64_t v = const_int(p, const_expr(p), "an alignment");
+                if (v > 0 && (size_t)v > al) al = (size_t)v;
+                expect(p, P_RPAREN, "')'");
+                continue;
+            }
+            if (is_p(p, P_LPAREN)) d++;
+            if (is_p(p, P_RPAREN)) d--;
+            p->i++;
+        }
+    }
+    return al;
+}
+
 static type_t *struct_spec(P *p, bool is_union) {
     loc_t l0 = TOK->loc;
-    skip_attribute(p);
+    size_t want_align = attribute_align(p);
     const char *tag = NULL;
     if (TOK->kind == TK_IDENT) { tag = pstr(p, TOK); p->i++; }
     skip_attribute(p);
@@ -104,7 +131,9 @@ static type_t *struct_spec(P *p, bool is_union) {
         } while (accept(p, P_COMMA));
         expect(p, P_SEMI, "';'");
     }
-    skip_attribute(p);
+    size_t after = attribute_align(p);
+    if (after > want_align) want_align = after;
+    if (want_align > align) align = want_align;
     if (!is_union) size = off;
     size = (size + align - 1) / align * align;
     sd->fields = fs;

@@ -17,7 +17,7 @@ FLAGS = ["--error-exitcode=99", "--leak-check=full", "--errors-for-leak-kinds=de
 # The GPU worker test talks to a driver when there is one: valgrind is not for that.
 UNITS = ["test_split", "test_wire", "test_arena", "test_lang", "test_sanitizer_log", "test_occupancy",
          "test_device_pointers", "test_prepared", "test_profile_report", "test_program_detect", "test_program_log",
-         "test_program_run"]
+         "test_program_run", "test_cuda_api"]
 
 
 def errors_in(log):
@@ -37,7 +37,7 @@ def test_unit_tests_under_valgrind():
     # gigabytes (test_arena checks the reserve itself)
     small = dict(os.environ, ICUDA_ARENA_MB="2048")
     for name in UNITS:
-        env = small if name in ("test_lang", "test_prepared", "test_device_pointers") else None
+        env = small if name in ("test_lang", "test_prepared", "test_device_pointers", "test_cuda_api") else None
         exe = os.path.join(PLAIN, name)
         assert os.path.exists(exe), f"{exe} missing (make builds it for make test)"
         p = subprocess.run([VALGRIND, "-q"] + FLAGS + [exe], capture_output=True, text=True,

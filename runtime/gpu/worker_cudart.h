@@ -1,0 +1,30 @@
+/* The worker's side of forwarded CUDA runtime calls (CH_CUDART): libcudart
+ * loaded with dlopen on first use, sharing the primary context the worker
+ * made current, and one typed caller per function of cuda_runtime_api.h
+ * (build/gen/crt_stubs.c, generated from the headers), so arguments that
+ * arrive as bytes are passed with the toolkit's own calling convention. */
+#ifndef ICUDA_WORKER_CUDART_H
+#define ICUDA_WORKER_CUDART_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+    const char *name;
+    long long (*call)(void *fn, void *const *args); /* NULL: not callable this way */
+    unsigned char nparams;
+    const unsigned short *sizes;
+} crt_stub_t;
+
+extern const crt_stub_t crt_stubs[];
+extern const int crt_nstubs;
+
+struct ch_cmd;
+struct cuda_driver;
+/* Serves CH_CUDART or CH_FUNC on device dev (whose context is current):
+ * fills v and payload (*plen bytes: an explanation on failure, CH_FN_GET_ATTRS'
+ * values), returns the reply's result. */
+int worker_cudart_serve(const struct ch_cmd *c, size_t len, const struct cuda_driver *D, int dev, uint64_t v[4],
+                        void *payload, size_t *plen, size_t cap);
+
+#endif
