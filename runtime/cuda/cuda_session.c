@@ -15,6 +15,7 @@
 
 static void worker_output(void *ctx, const char *stream, const char *data, size_t len) {
     cuda_session_t *cs = ctx;
+    if (cs->e && cs->e->interp) interp_flush_output(cs->e->interp); /* host printf before the GPU's */
     if (cs->io && cs->io->stream) cs->io->stream(cs->io->ctx, stream, data, len);
     else if (write(2, data, len) < 0) { /* nowhere else to put it */
     }

@@ -31,6 +31,9 @@ int interp_eval(interp_t *in, const char *expr, json_t **value, engine_error_t *
 /* Host const scalars and #define constants for the device prelude, as C++
  * source ("constexpr int N = 1024;\n..."), malloc'd; "" when none. */
 char *interp_device_constants(interp_t *in);
+/* Sends what host code printed and the interpreter still holds, so that
+ * output from elsewhere (the GPU's printf) comes after it. */
+void interp_flush_output(interp_t *in);
 
 /* %who: one row per session variable {name, type, size, place}. */
 json_t *interp_who(interp_t *in);

@@ -329,6 +329,7 @@ P *p_child(P *parent, token_t *t, int n) {
     c->parent = parent;
     c->f = c->cellf = &c->cellctx;
     parent->child = c;
+    scan_addressed(c); /* a template's locals whose address it takes live in frame memory */
     return c;
 }
 

@@ -214,6 +214,14 @@ int interp_eval(interp_t *in, const char *expr, json_t **value, engine_error_t *
     return run(in, expr, "<expression>", NULL, value, err, true);
 }
 
+void interp_flush_output(interp_t *in) {
+    if (!in || !in->outlen) return;
+    interp_t *saved = g_in;
+    g_in = in;
+    out_flush();
+    g_in = saved;
+}
+
 char *interp_device_constants(interp_t *in) {
     size_t cap = 256, n = 0;
     char *o = malloc(cap);

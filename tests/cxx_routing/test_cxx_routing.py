@@ -162,6 +162,8 @@ def test_spaced_launches_are_launches():
     with kernel() as k:
         ok(k, "__global__ void vec(float *x, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] = i; }")
         ok(k, "float *d = 0;\nint n = 1000;")
+        if support.GPU:
+            ok(k, "cudaMalloc(&d, n * sizeof(float));")
         for launch in ("vec<< <(n + 255) / 256, 256>> >(d, n);", "vec <<< 4, 256 >>> (d, n);",
                        "vec<< <4, 256>>>(d, n);"):
             c, _ = run(k, launch)
