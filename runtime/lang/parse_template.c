@@ -5,6 +5,7 @@
  * standard algorithms CUDA host code uses, written the same way. */
 #include <stdlib.h>
 #include "parse_internal.h"
+#include "cxx_class.h"
 
 #define TMAX 8
 
@@ -155,6 +156,14 @@ static bool deduce(type_t *pat, type_t *arg, type_t **bind, int nexplicit, bool 
         return true;
     }
     if (pat->kind == T_PTR && pat->is_ref) return deduce(pat->base, arg, bind, nexplicit, false);
+    if (pat->kind == T_STRUCT && arg->kind == T_STRUCT && pat->sd && arg->sd && pat->sd->cls && arg->sd->cls &&
+        pat->sd->cls->lib && pat->sd->cls->lib == arg->sd->cls->lib) { /* std::vector<T> from a std::vector<float> */
+        for (int k = 0; k < 2; k++)
+            if (pat->sd->cls->targ[k] && arg->sd->cls->targ[k] &&
+                !deduce(pat->sd->cls->targ[k], arg->sd->cls->targ[k], bind, nexplicit, false))
+                return false;
+        return true;
+    }
     if (pat->kind == T_PTR && (arg->kind == T_PTR || arg->kind == T_ARRAY)) return deduce(pat->base, arg->base, bind, nexplicit, false);
     return true;
 }
