@@ -526,6 +526,19 @@ static node_t *primary(P *p) {
                     bool word = (u->kind == TK_IDENT || u->kind == TK_KW || u->kind == TK_INT);
                     bool pword = (prev->kind == TK_IDENT || prev->kind == TK_KW || prev->kind == TK_INT);
                     if (word && pword && q > p->i) nm[o++] = ' ';
+                    sym_t *ts = u->kind == TK_IDENT ? lookup(p, u) : NULL;
+                    if (ts && ts->kind == S_TYPEDEF && ts->ival == 1) { /* inside a host template: T is its type */
+                        char tb[200];
+                        ty_name(ts->ty, tb, sizeof tb);
+                        size_t tl = strlen(tb);
+                        char *grown = palloc(p, len + tl + 1);
+                        memcpy(grown, nm, o);
+                        nm = grown;
+                        len += tl;
+                        memcpy(nm + o, tb, tl);
+                        o += tl;
+                        continue;
+                    }
                     memcpy(nm + o, u->s, (size_t)u->n);
                     o += (size_t)u->n;
                 }

@@ -187,6 +187,7 @@ static sym_t *instantiate(P *p, tmpl_t *tp, type_t **types, loc_t *l) {
         ts->name = tp->pnames[i];
         ts->kind = S_TYPEDEF;
         ts->ty = types[i];
+        ts->ival = 1; /* a template parameter: spelled as its type where it names a kernel (k<T><<<...>>>) */
         scope_add(c, ts);
     }
     int st;
