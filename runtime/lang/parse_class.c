@@ -718,26 +718,7 @@ static void compile_method(P *p, cx_class_t *c, cx_method_t *m, nsdmi_t *nsdmi) 
     fn->nparams = ft->nparams;
     fn->pslot = palloc(p, sizeof(int) * (size_t)(ft->nparams + 1));
     fn->pmem = palloc(p, sizeof(int64_t) * (size_t)(ft->nparams + 1));
-    const char **pn = ft->pnames;
-    for (int i = 0; i < ft->nparams; i++) {
-        type_t *pt = ft->params[i];
-        sym_t *ps = palloc(p, sizeof *ps);
-        ps->name = pn && pn[i] ? pn[i] : "";
-        ps->kind = S_VAR_LOCAL;
-        ps->ty = pt;
-        bool is_this = !m->is_static && i == 0;
-        if (!is_this && (ty_is_aggr(pt) || (pn && pn[i] && hmap_get(&p->addressed, pn[i])))) {
-            ps->addressable = true;
-            ps->memoff = new_mem(p, pt, (int64_t)pt->size);
-            ps->hidx = new_handle(p, ps->memoff, (int64_t)pt->size, ps->name);
-            fn->pslot[i] = -1;
-            fn->pmem[i] = ps->memoff;
-        } else {
-            ps->slot = new_slot(p);
-            fn->pslot[i] = ps->slot;
-        }
-        if (pn && pn[i]) scope_add(p, ps);
-    }
+    func_params(p, fn, ft, ft->pnames, m->is_static ? -1 : 0);
     cxx_scope_open(p); /* the parameters by value and the prologue's temporaries */
     ilist_t pro = {0};
     loc_t bl = m->loc;

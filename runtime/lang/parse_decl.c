@@ -541,6 +541,36 @@ void declaration(P *p, type_t *base, int storage, bool global, ilist_t *o) {
     }
 }
 
+/* A function's parameters as locals of its body: each in a slot, or in
+ * frame memory when it is a struct or its address is taken somewhere in the
+ * cell; parameter in_slot (a method's this) always in a slot. */
+void func_params(P *p, func_t *fn, type_t *ft, const char **pnames, int in_slot) {
+    for (int i = 0; i < ft->nparams; i++) {
+        type_t *pt = ft->params[i];
+        sym_t *ps = palloc(p, sizeof *ps);
+        ps->name = pnames && pnames[i] ? pnames[i] : "";
+        ps->kind = S_VAR_LOCAL;
+        ps->ty = pt;
+        if (i != in_slot && (ty_is_aggr(pt) || (pnames && pnames[i] && name_addressed(p, pnames[i])))) {
+            ps->addressable = true;
+            ps->memoff = new_mem(p, pt, (int64_t)pt->size);
+            ps->hidx = new_handle(p, ps->memoff, (int64_t)pt->size, ps->name);
+            fn->pslot[i] = -1;
+            fn->pmem[i] = ps->memoff;
+        } else {
+            ps->slot = new_slot(p);
+            fn->pslot[i] = ps->slot;
+        }
+        if (pt->kind == T_PTR && pt->base->kind == T_ARRAY && has_vla(pt->base))
+            for (int k = 0; k < i; k++)
+                if (fn->pslot[k] != k)
+                    type_error(&fn->loc, "variable-length array parameter '%s' of %s: its size must come from "
+                               "earlier parameters that are not addressed (&) and not structs",
+                               ps->name, fn->name);
+        if (pnames && pnames[i]) scope_add(p, ps);
+    }
+}
+
 /* ---------------- functions ---------------- */
 void func_def(P *p, type_t *ft, token_t *name, const char **pnames) {
     char *nm = p->parent ? pstr(p, name) : cxx_decl_name(p, name);
@@ -571,30 +601,7 @@ void func_def(P *p, type_t *ft, token_t *name, const char **pnames) {
     fn->nparams = ft->nparams;
     fn->pslot = palloc(p, sizeof(int) * (size_t)(ft->nparams + 1));
     fn->pmem = palloc(p, sizeof(int64_t) * (size_t)(ft->nparams + 1));
-    for (int i = 0; i < ft->nparams; i++) {
-        type_t *pt = ft->params[i];
-        sym_t *ps = palloc(p, sizeof *ps);
-        ps->name = pnames && pnames[i] ? pnames[i] : "";
-        ps->kind = S_VAR_LOCAL;
-        ps->ty = pt;
-        if (ty_is_aggr(pt) || (pnames && pnames[i] && name_addressed(p, pnames[i]))) {
-            ps->addressable = true;
-            ps->memoff = new_mem(p, pt, (int64_t)pt->size);
-            ps->hidx = new_handle(p, ps->memoff, (int64_t)pt->size, ps->name);
-            fn->pslot[i] = -1;
-            fn->pmem[i] = ps->memoff;
-        } else {
-            ps->slot = new_slot(p);
-            fn->pslot[i] = ps->slot;
-        }
-        if (pt->kind == T_PTR && pt->base->kind == T_ARRAY && has_vla(pt->base))
-            for (int k = 0; k < i; k++)
-                if (fn->pslot[k] != k)
-                    type_error(&name->loc, "variable-length array parameter '%s' of %s: its size must come from "
-                               "earlier parameters that are not addressed (&) and not structs",
-                               ps->name, nm);
-        if (pnames && pnames[i]) scope_add(p, ps);
-    }
+    func_params(p, fn, ft, pnames, -1);
     loc_t bl = TOK->loc;
     expect(p, P_LBRACE, "'{'");
     fn->body = block(p, &bl);

@@ -150,6 +150,7 @@ node_t *dim3_literal(P *p, loc_t *l, node_t **vals, int n);
 void skip_item(P *p);
 void declaration(P *p, type_t *base, int storage, bool global, ilist_t *o);
 void func_def(P *p, type_t *ft, token_t *name, const char **pnames);
+void func_params(P *p, func_t *fn, type_t *ft, const char **pnames, int in_slot);
 
 /* parse_stmt.c */
 node_t *block(P *p, loc_t *l0);
