@@ -186,6 +186,18 @@ node_t *cxx_primary_kw(P *p) {
 node_t *cxx_main_args(P *p, const char *name, loc_t *l) {
     if (!strcmp(name, "argc")) return mk_int(l, &ty_int, 1);
     if (!strcmp(name, "argv")) return call_builtin(p, l, "__icuda_argv", NULL, 0);
+    if (!strcmp(name, "__func__") || !strcmp(name, "__FUNCTION__")) { /* a cell is main's body */
+        const char *fn = p->f->is_cell || !p->f->fn ? "main" : p->f->fn->name;
+        size_t n = strlen(fn);
+        char *s = palloc(p, n + 1);
+        memcpy(s, fn, n + 1);
+        uint32_t slot = buf_new(s, (uint64_t)n + 1, PLACE_STRLIT, NULL, l);
+        if (!slot) type_error(l, "too many buffers");
+        g_bufs[slot].owner = p->in->id;
+        node_t *r = mk_const(l, ty_ptr(ty_const(&ty_char)), (val_t){.u = ptr_make(slot, 0)});
+        r->str = s;
+        return r;
+    }
     return NULL;
 }
 
