@@ -426,16 +426,7 @@ type_t *cxx_class_spec(P *p, bool is_union, bool is_class) {
                 ni = n2;
                 cap *= 2;
             }
-            size_t a = ft->align ? ft->align : 1;
-            if (is_union) {
-                fs[nf] = (field_t){nm ? pstr(p, nm) : NULL, ft, 0};
-                if (ft->size > size) size = ft->size;
-            } else {
-                off = (off + a - 1) / a * a;
-                fs[nf] = (field_t){nm ? pstr(p, nm) : NULL, ft, off};
-                off += ft->size;
-            }
-            if (a > align) align = a;
+            fs[nf] = field_layout(p, nm, ft, is_union, false, &off, &size, &align);
             ni[nf].at = -1;
             if (is_p(p, P_ASSIGN) || is_p(p, P_LBRACE) || (is_p(p, P_LPAREN) && nm)) {
                 if (is_p(p, P_LPAREN)) syntax_error(&TOK->loc, "a default member initialiser is written with '=' or '{...}', not '(...)'");

@@ -126,6 +126,7 @@ type_t *decl_specs(P *p, int *storage, bool *skip_item);
 type_t *params(P *p, type_t *ret, const char ***names);
 type_t *declarator(P *p, type_t *t, token_t **name);
 type_t *abstract_type(P *p);
+field_t field_layout(P *p, token_t *nm, type_t *ft, bool is_union, bool flex, size_t *off, size_t *size, size_t *align);
 
 /* parse_expr.c */
 node_t *rvalue(P *p, node_t *e);

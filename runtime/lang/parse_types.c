@@ -55,6 +55,23 @@ static size_t attribute_align(P *p) {
     return al;
 }
 
+/* The next member of a struct or union being laid out: C's offsets (each
+ * member aligned after the last; all at 0 in a union), the running size and
+ * alignment updated. A flexible array member takes no room. */
+field_t field_layout(P *p, token_t *nm, type_t *ft, bool is_union, bool flex, size_t *off, size_t *size, size_t *align) {
+    size_t a = ft->align ? ft->align : 1;
+    field_t f = {nm ? pstr(p, nm) : NULL, ft, 0};
+    if (is_union) {
+        if (ft->size > *size) *size = ft->size;
+    } else {
+        *off = (*off + a - 1) / a * a;
+        f.off = *off;
+        *off += flex ? 0 : ft->size;
+    }
+    if (a > *align) *align = a;
+    return f;
+}
+
 static type_t *struct_spec(P *p, bool is_union) {
     loc_t l0 = TOK->loc;
     size_t want_align = attribute_align(p);
@@ -117,16 +134,7 @@ static type_t *struct_spec(P *p, bool is_union) {
                 fs = n2;
                 cap *= 2;
             }
-            size_t a = ft->align ? ft->align : 1;
-            if (is_union) {
-                fs[nf] = (field_t){nm ? pstr(p, nm) : NULL, ft, 0};
-                if (ft->size > size) size = ft->size;
-            } else {
-                off = (off + a - 1) / a * a;
-                fs[nf] = (field_t){nm ? pstr(p, nm) : NULL, ft, off};
-                off += flex ? 0 : ft->size;
-            }
-            if (a > align) align = a;
+            fs[nf] = field_layout(p, nm, ft, is_union, flex, &off, &size, &align);
             nf++;
         } while (accept(p, P_COMMA));
         expect(p, P_SEMI, "';'");
