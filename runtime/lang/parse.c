@@ -36,6 +36,7 @@ static sym_t *lookup_n(P *p, const char *s, int n) {
     nb[n] = 0;
     for (int i = p->nscope - 1; i >= 0; i--)
         if (strcmp(p->scope[i]->name, nb) == 0) return p->scope[i];
+    char outer[512];
     for (const char *ns = strncmp(nb, "::", 2) ? p->ns : NULL; ns;) { /* inside a namespace block: its names first */
         char q[800];
         snprintf(q, sizeof q, "%.500s::%s", ns, nb);
@@ -45,8 +46,9 @@ static sym_t *lookup_n(P *p, const char *s, int n) {
         const char *up = NULL;
         for (const char *c = ns; (c = strstr(c, "::")); c += 2) up = c;
         if (!up) break;
-        static char outer[512]; /* ns is one of the enclosing names: shorten a copy */
-        snprintf(outer, sizeof outer, "%.*s", (int)(up - ns), ns);
+        size_t k = (size_t)(up - ns) < sizeof outer - 1 ? (size_t)(up - ns) : sizeof outer - 1;
+        if (ns != outer) memcpy(outer, ns, k); /* the enclosing namespace (outer may already hold ns) */
+        outer[k] = 0;
         ns = outer;
     }
     char cand[8][256];
