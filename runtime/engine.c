@@ -161,6 +161,12 @@ static int run_code(magic_ctx_t *mc, const char *code, engine_error_t *err) {
     cell_split_t sp;
     split_cell(code, &sp);
     int rc = 0;
+    if (sp.too_deep_line) {
+        engine_error_set(err, "SyntaxError", NULL, "expression nested too deeply (line %d: brackets nest more than %d deep)",
+                         sp.too_deep_line, SPLIT_MAX_DEPTH);
+        split_free(&sp);
+        return -1;
+    }
     /* Magics before the first code item run first (e.g. %nvrtc for this cell). */
     size_t i = 0;
     for (; i < sp.n && sp.items[i].kind == ITEM_MAGIC && rc == 0; i++) rc = run_magic_item(mc, code, &sp.items[i], err);

@@ -86,9 +86,10 @@ static bool at_line_start(const char *s, size_t pos) {
     return pos == 0 || s[pos - 1] == '\n';
 }
 
-static int line_of(const char *s, size_t pos) {
-    int line = 1;
-    for (size_t i = 0; i < pos; i++)
+/* The line of pos, counted on from a known (from, line) before it: items
+ * come in order, so the splitter counts each newline once. */
+static int line_from(const char *s, size_t from, int line, size_t pos) {
+    for (size_t i = from; i < pos; i++)
         if (s[i] == '\n') line++;
     return line;
 }
@@ -384,10 +385,12 @@ static void push(cell_split_t *out, const char *s, size_t start, size_t end, ite
         if (!out->items) abort();
     }
     cell_item_t *it = &out->items[out->n++];
+    const cell_item_t *before = out->n > 1 ? it - 1 : NULL;
+    int first_line = before ? line_from(s, before->start, before->first_line, start) : line_from(s, 0, 1, start);
     memset(it, 0, sizeof *it);
     it->start = start;
     it->end = end;
-    it->first_line = line_of(s, start);
+    it->first_line = first_line;
     it->last_line = it->first_line;
     for (size_t i = start; i < end; i++)
         if (s[i] == '\n') it->last_line++;
@@ -489,7 +492,8 @@ void split_cell(const char *code, cell_split_t *out) {
             char c = code[t.start];
             if (c == '(' || c == '[' || c == '{') {
                 if (c == '{' && depth == 0) before_top_brace = prev;
-                depth++;
+                if (++depth > SPLIT_MAX_DEPTH && !out->too_deep_line)
+                    out->too_deep_line = line_from(code, 0, 1, t.start);
             } else if (c == ')' || c == ']' || c == '}') {
                 if (depth > 0) depth--;
                 if (c == '}' && depth == 0 &&

@@ -41,7 +41,13 @@ typedef struct {
 typedef struct {
     cell_item_t *items;
     size_t n, cap;
+    int too_deep_line;      /* the first cell line where (), [] and {} nest deeper than
+                             * SPLIT_MAX_DEPTH (0: none): the cell is refused */
 } cell_split_t;
+
+/* Deeper bracket nesting is a SyntaxError before anything compiles or runs
+ * (the interpreter's own bound is LANG_MAX_NEST, the same number). */
+#define SPLIT_MAX_DEPTH 1000
 
 /* Splits code into items. Never fails: unbalanced brackets leave the rest of
  * the cell as one last item (the compiler or interpreter reports it). */

@@ -156,6 +156,26 @@ void printf_check(node_t *call, int fi, const char *fname) {
     if (f->str) check_fmt(call, f->str, fi, fname, false);
 }
 
+/* A field width or precision, literal ("%2147483647d") or from '*', past
+ * which one conversion is refused rather than grown into gigabytes of
+ * padding (docs/reliability.md). */
+#define PRINTF_MAX_FIELD 1000000
+
+static void check_field(node_t *call, int64_t v, const char *what, const char *fname, const char *spec) {
+    if (v < 0) v = -v; /* a negative '*' width left-justifies; a negative precision is none */
+    if (v > PRINTF_MAX_FIELD)
+        rt_error(call, "%s: the %s %" PRId64 " in '%s' is larger than the limit of %d", fname, what, v, spec, PRINTF_MAX_FIELD);
+}
+
+/* The literal width and precision of spec sb ("%-12.5"), 0 when absent. */
+static void literal_fields(const char *sb, int64_t *w, int64_t *pr) {
+    const char *q = sb + 1;
+    while (*q && strchr("-+ #0'", *q)) q++;
+    *w = *q >= '0' && *q <= '9' ? strtoll(q, NULL, 10) : 0;
+    const char *dot = strchr(q, '.');
+    *pr = dot && dot[1] >= '0' && dot[1] <= '9' ? strtoll(dot + 1, NULL, 10) : 0;
+}
+
 /* formats into a malloc'd string */
 int format_printf(node_t *call, val_t *args, int nargs, int fi, char **out, size_t *outlen) {
     builtin_t *bi = call->p;
@@ -186,6 +206,10 @@ int format_printf(node_t *call, val_t *args, int nargs, int fi, char **out, size
         int w = 0, pr = 0;
         if (s.star_w) w = (int)args[ai++].i;
         if (s.star_p) pr = (int)args[ai++].i;
+        int64_t lw, lp;
+        literal_fields(sb, &lw, &lp);
+        check_field(call, s.star_w ? (int64_t)w : lw, "field width", bi->name, sb);
+        if (!s.star_p || pr >= 0) check_field(call, s.star_p ? (int64_t)pr : lp, "precision", bi->name, sb);
         size_t k = strlen(sb);
         val_t v = args[ai];
         node_t *an = call->list[ai];

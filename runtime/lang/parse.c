@@ -97,6 +97,7 @@ int64_t new_mem(P *p, type_t *t, int64_t size) {
     p->f->memsize = (p->f->memsize + al - 1) / al * al;
     int64_t off = p->f->memsize;
     p->f->memsize += size ? size : 1;
+    frame_size_check(p, p->f->memsize);
     return off;
 }
 int new_handle(P *p, int64_t off, int64_t size, const char *name) {
@@ -329,6 +330,7 @@ P *p_child(P *parent, token_t *t, int n) {
     c->n = n;
     c->src = t[0].loc.src;
     c->parent = parent;
+    c->nest = parent->nest;
     c->f = c->cellf = &c->cellctx;
     parent->child = c;
     scan_addressed(c); /* a template's locals whose address it takes live in frame memory */

@@ -91,7 +91,14 @@ static void init_struct(P *p, node_t *pl, type_t *t, bool braced, ilist_t *o) {
     if (braced) expect(p, P_RBRACE, "'}'");
 }
 
+static void init_elem_inner(P *p, node_t *pl, type_t *t, ilist_t *o);
 static void init_elem(P *p, node_t *pl, type_t *t, ilist_t *o) {
+    nest_enter(p);
+    init_elem_inner(p, pl, t, o);
+    nest_leave(p);
+}
+
+static void init_elem_inner(P *p, node_t *pl, type_t *t, ilist_t *o) {
     loc_t l0 = TOK->loc;
     if (t->kind == T_ARRAY) {
         if (accept(p, P_LBRACE)) init_array(p, pl, t, true, o);

@@ -627,7 +627,8 @@ static node_t *vla_elems(P *p, type_t *t, loc_t *l, type_t **elem);
 static node_t *postfix(P *p) {
     loc_t l0 = TOK->loc;
     node_t *e = primary(p);
-    for (;;) {
+    int nest0 = p->nest;
+    for (;; nest_enter(p)) { /* x.a.b, f()(), p[0][0]: one deeper each */
         if (e->op == FD_KERNEL && e->ty->kind == T_VOID && !e->is_place && is_p(p, P_LAUNCH_OPEN)) {
             p->i++;
             e = launch(p, e, &l0);
@@ -685,6 +686,7 @@ static node_t *postfix(P *p) {
             e = mk_incdec(&l, e, d, true);
             continue;
         }
+        p->nest = nest0;
         return e;
     }
 }
@@ -726,7 +728,15 @@ static node_t *sizeof_type(P *p, type_t *t, loc_t *l) {
 }
 
 
-static node_t *unary(P *p) {
+static node_t *unary_inner(P *p);
+static node_t *unary(P *p) { /* ++++x and sizeof sizeof x recurse here, not through cast_expr */
+    nest_enter(p);
+    node_t *r = unary_inner(p);
+    nest_leave(p);
+    return r;
+}
+
+static node_t *unary_inner(P *p) {
     token_t *t = TOK;
     loc_t l0 = t->loc;
     if (t->kind == TK_KW && (t->id == KW_NEW || t->id == KW_DELETE)) return cxx_new_delete(p);
@@ -819,7 +829,15 @@ static node_t *unary(P *p) {
     return postfix(p);
 }
 
+static node_t *cast_expr_inner(P *p);
 node_t *cast_expr(P *p) {
+    nest_enter(p);
+    node_t *r = cast_expr_inner(p);
+    nest_leave(p);
+    return r;
+}
+
+static node_t *cast_expr_inner(P *p) {
     if (is_p(p, P_LPAREN) && is_type_start(p, PEEK(1)) && !cxx_type_then_args(p, p->i + 1)) { /* not (T(1)).x */
         loc_t l0 = TOK->loc;
         p->i++;
@@ -874,11 +892,13 @@ node_t *explicit_cast(P *p, node_t *e, type_t *t, loc_t *at) {
 static node_t *binexpr(P *p, int minp) {
     loc_t l0 = TOK->loc;
     node_t *l = cast_expr(p);
+    int nest0 = p->nest; /* a chain a + b + c nests one deeper per operator */
     for (;;) {
         token_t *t = TOK;
         int pr = binary_precedence(t);
-        if (pr < minp) return l;
+        if (pr < minp) { p->nest = nest0; return l; }
         p->i++;
+        nest_enter(p);
         node_t *r = binexpr(p, pr + 1);
         loc_t lc = from(p, &l0);
         char opn[8];
@@ -895,7 +915,9 @@ static node_t *cond_expr(P *p) {
     need_scalar(c, "the condition of '?:'");
     node_t *a = rvalue(p, expr(p));
     expect(p, P_COLON, "':'");
+    nest_enter(p);
     node_t *b = rvalue(p, cond_expr(p));
+    nest_leave(p);
     loc_t l = from(p, &l0);
     type_t *t;
     if (ty_is_arith(a->ty) && ty_is_arith(b->ty)) {
@@ -946,7 +968,9 @@ node_t *assign_expr(P *p) {
     if (op < 0) return lhs;
     token_t *ot = TOK;
     p->i++;
+    nest_enter(p);
     node_t *rhs = assign_expr(p);
+    nest_leave(p);
     loc_t l = from(p, &l0);
     char opn[8];
     snprintf(opn, sizeof opn, "'%.*s'", ot->n, ot->s);
@@ -979,10 +1003,13 @@ node_t *assign_expr(P *p) {
 node_t *expr(P *p) {
     loc_t l0 = TOK->loc;
     node_t *e = assign_expr(p);
+    int nest0 = p->nest;
     while (accept(p, P_COMMA)) {
+        nest_enter(p);
         node_t *r = assign_expr(p);
         loc_t l = from(p, &l0);
         e = mk_comma(&l, rvalue(p, e), rvalue(p, r));
     }
+    p->nest = nest0;
     return e;
 }

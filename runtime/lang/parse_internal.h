@@ -49,6 +49,7 @@ typedef struct P {
     struct P *child;     /* ... and the other way, to clean up after an error */
     const char *ns;      /* inside `namespace a { namespace b {`: "a::b" */
     struct cx_parse *cx;  /* C++ classes: lifetimes, the class being compiled (cxx_class.h) */
+    int nest;            /* how deeply the parse nests now (parse_limits.c) */
 } P;
 
 /* function designators (node op): user function, builtin, kernel, CUDA API */
@@ -152,6 +153,18 @@ void skip_item(P *p);
 void declaration(P *p, type_t *base, int storage, bool global, ilist_t *o);
 void func_def(P *p, type_t *ft, token_t *name, const char **pnames);
 void func_params(P *p, func_t *fn, type_t *ft, const char **pnames, int in_slot);
+
+/* parse_limits.c: nesting is bounded by LANG_MAX_NEST (parentheses, unary
+ * operators, statements, initialisers, declarators, and the length of a
+ * chain such as a + b + c, which nests as deeply when evaluated); past it,
+ * SyntaxError "expression nested too deeply", never a C stack overflow. */
+#define LANG_MAX_NEST 1000
+void nest_enter(P *p);
+/* A function's (or a cell's) local variables take at most LANG_MAX_FRAME
+ * bytes: each call allocates them. */
+#define LANG_MAX_FRAME ((int64_t)64 << 20)
+void frame_size_check(P *p, int64_t memsize);
+static inline void nest_leave(P *p) { p->nest--; }
 
 /* parse_stmt.c */
 node_t *block(P *p, loc_t *l0);

@@ -86,10 +86,14 @@ static node_t *switch_stmt(P *p, loc_t *l0) {
                 int64_t cv = const_int(p, v, "a case label");
                 for (int i = 0; i < sw.n; i++)
                     if (sw.vals[i] == cv) type_error(&v->loc, "duplicate case value %" PRId64, cv);
-                if (sw.n == sw.cap) {
+                if (sw.n == sw.cap) { /* in the cell's scratch pool: an error in the body leaks nothing */
                     sw.cap = sw.cap ? sw.cap * 2 : 16;
-                    sw.vals = realloc(sw.vals, sizeof(int64_t) * (size_t)sw.cap);
-                    sw.idx = realloc(sw.idx, sizeof(int) * (size_t)sw.cap);
+                    int64_t *v = pool_alloc(&p->in->scratch, sizeof(int64_t) * (size_t)sw.cap);
+                    int *x = pool_alloc(&p->in->scratch, sizeof(int) * (size_t)sw.cap);
+                    if (sw.n) memcpy(v, sw.vals, sizeof(int64_t) * (size_t)sw.n);
+                    if (sw.n) memcpy(x, sw.idx, sizeof(int) * (size_t)sw.n);
+                    sw.vals = v;
+                    sw.idx = x;
                 }
                 sw.vals[sw.n] = cv;
                 sw.idx[sw.n++] = o.n;
@@ -105,13 +109,18 @@ static node_t *switch_stmt(P *p, loc_t *l0) {
     p->f->sw = outer;
     node_t *body = st_block(&bl, o.v, o.n);
     body->sfn = NULL;
-    node_t *r = st_switch(l0, c, body, sw.vals, sw.idx, sw.n, sw.def);
-    free(sw.vals);
-    free(sw.idx);
+    return st_switch(l0, c, body, sw.vals, sw.idx, sw.n, sw.def);
+}
+
+static node_t *stmt_inner(P *p);
+node_t *stmt(P *p) {
+    nest_enter(p);
+    node_t *r = stmt_inner(p);
+    nest_leave(p);
     return r;
 }
 
-node_t *stmt(P *p) {
+static node_t *stmt_inner(P *p) {
     token_t *t = TOK;
     loc_t l0 = t->loc;
     if (t->kind == TK_PUNCT && t->id == P_LBRACE) { p->i++; return block(p, &l0); }

@@ -72,7 +72,15 @@ field_t field_layout(P *p, token_t *nm, type_t *ft, bool is_union, bool flex, si
     return f;
 }
 
+static type_t *struct_spec_inner(P *p, bool is_union);
 static type_t *struct_spec(P *p, bool is_union) {
+    nest_enter(p);
+    type_t *t = struct_spec_inner(p, is_union);
+    nest_leave(p);
+    return t;
+}
+
+static type_t *struct_spec_inner(P *p, bool is_union) {
     loc_t l0 = TOK->loc;
     size_t want_align = attribute_align(p);
     const char *tag = NULL;
@@ -345,7 +353,15 @@ type_t *params(P *p, type_t *ret, const char ***names) {
     return ft;
 }
 
+static type_t *suffix_inner(P *p, type_t *t);
 static type_t *suffix(P *p, type_t *t) {
+    nest_enter(p);
+    t = suffix_inner(p, t);
+    nest_leave(p);
+    return t;
+}
+
+static type_t *suffix_inner(P *p, type_t *t) {
     if (accept(p, P_LPAREN)) {
         type_t *ft = params(p, t, NULL);
         if (t->kind == T_ARRAY || t->kind == T_FUNC) type_error(&TOK->loc, "a function cannot return an array or a function");
@@ -374,9 +390,19 @@ static type_t *suffix(P *p, type_t *t) {
     return t;
 }
 
+static type_t *declarator_inner(P *p, type_t *t, token_t **name);
 type_t *declarator(P *p, type_t *t, token_t **name) {
+    int nest0 = p->nest; /* each '*' makes the type one deeper */
+    nest_enter(p);
+    t = declarator_inner(p, t, name);
+    p->nest = nest0;
+    return t;
+}
+
+static type_t *declarator_inner(P *p, type_t *t, token_t **name) {
     skip_attribute(p);
     while (is_p(p, P_STAR) || is_p(p, P_AMP) || is_p(p, P_LAND)) {
+        nest_enter(p);
         bool ref = !is_p(p, P_STAR);
         if (ref && t->is_ref) type_error(&TOK->loc, "a reference to a reference");
         p->i++;
