@@ -17,17 +17,27 @@ typedef struct {
     size_t pos, len;
 } scan_t;
 
+/* ASCII tests without the locale's table lookup: the splitter runs them
+ * on every byte of a cell, and a cell may be 10 MB. */
+static inline bool is_space(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+static inline bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+static inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
+static inline bool is_alnum(char c) { return is_alpha(c) || is_digit(c); }
+
 static void skip_space(scan_t *sc, bool stop_at_newline) {
     while (sc->pos < sc->len) {
         char c = sc->s[sc->pos];
         if (c == '\n' && stop_at_newline) return;
-        if (isspace((unsigned char)c)) {
+        if (is_space(c)) {
             sc->pos++;
         } else if (c == '/' && sc->pos + 1 < sc->len && sc->s[sc->pos + 1] == '/') {
             while (sc->pos < sc->len && sc->s[sc->pos] != '\n') sc->pos++;
         } else if (c == '/' && sc->pos + 1 < sc->len && sc->s[sc->pos + 1] == '*') {
-            const char *e = strstr(sc->s + sc->pos + 2, "*/");
-            sc->pos = e ? (size_t)(e - sc->s) + 2 : sc->len;
+            /* by hand, not strstr/memmem: those may measure (or, under ASan,
+             * check) the rest of the cell at every comment */
+            size_t e = sc->pos + 2;
+            while (e + 1 < sc->len && !(sc->s[e] == '*' && sc->s[e + 1] == '/')) e++;
+            sc->pos = e + 1 < sc->len ? e + 2 : sc->len;
         } else {
             return;
         }
@@ -39,12 +49,12 @@ static tok_t next_tok(scan_t *sc) {
     tok_t t = {sc->pos, sc->pos, 0};
     if (sc->pos >= sc->len) return t;
     char c = sc->s[sc->pos];
-    if (isalpha((unsigned char)c) || c == '_') {
-        while (sc->pos < sc->len && (isalnum((unsigned char)sc->s[sc->pos]) || sc->s[sc->pos] == '_'))
+    if (is_alpha(c) || c == '_') {
+        while (sc->pos < sc->len && (is_alnum(sc->s[sc->pos]) || sc->s[sc->pos] == '_'))
             sc->pos++;
         t.kind = 'i';
-    } else if (isdigit((unsigned char)c) || (c == '.' && sc->pos + 1 < sc->len && isdigit((unsigned char)sc->s[sc->pos + 1]))) {
-        while (sc->pos < sc->len && (isalnum((unsigned char)sc->s[sc->pos]) || sc->s[sc->pos] == '.' ||
+    } else if (is_digit(c) || (c == '.' && sc->pos + 1 < sc->len && is_digit(sc->s[sc->pos + 1]))) {
+        while (sc->pos < sc->len && (is_alnum(sc->s[sc->pos]) || sc->s[sc->pos] == '.' ||
                                      sc->s[sc->pos] == '\'' ||
                                      ((sc->s[sc->pos] == '+' || sc->s[sc->pos] == '-') &&
                                       strchr("eEpP", sc->s[sc->pos - 1]))))
@@ -94,11 +104,15 @@ static int line_from(const char *s, size_t from, int line, size_t pos) {
     return line;
 }
 
-static bool item_has_word(const char *s, size_t start, size_t end, const char *word) {
+/* Which of words[] (at most 8) the item holds, as bits: one pass over it. */
+static unsigned item_words(const char *s, size_t start, size_t end, const char *const *words) {
     scan_t sc = {s, start, end};
+    unsigned found = 0;
     for (tok_t t = next_tok(&sc); t.kind; t = next_tok(&sc))
-        if (t.kind == 'i' && tok_is(&sc, t, word)) return true;
-    return false;
+        if (t.kind == 'i' && t.end - t.start > 5 && s[t.start] == '_')
+            for (int k = 0; words[k]; k++)
+                if (tok_is(&sc, t, words[k])) found |= 1u << k;
+    return found;
 }
 
 static void copy_name(char *dst, size_t cap, const char *s, tok_t t) {
@@ -343,11 +357,9 @@ static void classify(const char *s, cell_item_t *it) {
         return;
     }
     if (namespace_item(s, it)) return;
-    bool global = item_has_word(s, it->start, it->end, "__global__");
-    bool device = item_has_word(s, it->start, it->end, "__device__");
-    bool host = item_has_word(s, it->start, it->end, "__host__");
-    bool constant = item_has_word(s, it->start, it->end, "__constant__");
-    bool managed = item_has_word(s, it->start, it->end, "__managed__");
+    static const char *const cuda_words[] = {"__global__", "__device__", "__host__", "__constant__", "__managed__", NULL};
+    unsigned w = item_words(s, it->start, it->end, cuda_words);
+    bool global = w & 1, device = w & 2, host = w & 4, constant = w & 8, managed = w & 16;
     it->is_template = tok_is(&sc, first, "template");
     bool extern_c = tok_is(&sc, first, "extern") && s[next_tok(&sc).start] == '"';
     name_item(s, it);
