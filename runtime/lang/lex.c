@@ -283,6 +283,7 @@ static void lex_raw(interp_t *in, src_t *src, tokvec_t *out) {
         }
         t.loc.len = t.n;
         vpush(out, &t);
+        poll_interrupt(NULL);
     }
     token_t e = {0};
     e.kind = TK_EOF;

@@ -394,7 +394,10 @@ void parse_cell(interp_t *in, tokvec_t *toks, src_t *src, cell_code_t *out, bool
     cf->is_cell = true;
     p->f = p->cellf = cf;
     cxx_scope_open(p); /* the cell's C++ temporaries end with it */
-    while (TOK->kind != TK_EOF) top_item(p);
+    while (TOK->kind != TK_EOF) {
+        poll_interrupt(NULL); /* a 10 MB cell takes seconds to parse */
+        top_item(p);
+    }
     cxx_check_labels(p);
     if (expr_only && !p->value) syntax_error(&TOK->loc, "expected an expression");
     loc_t l0 = {src, 1, 0, 0};

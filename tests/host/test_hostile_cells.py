@@ -121,13 +121,13 @@ def test_switch_error_leaks_nothing():
 
 def test_big_and_garbage_cells():
     with kernel() as k:
-        # 10 MB of statements: split, parsed and run, or refused, in seconds
-        big = "int big_ = 0;\n" + "big_ += 1;\n" * 900000
+        # 2 MB of statements (the interrupt test below sends 10 MB)
+        big = "int big_ = 0;\n" + "big_ += 1;\n" * 200000
         t0 = time.time()
         reply, msgs = k.execute(big + "big_", timeout=300)
         dt = time.time() - t0
         assert reply["content"]["status"] == "ok", reply["content"]
-        assert results(msgs) == ["(int) 900000"]
+        assert results(msgs) == ["(int) 200000"]
         assert dt < 120, dt
         # binary garbage and invalid UTF-8 (as the front end would send it: replaced)
         garbage = bytes(range(1, 256)).decode("latin-1") * 50
@@ -137,4 +137,22 @@ def test_big_and_garbage_cells():
         assert reply["content"]["status"] == "error"
         reply, _ = k.execute("\x00\x01\x02 int a = ;")
         assert reply["content"]["status"] == "error"
+        assert_alive(k)
+
+
+def test_interrupt_while_a_huge_cell_is_parsed():
+    with kernel() as k:
+        big = "int z = 0;\n" + "z += 1;\n" * 1200000
+        mid = k.kc.execute(big)
+        deadline = time.time() + 120
+        while time.time() < deadline:  # the cell has started: its execute_input is out
+            m = k.kc.get_iopub_msg(timeout=120)
+            if m["parent_header"].get("msg_id") == mid and m["msg_type"] == "execute_input":
+                break
+        time.sleep(0.5)
+        t0 = time.time()
+        k.request("interrupt_request", channel="control")
+        reply = k.reply_to(mid, "shell", 300)
+        assert reply["content"]["status"] == "error" and reply["content"]["ename"] == "KeyboardInterrupt", reply["content"]
+        assert time.time() - t0 < 20
         assert_alive(k)
