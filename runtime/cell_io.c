@@ -48,3 +48,46 @@ void io_display_text(const engine_io_t *io, const char *plain, const char *html)
     json_decref(data);
 }
 
+
+/* ---- a cell's output, capped (docs/reliability.md) ---- */
+
+static void capped_stream(void *ctx, const char *name, const char *text, size_t len) {
+    io_cap_t *c = ctx;
+    if (c->cut) return;
+    if (c->sent + len > c->limit) {
+        size_t keep = c->limit - c->sent;
+        while (keep > 0 && (text[keep - 1] & 0xC0) == 0x80) keep--; /* not inside a UTF-8 character */
+        if (keep > 0 && (unsigned char)text[keep - 1] >= 0xC0) keep--;
+        if (keep) c->inner->stream(c->inner->ctx, name, text, keep);
+        c->cut = true;
+        char note[200];
+        int n = snprintf(note, sizeof note,
+                         "\n[output truncated: this cell printed more than %zu MiB; the rest is dropped "
+                         "(the cell goes on running; interrupt it to stop it)]\n", c->limit >> 20);
+        c->inner->stream(c->inner->ctx, "stderr", note, (size_t)n);
+        return;
+    }
+    c->sent += len;
+    c->inner->stream(c->inner->ctx, name, text, len);
+}
+
+static void capped_display(void *ctx, json_t *data, json_t *metadata, bool is_result) {
+    io_cap_t *c = ctx;
+    if (c->inner->display) c->inner->display(c->inner->ctx, data, metadata, is_result);
+}
+
+const engine_io_t *io_cap(io_cap_t *c, const engine_io_t *inner) {
+    memset(c, 0, sizeof *c);
+    c->inner = inner;
+    c->limit = IO_CELL_OUTPUT_MAX;
+    const char *env = getenv("ICUDA_MAX_CELL_OUTPUT"); /* bytes; for tests and big logs */
+    if (env && *env) {
+        unsigned long long v = strtoull(env, NULL, 10);
+        if (v > 0) c->limit = (size_t)v;
+    }
+    if (!inner || !inner->stream) return inner;
+    c->io.ctx = c;
+    c->io.stream = capped_stream;
+    c->io.display = capped_display;
+    return &c->io;
+}

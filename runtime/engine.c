@@ -188,6 +188,8 @@ int engine_execute(engine_t *e, const char *code, int execution_count, bool sile
                    engine_error_t *err) {
     interrupt_clear();
     if (silent || !io) io = &silent_io;
+    io_cap_t cap;
+    io = io_cap(&cap, io);
     char cell[32];
     if (execution_count > 0) snprintf(cell, sizeof cell, "In [%d]", execution_count);
     else snprintf(cell, sizeof cell, "In [ ]");

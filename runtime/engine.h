@@ -69,4 +69,17 @@ void engine_warm_up(engine_t *e);
 /* The CUDA toolkit version the engine compiles with, e.g. "13.0". */
 const char *engine_cuda_version(void);
 
+/* A cell's stream output (host printf, GPU printf, magics) stops after
+ * IO_CELL_OUTPUT_MAX bytes, with one notice on stderr; the cell goes on.
+ * ICUDA_MAX_CELL_OUTPUT (bytes) overrides it. runtime/cell_io.c. */
+#define IO_CELL_OUTPUT_MAX ((size_t)16 << 20)
+typedef struct io_cap {
+    const engine_io_t *inner;
+    engine_io_t io;
+    size_t sent, limit;
+    bool cut;
+} io_cap_t;
+/* The capped io for one cell, valid while c lives. */
+const engine_io_t *io_cap(io_cap_t *c, const engine_io_t *inner);
+
 #endif

@@ -161,10 +161,12 @@ void printf_check(node_t *call, int fi, const char *fname) {
  * padding (docs/reliability.md). */
 #define PRINTF_MAX_FIELD 1000000
 
-static void check_field(node_t *call, int64_t v, const char *what, const char *fname, const char *spec) {
+/* out: the text formatted so far, freed before the error is raised */
+static void check_field(node_t *call, int64_t v, const char *what, const char *fname, const char *spec, char *out) {
     if (v < 0) v = -v; /* a negative '*' width left-justifies; a negative precision is none */
-    if (v > PRINTF_MAX_FIELD)
-        rt_error(call, "%s: the %s %" PRId64 " in '%s' is larger than the limit of %d", fname, what, v, spec, PRINTF_MAX_FIELD);
+    if (v <= PRINTF_MAX_FIELD) return;
+    free(out);
+    rt_error(call, "%s: the %s %" PRId64 " in '%s' is larger than the limit of %d", fname, what, v, spec, PRINTF_MAX_FIELD);
 }
 
 /* The literal width and precision of spec sb ("%-12.5"), 0 when absent. */
@@ -208,8 +210,8 @@ int format_printf(node_t *call, val_t *args, int nargs, int fi, char **out, size
         if (s.star_p) pr = (int)args[ai++].i;
         int64_t lw, lp;
         literal_fields(sb, &lw, &lp);
-        check_field(call, s.star_w ? (int64_t)w : lw, "field width", bi->name, sb);
-        if (!s.star_p || pr >= 0) check_field(call, s.star_p ? (int64_t)pr : lp, "precision", bi->name, sb);
+        check_field(call, s.star_w ? (int64_t)w : lw, "field width", bi->name, sb, o);
+        if (!s.star_p || pr >= 0) check_field(call, s.star_p ? (int64_t)pr : lp, "precision", bi->name, sb, o);
         size_t k = strlen(sb);
         val_t v = args[ai];
         node_t *an = call->list[ai];

@@ -156,3 +156,16 @@ def test_interrupt_while_a_huge_cell_is_parsed():
         assert reply["content"]["status"] == "error" and reply["content"]["ename"] == "KeyboardInterrupt", reply["content"]
         assert time.time() - t0 < 20
         assert_alive(k)
+
+
+def test_a_cells_output_is_capped():
+    with kernel(env={"ICUDA_MAX_CELL_OUTPUT": str(1 << 20)}) as k:
+        reply, msgs = k.execute('for (int i = 0; i < 200000; i++) printf("line %d of a long output\\n", i);\n'
+                                'int after_ = 7;', timeout=120)
+        assert reply["content"]["status"] == "ok", reply["content"]
+        out, err = stdout_of(msgs), stdout_of(msgs, "stderr")
+        assert len(out.encode()) <= 1 << 20 and out.startswith("line 0 of"), len(out)
+        assert "output truncated" in err and "1 MiB" in err, err
+        # the next cell prints again; the cell that was cut ran to its end
+        reply, msgs = k.execute('printf("%d\\n", after_);')
+        assert stdout_of(msgs) == "7\n"
