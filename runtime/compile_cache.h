@@ -4,6 +4,8 @@
 #ifndef ICUDA_COMPILE_CACHE_H
 #define ICUDA_COMPILE_CACHE_H
 
+#include <stdint.h>
+
 #include "nvrtc_compile.h"
 
 typedef struct compile_cache compile_cache_t;
@@ -20,6 +22,17 @@ const compiled_module_t *compile_cache_put(compile_cache_t *c, compiled_module_t
 
 /* The disk cache's folder, or NULL where there is none. */
 const char *compile_cache_dir(const compile_cache_t *c);
+
+/* The disk cache is bounded: after each save, the least recently used
+ * modules (by file time; a load touches its file) are removed until the
+ * folder holds at most compile_cache_disk_limit() bytes
+ * (COMPILE_CACHE_DISK_MAX, or ICUDA_CACHE_MAX_BYTES) and at most
+ * COMPILE_CACHE_DISK_FILES modules. docs/reliability.md. */
+#define COMPILE_CACHE_DISK_MAX ((uint64_t)256 << 20)
+#define COMPILE_CACHE_DISK_FILES 4096
+uint64_t compile_cache_disk_limit(void);
+/* Removes modules from dir, oldest first, down to max_bytes; how many. */
+int compile_cache_evict(const char *dir, uint64_t max_bytes);
 
 /* The default directory: $XDG_CACHE_HOME/icuda or ~/.cache/icuda. malloc'd. */
 char *compile_cache_default_dir(void);
