@@ -107,13 +107,27 @@ static int ccode(type_t *t) { /* conversion code: kind, enums as int */
     return (int)t->kind;
 }
 
-static val_t ev_cast(node_t *n, frame_t *f) { return conv(EV(n->a, f), n->op, n->kind); }
+static val_t ev_cast(node_t *n, frame_t *f) {
+    val_t v = EV(n->a, f);
+    if (code_is_float(n->op) && !code_is_float(n->kind)) ub_float_to_int(n, v.d, n->kind);
+    return conv(v, n->op, n->kind);
+}
 static val_t ev_cast_i32(node_t *n, frame_t *f) { val_t v = EV(n->a, f); v.i = (int32_t)(uint32_t)v.u; return v; }
 static val_t ev_cast_u32(node_t *n, frame_t *f) { val_t v = EV(n->a, f); v.i = (uint32_t)v.u; return v; }
 static val_t ev_cast_s2d(node_t *n, frame_t *f) { val_t v = EV(n->a, f); v.d = (double)v.i; return v; }
 static val_t ev_cast_d2f(node_t *n, frame_t *f) { val_t v = EV(n->a, f); v.d = (float)v.d; return v; }
-static val_t ev_cast_d2i(node_t *n, frame_t *f) { val_t v = EV(n->a, f); v.i = d2i32(v.d); return v; }
-static val_t ev_cast_d2l(node_t *n, frame_t *f) { val_t v = EV(n->a, f); v.i = d2i64(v.d); return v; }
+static val_t ev_cast_d2i(node_t *n, frame_t *f) {
+    val_t v = EV(n->a, f);
+    if (UNLIKELY(!(v.d > -2147483649.0 && v.d < 2147483648.0))) ub_float_to_int(n, v.d, T_INT);
+    v.i = d2i32(v.d);
+    return v;
+}
+static val_t ev_cast_d2l(node_t *n, frame_t *f) {
+    val_t v = EV(n->a, f);
+    if (UNLIKELY(!(v.d >= -9223372036854775808.0 && v.d < 9223372036854775808.0))) ub_float_to_int(n, v.d, T_LONG);
+    v.i = d2i64(v.d);
+    return v;
+}
 static val_t ev_test_d(node_t *n, frame_t *f) { val_t v = EV(n->a, f); v.i = v.d != 0; return v; }
 static val_t ev_test_i(node_t *n, frame_t *f) { val_t v = EV(n->a, f); v.i = v.u != 0; return v; }
 
@@ -349,17 +363,17 @@ static val_t ev_addr_frame(node_t *n, frame_t *f) {
     v.u = ptr_add(ptr_make(f->hbuf[n->slot2], 0), n->k.i);
     return v;
 }
-static val_t ev_ptr_addk(node_t *n, frame_t *f) { val_t v = EV(n->a, f); v.u = ptr_add(v.u, n->k.i); return v; }
+static val_t ev_ptr_addk(node_t *n, frame_t *f) { val_t v = EV(n->a, f); v.u = ptr_add_at(v.u, n->k.i, n); return v; }
 static val_t ev_ptr_add(node_t *n, frame_t *f) {
     val_t v = EV(n->a, f);
     int64_t i = EV(n->b, f).i;
-    v.u = ptr_add(v.u, i * n->esz);
+    v.u = ptr_add_at(v.u, ptr_scale_at(i, n->esz, v.u, n), n);
     return v;
 }
 static val_t ev_ptr_sub(node_t *n, frame_t *f) {
     val_t v = EV(n->a, f);
     int64_t i = EV(n->b, f).i;
-    v.u = ptr_add(v.u, -i * n->esz);
+    v.u = ptr_add_at(v.u, -ptr_scale_at(i, n->esz, v.u, n), n);
     return v;
 }
 static val_t ev_vla_ptr(node_t *n, frame_t *f) { return f->slots[n->slot]; }
@@ -443,6 +457,17 @@ static val_t arith(int op, int k, val_t a, val_t b, node_t *n) {
     }
     uint64_t x = a.u, y = b.u, z = 0;
     int sh = (k == K_I32 || k == K_U32) ? 31 : 63;
+    if (k == K_I64 && (op == P_PLUS || op == P_MINUS || op == P_STAR)) {
+        int64_t s;
+        bool o = op == P_PLUS ? __builtin_add_overflow(a.i, b.i, &s)
+               : op == P_MINUS ? __builtin_sub_overflow(a.i, b.i, &s) : __builtin_mul_overflow(a.i, b.i, &s);
+        if (UNLIKELY(o)) ub_overflow(n, op, a.i, b.i);
+    } else if (k == K_I32 && (op == P_PLUS || op == P_MINUS || op == P_STAR)) {
+        int64_t s = op == P_PLUS ? a.i + b.i : op == P_MINUS ? a.i - b.i : a.i * b.i;
+        if (UNLIKELY(s != (int32_t)s)) ub_overflow(n, op, a.i, b.i);
+    } else if (op == P_SHL || op == P_SHR) {
+        ub_shift_check(n, op, k, a.i, b.i);
+    }
     switch (op) {
     case P_PLUS: z = x + y; break;
     case P_MINUS: z = x - y; break;
@@ -482,7 +507,12 @@ static val_t ev_arith(node_t *n, frame_t *f) {
 
 #define BIN(name, expr) static val_t name(node_t *n, frame_t *f) { \
     val_t a = EV(n->a, f), b = EV(n->b, f), r; expr; return r; }
-BIN(add_i32, r.i = NI32(a.u + b.u)) BIN(sub_i32, r.i = NI32(a.u - b.u)) BIN(mul_i32, r.i = NI32(a.u * b.u))
+/* signed: an overflow is an error (ub_checks.c); the operands are in range, so the 64-bit result is exact */
+#define CHK32(OP, opc) r.i = a.i OP b.i; if (UNLIKELY(r.i != (int32_t)r.i)) ub_overflow(n, opc, a.i, b.i)
+#define CHK64(FN, opc) if (UNLIKELY(FN(a.i, b.i, &r.i))) ub_overflow(n, opc, a.i, b.i)
+BIN(add_i32, CHK32(+, P_PLUS)) BIN(sub_i32, CHK32(-, P_MINUS)) BIN(mul_i32, CHK32(*, P_STAR))
+BIN(add_s64, CHK64(__builtin_add_overflow, P_PLUS)) BIN(sub_s64, CHK64(__builtin_sub_overflow, P_MINUS))
+BIN(mul_s64, CHK64(__builtin_mul_overflow, P_STAR))
 BIN(add_u32, r.i = NU32(a.u + b.u)) BIN(sub_u32, r.i = NU32(a.u - b.u)) BIN(mul_u32, r.i = NU32(a.u * b.u))
 BIN(add_64, r.u = a.u + b.u) BIN(sub_64, r.u = a.u - b.u) BIN(mul_64, r.u = a.u * b.u)
 BIN(add_f64, r.d = a.d + b.d) BIN(sub_f64, r.d = a.d - b.d) BIN(mul_f64, r.d = a.d * b.d) BIN(div_f64, r.d = a.d / b.d)
@@ -513,17 +543,18 @@ node_t *mk_binop(loc_t *l, int op, type_t *t, node_t *a, node_t *b) {
     n->op = op;
     int k = n->kind = ty_opkind(t);
     n->fn = ev_arith;
-    bool i32 = k == K_I32, u32 = k == K_U32, i64 = k == K_I64 || k == K_U64;
+    bool i32 = k == K_I32, u32 = k == K_U32, i64 = k == K_I64 || k == K_U64, s64 = k == K_I64;
     switch (op) {
-    case P_PLUS: n->fn = i32 ? add_i32 : u32 ? add_u32 : i64 ? add_64 : k == K_F64 ? add_f64 : add_f32; break;
-    case P_MINUS: n->fn = i32 ? sub_i32 : u32 ? sub_u32 : i64 ? sub_64 : k == K_F64 ? sub_f64 : sub_f32; break;
-    case P_STAR: n->fn = i32 ? mul_i32 : u32 ? mul_u32 : i64 ? mul_64 : k == K_F64 ? mul_f64 : mul_f32; break;
+    case P_PLUS: n->fn = i32 ? add_i32 : u32 ? add_u32 : s64 ? add_s64 : i64 ? add_64 : k == K_F64 ? add_f64 : add_f32; break;
+    case P_MINUS: n->fn = i32 ? sub_i32 : u32 ? sub_u32 : s64 ? sub_s64 : i64 ? sub_64 : k == K_F64 ? sub_f64 : sub_f32; break;
+    case P_STAR: n->fn = i32 ? mul_i32 : u32 ? mul_u32 : s64 ? mul_s64 : i64 ? mul_64 : k == K_F64 ? mul_f64 : mul_f32; break;
     case P_DIV: if (k == K_F64) n->fn = div_f64; else if (k == K_F32) n->fn = div_f32; break;
     case P_AMP: n->fn = and_i; break;
     case P_OR: n->fn = or_i; break;
     case P_XOR: n->fn = xor_i; break;
     }
-    if (a->is_const && b->is_const && !((op == P_DIV || op == P_MOD) && k != K_F32 && k != K_F64 && b->k.u == 0) &&
+    if (a->is_const && b->is_const && !ub_would_fault(op, k, a->k.i, b->k.i, b->ty) && /* else it faults when run */
+        !((op == P_DIV || op == P_MOD) && k != K_F32 && k != K_F64 && b->k.u == 0) &&
         !((op == P_DIV || op == P_MOD) && b->k.i == -1 && (k == K_I32 || k == K_I64)))
         return mk_const(l, t, n->fn(n, NULL));
     return n;
@@ -586,9 +617,10 @@ node_t *mk_ptrdiff(loc_t *l, node_t *a, node_t *b, int64_t esz) {
 static val_t ev_neg(node_t *n, frame_t *f) {
     val_t a = EV(n->a, f), r;
     switch (n->kind) {
-    case K_I32: r.i = NI32(0 - a.u); break;
+    case K_I32: if (UNLIKELY(a.i == INT32_MIN)) ub_negation(n, a.i); r.i = NI32(0 - a.u); break;
     case K_U32: r.i = NU32(0 - a.u); break;
     case K_F32: case K_F64: r.d = -a.d; break;
+    case K_I64: if (UNLIKELY(a.i == INT64_MIN)) ub_negation(n, a.i); r.u = 0 - a.u; break;
     default: r.u = 0 - a.u; break;
     }
     return r;
@@ -759,7 +791,7 @@ static val_t ev_compound(node_t *n, frame_t *f) {
     int pc = ccode(pl->ty), oc = n->slot2;
     val_t r;
     if (n->esz) { /* pointer += int */
-        r.u = ptr_add(old.u, (n->op == P_MINUS ? -v.i : v.i) * n->esz);
+        r.u = ptr_add_at(old.u, ptr_scale_at(n->op == P_MINUS ? -v.i : v.i, n->esz, old.u, n), n);
     } else {
         r = arith(n->op, ty_opkind(n->c->ty), conv(old, pc, oc), v, n);
         r = conv(r, oc, pc);
@@ -784,9 +816,15 @@ static val_t ev_addeq_i64_s(node_t *n, frame_t *f) {
     int64_t v = EV(n->b, f).i;
     return (val_t){.u = f->slots[n->slot].u += (uint64_t)v};
 }
+static val_t ev_addeq_s64_s(node_t *n, frame_t *f) { /* signed: an overflow is an error */
+    int64_t v = EV(n->b, f).i, o = f->slots[n->slot].i, r;
+    if (UNLIKELY(__builtin_add_overflow(o, v, &r))) ub_overflow(n, P_PLUS, o, v);
+    return (val_t){.i = f->slots[n->slot].i = r};
+}
 static val_t ev_addeq_i32_s(node_t *n, frame_t *f) {
-    int64_t v = EV(n->b, f).i;
-    return (val_t){.i = f->slots[n->slot].i = NI32(f->slots[n->slot].u + (uint64_t)v)};
+    int64_t v = EV(n->b, f).i, o = f->slots[n->slot].i, r = o + v;
+    if (UNLIKELY(r != (int32_t)r)) ub_overflow(n, P_PLUS, o, v);
+    return (val_t){.i = f->slots[n->slot].i = r};
 }
 /* s += x[i] * y[i], s a double local or session variable */
 typedef struct dot { fidx_t a, b; } dot_t;
@@ -819,11 +857,18 @@ static val_t ev_dot(node_t *n, frame_t *f) {
     return (val_t){.d = r};
 }
 
+static inline bool s64_overflows(int op, int64_t a, int64_t b) {
+    int64_t r;
+    return op == P_PLUS ? __builtin_add_overflow(a, b, &r) : op == P_MINUS ? __builtin_sub_overflow(a, b, &r)
+                                                           : __builtin_mul_overflow(a, b, &r);
+}
+
 /* x op= y where x's type is the operating type (no conversions): + - * on
  * int, unsigned, 64-bit integers, double and float, for x a local, a session
  * variable, p[i] (fast index) or any other place. The value is evaluated
  * first, as in ev_compound (it may free what the place points to). */
-#define CA_I32(a, b, OP) r.i = NI32((a).u OP (b).u)
+#define CA_I32(a, b, OP) r.i = (a).i OP (b).i; if (UNLIKELY(r.i != (int32_t)r.i)) ub_overflow(n, n->op, (a).i, (b).i)
+#define CA_S64(a, b, OP) r.u = (a).u OP (b).u; if (UNLIKELY(s64_overflows(n->op, (a).i, (b).i))) ub_overflow(n, n->op, (a).i, (b).i)
 #define CA_U32(a, b, OP) r.i = NU32((a).u OP (b).u)
 #define CA_I64(a, b, OP) r.u = (a).u OP (b).u
 #define CA_F64(a, b, OP) r.d = (a).d OP (b).d
@@ -858,20 +903,20 @@ static val_t ev_dot(node_t *n, frame_t *f) {
     }
 #define CA_TYPE(ty, code, CALC) CA_FNS(ty, code, CALC, add, +) CA_FNS(ty, code, CALC, sub, -) CA_FNS(ty, code, CALC, mul, *)
 CA_TYPE(i32, T_INT, CA_I32) CA_TYPE(u32, T_UINT, CA_U32) CA_TYPE(i64, T_ULONG, CA_I64)
-CA_TYPE(f64, T_DOUBLE, CA_F64) CA_TYPE(f32, T_FLOAT, CA_F32)
+CA_TYPE(f64, T_DOUBLE, CA_F64) CA_TYPE(f32, T_FLOAT, CA_F32) CA_TYPE(s64, T_LONG, CA_S64)
 #undef CA_TYPE
 #undef CA_FNS
 /* [type][op][place: slot, global, fast index, other] */
-static const efn_t ca_table[5][3][4] = {
+static const efn_t ca_table[6][3][4] = {
 #define CA_ROW(ty) { { ca_s_add_##ty, ca_g_add_##ty, ca_x_add_##ty, ca_p_add_##ty }, \
                      { ca_s_sub_##ty, ca_g_sub_##ty, ca_x_sub_##ty, ca_p_sub_##ty }, \
                      { ca_s_mul_##ty, ca_g_mul_##ty, ca_x_mul_##ty, ca_p_mul_##ty } },
-    CA_ROW(i32) CA_ROW(u32) CA_ROW(i64) CA_ROW(f64) CA_ROW(f32)
+    CA_ROW(i32) CA_ROW(u32) CA_ROW(i64) CA_ROW(f64) CA_ROW(f32) CA_ROW(s64)
 #undef CA_ROW
 };
 static bool ca_pick(node_t *n, node_t *pl, int pk, int ok) {
     if (pk != ok) return false;
-    int t = pk == T_INT ? 0 : pk == T_UINT ? 1 : (pk == T_LONG || pk == T_ULONG || pk == T_LLONG || pk == T_ULLONG) ? 2
+    int t = pk == T_INT ? 0 : pk == T_UINT ? 1 : (pk == T_LONG || pk == T_LLONG) ? 5 : (pk == T_ULONG || pk == T_ULLONG) ? 2
           : pk == T_DOUBLE ? 3 : pk == T_FLOAT ? 4 : -1;
     int o = n->op == P_PLUS ? 0 : n->op == P_MINUS ? 1 : n->op == P_STAR ? 2 : -1;
     if (t < 0 || o < 0) return false;
@@ -918,7 +963,7 @@ node_t *mk_compound(loc_t *l, int op, node_t *pl, node_t *rhs, type_t *optype) {
         }
     } else if (op == P_PLUS && pl->place == PL_SLOT && (pk == T_LONG || pk == T_ULONG || pk == T_LLONG || pk == T_ULLONG) &&
                (optype->kind == T_LONG || optype->kind == T_ULONG || optype->kind == T_LLONG || optype->kind == T_ULLONG)) {
-        n->fn = ev_addeq_i64_s;
+        n->fn = (optype->kind == T_LONG || optype->kind == T_LLONG) ? ev_addeq_s64_s : ev_addeq_i64_s;
         n->slot = pl->slot;
     } else if (op == P_PLUS && pl->place == PL_SLOT && pk == T_INT && optype->kind == T_INT) {
         n->fn = ev_addeq_i32_s;
@@ -933,10 +978,15 @@ static val_t ev_incdec(node_t *n, frame_t *f) {
     char *a = pl->place == PL_SLOT ? NULL : pl->afn(pl, f, 1);
     val_t old = a ? load_code(n->kind, a) : f->slots[pl->slot], r;
     int pc = ccode(pl->ty);
-    if (pc == T_PTR) r.u = ptr_add(old.u, n->k.i * n->esz);
+    if (pc == T_PTR) r.u = ptr_add_at(old.u, n->k.i * n->esz, n);
     else if (code_is_float(pc)) { r.d = old.d + (double)n->k.i; if (pc == T_FLOAT) r.d = (float)r.d; }
     else if (pc == T_BOOL) r.i = n->k.i > 0 ? 1 : !old.i;
-    else r.i = norm_int(pc, old.u + (uint64_t)n->k.i);
+    else if (pc == T_INT || pc == T_LONG || pc == T_LLONG) {
+        int64_t lim = pc == T_INT ? INT32_MAX : INT64_MAX, lo = pc == T_INT ? INT32_MIN : INT64_MIN;
+        if (UNLIKELY(n->k.i > 0 ? old.i > lim - n->k.i : old.i < lo - n->k.i))
+            ub_overflow_typed(n, pl->ty, n->k.i > 0 ? P_PLUS : P_MINUS, old.i, n->k.i > 0 ? n->k.i : -n->k.i);
+        r.i = norm_int(pc, old.u + (uint64_t)n->k.i);
+    } else r.i = norm_int(pc, old.u + (uint64_t)n->k.i);
     if (a) store_code(n->kind, a, r);
     else f->slots[pl->slot] = r;
     return n->op ? old : r;
@@ -944,13 +994,27 @@ static val_t ev_incdec(node_t *n, frame_t *f) {
 static val_t ev_inc_i64_s(node_t *n, frame_t *f) { val_t o = f->slots[n->slot]; f->slots[n->slot].u++; return o; }
 static val_t ev_inc_i32_s(node_t *n, frame_t *f) {
     val_t o = f->slots[n->slot];
-    f->slots[n->slot].i = NI32(o.u + 1);
+    if (UNLIKELY(o.i == INT32_MAX)) ub_overflow_typed(n, n->ty, P_PLUS, o.i, 1);
+    f->slots[n->slot].i = o.i + 1;
+    return o;
+}
+static val_t ev_inc_s64_s(node_t *n, frame_t *f) {
+    val_t o = f->slots[n->slot];
+    if (UNLIKELY(o.i == INT64_MAX)) ub_overflow_typed(n, n->ty, P_PLUS, o.i, 1);
+    f->slots[n->slot].i = o.i + 1;
+    return o;
+}
+static val_t ev_dec_s64_s(node_t *n, frame_t *f) {
+    val_t o = f->slots[n->slot];
+    if (UNLIKELY(o.i == INT64_MIN)) ub_overflow_typed(n, n->ty, P_MINUS, o.i, 1);
+    f->slots[n->slot].i = o.i - 1;
     return o;
 }
 static val_t ev_dec_i64_s(node_t *n, frame_t *f) { val_t o = f->slots[n->slot]; f->slots[n->slot].u--; return o; }
 static val_t ev_dec_i32_s(node_t *n, frame_t *f) {
     val_t o = f->slots[n->slot];
-    f->slots[n->slot].i = NI32(o.u - 1);
+    if (UNLIKELY(o.i == INT32_MIN)) ub_overflow_typed(n, n->ty, P_MINUS, o.i, 1);
+    f->slots[n->slot].i = o.i - 1;
     return o;
 }
 node_t *mk_incdec(loc_t *l, node_t *pl, int delta, bool post) {
@@ -966,7 +1030,8 @@ node_t *mk_incdec(loc_t *l, node_t *pl, int delta, bool post) {
     if (pl->place == PL_SLOT && (delta == 1 || delta == -1)) {
         n->slot = pl->slot;
         bool up = delta == 1;
-        if (pc == T_LONG || pc == T_ULONG || pc == T_LLONG || pc == T_ULLONG) n->fn = up ? ev_inc_i64_s : ev_dec_i64_s;
+        if (pc == T_LONG || pc == T_LLONG) n->fn = up ? ev_inc_s64_s : ev_dec_s64_s;
+        else if (pc == T_ULONG || pc == T_ULLONG) n->fn = up ? ev_inc_i64_s : ev_dec_i64_s;
         else if (pc == T_INT) n->fn = up ? ev_inc_i32_s : ev_dec_i32_s;
     }
     return n;
@@ -1117,7 +1182,7 @@ static int sx_for_expr(node_t *n, frame_t *f) {
  * loop (compare and step inline, no calls); the limit and i are re-read every
  * iteration, so a body that changes either behaves as C says. */
 enum { LK_CONST, LK_SLOT, LK_G64, LK_G32 };
-typedef struct counted { int i, ls, lk, sslot, s32; int64_t k, delta; const char *lg; } counted_t;
+typedef struct counted { int i, ls, lk, sslot, s32; int64_t k, delta; const char *lg; int64_t edge; int checked; } counted_t;
 /* where the limit is read from during this run of the loop (frame slots do not move) */
 static inline const char *counted_limp(const counted_t *h, frame_t *f) {
     return h->lk == LK_CONST ? (const char *)&h->k : h->lk == LK_SLOT ? (const char *)&f->slots[h->ls] : h->lg;
@@ -1132,12 +1197,15 @@ static inline const char *counted_limp(const counted_t *h, frame_t *f) {
         bool l32 = h->lk == LK_G32, s32 = h->s32;                                      \
         val_t *iv = &f->slots[h->i], *sv = &f->slots[h->sslot];                        \
         uint64_t d = (uint64_t)h->delta;                                               \
+        const int64_t edge = h->checked ? h->edge : INT64_MIN + 1 - h->delta; /* never met */ \
         for (;;) {                                                                     \
             val_t a_ = *iv, b_;                                                        \
             if (l32) { int32_t t_; memcpy(&t_, lp, 4); b_.i = t_; }                    \
             else memcpy(&b_, lp, 8);                                                   \
             if (!(cmp)) break;                                                         \
             ef(e, f);                                                                  \
+            if (UNLIKELY(sv->i == edge && h->checked)) /* a signed counter past its type */ \
+                ub_overflow_typed(n->c, n->c->ty, h->delta > 0 ? P_PLUS : P_MINUS, sv->i, 1); \
             uint64_t x_ = sv->u + d;                                                   \
             sv->i = s32 ? NI32(x_) : (int64_t)x_;                                      \
             if (UNLIKELY(--g_tick <= 0)) poll_interrupt(n);                            \
@@ -1153,6 +1221,7 @@ static inline const char *counted_limp(const counted_t *h, frame_t *f) {
         bool l32 = h->lk == LK_G32, s32 = h->s32;                                      \
         val_t *iv = &f->slots[h->i], *sv = &f->slots[h->sslot];                        \
         uint64_t d = (uint64_t)h->delta;                                               \
+        const int64_t edge = h->checked ? h->edge : INT64_MIN + 1 - h->delta; /* never met */ \
         for (;;) {                                                                     \
             val_t a_ = *iv, b_;                                                        \
             if (l32) { int32_t t_; memcpy(&t_, lp, 4); b_.i = t_; }                    \
@@ -1163,6 +1232,8 @@ static inline const char *counted_limp(const counted_t *h, frame_t *f) {
                 if (r == X_BREAK) break;                                               \
                 if (r >= X_RETURN) return r;                                           \
             }                                                                          \
+            if (UNLIKELY(sv->i == edge && h->checked)) /* a signed counter past its type */ \
+                ub_overflow_typed(n->c, n->c->ty, h->delta > 0 ? P_PLUS : P_MINUS, sv->i, 1); \
             uint64_t x_ = sv->u + d;                                                   \
             sv->i = s32 ? NI32(x_) : (int64_t)x_;                                      \
             if (UNLIKELY(--g_tick <= 0)) poll_interrupt(n);                            \
@@ -1175,6 +1246,8 @@ COUNTED(gt_u, a_.u > b_.u) COUNTED(ge_u, a_.u >= b_.u) COUNTED(ne, a_.u != b_.u)
 #undef COUNTED
 static val_t ev_dec_i64_s(node_t *n, frame_t *f);
 static val_t ev_dec_i32_s(node_t *n, frame_t *f);
+static val_t ev_inc_s64_s(node_t *n, frame_t *f);
+static val_t ev_dec_s64_s(node_t *n, frame_t *f);
 static val_t ev_gload_i64(node_t *n, frame_t *f);
 static val_t ev_gload_i32(node_t *n, frame_t *f);
 /* the counted-loop evaluator for this for, or NULL */
@@ -1183,10 +1256,14 @@ static sfn_t counted_for(node_t *n) {
     if (!c || !step || c->a->fn != ev_slot) return NULL;
     counted_t h = {.i = c->a->slot, .sslot = step->slot};
     efn_t sf = step->fn;
-    if (sf == ev_inc_i64_s || sf == ev_inc_i32_s) h.delta = 1;
-    else if (sf == ev_dec_i64_s || sf == ev_dec_i32_s) h.delta = -1;
+    if (sf == ev_inc_i64_s || sf == ev_inc_i32_s || sf == ev_inc_s64_s) h.delta = 1;
+    else if (sf == ev_dec_i64_s || sf == ev_dec_i32_s || sf == ev_dec_s64_s) h.delta = -1;
     else return NULL;
     h.s32 = sf == ev_inc_i32_s || sf == ev_dec_i32_s;
+    /* the value a signed counter may not step from (unsigned ones wrap: an edge never met) */
+    h.edge = sf == ev_inc_i32_s ? INT32_MAX : sf == ev_dec_i32_s ? INT32_MIN : sf == ev_inc_s64_s ? INT64_MAX
+           : sf == ev_dec_s64_s ? INT64_MIN : 0;
+    h.checked = sf != ev_inc_i64_s && sf != ev_dec_i64_s;
     node_t *lim = c->b;
     if (lim->fn == ev_const) { h.lk = LK_CONST; h.k = lim->k.i; }
     else if (lim->fn == ev_slot) { h.lk = LK_SLOT; h.ls = lim->slot; }
