@@ -12,6 +12,8 @@ struct replay {
     size_t capacity, count, head; /* head: next ring slot to write */
     uint32_t *slots;              /* ring index + 1; 0 = empty */
     size_t mask;
+    int64_t *dates;               /* per ring slot: the message's date */
+    int64_t horizon;              /* the latest date forgotten (INT64_MIN: none yet) */
 };
 
 replay_t *replay_new(size_t capacity) {
@@ -22,7 +24,9 @@ replay_t *replay_new(size_t capacity) {
     while (nslots < capacity * 2) nslots <<= 1;
     r->ring = calloc(capacity, REPLAY_DIGEST_LEN);
     r->slots = calloc(nslots, sizeof *r->slots);
-    if (!r->ring || !r->slots) {
+    r->dates = calloc(capacity, sizeof *r->dates);
+    r->horizon = INT64_MIN;
+    if (!r->ring || !r->slots || !r->dates) {
         replay_free(r);
         return NULL;
     }
@@ -35,6 +39,7 @@ void replay_free(replay_t *r) {
     if (!r) return;
     free(r->ring);
     free(r->slots);
+    free(r->dates);
     free(r);
 }
 
@@ -67,17 +72,24 @@ static void index_remove(replay_t *r, size_t ring_idx) {
 }
 
 bool replay_check_and_add(replay_t *r, const unsigned char digest[REPLAY_DIGEST_LEN]) {
+    return replay_check_and_add_at(r, digest, INT64_MIN);
+}
+
+bool replay_check_and_add_at(replay_t *r, const unsigned char digest[REPLAY_DIGEST_LEN], int64_t t) {
+    if (r->horizon != INT64_MIN && t <= r->horizon) return true; /* older than what the set remembers */
     size_t i = home(r, digest);
     for (; r->slots[i]; i = (i + 1) & r->mask)
         if (memcmp(r->ring[r->slots[i] - 1], digest, REPLAY_DIGEST_LEN) == 0) return true;
     if (r->count == r->capacity) {
-        index_remove(r, r->head); /* forget the oldest */
+        index_remove(r, r->head); /* forget the oldest, remembering its date */
+        if (r->dates[r->head] > r->horizon) r->horizon = r->dates[r->head];
         r->count--;
         /* the slot found above may have been shifted into: probe again */
         i = home(r, digest);
         while (r->slots[i]) i = (i + 1) & r->mask;
     }
     memcpy(r->ring[r->head], digest, REPLAY_DIGEST_LEN);
+    r->dates[r->head] = t;
     r->slots[i] = (uint32_t)(r->head + 1);
     r->head = (r->head + 1) % r->capacity;
     r->count++;

@@ -168,12 +168,14 @@ wire_status_t wire_decode(const wire_t *w, replay_t *replay, const wire_blob_t *
         snprintf(why, whylen, "signature does not verify");
         return WIRE_BAD_SIGNATURE;
     }
-    if (w->key_len && replay && replay_check_and_add(replay, digest)) {
-        snprintf(why, whylen, "signature seen before (replayed message)");
-        return WIRE_REPLAYED;
-    }
     msg->header = parse_object(&parts[0], "header", why, whylen);
     if (!msg->header) return WIRE_BAD_HEADER;
+    if (w->key_len && replay &&
+        replay_check_and_add_at(replay, digest, wire_date_us(json_string_value(json_object_get(msg->header, "date"))))) {
+        snprintf(why, whylen, "signature seen before, or dated before the oldest one remembered (replayed message)");
+        wire_msg_clear(msg);
+        return WIRE_REPLAYED;
+    }
     json_t *mt = json_object_get(msg->header, "msg_type");
     if (!json_is_string(mt) || !json_string_length(mt)) {
         snprintf(why, whylen, "header has no msg_type string");
@@ -242,4 +244,30 @@ int wire_encode(const wire_t *w, const wire_frames_t *idents, const char *msg_ty
     }
     for (int i = 0; i < 4; i++) free(s[i]);
     return rc;
+}
+
+/* An ISO 8601 date as Jupyter writes it ("2026-11-23T20:17:00.123456Z",
+ * "...+01:00"), in microseconds since the epoch; INT64_MIN if it is not one. */
+int64_t wire_date_us(const char *s) {
+    if (!s) return INT64_MIN;
+    struct tm tm = {0};
+    int n = 0;
+    if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
+               &tm.tm_sec, &n) != 6 || n < 19)
+        return INT64_MIN;
+    tm.tm_year -= 1900;
+    tm.tm_mon -= 1;
+    const char *p = s + n;
+    int64_t us = 0, scale = 100000;
+    if (*p == '.')
+        for (p++; *p >= '0' && *p <= '9'; p++, scale /= 10) us += (*p - '0') * scale;
+    int64_t off = 0;
+    if ((*p == '+' || *p == '-') && strlen(p) >= 6) {
+        int hh = 0, mm = 0;
+        if (sscanf(p + 1, "%2d:%2d", &hh, &mm) != 2) return INT64_MIN;
+        off = (int64_t)(hh * 3600 + mm * 60) * (*p == '+' ? 1 : -1);
+    }
+    time_t t = timegm(&tm);
+    if (t == (time_t)-1) return INT64_MIN;
+    return ((int64_t)t - off) * 1000000 + us;
 }

@@ -9,6 +9,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "replay.h"
 
@@ -58,6 +59,10 @@ typedef enum wire_status {
     WIRE_BAD_HEADER,  /* header unreadable: cannot tell what was asked */
     WIRE_BAD_BODY,    /* header fine (msg has header + msg_type), the rest not */
 } wire_status_t;
+
+/* A header's "date" (ISO 8601) in microseconds since the epoch, INT64_MIN
+ * when absent or not a date: the replay set's clock (replay.h). */
+int64_t wire_date_us(const char *iso);
 
 /* Decodes frames into msg. replay may be NULL (no replay check). On
  * WIRE_BAD_BODY, msg->header and msg->idents are set so the caller can send
