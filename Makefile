@@ -182,3 +182,36 @@ build/bench/timeit_accuracy: bench/timeit_accuracy.c $(GPU_OBJ)
 
 bench-timeit: build/icuda build/icuda-worker build/bench/timeit_accuracy venv
 	$(PYTHON) bench/timeit_accuracy.py --kernel build/icuda --raw build/bench/timeit_accuracy
+
+# ---- fuzzing (libFuzzer, clang, ASan + UBSan; tests/fuzz, docs/reliability.md) ----
+#   make fuzz                 every target FUZZ_SECONDS (default 20) from its corpus
+#   make fuzz FUZZ_SECONDS=3600 FUZZ_TARGETS=interp   a long run of one
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 20
+FUZZ_TARGETS ?= split interp wire
+FUZZ_FLAGS   := -O1 -g -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined \
+                -fno-omit-frame-pointer \
+                -I. -I$(CUDA)/include $(PKGS_CFLAGS) -DICUDA_VERSION='"$(VERSION)"' -DICUDA_CUDA_HOME='"$(CUDA)"'
+FUZZ_LANG    := $(wildcard runtime/lang/*.c) runtime/cell_io.c runtime/hostmem/arena.c runtime/cuda/cuda_errors.c build/gen/crt_decls.c
+FUZZ_SRC_split  := runtime/split.c runtime/include_routes.c
+FUZZ_SRC_interp := $(FUZZ_LANG)
+FUZZ_SRC_wire   := kernel/wire.c kernel/replay.c
+
+build/fuzz/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -c $< -o $@
+
+.SECONDEXPANSION:
+build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $$(patsubst %.c,build/fuzz/obj/%.o,$$(FUZZ_SRC_$$*)) | $(GEN_LIB)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $^ $(PKGS_LIBS) -ldl -lm -lpthread -o $@
+
+.PHONY: fuzz
+fuzz: $(FUZZ_TARGETS:%=build/fuzz/fuzz_%)
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p build/fuzz/work/$$t; \
+	  echo "== fuzz_$$t for $(FUZZ_SECONDS) s"; \
+	  build/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=4096 -max_len=65536 \
+	    -print_final_stats=1 build/fuzz/work/$$t tests/fuzz/corpus/$$t 2>&1 | \
+	    grep -E "stat::number_of_executed_units|ERROR|SUMMARY|crash-|leak-|timeout-" || true; \
+	done

@@ -34,6 +34,7 @@ static void shortest(double d, int maxp, bool is_float, char *buf, size_t n) {
         snprintf(buf, n, "%.*g", p, d);
         if (is_float ? strtof(buf, NULL) == (float)d : strtod(buf, NULL) == d) break;
     }
+    if (!isfinite(d) || d == 0) return; /* log10 would be -inf or NaN, which no int holds */
     int e = (int)floor(log10(fabs(d)));
     if (strchr(buf, 'e') && e >= 0 && e < 16 && d == floor(d)) snprintf(buf, n, "%.*g", e + 1, d);
 }
