@@ -165,7 +165,7 @@ void printf_check(node_t *call, int fi, const char *fname) {
 static void check_field(node_t *call, int64_t v, const char *what, const char *fname, const char *spec, char *out) {
     if (v < 0) v = -v; /* a negative '*' width left-justifies; a negative precision is none */
     if (v <= PRINTF_MAX_FIELD) return;
-    free(out);
+    (void)out; /* g_in->fmt_buf: lang_recover frees it */
     rt_error(call, "%s: the %s %" PRId64 " in '%s' is larger than the limit of %d", fname, what, v, spec, PRINTF_MAX_FIELD);
 }
 
@@ -184,19 +184,19 @@ int format_printf(node_t *call, val_t *args, int nargs, int fi, char **out, size
     const char *fmt = str_at(args[fi].u, call->list[fi], NULL);
     if (!call->list[fi]->str) check_fmt(call, fmt, fi, bi->name, true);
     size_t cap = 256, n = 0;
-    char *o = malloc(cap);
+    char *o = g_in->fmt_buf = malloc(cap); /* freed by lang_recover if a conversion fails */
     int ai = fi + 1;
     char sb[80];
 #define PUT(...) do { \
         int need_ = snprintf(NULL, 0, __VA_ARGS__); \
         if (need_ < 0) need_ = 0; \
-        while (n + (size_t)need_ + 1 > cap) { cap *= 2; o = realloc(o, cap); } \
+        while (n + (size_t)need_ + 1 > cap) { cap *= 2; o = g_in->fmt_buf = realloc(o, cap); } \
         snprintf(o + n, cap - n, __VA_ARGS__); n += (size_t)need_; } while (0)
     for (const char *f = fmt; *f;) {
         if (*f != '%') {
             const char *e = strchr(f, '%');
             size_t k = e ? (size_t)(e - f) : strlen(f);
-            while (n + k + 1 > cap) { cap *= 2; o = realloc(o, cap); }
+            while (n + k + 1 > cap) { cap *= 2; o = g_in->fmt_buf = realloc(o, cap); }
             memcpy(o + n, f, k);
             n += k;
             f += k;
@@ -293,6 +293,7 @@ int format_printf(node_t *call, val_t *args, int nargs, int fi, char **out, size
         }
     }
     (void)nargs;
+    g_in->fmt_buf = NULL;
     o[n] = 0;
     *out = o;
     *outlen = n;

@@ -408,6 +408,7 @@ struct interp {
     const char **usings; int nusings;
     struct cx_state *cxx; /* C++ classes and their library (cxx_class.h) */
     uint64_t argv_word;  /* main's argv, made when a cell first names it */
+    char *fmt_buf;       /* printf's text while it is formatted: freed if a conversion's error stops the cell */
 };
 
 extern interp_t *g_in;   /* the interpreter running now */

@@ -257,9 +257,9 @@ static void lex_raw(interp_t *in, src_t *src, tokvec_t *out) {
                 t.kind = TK_CHAR;
                 t.ival = (uint64_t)(int64_t)(signed char)buf[0];
                 if (n > 1) { /* multi-char constant as gcc computes it */
-                    int64_t v = 0;
+                    uint64_t v = 0; /* unsigned: a long constant shifts bytes out, as gcc's does */
                     for (size_t i = 0; i < n; i++) v = (v << 8) | (unsigned char)buf[i];
-                    t.ival = (uint64_t)(int64_t)(int32_t)v;
+                    t.ival = (uint64_t)(int64_t)(int32_t)(uint32_t)v;
                 }
                 t.lit_type = n > 1 ? T_INT : T_CHAR; /* a .cu file is C++: 'a' is a char */
             }

@@ -114,6 +114,8 @@ void lang_recover(interp_t *in) {
     free(in->tmp[0]);
     free(in->tmp[1]);
     in->tmp[0] = in->tmp[1] = NULL;
+    free(in->fmt_buf);
+    in->fmt_buf = NULL;
     parse_abort_cleanup();
     pool_free(&in->scratch);
     out_flush();

@@ -103,6 +103,9 @@ int main(void) {
         CHECK(run(in, "switch (1) { case 1: y; }", buf, sizeof buf)[0] != 0);
         CHECK(run(in, "switch (2) { case 1: case 2: case 3: break; default: undefined_thing(); }", buf, sizeof buf)[0] != 0);
     }
+    for (int i = 0; i < 20; i++) /* printf's text so far, when %s reads past a buffer (fuzz_interp) */
+        CHECK(strstr(run(in, "{ char ub[8]; memset(ub, 'x', sizeof ub); printf(\"%d %s\\n\", 1, ub); }", buf, sizeof buf),
+                     "RuntimeError"));
     CHECK_STR(run(in, "int sw = 0; switch (3) { case 1: sw = 1; break; case 3: sw = 3; break; }", buf, sizeof buf), "");
     interp_free(in);
     return check_report();
