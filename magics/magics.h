@@ -34,6 +34,9 @@ int magic_usage_error(const magic_t *m, engine_error_t *err, const char *fmt, ..
 int magic_split_args(const char *args, char ***argv);
 void magic_free_args(char **argv, int argc);
 
+/* Drops the rows of interp_who that are not the user's (std::cout, ...). */
+void magic_who_user_rows(json_t *rows);
+
 /* Frees what the magics keep in the session (engine_free calls it). */
 void magics_session_free(engine_t *e);
 

@@ -7,6 +7,13 @@
 #include "runtime/lang/interp.h"
 #include "runtime/strbuf.h"
 
+void magic_who_user_rows(json_t *rows) {
+    /* the C++ library's objects (std::cout, ...) are not the user's */
+    for (size_t i = json_array_size(rows); i-- > 0;)
+        if (!strncmp(json_string_value(json_object_get(json_array_get(rows, i), "name")), "std::", 5))
+            json_array_remove(rows, i);
+}
+
 static int by_name(const void *a, const void *b) {
     json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
     return strcmp(json_string_value(json_object_get(x, "name")), json_string_value(json_object_get(y, "name")));
@@ -14,6 +21,7 @@ static int by_name(const void *a, const void *b) {
 
 static int who_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
     json_t *rows = mc->e->interp ? interp_who(mc->e->interp) : json_array();
+    magic_who_user_rows(rows);
     size_t n = json_array_size(rows);
     if (n == 0) {
         io_printf(mc->io, "stdout", "no session variables yet\n");
