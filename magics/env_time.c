@@ -82,7 +82,7 @@ static double wall(void) {
 
 static void cpu(double *user, double *sys) {
     struct rusage u;
-    getrusage(RUSAGE_THREAD, &u);
+    getrusage(RUSAGE_SELF, &u); /* the cell may run on a thread of its own */
     *user = (double)u.ru_utime.tv_sec + u.ru_utime.tv_usec * 1e-6;
     *sys = (double)u.ru_stime.tv_sec + u.ru_stime.tv_usec * 1e-6;
 }
