@@ -209,7 +209,11 @@ static int parse_header(const char *path, const unsigned char *buf, size_t len, 
     if (!dict) abort();
     int rc = 0;
     const char *v = dict_value(dict, "descr"), *f = dict_value(dict, "fortran_order"), *s = dict_value(dict, "shape");
-    if (!v || !f || !s || *v != '\'' || *s != '(') rc = bad_file(err, path, "its header lacks descr, fortran_order or shape");
+    if (v && *v == '[') {
+        engine_error_set(err, "TypeError", NULL, "%s holds a structured dtype (fields), which icuda cannot hold", path);
+        rc = -1;
+    } else if (!v || !f || !s || *v != '\'' || *s != '(')
+        rc = bad_file(err, path, "its header lacks descr, fortran_order or shape");
     if (!rc) {
         char code[16] = "";
         size_t l = strcspn(v + 1, "'");
