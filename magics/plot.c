@@ -75,6 +75,8 @@ typedef struct series {
     double *x, *y;
     int n;           /* shown */
     uint64_t total;  /* in the data */
+    uint64_t step;   /* every step-th point is shown (1: all) */
+    uint64_t dropped; /* not finite, or <= 0 on a log axis */
 } series_t;
 
 static bool usable(double v, bool log) { return isfinite(v) && (!log || v > 0); }
@@ -156,12 +158,16 @@ static int plot_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
             }
         s->total = n;
         uint64_t step = n > MAX_POINTS ? (n + MAX_POINTS - 1) / MAX_POINTS : 1;
+        s->step = step;
         s->x = malloc((n / step + 2) * sizeof *s->x);
         s->y = malloc((n / step + 2) * sizeof *s->y);
         if (!s->x || !s->y) abort();
         for (uint64_t k = 0; k < n; k += step) {
             double x = indexed ? (double)k : xs[k];
-            if (!usable(x, o.xlog) || !usable(ys[k], o.ylog)) continue;
+            if (!usable(x, o.xlog) || !usable(ys[k], o.ylog)) {
+                s->dropped++;
+                continue;
+            }
             s->x[s->n] = x;
             s->y[s->n++] = ys[k];
         }
@@ -169,12 +175,15 @@ static int plot_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
     }
     if (rc) goto out;
     double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
-    uint64_t total = 0;
+    uint64_t total = 0, dropped = 0;
     int shown = 0;
+    bool thinned = false;
     json_t *values = json_array();
     for (int i = 0; i < nser; i++) {
         total += ser[i].total;
         shown += ser[i].n;
+        dropped += ser[i].dropped;
+        thinned |= ser[i].step > 1;
         for (int k = 0; k < ser[i].n; k++) {
             double x = ser[i].x[k], y = ser[i].y[k];
             x0 = fmin(x0, x), x1 = fmax(x1, x), y0 = fmin(y0, y), y1 = fmax(y1, y);
@@ -190,7 +199,6 @@ static int plot_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
     if (o.kind == K_BAR && !o.ylog) y0 = fmin(y0, 0);
     if (x0 == x1) x0 -= o.xlog ? x0 / 2 : 1, x1 += o.xlog ? x1 : 1;
     if (y0 == y1) y0 -= o.ylog ? y0 / 2 : 1, y1 += o.ylog ? y1 : 1;
-    bool thinned = (uint64_t)shown < total;
     char note[160] = "";
     if (thinned) snprintf(note, sizeof note, "%d of %llu points shown (down-sampled for display)", shown,
                           (unsigned long long)total);
@@ -244,6 +252,9 @@ static int plot_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
     sb_printf(&t, "; x from %s to %s", a, b);
     for (int i = 0; i < nser; i++) sb_printf(&t, "%s%s", i ? ", " : ": ", ser[i].label);
     if (thinned) sb_printf(&t, "; %s", note);
+    if (dropped)
+        sb_printf(&t, "; %llu left out (not finite%s)", (unsigned long long)dropped,
+                  o.xlog || o.ylog ? ", or <= 0 on a log axis" : "");
     char *plain = sb_take(&t);
     display(mc, spec, svg, plain);
     free(plain);

@@ -174,3 +174,11 @@ def test_plot_device_buffer_is_copied_for_display():
         ok(k, "float *m; cudaMallocManaged(&m, 4 * sizeof(float)); fill<<<1, 4>>>(m, 4);")
         _, _, spec = one_chart(ok(k, "%plot m"))
         assert [v["y"] for v in spec["data"]["values"]] == [0, 2, 4, 6]
+
+
+def test_points_left_out_are_not_called_down_sampling():
+    with kernel() as k:
+        ok(k, "double a[4] = {1, 2, 3, 4}; double b[4] = {1, 0.0/0.0, 3, 0.0/0.0};")
+        b, _, spec = one_chart(ok(k, "%plot a b"))
+        assert "down-sampled" not in b["text/plain"] and "2 left out (not finite)" in b["text/plain"], b["text/plain"]
+        assert "title" not in spec
