@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chart.h"
 #include "magics.h"
 #include "runtime/lang/interp.h"
 #include "runtime/strbuf.h"
@@ -41,8 +42,11 @@ static int who_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
         const char *place = json_string_value(json_object_get(v[i], "place"));
         long long size = (long long)json_integer_value(json_object_get(v[i], "size"));
         sb_printf(&t, "%-20s %-28s %8lld B  %s\n", name, type, size, place ? place : "");
-        sb_printf(&h, "<tr><td><code>%s</code></td><td><code>%s</code></td><td>%lld B</td><td>%s</td></tr>", name, type,
-                  size, place ? place : "");
+        char en[200], et[400]; /* std::vector<int> is not markup */
+        chart_escape(name, en, sizeof en);
+        chart_escape(type, et, sizeof et);
+        sb_printf(&h, "<tr><td><code>%s</code></td><td><code>%s</code></td><td style=\"text-align:right\">%lld B</td>"
+                  "<td>%s</td></tr>", en, et, size, place ? place : "");
     }
     sb_puts(&h, "</tbody></table>");
     char *plain = sb_take(&t), *html = sb_take(&h);

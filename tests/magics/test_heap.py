@@ -135,3 +135,14 @@ def test_reset_releases_device_memory_and_modules():
         ok(k, "__global__ void again(int *p) { p[0] = 7; }")
         ok(k, "int *q; cudaMalloc(&q, 4); again<<<1, 1>>>(q); int h = 0; cudaMemcpy(&h, q, 4, cudaMemcpyDeviceToHost);")
         assert value(k, "h") == "(int) 7"
+
+
+def test_who_table_escapes_types_and_leaves_out_the_library():
+    with kernel() as k:
+        ok(k, "std::vector<int> v = {1, 2, 3}; double x = 1;")
+        d = displays(ok(k, "%who"))
+        assert len(d) == 1
+        html, plain = d[0]["text/html"], d[0]["text/plain"]
+        assert "<code>std::vector&lt;int&gt;</code>" in html, html
+        assert "std::cout" not in plain and re.search(r"^x\s+double\s+8 B", plain, re.M), plain
+        assert "color" not in html
