@@ -1,14 +1,13 @@
 /* %env (as IPython's) and %time / %%time: one run of a statement, timed
  * on the host's clocks and, for its GPU work, with CUDA events. */
 #include <ctype.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 
-#include "magics.h"
+#include "measure.h"
 #include "runtime/cuda/cuda_session.h"
 #include "runtime/gpu/gpu_client.h"
 #include "runtime/strbuf.h"
@@ -60,20 +59,6 @@ static int env_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
     return rc;
 }
 
-/* IPython's way: three significant digits in s, ms, µs or ns. */
-static void fmt_secs(double s, char *b, size_t n) {
-    static const char *const units[] = {"s", "ms", "µs", "ns"};
-    int order = 3;
-    if (s > 0 && isfinite(s)) {
-        order = -(int)floor(floor(log10(s)) / 3.0);
-        if (order < 0) order = 0;
-        if (order > 3) order = 3;
-    }
-    double v = s * pow(1000.0, order);
-    if (order > 0 && v >= 999.5) v /= 1000, order--;
-    snprintf(b, n, "%.3g %s", v, units[order]);
-}
-
 static double wall(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -123,15 +108,15 @@ static int time_code(magic_ctx_t *mc, const char *code, engine_error_t *err) {
         for (int i = 0; i < 2; i++) gpu_client_event_destroy(g, ev[i]);
     if (rc) return rc;
     char a[32], b[32], c[32], w[32], gt[32];
-    fmt_secs(u1 - u0, a, sizeof a);
-    fmt_secs(s1 - s0, b, sizeof b);
-    fmt_secs(u1 - u0 + s1 - s0, c, sizeof c);
-    fmt_secs(t1 - t0, w, sizeof w);
+    timeit_fmt_time(u1 - u0, a, sizeof a);
+    timeit_fmt_time(s1 - s0, b, sizeof b);
+    timeit_fmt_time(u1 - u0 + s1 - s0, c, sizeof c);
+    timeit_fmt_time(t1 - t0, w, sizeof w);
     strbuf_t t = {0};
     sb_printf(&t, "CPU times: user %s, sys: %s, total: %s\nWall time: %s%s\n", a, b, c, w,
               gpu_work ? " (until the GPU finished)" : "");
     if (gpu_work && events) {
-        fmt_secs(ms * 1e-3, gt, sizeof gt);
+        timeit_fmt_time(ms * 1e-3, gt, sizeof gt);
         sb_printf(&t, "GPU time: %s (CUDA events on the default stream around the statement)\n", gt);
     } else if (g) sb_puts(&t, "GPU time: none (the statement did no GPU work)\n");
     char *s = sb_take(&t);
