@@ -69,18 +69,20 @@ void *magic_array_bytes(magic_ctx_t *mc, const interp_array_t *a, uint64_t count
         engine_error_set(err, "MemoryError", NULL, "no host memory for %zu bytes", n);
         return NULL;
     }
-    if (a->host) {
+    char why[600] = "";
+    gpu_client_t *g = a->place == INTERP_PLACE_HOST ? NULL : cuda_session_client(mc->e->cuda, why, sizeof why);
+    /* the GPU's work on pinned or device memory (on any stream) is done first */
+    int r = g ? gpu_client_sync(g) : 0;
+    if (!r && a->host) {
         memcpy(out, a->host, n);
         return out;
     }
-    char why[600];
-    gpu_client_t *g = cuda_session_client(mc->e->cuda, why, sizeof why);
-    if (!g) {
+    if (!g && !r) {
         free(out);
         engine_error_set(err, "cudaErrorNoDevice", NULL, "%s", why);
         return NULL;
     }
-    int r = gpu_client_memcpy_dtoh(g, out, a->device, n, 0, false);
+    if (!r) r = gpu_client_memcpy_dtoh(g, out, a->device, n, 0, false);
     if (r) {
         free(out);
         cuda_session_error(mc->e->cuda, r, "copying a device buffer to the host for display", err);
