@@ -38,18 +38,7 @@ engine_t *engine_new(const engine_config_t *cfg) {
 
 void engine_free(engine_t *e) {
     if (!e) return;
-    for (int i = 0; i < e->nprelude; i++) {
-        free(e->prelude[i].key);
-        free(e->prelude[i].text);
-        free(e->prelude[i].cell);
-    }
-    free(e->prelude);
-    for (int i = 0; i < e->nkernels; i++) {
-        free(e->kernels[i].name);
-        free(e->kernels[i].signature);
-        free(e->kernels[i].cell);
-    }
-    free(e->kernels);
+    session_forget_device_items(e);
     for (int i = 0; i < e->nheaders; i++) {
         free(e->headers[i].name);
         free(e->headers[i].text);

@@ -116,4 +116,11 @@ bool engine_unit_line(engine_t *e, const char *hex, int unit_line, char *cell, s
  * magic). Returns 0 or -1 with the compiler's message in *msg (malloc'd). */
 int engine_try_options(engine_t *e, char **opts, int nopts, char **msg);
 
+/* %reset (runtime/session_reset.c): the prelude and kernels forgotten
+ * (session_forget_device_items, also for engine_free), the CUDA layer's
+ * modules unloaded, the interpreter as new; %%header files, %nvrtc options
+ * and the compile cache stay. Buffers are the caller's to free first. */
+void session_forget_device_items(engine_t *e);
+void session_reset(engine_t *e);
+
 #endif

@@ -209,4 +209,29 @@ bool interp_is_type_name(interp_t *in, const char *name);
  * as a double: 0, or -1 with *err filled (errors point into expr). */
 int interp_eval_number(interp_t *in, const interp_text_t *expr, double *out, engine_error_t *err);
 
+/* ---- The session's data for magics (%plot, %save, %heap, %free; session_data.c) ---- */
+enum { INTERP_ELEM_INT, INTERP_ELEM_UINT, INTERP_ELEM_FLOAT, INTERP_ELEM_BOOL };
+
+/* An array of numbers that an expression of the session points at. */
+typedef struct interp_array {
+    char ctype[64];      /* the element type as C writes it: "float", "unsigned char" */
+    int elem;            /* INTERP_ELEM_* */
+    size_t esize;        /* bytes per element: 1, 2, 4 or 8 */
+    int place;           /* INTERP_PLACE_HOST, DEVICE, PINNED or MANAGED */
+    void *host;          /* its host bytes (managed: brought up to date), NULL on the device */
+    uint64_t device;     /* the address on the device (device place), 0 otherwise */
+    uint64_t count;      /* elements: an array's own, else up to the end of its buffer */
+} interp_array_t;
+
+/* Evaluates expr (an array, or a pointer to numbers) and says where its
+ * elements are. 0, or -1 with *err filled (TypeError: not numbers). */
+int interp_array(interp_t *in, const interp_text_t *expr, interp_array_t *out, engine_error_t *err);
+
+/* %heap: the session's live allocated buffers (malloc/new, cudaMalloc,
+ * cudaMallocHost, cudaMallocManaged), one row each: {word (pointer word),
+ * size, place (INTERP_PLACE_*), alloc ("malloc", "new", "new[]", "cuda"),
+ * cell, line, names (variables pointing at its start), inside (variables
+ * pointing further in, "p (+16 B)")}; new reference. */
+json_t *interp_heap(interp_t *in);
+
 #endif
