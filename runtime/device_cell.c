@@ -538,6 +538,7 @@ int engine_compile_unit(engine_t *e, const char *source, const char *const *kern
     if (!*out) {
         compiled_module_t *m = NULL;
         st = nvrtc_compile(&req, &m, log);
+        device_log_drop_pch(*log);
         if (st == COMPILE_OK) {
             snprintf(m->hex, sizeof m->hex, "%s", hex);
             *out = compile_cache_put(e->cache, m);

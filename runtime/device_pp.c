@@ -58,3 +58,40 @@ bool device_log_names(const char *log, const char *cell, const char *what, int f
     }
     return false;
 }
+
+/* NVRTC's automatic precompiled header is icuda's choice, not the user's:
+ * its messages ("... not compatible with those of precompiled header file",
+ * "could not create PCH file ...") leave the log, and so does the remark on
+ * suppressing warnings when no warning is left. Blocks are separated by a
+ * blank line. Edits log in place. */
+void device_log_drop_pch(char *log) {
+    if (!log) return;
+    char *w = log;
+    bool warnings = false;
+    for (char *p = log; *p;) {
+        char *end = strstr(p, "\n\n");
+        end = end ? end + 2 : p + strlen(p);
+        size_t n = (size_t)(end - p);
+        char saved = *end;
+        *end = 0;
+        bool pch = strstr(p, "precompiled header") || strstr(p, "PCH file");
+        bool remark = !strncmp(p, "Remark: The warnings can be suppressed", 38);
+        bool warning = !pch && !remark && strstr(p, "arning") != NULL;
+        *end = saved;
+        if (!pch) {
+            warnings |= warning;
+            memmove(w, p, n);
+            w += n;
+        }
+        p = end;
+    }
+    *w = 0;
+    if (!warnings) { /* drop the remark, now about nothing */
+        char *r;
+        while ((r = strstr(log, "Remark: The warnings can be suppressed"))) {
+            char *e = strstr(r, "\n\n");
+            e = e ? e + 2 : r + strlen(r);
+            memmove(r, e, strlen(e) + 1);
+        }
+    }
+}

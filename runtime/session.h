@@ -94,6 +94,8 @@ bool device_pp_carried(const char *code, const cell_item_t *it);
 /* Whether a relabelled compile log has a diagnostic of kind what ("error",
  * "warning") at lines first..last of cell ("In [3](5): warning #..."). */
 bool device_log_names(const char *log, const char *cell, const char *what, int first, int last);
+/* Takes NVRTC's precompiled-header messages out of a compile log (in place). */
+void device_log_drop_pch(char *log);
 
 /* The full option list for a compile (defaults + %nvrtc), malloc'd array of
  * borrowed/owned strings; free with options_free. */
