@@ -628,6 +628,7 @@ int device_compile_cell(engine_t *e, const char *code, const cell_split_t *sp, c
         /* types NVRTC cannot take (a std::string member): the host's alone */
     } else if (st != COMPILE_OK) {
         compile_error(err, log ? log : "", cell);
+        device_library_hint(log, err);
         rc = -1;
     } else {
         report_warnings(io, log);

@@ -95,3 +95,10 @@ void device_log_drop_pch(char *log) {
         }
     }
 }
+
+void device_library_hint(const char *log, engine_error_t *err) {
+    if (!log || !err->traceback) return;
+    /* "has no member", or "name followed by '::' must be a class" over the quoted line */
+    if (!strstr(log, "namespace \"cub\" has no member \"Device") && !strstr(log, "cub::Device")) return;
+    json_array_append_new(err->traceback, json_string("Note: " DEVICE_LIBRARIES_NOTE));
+}

@@ -94,6 +94,17 @@ bool device_pp_carried(const char *code, const cell_item_t *it);
 /* Whether a relabelled compile log has a diagnostic of kind what ("error",
  * "warning") at lines first..last of cell ("In [3](5): warning #..."). */
 bool device_log_names(const char *log, const char *cell, const char *what, int first, int last);
+/* Which parts of the device libraries a device cell can use (%help, and
+ * the hint after a compile error that names a host-only part). */
+#define DEVICE_LIBRARIES_NOTE                                                                          \
+    "Device cells #include the toolkit's device libraries (cub, cuda/std, cuda/atomic, cuda/barrier, "  \
+    "cuda/pipeline, cuda_fp16.h, cuda_bf16.h, mma.h, cooperative_groups, curand_kernel.h). "            \
+    "<cub/cub.cuh> gives CUB's block, warp and thread level (BlockReduce, BlockScan, WarpReduce, ...); "  \
+    "its device-wide algorithms (cub::DeviceReduce, DeviceScan, DeviceRadixSort, ...) are host code "    \
+    "that launches kernels: run them with %%program."
+/* A hint appended to a compile error whose log names a host-only part of a
+ * device library (cub::Device...). */
+void device_library_hint(const char *log, engine_error_t *err);
 /* Takes NVRTC's precompiled-header messages out of a compile log (in place). */
 void device_log_drop_pch(char *log);
 
