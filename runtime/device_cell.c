@@ -566,13 +566,16 @@ static bool same_definition(const char *a, const char *b) {
     }
 }
 
-/* Would the cell's device-side items change the session's prelude? The C
- * headers' stand-ins are known to compile. */
+/* Would the cell's device-side items change the session's prelude in a way
+ * NVRTC might refuse? The C headers' stand-ins are known to compile, and so
+ * are plain C types; # lines and types naming a namespace's types
+ * (std::string members) are checked. */
 static bool prelude_changes(engine_t *e, const char *code, const cell_split_t *sp) {
     for (size_t i = 0; i < sp->n; i++) {
         const cell_item_t *it = &sp->items[i];
         if (!is_device_side(it) || !device_pp_carried(code, it) || (it->is_include && it->include_route == INC_BOTH))
             continue;
+        if (code[it->start] != '#' && !memmem(code + it->start, it->end - it->start, "::", 2)) continue;
         if (!it->key[0]) return true;
         const prelude_item_t *have = NULL;
         for (int p = 0; p < e->nprelude; p++)
@@ -620,6 +623,8 @@ int device_compile_cell(engine_t *e, const char *code, const cell_split_t *sp, c
     int rc = 0;
     if (log) log = relabel(log, cell, &unit);
     if (st == COMPILE_OK) device_lines_put(&e->lines, m->hex, unit.text, unit.map, unit.nmap, THIS_CELL, cell);
+    /* a module from the cache brings its log: what NVRTC warned about decides what is carried */
+    char *cached_log = st == COMPILE_OK && !log && m->log ? relabel(strdup(m->log), cell, &unit) : NULL;
     unit_free(&unit);
     if (st == COMPILE_INTERRUPTED) {
         engine_error_set(err, "KeyboardInterrupt", NULL, "interrupted while compiling the device code of %s", cell);
@@ -639,8 +644,9 @@ int device_compile_cell(engine_t *e, const char *code, const cell_split_t *sp, c
             report_kernel(io, sig, module_kernel(m, it->name));
             register_kernel(e, it->name, sig, cell, m->hex);
         }
-        remember_items(e, code, sp, cell, log);
+        remember_items(e, code, sp, cell, log ? log : cached_log);
     }
+    free(cached_log);
     free(log);
     free(names);
     return rc;
