@@ -25,6 +25,19 @@ void interp_reset(interp_t *in);
 int interp_run(interp_t *in, const char *host_src, const char *cell_name,
                const engine_io_t *io, json_t **value, engine_error_t *err);
 
+/* A cell's conditionals that begin between its items (#if ... #endif around
+ * declarations, functions, statements), decided as one side's preprocessor
+ * would before the cell is split (pp_cell.c): the host side when cuda_arch
+ * is 0, the device side (__CUDA_ARCH__ cuda_arch, e.g. 900) otherwise. The
+ * result is the cell with the directive lines and the groups not taken
+ * blanked, newlines kept (malloc'd); *decided says whether there was such a
+ * conditional (if not, both sides read the same text). #warning goes to
+ * io's stderr when io is set. NULL with *err (SyntaxError at its line) for
+ * #error, an #if without #endif (or the reverse), a bad #if expression.
+ * The session's macros are left as they were. */
+char *interp_cell_conditionals(interp_t *in, const char *code, const char *cell, int cuda_arch,
+                               const engine_io_t *io, bool *decided, engine_error_t *err);
+
 /* One expression (user_expressions): same rules as a cell's last line. */
 int interp_eval(interp_t *in, const char *expr, json_t **value, engine_error_t *err);
 
