@@ -46,7 +46,7 @@ PLAIN_UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/tests-plain/%)
 
 ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer
 
-.PHONY: all build venv test test-gpu install run clean bench bench-timeit asan test-gxx-oracle
+.PHONY: all build venv test test-gpu install run notebooks clean bench bench-timeit asan test-gxx-oracle
 all: build venv
 build: build/icuda build/icuda-worker
 
@@ -146,6 +146,10 @@ test-gxx-oracle:
 
 install: build/icuda
 	build/icuda --install $(if $(PREFIX),--prefix $(PREFIX),--user)
+
+# the tutorial notebooks from their sources in tools/notebooks/
+notebooks:
+	python3 tools/make_notebooks.py
 
 run:
 	@sh tools/ensure-packages.sh

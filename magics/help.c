@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "magics.h"
+#include "runtime/session.h"
 #include "runtime/strbuf.h"
 
 static int lsmagic_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
@@ -30,7 +31,8 @@ static int help_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
     if (argc == 0) {
         io_printf(mc->io, "stdout",
                   "icuda runs CUDA C cell by cell: __global__ kernels are compiled with NVRTC; "
-                  "later cells see earlier cells' types, macros and __device__ functions.\n\n");
+                  "later cells see earlier cells' types, macros and __device__ functions.\n"
+                  "%s\n\n", DEVICE_LIBRARIES_NOTE);
         rc = lsmagic_line(mc, "", err);
     } else {
         const char *name = argv[0];

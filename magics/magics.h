@@ -34,11 +34,16 @@ int magic_usage_error(const magic_t *m, engine_error_t *err, const char *fmt, ..
 int magic_split_args(const char *args, char ***argv);
 void magic_free_args(char **argv, int argc);
 
+/* Drops the rows of interp_who that are not the user's (std::cout, ...). */
+void magic_who_user_rows(json_t *rows);
+
 /* Frees what the magics keep in the session (engine_free calls it). */
 void magics_session_free(engine_t *e);
 
 extern const magic_t magic_lsmagic, magic_help, magic_nvrtc, magic_ptx, magic_header, magic_resources, magic_who,
     magic_devices, magic_device, magic_sass, magic_memcheck, magic_timeit, magic_roofline, magic_profile,
     magic_program;
+extern const magic_t magic_plot, magic_hist, magic_heap, magic_free, magic_reset, magic_save, magic_load, magic_env,
+    magic_time;
 
 #endif

@@ -54,4 +54,7 @@ bool peaks_fma_per_sm(int major, int minor, int *fp32, int *fp64);
 /* "3352 GB/s", "66.9 TFLOP/s": a rate with its unit. */
 void peaks_fmt_rate(double per_s, const char *unit, char *buf, size_t n);
 
+/* A time as IPython writes it: three significant digits in s, ms, µs or ns. */
+void timeit_fmt_time(double s, char *b, size_t n);
+
 #endif

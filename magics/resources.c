@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chart.h"
 #include "magics.h"
 #include "runtime/cuda/cuda_errors.h"
 #include "runtime/cuda/cuda_inspect.h"
@@ -156,9 +157,26 @@ static void measured(const kinfo_t *ki, int block, size_t dyn, const cuda_occupa
               o->props.name, o->device, o->props.major, o->props.minor, ki->name);
 }
 
-static int one(magic_ctx_t *mc, const char *name, int block, size_t dyn, engine_error_t *err) {
+/* A kernel's row of the table that %resources without --block shows. */
+static void table_row(const kinfo_t *ki, strbuf_t *plain, strbuf_t *html) {
+    char name[600], desc[4200];
+    chart_escape(ki->name, name, sizeof name);
+    chart_escape(ki->desc, desc, sizeof desc);
+    sb_printf(plain, "%s\n", ki->desc);
+    sb_printf(html, "<tr><td><code>%s</code></td>", name);
+    if (ki->have_resources) sb_printf(html, "<td style=\"text-align:right\">%d</td><td style=\"text-align:right\">%d B</td>",
+                                      ki->regs, ki->static_smem);
+    else sb_puts(html, "<td></td><td></td>");
+    sb_printf(html, "<td><pre style=\"margin:0\">%s</pre></td></tr>", desc);
+}
+
+static int one(magic_ctx_t *mc, const char *name, int block, size_t dyn, strbuf_t *table, engine_error_t *err) {
     kinfo_t ki;
     if (lookup(mc, name, &ki, err)) return -1;
+    if (table) {
+        table_row(&ki, &table[0], &table[1]);
+        return 0;
+    }
     strbuf_t b = {0};
     sb_printf(&b, "%s\n", ki.desc);
     int rc = 0;
@@ -218,11 +236,20 @@ static int resources_line(magic_ctx_t *mc, const char *args, engine_error_t *err
         }
     }
     if (rc == 0 && smem && !block) rc = magic_usage_error(&magic_resources, err, "--smem goes with --block");
+    /* without --block: one table (text/html with a text/plain fallback) */
+    strbuf_t table[2] = {{0}, {0}}, *tp = block ? NULL : table;
+    sb_puts(&table[1], "<table><thead><tr><th>kernel</th><th>registers</th><th>static shared</th><th>signature, where "
+                       "defined, resources</th></tr></thead><tbody>");
     if (rc == 0 && nnames == 0) {
-        if (!mc->e->nkernels) io_printf(mc->io, "stdout", "no kernel has been compiled yet\n");
-        for (int i = 0; i < mc->e->nkernels && rc == 0; i++) rc = one(mc, mc->e->kernels[i].name, (int)block, (size_t)smem, err);
+        if (!mc->e->nkernels) io_printf(mc->io, "stdout", "no kernel has been compiled yet\n"), tp = NULL;
+        for (int i = 0; i < mc->e->nkernels && rc == 0; i++) rc = one(mc, mc->e->kernels[i].name, (int)block, (size_t)smem, tp, err);
     }
-    for (int i = 0; i < nnames && rc == 0; i++) rc = one(mc, names[i], (int)block, (size_t)smem, err);
+    for (int i = 0; i < nnames && rc == 0; i++) rc = one(mc, names[i], (int)block, (size_t)smem, tp, err);
+    sb_puts(&table[1], "</tbody></table>");
+    char *plain = sb_take(&table[0]), *html = sb_take(&table[1]);
+    if (rc == 0 && tp) io_display_text(mc->io, plain, html);
+    free(plain);
+    free(html);
     free(names);
     magic_free_args(argv, argc);
     return rc;

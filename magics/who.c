@@ -3,9 +3,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chart.h"
 #include "magics.h"
 #include "runtime/lang/interp.h"
 #include "runtime/strbuf.h"
+
+void magic_who_user_rows(json_t *rows) {
+    /* the C++ library's objects (std::cout, ...) are not the user's */
+    for (size_t i = json_array_size(rows); i-- > 0;)
+        if (!strncmp(json_string_value(json_object_get(json_array_get(rows, i), "name")), "std::", 5))
+            json_array_remove(rows, i);
+}
 
 static int by_name(const void *a, const void *b) {
     json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
@@ -14,6 +22,7 @@ static int by_name(const void *a, const void *b) {
 
 static int who_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
     json_t *rows = mc->e->interp ? interp_who(mc->e->interp) : json_array();
+    magic_who_user_rows(rows);
     size_t n = json_array_size(rows);
     if (n == 0) {
         io_printf(mc->io, "stdout", "no session variables yet\n");
@@ -33,8 +42,11 @@ static int who_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
         const char *place = json_string_value(json_object_get(v[i], "place"));
         long long size = (long long)json_integer_value(json_object_get(v[i], "size"));
         sb_printf(&t, "%-20s %-28s %8lld B  %s\n", name, type, size, place ? place : "");
-        sb_printf(&h, "<tr><td><code>%s</code></td><td><code>%s</code></td><td>%lld B</td><td>%s</td></tr>", name, type,
-                  size, place ? place : "");
+        char en[200], et[400]; /* std::vector<int> is not markup */
+        chart_escape(name, en, sizeof en);
+        chart_escape(type, et, sizeof et);
+        sb_printf(&h, "<tr><td><code>%s</code></td><td><code>%s</code></td><td style=\"text-align:right\">%lld B</td>"
+                  "<td>%s</td></tr>", en, et, size, place ? place : "");
     }
     sb_puts(&h, "</tbody></table>");
     char *plain = sb_take(&t), *html = sb_take(&h);

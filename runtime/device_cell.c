@@ -387,10 +387,13 @@ static void prelude_set(engine_t *e, const char *key, char *text, const char *ce
     e->prelude[e->nprelude++] = (prelude_item_t){strdup(key), text, strdup(cell), line, is_kernel};
 }
 
-static void remember_items(engine_t *e, const char *code, const cell_split_t *sp, const char *cell) {
+/* log: the cell's compile log; a # line NVRTC warned about is not carried
+ * (it would warn again in every later cell). */
+static void remember_items(engine_t *e, const char *code, const cell_split_t *sp, const char *cell, const char *log) {
     for (size_t i = 0; i < sp->n; i++) {
         const cell_item_t *it = &sp->items[i];
-        if (!is_device_side(it)) continue;
+        if (!is_device_side(it) || !device_pp_carried(code, it)) continue;
+        if (code[it->start] == '#' && device_log_names(log, cell, "warning", it->first_line, it->last_line)) continue;
         char anon[96];
         const char *key = it->key;
         if (!key[0]) { /* no name (a #pragma, an odd declaration): keep it once, by text */
@@ -535,6 +538,7 @@ int engine_compile_unit(engine_t *e, const char *source, const char *const *kern
     if (!*out) {
         compiled_module_t *m = NULL;
         st = nvrtc_compile(&req, &m, log);
+        device_log_drop_pch(*log);
         if (st == COMPILE_OK) {
             snprintf(m->hex, sizeof m->hex, "%s", hex);
             *out = compile_cache_put(e->cache, m);
@@ -547,13 +551,64 @@ int engine_compile_unit(engine_t *e, const char *source, const char *const *kern
     return st;
 }
 
+/* The text of a prelude entry without its #line markers, which name the
+ * cell it came from: a cell run again under a new number changes nothing. */
+static bool same_definition(const char *a, const char *b) {
+    for (;;) {
+        while (!strncmp(a, "#line ", 6)) a = strchr(a, '\n') ? strchr(a, '\n') + 1 : a + strlen(a);
+        while (!strncmp(b, "#line ", 6)) b = strchr(b, '\n') ? strchr(b, '\n') + 1 : b + strlen(b);
+        if (!*a || !*b) return !*a && !*b;
+        const char *ea = strchr(a, '\n'), *eb = strchr(b, '\n');
+        size_t na = ea ? (size_t)(ea - a + 1) : strlen(a), nb = eb ? (size_t)(eb - b + 1) : strlen(b);
+        if (na != nb || memcmp(a, b, na)) return false;
+        a += na;
+        b += nb;
+    }
+}
+
+/* Would the cell's device-side items change the session's prelude in a way
+ * NVRTC might refuse? The C headers' stand-ins are known to compile, and so
+ * are plain C types; # lines and types naming a namespace's types
+ * (std::string members) are checked. */
+static bool prelude_changes(engine_t *e, const char *code, const cell_split_t *sp) {
+    for (size_t i = 0; i < sp->n; i++) {
+        const cell_item_t *it = &sp->items[i];
+        if (!is_device_side(it) || !device_pp_carried(code, it) || (it->is_include && it->include_route == INC_BOTH))
+            continue;
+        if (code[it->start] != '#' && !memmem(code + it->start, it->end - it->start, "::", 2)) continue;
+        if (!it->key[0]) return true;
+        const prelude_item_t *have = NULL;
+        for (int p = 0; p < e->nprelude; p++)
+            if (!strcmp(e->prelude[p].key, it->key)) have = &e->prelude[p];
+        if (!have) return true;
+        char *text = group_text(code, sp, it->key, "cell");
+        bool same = same_definition(text, have->text);
+        free(text);
+        if (!same) return true;
+    }
+    return false;
+}
+
+/* Did NVRTC reject one of the cell's # lines (a macro, a pragma)? */
+static bool pp_item_failed(const char *code, const cell_split_t *sp, const char *cell, const char *log) {
+    for (size_t i = 0; i < sp->n; i++)
+        if (code[sp->items[i].start] == '#' &&
+            device_log_names(log, cell, "error", sp->items[i].first_line, sp->items[i].last_line))
+            return true;
+    return false;
+}
+
 int device_compile_cell(engine_t *e, const char *code, const cell_split_t *sp, const char *cell,
                         const engine_io_t *io, engine_error_t *err) {
     int ndevice = 0, nk = 0;
     for (size_t i = 0; i < sp->n; i++)
         if (sp->items[i].kind == ITEM_DEVICE || (sp->items[i].kind == ITEM_BOTH && sp->items[i].is_function)) ndevice++;
-    if (!ndevice) { /* only shared types/macros: they join the prelude uncompiled */
-        remember_items(e, code, sp, cell);
+    /* Only shared types and macros: they join the prelude as they are, but a
+     * new or changed one is compiled first, so that what NVRTC rejects is
+     * this cell's error and never reaches a later cell. */
+    bool check_only = !ndevice;
+    if (check_only && !prelude_changes(e, code, sp)) {
+        remember_items(e, code, sp, cell, NULL);
         return 0;
     }
     const char **names = calloc(sp->n + 1, sizeof *names);
@@ -568,12 +623,17 @@ int device_compile_cell(engine_t *e, const char *code, const cell_split_t *sp, c
     int rc = 0;
     if (log) log = relabel(log, cell, &unit);
     if (st == COMPILE_OK) device_lines_put(&e->lines, m->hex, unit.text, unit.map, unit.nmap, THIS_CELL, cell);
+    /* a module from the cache brings its log: what NVRTC warned about decides what is carried */
+    char *cached_log = st == COMPILE_OK && !log && m->log ? relabel(strdup(m->log), cell, &unit) : NULL;
     unit_free(&unit);
     if (st == COMPILE_INTERRUPTED) {
         engine_error_set(err, "KeyboardInterrupt", NULL, "interrupted while compiling the device code of %s", cell);
         rc = -1;
+    } else if (st != COMPILE_OK && check_only && !pp_item_failed(code, sp, cell, log)) {
+        /* types NVRTC cannot take (a std::string member): the host's alone */
     } else if (st != COMPILE_OK) {
         compile_error(err, log ? log : "", cell);
+        device_library_hint(log, err);
         rc = -1;
     } else {
         report_warnings(io, log);
@@ -584,8 +644,9 @@ int device_compile_cell(engine_t *e, const char *code, const cell_split_t *sp, c
             report_kernel(io, sig, module_kernel(m, it->name));
             register_kernel(e, it->name, sig, cell, m->hex);
         }
-        remember_items(e, code, sp, cell);
+        remember_items(e, code, sp, cell, log ? log : cached_log);
     }
+    free(cached_log);
     free(log);
     free(names);
     return rc;

@@ -38,18 +38,7 @@ engine_t *engine_new(const engine_config_t *cfg) {
 
 void engine_free(engine_t *e) {
     if (!e) return;
-    for (int i = 0; i < e->nprelude; i++) {
-        free(e->prelude[i].key);
-        free(e->prelude[i].text);
-        free(e->prelude[i].cell);
-    }
-    free(e->prelude);
-    for (int i = 0; i < e->nkernels; i++) {
-        free(e->kernels[i].name);
-        free(e->kernels[i].signature);
-        free(e->kernels[i].cell);
-    }
-    free(e->kernels);
+    session_forget_device_items(e);
     for (int i = 0; i < e->nheaders; i++) {
         free(e->headers[i].name);
         free(e->headers[i].text);
@@ -156,9 +145,13 @@ static int declare_managed(magic_ctx_t *mc, const char *code, const cell_split_t
 
 /* A cell's code after its magic line, if any: device items compile, then
  * host items run in order, a magic between them where it stands. */
-static int run_code(magic_ctx_t *mc, const char *code, engine_error_t *err) {
+static int run_code(magic_ctx_t *mc, const char *code_in, engine_error_t *err) {
     engine_t *e = mc->e;
-    cell_split_t sp;
+    /* #if ... #endif around items: decided per side before splitting (pp_cell.c) */
+    bool decided = false;
+    char *code = interp_cell_conditionals(e->interp, code_in, mc->cell_name, 0, mc->io, &decided, err);
+    if (!code) return -1;
+    cell_split_t sp, dev_sp;
     split_cell(code, &sp);
     int rc = 0;
     if (sp.too_deep_line) {
@@ -170,9 +163,16 @@ static int run_code(magic_ctx_t *mc, const char *code, engine_error_t *err) {
     /* Magics before the first code item run first (e.g. %nvrtc for this cell). */
     size_t i = 0;
     for (; i < sp.n && sp.items[i].kind == ITEM_MAGIC && rc == 0; i++) rc = run_magic_item(mc, code, &sp.items[i], err);
-    if (rc == 0) rc = device_check_includes(e, code, &sp, mc->cell_name, err);
-    if (rc == 0) rc = device_compile_cell(e, code, &sp, mc->cell_name, mc->io, err);
-    if (rc == 0) rc = declare_managed(mc, code, &sp, err);
+    char *dev_code = rc == 0 && decided ? device_conditionals(e, code_in, mc->cell_name, err) : NULL;
+    if (decided && !dev_code) rc = -1;
+    if (dev_code) split_cell(dev_code, &dev_sp);
+    const char *dc = dev_code ? dev_code : code;
+    const cell_split_t *dsp = dev_code ? &dev_sp : &sp;
+    if (rc == 0) rc = device_check_includes(e, dc, dsp, mc->cell_name, err);
+    if (rc == 0) rc = device_compile_cell(e, dc, dsp, mc->cell_name, mc->io, err);
+    if (rc == 0) rc = declare_managed(mc, dc, dsp, err);
+    if (dev_code) split_free(&dev_sp);
+    free(dev_code);
     size_t seg = i;
     for (; i <= sp.n && rc == 0; i++) {
         if (i < sp.n && sp.items[i].kind != ITEM_MAGIC) continue;
@@ -181,6 +181,7 @@ static int run_code(magic_ctx_t *mc, const char *code, engine_error_t *err) {
         seg = i + 1;
     }
     split_free(&sp);
+    free(code);
     return rc;
 }
 

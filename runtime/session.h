@@ -85,6 +85,29 @@ int device_compile_cell(engine_t *e, const char *code, const cell_split_t *sp, c
 int device_check_includes(engine_t *e, const char *code, const cell_split_t *sp, const char *cell_name,
                           engine_error_t *err);
 
+/* The cell with its conditionals between items decided for the device
+ * side (interp_cell_conditionals with __CUDA_ARCH__), malloc'd; NULL with
+ * *err. device_pp_carried: whether a # item may join the session's prelude
+ * (definitions, includes, pragmas; never a conditional or #error). */
+char *device_conditionals(engine_t *e, const char *code, const char *cell, engine_error_t *err);
+bool device_pp_carried(const char *code, const cell_item_t *it);
+/* Whether a relabelled compile log has a diagnostic of kind what ("error",
+ * "warning") at lines first..last of cell ("In [3](5): warning #..."). */
+bool device_log_names(const char *log, const char *cell, const char *what, int first, int last);
+/* Which parts of the device libraries a device cell can use (%help, and
+ * the hint after a compile error that names a host-only part). */
+#define DEVICE_LIBRARIES_NOTE                                                                          \
+    "Device cells #include the toolkit's device libraries (cub, cuda/std, cuda/atomic, cuda/barrier, "  \
+    "cuda/pipeline, cuda_fp16.h, cuda_bf16.h, mma.h, cooperative_groups, curand_kernel.h). "            \
+    "<cub/cub.cuh> gives CUB's block, warp and thread level (BlockReduce, BlockScan, WarpReduce, ...); "  \
+    "its device-wide algorithms (cub::DeviceReduce, DeviceScan, DeviceRadixSort, ...) are host code "    \
+    "that launches kernels: run them with %%program."
+/* A hint appended to a compile error whose log names a host-only part of a
+ * device library (cub::Device...). */
+void device_library_hint(const char *log, engine_error_t *err);
+/* Takes NVRTC's precompiled-header messages out of a compile log (in place). */
+void device_log_drop_pch(char *log);
+
 /* The full option list for a compile (defaults + %nvrtc), malloc'd array of
  * borrowed/owned strings; free with options_free. */
 int engine_options(engine_t *e, char ***out);
@@ -115,5 +138,12 @@ bool engine_unit_line(engine_t *e, const char *hex, int unit_line, char *cell, s
 /* Compiles a translation unit with no kernels to check options (the %nvrtc
  * magic). Returns 0 or -1 with the compiler's message in *msg (malloc'd). */
 int engine_try_options(engine_t *e, char **opts, int nopts, char **msg);
+
+/* %reset (runtime/session_reset.c): the prelude and kernels forgotten
+ * (session_forget_device_items, also for engine_free), the CUDA layer's
+ * modules unloaded, the interpreter as new; %%header files, %nvrtc options
+ * and the compile cache stay. Buffers are the caller's to free first. */
+void session_forget_device_items(engine_t *e);
+void session_reset(engine_t *e);
 
 #endif

@@ -1,6 +1,8 @@
 """Executes a notebook headless with nbclient on the icuda kernel and shows
-each cell with its outputs, as `make run` promises. Exit status 1 if a cell
-fails."""
+each cell with its outputs, as `make run` promises. On a machine without a
+GPU the cells tagged `gpu` are left out (and cells needing a feature the
+kernel lacks, see tools/notebook_cells.py), and one line says what was
+skipped. Exit status 1 if a cell fails."""
 import argparse
 import os
 import re
@@ -9,6 +11,9 @@ import sys
 import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import notebook_cells  # noqa: E402
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -37,8 +42,13 @@ def main():
     ap.add_argument("--kernel", default="icuda")
     ap.add_argument("--out", help="where to write the executed notebook")
     ap.add_argument("--timeout", type=int, default=600)
+    ap.add_argument("--gpu", choices=("auto", "yes", "no"), default="auto",
+                    help="run the cells tagged gpu (auto: where a CUDA device answers)")
     args = ap.parse_args()
     nb = nbformat.read(args.notebook, as_version=4)
+    gpu = notebook_cells.gpu_present() if args.gpu == "auto" else args.gpu == "yes"
+    have = notebook_cells.probe(notebook_cells.all_needs(nb), args.kernel)
+    nb, skipped = notebook_cells.runnable(nb, gpu, have)
     client = NotebookClient(nb, timeout=args.timeout, kernel_name=args.kernel,
                             resources={"metadata": {"path": os.path.dirname(os.path.abspath(args.notebook))}})
     failed = None
@@ -52,7 +62,11 @@ def main():
     if failed:
         print("\n\x1b[31mthe notebook stopped at an error\x1b[0m: " + ANSI.sub("", str(failed)).splitlines()[0])
         return 1
-    print(f"\n{args.notebook}: all cells ran")
+    if skipped:
+        why = "" if gpu else " (no GPU here: device code compiled, host code ran, GPU work left out)"
+        print(f"\n{args.notebook}: the other cells ran; {notebook_cells.describe_skips(skipped)}{why}")
+    else:
+        print(f"\n{args.notebook}: all cells ran")
     return 0
 
 

@@ -45,4 +45,9 @@ unsigned long cuda_session_work_count(const cuda_session_t *cs);
  * error (what says what was being done), or KeyboardInterrupt. Returns -1. */
 int cuda_session_error(cuda_session_t *cs, int r, const char *what, engine_error_t *err);
 
+/* %reset: unloads the session's modules and forgets its kernels, symbol
+ * writes and __managed__ variables; the worker stays. Returns how many
+ * modules were unloaded. (runtime/cuda/cuda_reset.c) */
+int cuda_session_reset(cuda_session_t *cs);
+
 #endif

@@ -140,6 +140,8 @@ void builtins_register(interp_t *in) {
     lex_define_text(in, macros);
     extern void builtins_cuda_register(interp_t *);
     builtins_cuda_register(in);
+    extern void pp_predefine(interp_t *);
+    pp_predefine(in);
     extern void builtins_prepared_register(interp_t *);
     builtins_prepared_register(in);
     /* __host__/__device__ are keywords of the lexer; the macros above only

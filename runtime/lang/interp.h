@@ -25,6 +25,19 @@ void interp_reset(interp_t *in);
 int interp_run(interp_t *in, const char *host_src, const char *cell_name,
                const engine_io_t *io, json_t **value, engine_error_t *err);
 
+/* A cell's conditionals that begin between its items (#if ... #endif around
+ * declarations, functions, statements), decided as one side's preprocessor
+ * would before the cell is split (pp_cell.c): the host side when cuda_arch
+ * is 0, the device side (__CUDA_ARCH__ cuda_arch, e.g. 900) otherwise. The
+ * result is the cell with the directive lines and the groups not taken
+ * blanked, newlines kept (malloc'd); *decided says whether there was such a
+ * conditional (if not, both sides read the same text). #warning goes to
+ * io's stderr when io is set. NULL with *err (SyntaxError at its line) for
+ * #error, an #if without #endif (or the reverse), a bad #if expression.
+ * The session's macros are left as they were. */
+char *interp_cell_conditionals(interp_t *in, const char *code, const char *cell, int cuda_arch,
+                               const engine_io_t *io, bool *decided, engine_error_t *err);
+
 /* One expression (user_expressions): same rules as a cell's last line. */
 int interp_eval(interp_t *in, const char *expr, json_t **value, engine_error_t *err);
 
@@ -208,5 +221,30 @@ bool interp_is_type_name(interp_t *in, const char *name);
 /* An arithmetic C expression evaluated in the session ("3 * N * sizeof(double)"),
  * as a double: 0, or -1 with *err filled (errors point into expr). */
 int interp_eval_number(interp_t *in, const interp_text_t *expr, double *out, engine_error_t *err);
+
+/* ---- The session's data for magics (%plot, %save, %heap, %free; session_data.c) ---- */
+enum { INTERP_ELEM_INT, INTERP_ELEM_UINT, INTERP_ELEM_FLOAT, INTERP_ELEM_BOOL };
+
+/* An array of numbers that an expression of the session points at. */
+typedef struct interp_array {
+    char ctype[64];      /* the element type as C writes it: "float", "unsigned char" */
+    int elem;            /* INTERP_ELEM_* */
+    size_t esize;        /* bytes per element: 1, 2, 4 or 8 */
+    int place;           /* INTERP_PLACE_HOST, DEVICE, PINNED or MANAGED */
+    void *host;          /* its host bytes (managed: brought up to date), NULL on the device */
+    uint64_t device;     /* the address on the device (device place), 0 otherwise */
+    uint64_t count;      /* elements: an array's own, else up to the end of its buffer */
+} interp_array_t;
+
+/* Evaluates expr (an array, or a pointer to numbers) and says where its
+ * elements are. 0, or -1 with *err filled (TypeError: not numbers). */
+int interp_array(interp_t *in, const interp_text_t *expr, interp_array_t *out, engine_error_t *err);
+
+/* %heap: the session's live allocated buffers (malloc/new, cudaMalloc,
+ * cudaMallocHost, cudaMallocManaged), one row each: {word (pointer word),
+ * size, place (INTERP_PLACE_*), alloc ("malloc", "new", "new[]", "cuda"),
+ * cell, line, names (variables pointing at its start), inside (variables
+ * pointing further in, "p (+16 B)")}; new reference. */
+json_t *interp_heap(interp_t *in);
 
 #endif

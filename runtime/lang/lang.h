@@ -456,6 +456,13 @@ const char *ty_plural(type_t *t, char *buf, size_t n);   /* "doubles" */
 typedef struct tokvec { token_t *v; int n, cap; } tokvec_t;
 void lex_cell(interp_t *in, src_t *src, tokvec_t *out); /* raises SyntaxError */
 void lex_define_text(interp_t *in, const char *text);    /* prelude macros */
+/* The preprocessor's parts for a cell's conditionals (pp_cell.c): the tokens
+ * of text p (line `line` of src) to its end; #if's value; defined(name);
+ * #define of v[0..n) (the name first). */
+void lex_span(interp_t *in, src_t *src, const char *p, int line, tokvec_t *out);
+bool lex_pp_if(interp_t *in, token_t *v, int n);
+bool lex_pp_defined(interp_t *in, token_t *name);
+void lex_pp_define(interp_t *in, token_t *v, int n);
 int binary_precedence(const token_t *t);                  /* 10 = * / %, 1 = ||; -1 otherwise */
 const char *tok_str(token_t *t, char *buf, size_t n);
 

@@ -186,10 +186,8 @@ static void lex_number(interp_t *in, const char *p, token_t *t) {
     t->lit_type = ty;
 }
 
-/* raw tokens of one source text */
-static void lex_raw(interp_t *in, src_t *src, tokvec_t *out) {
-    const char *p = src->text;
-    int line = 1;
+/* raw tokens of a source text from p, which starts line `line` of src */
+static void lex_raw_at(interp_t *in, src_t *src, const char *p, int line, tokvec_t *out) {
     const char *lstart = p;
     bool bol = true;
     while (*p) {
@@ -292,6 +290,8 @@ static void lex_raw(interp_t *in, src_t *src, tokvec_t *out) {
     vpush(out, &e);
 }
 
+static void lex_raw(interp_t *in, src_t *src, tokvec_t *out) { lex_raw_at(in, src, src->text, 1, out); }
+
 /* ---------------- macros ---------------- */
 
 static bool is_ident(token_t *t) { return t->kind == TK_IDENT || t->kind == TK_KW; }
@@ -333,19 +333,57 @@ static token_t paste(interp_t *in, token_t *a, token_t *b) {
     return r;
 }
 
+/* A variadic macro's body for one use: __VA_OPT__(x) is x when the
+ * variable arguments have tokens and nothing otherwise (C23, C++20); GNU's
+ * ", ## __VA_ARGS__" loses its comma when they have none. */
+static token_t *variadic_body(macro_t *m, int *nargs, int argc, int *nb) {
+    int va = m->nparams - 1;
+    bool empty = va >= argc || nargs[va] == 0;
+    token_t *v = scratch(sizeof(token_t) * (size_t)(m->nbody + 1));
+    int n = 0;
+    for (int i = 0; i < m->nbody; i++) {
+        token_t *b = &m->body[i];
+        if (is_ident(b) && teq(b, "__VA_OPT__") && i + 1 < m->nbody && m->body[i + 1].kind == TK_PUNCT &&
+            m->body[i + 1].id == P_LPAREN) {
+            int j = i + 2, lvl = 0;
+            for (; j < m->nbody; j++) {
+                if (m->body[j].kind != TK_PUNCT) continue;
+                if (m->body[j].id == P_LPAREN) lvl++;
+                if (m->body[j].id == P_RPAREN && lvl-- == 0) break;
+            }
+            if (j >= m->nbody) syntax_error(&b->loc, "unterminated __VA_OPT__");
+            if (!empty)
+                for (int k = i + 2; k < j; k++) v[n++] = m->body[k];
+            i = j;
+            continue;
+        }
+        if (b->kind == TK_PUNCT && b->id == P_COMMA && i + 2 < m->nbody && m->body[i + 1].kind == TK_PUNCT &&
+            m->body[i + 1].id == P_HASHHASH && teq(&m->body[i + 2], "__VA_ARGS__")) {
+            if (!empty) v[n++] = *b;
+            i++; /* the ## goes either way */
+            continue;
+        }
+        v[n++] = *b;
+    }
+    *nb = n;
+    return v;
+}
+
 static void expand_macro(interp_t *in, macro_t *m, token_t *at, token_t **args, int *nargs,
                          int argc, tokvec_t *out, active_t *act, int depth) {
     tokvec_t body = {0};
-    for (int i = 0; i < m->nbody; i++) {
-        token_t *b = &m->body[i];
+    int nbody = m->nbody;
+    token_t *mbody = m->variadic ? variadic_body(m, nargs, argc, &nbody) : m->body;
+    for (int i = 0; i < nbody; i++) {
+        token_t *b = &mbody[i];
         int pi = -1;
         if (m->fnlike && is_ident(b))
             for (int k = 0; k < m->nparams; k++)
                 if (teq(b, m->params[k])) { pi = k; break; }
-        if (m->fnlike && b->kind == TK_PUNCT && b->id == P_HASH && i + 1 < m->nbody) {
+        if (m->fnlike && b->kind == TK_PUNCT && b->id == P_HASH && i + 1 < nbody) {
             int k2 = -1;
             for (int k = 0; k < m->nparams; k++)
-                if (teq(&m->body[i + 1], m->params[k])) { k2 = k; break; }
+                if (teq(&mbody[i + 1], m->params[k])) { k2 = k; break; }
             if (k2 >= 0) { /* stringify */
                 size_t cap = 16, len = 0;
                 for (int j = 0; j < (k2 < argc ? nargs[k2] : 0); j++) cap += (size_t)args[k2][j].n * 2 + 2;
@@ -380,8 +418,8 @@ static void expand_macro(interp_t *in, macro_t *m, token_t *at, token_t **args, 
                 continue;
             }
         }
-        bool next_paste = i + 1 < m->nbody && m->body[i + 1].kind == TK_PUNCT && m->body[i + 1].id == P_HASHHASH;
-        bool prev_paste = i > 0 && m->body[i - 1].kind == TK_PUNCT && m->body[i - 1].id == P_HASHHASH;
+        bool next_paste = i + 1 < nbody && mbody[i + 1].kind == TK_PUNCT && mbody[i + 1].id == P_HASHHASH;
+        bool prev_paste = i > 0 && mbody[i - 1].kind == TK_PUNCT && mbody[i - 1].id == P_HASHHASH;
         if (b->kind == TK_PUNCT && b->id == P_HASHHASH) continue;
         if (pi >= 0) {
             if (pi >= argc) continue;
@@ -428,6 +466,24 @@ static void line_file_token(token_t *t) {
     t->slen = (int)n + 1;
 }
 
+/* An expansion that ends in a function-like macro's name takes its
+ * arguments from what follows it in the source (#define CHECK check_impl,
+ * then CHECK(x)): the name and the rest are scanned again together. True
+ * when it did so; the rest is then done. */
+static bool rescan_with_rest(interp_t *in, token_t *v, int next, int n, tokvec_t *out, size_t before, active_t *act,
+                             int depth) {
+    if ((size_t)out->n <= before || next >= n || v[next].kind != TK_PUNCT || v[next].id != P_LPAREN) return false;
+    token_t last = out->v[out->n - 1];
+    macro_t *m = find_macro(in, &last);
+    if (!m || !m->fnlike || is_active(act, last.s, last.n)) return false;
+    out->n--;
+    token_t *joined = scratch(sizeof(token_t) * (size_t)(n - next + 1));
+    joined[0] = last;
+    memcpy(joined + 1, v + next, sizeof(token_t) * (size_t)(n - next));
+    expand(in, joined, n - next + 1, out, act, depth + 1);
+    return true;
+}
+
 static void expand(interp_t *in, token_t *v, int n, tokvec_t *out, active_t *act, int depth) {
     if (depth > 200) syntax_error(&v[0].loc, "macro expansion too deep");
     for (int i = 0; i < n; i++) {
@@ -445,8 +501,10 @@ static void expand(interp_t *in, token_t *v, int n, tokvec_t *out, active_t *act
             continue;
         }
         if (!m || act->n >= 63) { vpush(out, t); continue; }
+        size_t before = (size_t)out->n;
         if (!m->fnlike) {
             expand_macro(in, m, t, NULL, NULL, 0, out, act, depth);
+            if (rescan_with_rest(in, v, i + 1, n, out, before, act, depth)) return;
             continue;
         }
         if (i + 1 >= n || v[i + 1].kind != TK_PUNCT || v[i + 1].id != P_LPAREN) {
@@ -458,6 +516,7 @@ static void expand(interp_t *in, token_t *v, int n, tokvec_t *out, active_t *act
         token_t **args = scratch(sizeof *args * (size_t)cap);
         int *nargs = scratch(sizeof *nargs * (size_t)cap);
         args[0] = &v[j];
+        nargs[0] = 0;
         bool empty = true;
         for (; j < n; j++) {
             token_t *a = &v[j];
@@ -494,6 +553,7 @@ static void expand(interp_t *in, token_t *v, int n, tokvec_t *out, active_t *act
         token_t call = *t;
         call.loc.len = v[j].loc.line == t->loc.line ? v[j].loc.col + 1 - t->loc.col : t->n;
         expand_macro(in, m, &call, args, nargs, argc, out, act, depth);
+        if (rescan_with_rest(in, v, j + 1, n, out, before, act, depth)) return;
         i = j;
     }
 }
@@ -717,8 +777,13 @@ static void preprocess(interp_t *in, tokvec_t *raw, tokvec_t *out, bool builtin)
             } else if (!strcmp(dn, "error")) {
                 syntax_error(&d->loc, "#error %.*s", e - s > 1 ? (int)(v[e - 1].s + v[e - 1].n - v[s + 1].s) : 0,
                              e - s > 1 ? v[s + 1].s : "");
-            } else if (!strcmp(dn, "include") || !strcmp(dn, "pragma") || !strcmp(dn, "line") ||
-                       !strcmp(dn, "warning") || dn[0] == 0) {
+            } else if (!strcmp(dn, "warning")) {
+                char msg[600];
+                int k = snprintf(msg, sizeof msg, "%s, line %d: warning: %.*s\n", d->loc.src ? d->loc.src->name : "cell",
+                                 d->loc.line, e - s > 1 ? (int)(v[e - 1].s + v[e - 1].n - v[s + 1].s) : 0,
+                                 e - s > 1 ? v[s + 1].s : "");
+                out_write("stderr", msg, (size_t)(k < (int)sizeof msg ? k : (int)sizeof msg - 1));
+            } else if (!strcmp(dn, "include") || !strcmp(dn, "pragma") || !strcmp(dn, "line") || dn[0] == 0) {
                 /* standard headers are built in; others belong to the device side */
             } else {
                 syntax_error(&d->loc, "invalid preprocessing directive #%s", dn);
@@ -798,3 +863,10 @@ static void merge_launch_tokens(tokvec_t *v) {
         }
     }
 }
+
+/* ---- for the cell's conditionals (pp_cell.c) ---- */
+
+void lex_span(interp_t *in, src_t *src, const char *p, int line, tokvec_t *out) { lex_raw_at(in, src, p, line, out); }
+bool lex_pp_if(interp_t *in, token_t *v, int n) { return eval_if(in, v, n); }
+bool lex_pp_defined(interp_t *in, token_t *name) { return find_macro(in, name) != NULL; }
+void lex_pp_define(interp_t *in, token_t *v, int n) { define(in, v, n, false); }

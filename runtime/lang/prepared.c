@@ -42,7 +42,8 @@ static const char prep_protos[] =
     "    double bytes, flops, bytes_per_s, flops_per_s;\n"
     "    const char *clock; double *times; long ntimes;\n"
     "} timeit_result;\n"
-    "long __icuda_batch(void); void __icuda_value(double);\n";
+    "long __icuda_batch(void); void __icuda_value(double);\n"
+    "void __icuda_array(unsigned long, ...);\n";
 
 const char *builtin_prepared_prototypes(void) { return prep_protos; }
 
@@ -66,6 +67,8 @@ static val_t b_value(node_t *c, val_t *a, int n, frame_t *f) {
 void builtins_prepared_register(interp_t *in) {
     builtin_add(in, "__icuda_batch", b_batch, 0);
     builtin_add(in, "__icuda_value", b_value, 0);
+    extern void builtins_session_data_register(interp_t *);
+    builtins_session_data_register(in);
 }
 
 /* Appends the tokens of v (without its EOF) to out. */
@@ -227,4 +230,16 @@ int interp_eval_number(interp_t *in, const interp_text_t *expr, double *out, eng
 bool interp_is_type_name(interp_t *in, const char *name) {
     sym_t *s = hmap_get(&in->globals, name);
     return s && s->kind == S_TYPEDEF;
+}
+
+/* Runs glue[0] first glue[1] second glue[2] once (session_data.c's probe
+ * of an array). */
+int prepared_run_glued(interp_t *in, const interp_text_t *first, const interp_text_t *second,
+                       const char *const glue[3], engine_error_t *err) {
+    cell_code_t cc;
+    if (compile(in, first, second, glue, false, &cc, err)) return -1;
+    prep_run_t run = {NULL, NULL, 0, false};
+    int rc = execute(in, &cc, NULL, &run, err);
+    free(cc.newg);
+    return rc;
 }

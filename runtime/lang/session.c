@@ -173,16 +173,28 @@ static int run(interp_t *in_arg, const char *text, const char *name, const engin
         drop_uncommitted(ccp);
         rc = -1;
         if (in->exited && err && err->ename && strcmp(err->ename, "__exit__") == 0) {
-            free(err->ename);
-            free(err->evalue);
-            json_decref(err->traceback);
-            memset(err, 0, sizeof *err);
-            if (in->exit_code != 0 && io) {
-                char b[160];
-                int k = snprintf(b, sizeof b, "exit(%d): the cell stopped here; the session goes on\n", in->exit_code);
-                out_write("stderr", b, (size_t)k);
+            if (in->exit_code == 0) {
+                engine_error_clear(err);
+                rc = 0;
+            } else {
+                /* a failure status is the cell's error, as SystemExit is in
+                 * IPython: a failed CHECK(...) that calls exit(1) must not
+                 * pass a notebook run as a test */
+                free(err->ename);
+                err->ename = strdup("SystemExit");
+                free(err->evalue);
+                if (asprintf(&err->evalue, "exit(%d): the cell stopped here; the session goes on",
+                             in->exit_code) < 0)
+                    err->evalue = NULL;
+                if (err->traceback && json_array_size(err->traceback)) {
+                    size_t last = json_array_size(err->traceback) - 1;
+                    char *line = NULL;
+                    if (asprintf(&line, "SystemExit: %s", err->evalue ? err->evalue : "") >= 0) {
+                        json_array_set_new(err->traceback, last, json_string(line));
+                        free(line);
+                    }
+                }
             }
-            rc = 0;
         }
         in->jb = NULL;
         in->err = NULL;

@@ -71,7 +71,11 @@ def test_resources_block_computed_without_a_gpu():
         out = ok(k, "%resources scale<float> --block 64")
         assert "an instance of a template kernel" in out and "at 64 threads per block:" in out, out
 
-        out = ok(k, "%resources")  # without --block: as before, every kernel
+        reply, msgs = k.execute("%resources")  # without --block: every kernel, as a table
+        shown = [m["content"]["data"] for m in msgs if m["msg_type"] == "display_data"]
+        assert len(shown) == 1 and shown[0]["text/html"].startswith("<table>"), shown
+        assert "<td><code>vecadd</code></td>" in shown[0]["text/html"], shown
+        out = shown[0]["text/plain"]
         assert "vecadd" in out and "rev" in out and "occupancy" not in out, out
 
 

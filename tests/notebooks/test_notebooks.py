@@ -1,16 +1,22 @@
-"""Notebooks through nbclient, as users run them in their own tests: the
-tutorials in notebooks/ (those that need a GPU only with --gpu), a notebook
-of device cells, and a compile error that must raise CellExecutionError
-naming the cell's line."""
+"""Notebooks through nbclient, as users run them in their own tests: each
+tutorial in notebooks/ (whole with --gpu; without a GPU, its cells not
+tagged `gpu`: tools/notebook_cells.py), that the tutorials match their
+sources in tools/notebooks/, a notebook of device cells, and a compile error
+that must raise CellExecutionError naming the cell's line."""
 import glob
 import os
 import re
+import subprocess
+import sys
 
 import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
 import support
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "tools"))
+import notebook_cells  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -52,10 +58,6 @@ def text_of(cell):
     return ANSI.sub("", "".join(parts))
 
 
-def needs_gpu(path):
-    return nbformat.read(path, as_version=4).metadata.get("icuda", {}).get("needs_gpu", False)
-
-
 def test_device_cells_notebook_executes():
     nb = execute(notebook(
         "struct pair { float a, b; };\n__device__ float add(pair p) { return p.a + p.b; }",
@@ -86,22 +88,69 @@ def test_compile_error_raises_with_the_cells_line():
     assert "ok(int *p):" in text_of(nb.cells[0])
 
 
-def test_tutorial_notebooks():
-    paths = sorted(glob.glob(os.path.join(ROOT, "notebooks", "*.ipynb")))
-    assert paths, "no notebooks in notebooks/"
-    ran = 0
-    for path in paths:
-        if needs_gpu(path) and not support.GPU:
-            continue
-        nb = nbformat.read(path, as_version=4)
+def run_tutorial(path):
+    """Runs one tutorial: every cell with a GPU, the cells not tagged `gpu`
+    without one; cells whose icuda.needs the kernel lacks are left out (and
+    named on stdout). Cells tagged raises-exception must have raised."""
+    nb = nbformat.read(path, as_version=4)
+    name = os.path.basename(path)
+    with support.kernelspec_dir() as data_dir:
+        saved = os.environ.get("JUPYTER_PATH")
+        os.environ["JUPYTER_PATH"] = data_dir
         try:
-            execute(nb, timeout=600)
-        except CellExecutionError as e:
-            raise AssertionError(f"{os.path.basename(path)}: {ANSI.sub('', str(e))[:3000]}")
-        # a cell that shows a mistake must really have failed
+            have = notebook_cells.probe(notebook_cells.all_needs(nb))
+        finally:
+            if saved is None:
+                del os.environ["JUPYTER_PATH"]
+            else:
+                os.environ["JUPYTER_PATH"] = saved
+    run, skipped = notebook_cells.runnable(nb, support.GPU, have)
+    if skipped:
+        print(f"{name}: {notebook_cells.describe_skips(skipped)}")
+    try:
+        execute(run, timeout=600)
+    except CellExecutionError as e:
+        raise AssertionError(f"{name}: {ANSI.sub('', str(e))[:3000]}")
+    for cell in run.cells:
+        if "raises-exception" in cell.get("metadata", {}).get("tags", []):
+            assert any(o.output_type == "error" for o in cell.outputs), \
+                f"{name}: expected an error from:\n{cell.source}"
+        if cell.cell_type == "code":
+            for o in cell.outputs:
+                if o.output_type == "stream" and o.name == "stderr":
+                    # a tutorial warns about nothing the reader did not cause
+                    assert not any(m in o.text for m in support.SANITIZER_MARKS), o.text
+
+
+def test_notebooks_match_their_sources():
+    out = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "make_notebooks.py"), "--check"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_notebooks_are_clean():
+    paths = sorted(glob.glob(os.path.join(ROOT, "notebooks", "*.ipynb")))
+    assert len(paths) >= 11, paths
+    for path in paths:
+        nb = nbformat.read(path, as_version=4)
+        nbformat.validate(nb)
+        assert nb.metadata["kernelspec"] == {"name": "icuda", "display_name": "CUDA C (icuda)",
+                                             "language": "cuda"}, path
         for cell in nb.cells:
-            if "raises-exception" in cell.get("metadata", {}).get("tags", []):
-                assert any(o.output_type == "error" for o in cell.outputs), \
-                    f"{os.path.basename(path)}: expected an error from:\n{cell.source}"
-        ran += 1
-    assert ran > 0
+            if cell.cell_type == "code":
+                assert not cell.outputs and cell.execution_count is None, path
+
+
+def _tutorial_test(path):
+    @support.timeout(900)
+    def test():
+        run_tutorial(path)
+    stem = re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0])
+    test.__name__ = "test_notebook_" + stem
+    test.__qualname__ = test.__name__
+    return test
+
+
+for _path in sorted(glob.glob(os.path.join(ROOT, "notebooks", "*.ipynb"))):
+    _t = _tutorial_test(_path)
+    globals()[_t.__name__] = _t

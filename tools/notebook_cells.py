@@ -1,0 +1,108 @@
+"""Which cells of a tutorial notebook can run here, shared by
+tests/notebooks/test_notebooks.py and tools/run-notebook.py.
+
+Two marks decide it:
+- the tag `gpu`: the cell needs a GPU (it calls the CUDA runtime, launches,
+  or runs a magic that does GPU work). Without a GPU it is left out, and the
+  notebook's other cells must still run: device cells compile, host code and
+  the magics that need no GPU run.
+- metadata `icuda.needs` (a name or a list): the cell uses a feature still
+  being built (FEATURES below). It runs where the kernel has the feature and
+  is left out, and named, where it has not. Such cells are leaves: nothing
+  after them depends on them.
+"""
+import copy
+import os
+import re
+
+import nbformat
+from nbclient import NotebookClient
+
+GPU_TAG = "gpu"
+
+# feature: a cell that runs without error only where the kernel has it
+# (magics are looked up in %lsmagic instead)
+MAGIC_FEATURES = ("plot", "hist", "save", "load", "heap")
+CODE_FEATURES = {
+    "curand-types": "(int)sizeof(curandState)",
+    "curand-host": "curandGenerator_t icuda_probe_gen_;",
+    "cublas": "cublasHandle_t icuda_probe_handle_;",
+}
+
+
+def tags(cell):
+    return cell.get("metadata", {}).get("tags", [])
+
+
+def needs(cell):
+    n = cell.get("metadata", {}).get("icuda", {}).get("needs", [])
+    return [n] if isinstance(n, str) else list(n)
+
+
+def all_needs(nb):
+    return sorted({n for c in nb.cells for n in needs(c)})
+
+
+def probe(names, kernel_name="icuda"):
+    """The subset of feature names the kernel `kernel_name` has (one short
+    session, only when some cell needs something)."""
+    names = [n for n in names if n in MAGIC_FEATURES or n in CODE_FEATURES]
+    if not names:
+        return set()
+    code = [n for n in names if n in CODE_FEATURES]
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("%lsmagic")] + \
+               [nbformat.v4.new_code_cell(CODE_FEATURES[n]) for n in code]
+    NotebookClient(nb, timeout=60, kernel_name=kernel_name, allow_errors=True).execute()
+    lsmagic = "".join(o.get("text", "") + o.get("data", {}).get("text/plain", "")
+                      for o in nb.cells[0].outputs)
+    have = {n for n in names if n in MAGIC_FEATURES and re.search(r"%" + n + r"\b", lsmagic)}
+    for n, cell in zip(code, nb.cells[1:]):
+        if not any(o.output_type == "error" for o in cell.outputs):
+            have.add(n)
+    return have
+
+
+def runnable(nb, gpu, have):
+    """A copy of nb without the cells that cannot run here, and a list of
+    (cell index, reason) for those left out."""
+    out = copy.deepcopy(nb)
+    kept, skipped = [], []
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type == "code":
+            missing = [n for n in needs(cell) if n not in have]
+            if not gpu and GPU_TAG in tags(cell):
+                skipped.append((i, "needs a GPU"))
+                continue
+            if missing:
+                skipped.append((i, "needs " + ", ".join(missing)))
+                continue
+        kept.append(out.cells[i])
+    out.cells = kept
+    return out, skipped
+
+
+def gpu_present():
+    """True where a CUDA driver answers with at least one device."""
+    import ctypes
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return False
+    count = ctypes.c_int(0)
+    if cuda.cuInit(0) != 0 or cuda.cuDeviceGetCount(ctypes.byref(count)) != 0:
+        return False
+    return count.value > 0
+
+
+def describe_skips(skipped):
+    """One line: what was left out and why."""
+    by_reason = {}
+    for _, reason in skipped:
+        by_reason[reason] = by_reason.get(reason, 0) + 1
+    parts = [f"{n} cell{'s' if n != 1 else ''} that {r.replace('needs', 'need' if n != 1 else 'needs', 1)}"
+             for r, n in by_reason.items()]
+    return "skipped " + "; ".join(parts)
+
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
