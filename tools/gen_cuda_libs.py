@@ -58,15 +58,15 @@ REF_TYPES = ('curandState', 'curandState_t', 'curandStateXORWOW_t', 'curandState
 # cuComplex.h's accessors and arithmetic are static inline functions: the
 # cheap ones as macros (the interpreter reads no function bodies)
 COMPLEX_MACROS = (
-    ('cuCrealf(x)', '((x).x)'), ('cuCimagf(x)', '((x).y)'), ('cuCreal(x)', '((x).x)'), ('cuCimag(x)', '((x).y)'),
-    ('cuConjf(x)', 'make_cuFloatComplex((x).x, -(x).y)'), ('cuConj(x)', 'make_cuDoubleComplex((x).x, -(x).y)'),
-    ('cuCaddf(a, b)', 'make_cuFloatComplex((a).x + (b).x, (a).y + (b).y)'),
-    ('cuCadd(a, b)', 'make_cuDoubleComplex((a).x + (b).x, (a).y + (b).y)'),
-    ('cuCsubf(a, b)', 'make_cuFloatComplex((a).x - (b).x, (a).y - (b).y)'),
-    ('cuCsub(a, b)', 'make_cuDoubleComplex((a).x - (b).x, (a).y - (b).y)'),
-    ('cuCmulf(a, b)', 'make_cuFloatComplex((a).x * (b).x - (a).y * (b).y, (a).x * (b).y + (a).y * (b).x)'),
-    ('cuCmul(a, b)', 'make_cuDoubleComplex((a).x * (b).x - (a).y * (b).y, (a).x * (b).y + (a).y * (b).x)'),
-    ('cuCabsf(x)', 'sqrtf((x).x * (x).x + (x).y * (x).y)'), ('cuCabs(x)', 'sqrt((x).x * (x).x + (x).y * (x).y)'),
+    ('cuCrealf(v_)', '((v_).x)'), ('cuCimagf(v_)', '((v_).y)'), ('cuCreal(v_)', '((v_).x)'), ('cuCimag(v_)', '((v_).y)'),
+    ('cuConjf(v_)', 'make_cuFloatComplex((v_).x, -(v_).y)'), ('cuConj(v_)', 'make_cuDoubleComplex((v_).x, -(v_).y)'),
+    ('cuCaddf(a_, b_)', 'make_cuFloatComplex((a_).x + (b_).x, (a_).y + (b_).y)'),
+    ('cuCadd(a_, b_)', 'make_cuDoubleComplex((a_).x + (b_).x, (a_).y + (b_).y)'),
+    ('cuCsubf(a_, b_)', 'make_cuFloatComplex((a_).x - (b_).x, (a_).y - (b_).y)'),
+    ('cuCsub(a_, b_)', 'make_cuDoubleComplex((a_).x - (b_).x, (a_).y - (b_).y)'),
+    ('cuCmulf(a_, b_)', 'make_cuFloatComplex((a_).x * (b_).x - (a_).y * (b_).y, (a_).x * (b_).y + (a_).y * (b_).x)'),
+    ('cuCmul(a_, b_)', 'make_cuDoubleComplex((a_).x * (b_).x - (a_).y * (b_).y, (a_).x * (b_).y + (a_).y * (b_).x)'),
+    ('cuCabsf(v_)', 'sqrtf((v_).x * (v_).x + (v_).y * (v_).y)'), ('cuCabs(v_)', 'sqrt((v_).x * (v_).x + (v_).y * (v_).y)'),
 )
 
 
@@ -87,8 +87,9 @@ def run_cpp(cmd, src, what):
     return p.stdout
 
 
-def split(pre, wanted, macro_re):
-    """(runtime text, library text, library macros) of preprocessed output."""
+def split(pre, wanted, macro_re, rt_files):
+    """(runtime text, library text, library macros) of preprocessed output:
+    the runtime's is what crt_decls.c has already (the files rt_files)."""
     rt, lib, macros, cur = [], [], [], ''
     for line in pre.split('\n'):
         m = re.match(r'# \d+ "([^"]+)"', line)
@@ -97,14 +98,14 @@ def split(pre, wanted, macro_re):
             continue
         if line.startswith('#define '):
             m = re.match(r'#define (\w+) (.+)$', line)
-            if cur in wanted and m and macro_re.match(m.group(1)) and m.group(2).strip():
+            if (cur in wanted or (cur in g.HEADERS and cur not in rt_files)) and m and macro_re.match(m.group(1)) and m.group(2).strip():
                 macros.append((m.group(1), m.group(2).strip()))
             continue
         if line.startswith('#'):
             continue
-        if cur in g.HEADERS:
+        if cur in rt_files:
             rt.append(line)
-        elif cur in wanted:
+        elif cur in wanted or cur in g.HEADERS:
             lib.append(line)
     return '\n'.join(rt), '\n'.join(lib), macros
 
@@ -154,7 +155,9 @@ def main():
            '#include <vector_functions.h>\n#include <cuComplex.h>\n#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n'
            '#include <curand.h>\n#include <cublas_v2.h>\n#include <cufft.h>\n')
     pre = run_cpp(a.cc.split() + ['-E', '-dD', '-x', 'c', inc, '-'], src, 'the library headers')
-    rt_text, lib_text, macros = split(pre, LIB_HEADERS, MACRO_RE)
+    rt_files = {os.path.basename(f) for f in re.findall(r'^# \d+ "([^"]+)"', g.preprocess(a.cc, a.cuda), re.M)}
+    rt_files &= set(g.HEADERS)
+    rt_text, lib_text, macros = split(pre, LIB_HEADERS, MACRO_RE, rt_files)
     p = g.Parser(g.tokenize(rt_text))
     p.top([])
     nrt, rt_structs, rt_enums = len(p.funcs), set(p.structs), len(p.enums)

@@ -237,11 +237,22 @@ static const char *refusal(const crt_fn_t *f) {
     return NULL;
 }
 
-bool cs_lib_knows(const char *name) { return !strncmp(name, "nvtx", 4) || clib_find(name) >= 0; }
+/* curand_init, curand_uniform, ...: curand_kernel.h's device functions */
+static bool device_rng(const char *name) { return !strncmp(name, "curand_", 7) || !strncmp(name, "__curand", 8); }
+
+bool cs_lib_knows(const char *name) { return !strncmp(name, "nvtx", 4) || device_rng(name) || clib_find(name) >= 0; }
 
 int cs_lib_call(cuda_session_t *cs, const char *name, const interp_arg_t *args, int nargs, int discarded, int64_t *ret,
                 char *ename, char *msg, size_t msglen) {
     if (!strncmp(name, "nvtx", 4)) return cs_nvtx_call(cs, name, args, nargs, ret, ename, msg, msglen);
+    if (device_rng(name)) {
+        snprintf(ename, INTERP_ENAME_MAX, "TypeError");
+        snprintf(msg, msglen, "%s is a device function of curand_kernel.h: it runs in a __global__ kernel, not in host "
+                 "code. Host code allocates the states (cudaMalloc(&states, n * sizeof(curandState))) and a kernel "
+                 "calls curand_init on each; for random numbers from host code, use the cuRAND host API "
+                 "(curandCreateGenerator, curandGenerateUniform)", name);
+        return -1;
+    }
     int ix = clib_find(name);
     const crt_fn_t *f = &clib_fns[ix];
     int lib = clib_fn_lib[ix];
@@ -255,7 +266,7 @@ int cs_lib_call(cuda_session_t *cs, const char *name, const interp_arg_t *args, 
         code = call_fail(&c, CUDA_ERR_NOT_SUPPORTED, "icuda does not support %s: %s", name, why);
     } else if (nargs != f->nparams) {
         code = call_misuse(&c, "takes %d argument%s, not %d: %s", f->nparams, f->nparams == 1 ? "" : "s", nargs, f->proto);
-    } else if (!(code = check_handle(&c, f, lib, L)) && !(code = clib_check(&c, f, lib, L))) {
+    } else if (!(code = clib_check(&c, f, lib, L)) && !(code = check_handle(&c, f, lib, L))) {
         code = cs_forward_fn(&c, f, clib_ptrfields, (unsigned)lib << 24 | (unsigned)ix, lib);
         if (!code) after(&c, lib, L);
     }

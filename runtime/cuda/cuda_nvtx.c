@@ -37,10 +37,10 @@ void cs_nvtx_free(cs_libs_t *L) {
 
 /* The message argument: a C string in host memory. */
 static const char *text_arg(const interp_arg_t *a, char *buf, size_t n) {
-    if (!a->is_pointer || !a->host || a->place != INTERP_PLACE_HOST || !a->avail) return NULL;
-    size_t k = strnlen(a->host, a->avail);
-    if (k == a->avail) return NULL;
-    snprintf(buf, n, "%s", (const char *)a->host);
+    const char *p = a->is_pointer ? a->host : NULL;
+    size_t avail = a->avail;
+    if (!p || !avail || strnlen(p, avail) == avail) return NULL;
+    snprintf(buf, n, "%s", p);
     return buf;
 }
 
