@@ -117,8 +117,14 @@ def test_extents_are_checked_before_anything_is_sent():
         assert e == "CUBLAS_STATUS_INVALID_VALUE" and "A is 4 x 4 with lda = 4" in v and "needs 16" in v, v
         e, v = err(k, "cublasSaxpy((cublasHandle_t)0, 6, &a, small, 2, small, 1);")
         assert e == "CUBLAS_STATUS_INVALID_VALUE" and "needs 11" in v and "incx" in v, v
-        e, v = err(k, "cublasSgemv((cublasHandle_t)0, CUBLAS_OP_N, 3, 3, &a, small, 3, small, 1, &b, small, 1);")
-        assert e == "CUBLAS_STATUS_INVALID_VALUE" and "A is 3 x 3" in v, v
+        e, v = err(k, "cublasSgemv((cublasHandle_t)0, CUBLAS_OP_N, 4, 3, &a, small, 4, small, 1, &b, small, 1);")
+        assert e == "CUBLAS_STATUS_INVALID_VALUE" and "A is 4 x 3" in v, v
+        # x has n = 3 elements without a transpose, m = 4 with one
+        ok(k, "float *x3 = (float *)malloc(3 * sizeof(float)), *big = (float *)malloc(64 * sizeof(float));")
+        e, v = err(k, "cublasSgemv((cublasHandle_t)0, CUBLAS_OP_T, 4, 3, &a, big, 4, x3, 1, &b, big, 1);")
+        assert e == "CUBLAS_STATUS_INVALID_VALUE" and "x3" in v and "needs 4" in v, v
+        e, v = err(k, "cufftExecC2C(0, 0, 0, CUFFT_FORWARD);")
+        assert e == "CUFFT_INVALID_PLAN", (e, v)
         # within their extents, the calls go on to the handle, which no GPU made
         e, v = err(k, "cublasSaxpy((cublasHandle_t)0, 5, &a, small, 2, small, 1);")
         assert e == "CUBLAS_STATUS_NOT_INITIALIZED", (e, v)
