@@ -237,6 +237,18 @@ static const char *refusal(const crt_fn_t *f) {
     return NULL;
 }
 
+void clib_coverage(int lib, int *total, int *forwarded, int *callbacks, int *no_status) {
+    *total = *forwarded = *callbacks = *no_status = 0;
+    for (int i = 0; i < clib_nfns; i++) {
+        if (clib_fn_lib[i] != lib) continue;
+        (*total)++;
+        const char *why = refusal(&clib_fns[i]);
+        if (!why) (*forwarded)++;
+        else if (strstr(why, "callback")) (*callbacks)++;
+        else (*no_status)++;
+    }
+}
+
 /* curand_init, curand_uniform, ...: curand_kernel.h's device functions */
 static bool device_rng(const char *name) { return !strncmp(name, "curand_", 7) || !strncmp(name, "__curand", 8); }
 

@@ -43,6 +43,9 @@ long long clib_const(const char *name, long long dflt);
 const char *clib_status_name(int lib, int value);
 const char *clib_status_text(const char *name);
 clib_handle_t *clib_handle(cs_libs_t *L, int lib, uint64_t value);
+/* How library lib's functions are covered (docs/cuda-libraries.md): all of
+ * them, forwarded, refused for a callback, refused for returning no status. */
+void clib_coverage(int lib, int *total, int *forwarded, int *callbacks, int *no_status);
 
 /* The extents a call's buffers must have (cuda_lib_checks.c): a misuse
  * set on c, or 0. */

@@ -193,6 +193,29 @@ static void parameters(void) {
     CHECK(clib_find("cudaMalloc") < 0);
 }
 
+/* The page's counts are the code's. */
+static void coverage_page(const char *path) {
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        CHECK_SKIP(1, "no docs/cuda-libraries.md");
+        return;
+    }
+    static char all[1 << 16];
+    size_t n = fread(all, 1, sizeof all - 1, f);
+    all[n] = 0;
+    fclose(f);
+    for (int lib = 1; lib < CLIB_N; lib++) {
+        int total, fwd, cb, ns;
+        clib_coverage(lib, &total, &fwd, &cb, &ns);
+        char want[256];
+        snprintf(want, sizeof want, "| %s (%s) | %d | %d | %d | %d |", clib_libs[lib].name, clib_libs[lib].header, total,
+                 fwd, cb, ns);
+        CHECK(strstr(all, want) != NULL);
+        if (!strstr(all, want)) fprintf(stderr, "  the page should have: %s\n", want);
+        CHECK(total == fwd + cb + ns && fwd > 0);
+    }
+}
+
 int main(void) {
     interp_t *in = interp_new();
     layouts(in);
@@ -202,5 +225,6 @@ int main(void) {
     functions("cublas_api.h", "CUBLASWINAPI", "cublas", CLIB_CUBLAS);
     functions("cufft.h", "CUFFTAPI", "cufft", CLIB_CUFFT);
     parameters();
+    coverage_page("docs/cuda-libraries.md");
     return check_report();
 }
