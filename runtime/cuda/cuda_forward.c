@@ -38,28 +38,35 @@
 
 /* ---- the table ---- */
 
+static const crt_fn_t *sorting; /* the table qsort is sorting (index building is single-threaded) */
+
 static int by_name(const void *a, const void *b) {
-    return strcmp(crt_fns[*(const int *)a].name, crt_fns[*(const int *)b].name);
+    return strcmp(sorting[*(const int *)a].name, sorting[*(const int *)b].name);
 }
 
-const crt_fn_t *crt_find(const char *name) {
-    /* an index sorted by name, built once: the table is the same for every session */
-    static int *ix;
-    if (!ix) {
-        int *v = malloc(sizeof *v * (size_t)crt_nfns);
-        if (!v) return NULL;
-        for (int i = 0; i < crt_nfns; i++) v[i] = i;
-        qsort(v, (size_t)crt_nfns, sizeof *v, by_name);
-        ix = v;
+int crt_lookup(const crt_fn_t *fns, int n, int **index, const char *name) {
+    if (!*index) { /* sorted by name, built once: a table is the same for every session */
+        int *v = malloc(sizeof *v * (size_t)(n ? n : 1));
+        if (!v) return -1;
+        for (int i = 0; i < n; i++) v[i] = i;
+        sorting = fns;
+        qsort(v, (size_t)n, sizeof *v, by_name);
+        *index = v;
     }
-    int lo = 0, hi = crt_nfns;
+    int lo = 0, hi = n;
     while (lo < hi) {
-        int mid = (lo + hi) / 2, k = strcmp(crt_fns[ix[mid]].name, name);
-        if (!k) return &crt_fns[ix[mid]];
+        int mid = (lo + hi) / 2, k = strcmp(fns[(*index)[mid]].name, name);
+        if (!k) return (*index)[mid];
         if (k < 0) lo = mid + 1;
         else hi = mid;
     }
-    return NULL;
+    return -1;
+}
+
+const crt_fn_t *crt_find(const char *name) {
+    static int *ix;
+    int i = crt_lookup(crt_fns, crt_nfns, &ix, name);
+    return i < 0 ? NULL : &crt_fns[i];
 }
 
 /* ---- one forwarded call ---- */

@@ -20,27 +20,9 @@
 
 /* ---- the table ---- */
 
-static int by_name(const void *a, const void *b) {
-    return strcmp(clib_fns[*(const int *)a].name, clib_fns[*(const int *)b].name);
-}
-
 int clib_find(const char *name) {
-    static int *ix; /* sorted by name, built once: the same for every session */
-    if (!ix) {
-        int *v = malloc(sizeof *v * (size_t)clib_nfns);
-        if (!v) return -1;
-        for (int i = 0; i < clib_nfns; i++) v[i] = i;
-        qsort(v, (size_t)clib_nfns, sizeof *v, by_name);
-        ix = v;
-    }
-    int lo = 0, hi = clib_nfns;
-    while (lo < hi) {
-        int mid = (lo + hi) / 2, k = strcmp(clib_fns[ix[mid]].name, name);
-        if (!k) return ix[mid];
-        if (k < 0) lo = mid + 1;
-        else hi = mid;
-    }
-    return -1;
+    static int *ix;
+    return crt_lookup(clib_fns, clib_nfns, &ix, name);
 }
 
 long long clib_const(const char *name, long long dflt) {

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "header_text.h"
 #include "runtime/cuda/cuda_libs.h"
 #include "runtime/lang/interp.h"
 
@@ -104,27 +105,10 @@ static void constants(interp_t *in) {
 static void functions(const char *header, const char *api, const char *prefix, int lib) {
     char path[512];
     snprintf(path, sizeof path, "%s/include/%s", ICUDA_CUDA_HOME, header);
-    FILE *f = fopen(path, "r");
-    if (!f) {
+    char *s = header_text(path, false);
+    if (!s) {
         CHECK_SKIP(1, "no library header to read");
         return;
-    }
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    size_t got = fread(s, 1, (size_t)n, f);
-    s[got] = 0;
-    fclose(f);
-    for (char *p = s; *p; p++) {
-        if (p[0] == '/' && p[1] == '*') {
-            char *e = strstr(p + 2, "*/");
-            if (!e) e = p + strlen(p) - 2;
-            memset(p, ' ', (size_t)(e + 2 - p));
-            p = e + 1;
-        } else if (p[0] == '/' && p[1] == '/') {
-            while (*p && *p != '\n') *p++ = ' ';
-        }
     }
     /* what only C++ sees (#if defined(__cplusplus): the half-precision
      * functions) is not the C API the table holds */
