@@ -35,10 +35,17 @@ LDLIBS  += $(PKGS_LIBS) -lnvrtc -ldl -lm
 GEN_PY   ?= python3
 GEN_LIB  := build/gen/crt_decls.c build/gen/crt_table.c
 GEN_WORKER := build/gen/crt_stubs.c
-WORKER_SRC := $(filter-out %_main.c, $(wildcard runtime/gpu/worker_*.c)) $(GEN_WORKER)
+# the host libraries (cuRAND, cuBLAS, cuFFT) and the device-library types,
+# by tools/gen_cuda_libs.py; clib_ref.cc is g++'s view of the C++ headers
+GEN_CLIB := build/gen/clib_decls.c build/gen/clib_table.c
+GEN_CLIB_WORKER := build/gen/clib_stubs.c
+GEN_CLIB_REF := build/gen/clib_ref.cc
+CXX ?= g++
+WORKER_SRC := $(filter-out %_main.c, $(wildcard runtime/gpu/worker_*.c)) $(GEN_WORKER) $(GEN_CLIB_WORKER)
 LIB_SRC  := $(filter-out %_main.c $(WORKER_SRC), $(wildcard kernel/*.c runtime/*.c runtime/*/*.c magics/*.c)) $(GEN_LIB)
-LIB_OBJ  := $(LIB_SRC:%.c=build/obj/%.o)
-ASAN_OBJ := $(LIB_SRC:%.c=build/asan/obj/%.o)
+LIB_SRC  += $(GEN_CLIB)
+LIB_OBJ  := $(LIB_SRC:%.c=build/obj/%.o) build/obj/build/gen/clib_ref.o
+ASAN_OBJ := $(LIB_SRC:%.c=build/asan/obj/%.o) build/asan/obj/build/gen/clib_ref.o
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/tests/%)
 # the same tests built without sanitizers, for valgrind (tests/valgrind/)
@@ -53,6 +60,18 @@ build: build/icuda build/icuda-worker
 $(GEN_LIB) $(GEN_WORKER) &: tools/gen_cuda_api.py $(CUDA)/include/cuda_runtime_api.h $(CUDA)/include/driver_types.h $(CUDA)/include/vector_types.h
 	@mkdir -p build/gen
 	$(GEN_PY) tools/gen_cuda_api.py --cc "$(CC)" --cuda $(CUDA) --out build/gen
+
+$(GEN_CLIB) $(GEN_CLIB_WORKER) $(GEN_CLIB_REF) &: tools/gen_cuda_libs.py tools/gen_cuda_api.py $(CUDA)/include/curand.h $(CUDA)/include/cublas_api.h $(CUDA)/include/cufft.h $(CUDA)/include/curand_kernel.h
+	@mkdir -p build/gen
+	$(GEN_PY) tools/gen_cuda_libs.py --cc "$(CC)" --cxx "$(CXX)" --cuda $(CUDA) --out build/gen
+
+build/obj/build/gen/clib_ref.o: $(GEN_CLIB_REF)
+	@mkdir -p $(dir $@)
+	$(CXX) -O1 -I. -I$(CUDA)/include -c $< -o $@
+
+build/asan/obj/build/gen/clib_ref.o: $(GEN_CLIB_REF)
+	@mkdir -p $(dir $@)
+	$(CXX) -O1 -I. -I$(CUDA)/include -c $< -o $@
 
 build/obj/%.o: %.c
 	@mkdir -p $(dir $@)

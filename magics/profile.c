@@ -11,6 +11,7 @@
 
 #include "magics.h"
 #include "magics/profile_report.h"
+#include "runtime/cuda/cuda_nvtx.h"
 #include "runtime/cuda/cuda_profile.h"
 
 typedef struct {
@@ -64,6 +65,14 @@ static void show(magic_ctx_t *mc, const gpu_profile_result_t *res, const opts_t 
     free(svg);
 }
 
+/* The NVTX ranges the code closed (runtime/cuda/cuda_nvtx.h): a table. */
+static void show_nvtx(magic_ctx_t *mc, int from) {
+    char *text = cuda_nvtx_report(mc->e->cuda, from, false), *html = cuda_nvtx_report(mc->e->cuda, from, true);
+    if (text && html) io_display_text(mc->io, text, html);
+    free(text);
+    free(html);
+}
+
 static int profile_code(magic_ctx_t *mc, const opts_t *o, const char *code, engine_error_t *err) {
     cuda_profile_t *p = NULL;
     char ename[64], msg[2048];
@@ -81,7 +90,9 @@ static int profile_code(magic_ctx_t *mc, const opts_t *o, const char *code, engi
                   "dram__throughput.avg.pct_of_peak_sustained_elapsed,"
                   "sm__throughput.avg.pct_of_peak_sustained_elapsed.\n");
     engine_error_t run_err = {0};
+    int nvtx_from = cuda_nvtx_count(mc->e->cuda);
     int rc = mc->run(mc, code, &run_err);
+    show_nvtx(mc, nvtx_from);
     gpu_profile_result_t res;
     char ename2[64], msg2[2048];
     int rc2 = cuda_profile_end(mc->e->cuda, p, &res, ename2, sizeof ename2, msg2, sizeof msg2);

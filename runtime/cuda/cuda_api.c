@@ -564,10 +564,11 @@ static int other(cs_call_t *c, char *ename) {
 int cuda_api_call(void *ctx, const char *name, const interp_arg_t *args, int nargs, int discarded, int64_t *ret,
                   char *ename, char *msg, size_t msglen) {
     cuda_session_t *cs = ctx;
+    if (cs_lib_knows(name)) return cs_lib_call(cs, name, args, nargs, discarded, ret, ename, msg, msglen);
     int id = -1;
     for (size_t i = 0; i < sizeof api / sizeof api[0]; i++)
         if (!strcmp(api[i].name, name)) id = (int)api[i].id;
-    cs_call_t c = {cs, name, args, nargs, msg, msglen, false};
+    cs_call_t c = {cs, name, args, nargs, msg, msglen, false, 0};
     msg[0] = 0;
     api_fn_t fn = id < 0 ? more_fn(name) : NULL;
     int code = id >= 0 ? dispatch(&c, (fid_t)id) : fn ? fn(&c) : other(&c, ename);

@@ -7,6 +7,7 @@
 #define ICUDA_CUDA_CALL_H
 
 #include "cuda_internal.h"
+#include "runtime/cuda/cuda_rt_table.h"
 
 /* One call in progress. */
 typedef struct {
@@ -17,6 +18,7 @@ typedef struct {
     char *msg;
     size_t ml;
     bool hard;   /* a misuse caught before the GPU: raised even when the result is kept */
+    int lib_status; /* a library call's own status (cuRAND, cuBLAS, cuFFT), when the library answered */
 } cs_call_t;
 
 /* A hard error (cudaErrorInvalidValue and a message). */
@@ -99,10 +101,19 @@ bool cs_capturing(cuda_session_t *cs, gpu_handle_t s);
 /* A function of cuda_runtime_api.h run by the worker's libcudart, its
  * arguments checked and translated (cuda_forward.c). */
 int cs_forward(cs_call_t *c);
+/* The same for a function of another table (the host libraries, cuda_libs.c):
+ * pf its pointer fields, wire_fn the worker's number for it, lib its CLIB_*. */
+int cs_forward_fn(cs_call_t *c, const crt_fn_t *f, const crt_ptrfields_t *pf, unsigned wire_fn, int lib);
 /* Whether icuda implements name itself (cuda_api.c). */
 bool cs_api_own(const char *name);
 /* Why icuda refuses name, and its family; NULL when it does not (cuda_rt_policy.c). */
 const char *cs_refusal(const char *name, const char **family);
+
+/* The host libraries (cuda_libs.c): whether name is one of their functions
+ * (or NVTX's), a call of one, the session's library state freed. */
+bool cs_lib_knows(const char *name);
+int cs_lib_call(cuda_session_t *cs, const char *name, const interp_arg_t *args, int nargs, int discarded, int64_t *ret,
+                char *ename, char *msg, size_t msglen);
 
 #define CS_MAX_FAMILIES 16
 typedef struct {

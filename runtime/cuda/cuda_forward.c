@@ -38,28 +38,35 @@
 
 /* ---- the table ---- */
 
+static const crt_fn_t *sorting; /* the table qsort is sorting (index building is single-threaded) */
+
 static int by_name(const void *a, const void *b) {
-    return strcmp(crt_fns[*(const int *)a].name, crt_fns[*(const int *)b].name);
+    return strcmp(sorting[*(const int *)a].name, sorting[*(const int *)b].name);
 }
 
-const crt_fn_t *crt_find(const char *name) {
-    /* an index sorted by name, built once: the table is the same for every session */
-    static int *ix;
-    if (!ix) {
-        int *v = malloc(sizeof *v * (size_t)crt_nfns);
-        if (!v) return NULL;
-        for (int i = 0; i < crt_nfns; i++) v[i] = i;
-        qsort(v, (size_t)crt_nfns, sizeof *v, by_name);
-        ix = v;
+int crt_lookup(const crt_fn_t *fns, int n, int **index, const char *name) {
+    if (!*index) { /* sorted by name, built once: a table is the same for every session */
+        int *v = malloc(sizeof *v * (size_t)(n ? n : 1));
+        if (!v) return -1;
+        for (int i = 0; i < n; i++) v[i] = i;
+        sorting = fns;
+        qsort(v, (size_t)n, sizeof *v, by_name);
+        *index = v;
     }
-    int lo = 0, hi = crt_nfns;
+    int lo = 0, hi = n;
     while (lo < hi) {
-        int mid = (lo + hi) / 2, k = strcmp(crt_fns[ix[mid]].name, name);
-        if (!k) return &crt_fns[ix[mid]];
+        int mid = (lo + hi) / 2, k = strcmp(fns[(*index)[mid]].name, name);
+        if (!k) return (*index)[mid];
         if (k < 0) lo = mid + 1;
         else hi = mid;
     }
-    return NULL;
+    return -1;
+}
+
+const crt_fn_t *crt_find(const char *name) {
+    static int *ix;
+    int i = crt_lookup(crt_fns, crt_nfns, &ix, name);
+    return i < 0 ? NULL : &crt_fns[i];
 }
 
 /* ---- one forwarded call ---- */
@@ -87,6 +94,8 @@ typedef struct {
     bool ready;    /* the worker is up */
     bool managed;  /* an argument is managed memory */
     bool bounced_async;
+    const crt_ptrfields_t *pf; /* the table's pointer fields (crt_ptrfields, clib_ptrfields) */
+    int lib;       /* 0: the runtime; a CLIB_* library (cuda_libs.c) */
 } fwd_t;
 
 static const crt_param_t *param(fwd_t *w, int i) { return &w->f->params[i]; }
@@ -163,7 +172,7 @@ static int xlate_copy(fwd_t *w, int i, bounce_t *b, const crt_param_t *p) {
         }
         return r;
     }
-    const crt_ptrfields_t *pf = p->fields >= 0 ? &crt_ptrfields[p->fields] : NULL;
+    const crt_ptrfields_t *pf = p->fields >= 0 ? &w->pf[p->fields] : NULL;
     uint64_t es = p->pointee_size ? p->pointee_size : b->n;
     for (uint64_t e = 0; pf && !r && e + es <= b->n; e += es)
         for (int k = 0; k < pf->n && !r; k++) {
@@ -225,7 +234,7 @@ static int put_struct(fwd_t *w, int i, unsigned char *slot) {
         return arg_error(w, i, "this parameter takes a %s by value (%u bytes)%s", p->type, (unsigned)p->size,
                          a->aggr ? ", and the argument is another struct" : "");
     memcpy(slot, a->aggr, p->size);
-    const crt_ptrfields_t *pf = p->fields >= 0 ? &crt_ptrfields[p->fields] : NULL;
+    const crt_ptrfields_t *pf = p->fields >= 0 ? &w->pf[p->fields] : NULL;
     for (int k = 0; pf && k < pf->n; k++) {
         uint64_t word;
         memcpy(&word, slot + pf->off[k], 8);
@@ -261,7 +270,13 @@ static int put_pointer(fwd_t *w, int i, unsigned char *slot) {
     }
     if (p->pointee == CRT_PT_FN) return arg_error(w, i, "a host function cannot be passed here");
     bool host = a->place == INTERP_PLACE_HOST || a->place == INTERP_PLACE_PINNED || a->place == INTERP_PLACE_MANAGED;
-    if (p->pointee == CRT_PT_VOID) { /* memory on either side */
+    /* a library's data (float *x, cuComplex *A, float *const Aarray[]) is
+     * memory on either side: device vectors, or host ones (pointer mode
+     * host, host generators); handles and streams stay host out-parameters */
+    bool either = p->pointee == CRT_PT_VOID ||
+                  (w->lib && p->pointee != CRT_PT_HANDLE && p->pointee != CRT_PT_STREAM && p->pointee != CRT_PT_EVENT &&
+                   p->pointee != CRT_PT_CHAR && (a->place != INTERP_PLACE_HOST || p->pointee == CRT_PT_SCALAR));
+    if (either) { /* memory on either side */
         switch (a->place) {
         case INTERP_PLACE_DEVICE:
         case INTERP_PLACE_PINNED:
@@ -299,7 +314,7 @@ static int put_pointer(fwd_t *w, int i, unsigned char *slot) {
                          (unsigned long long)a->avail, a->avail == 1 ? "" : "s", tl, p->type, p->pointee_size);
     }
     bool has_pointers = p->pointee == CRT_PT_DATAPTR ||
-                        (p->pointee == CRT_PT_STRUCT && p->fields >= 0 && crt_ptrfields[p->fields].n > 0);
+                        (p->pointee == CRT_PT_STRUCT && p->fields >= 0 && w->pf[p->fields].n > 0);
     void *h = a->place == INTERP_PLACE_MANAGED ? interp_host_for_write(w->c->cs->e->interp, a->bits, a->avail) : a->host;
     if (!h) return arg_error(w, i, "its memory cannot be used now");
     if (!has_pointers && shared(w) && arena_contains(h, a->avail ? a->avail : 1)) {
@@ -441,6 +456,10 @@ int cs_forward(cs_call_t *c) {
 }
 
 static int forward(cs_call_t *c, const crt_fn_t *f) {
+    return cs_forward_fn(c, f, crt_ptrfields, (unsigned)(f - crt_fns), 0);
+}
+
+int cs_forward_fn(cs_call_t *c, const crt_fn_t *f, const crt_ptrfields_t *pf, unsigned wire_fn, int lib) {
     if (f->ret != CRT_RET_ERROR)
         return call_fail(c, CUDA_ERR_NOT_SUPPORTED, "returns no cudaError_t, so icuda cannot forward it: %s", f->proto);
     /* the arguments are checked even without a worker: their errors come first */
@@ -455,6 +474,8 @@ static int forward(cs_call_t *c, const crt_fn_t *f) {
     w->c = c;
     w->f = f;
     w->ready = !not_ready;
+    w->pf = pf;
+    w->lib = lib;
     size_t total = 0;
     for (int i = 0; i < f->nparams; i++) total += (f->params[i].size + 15u) & ~15u;
     unsigned char *store = calloc(1, total + 16);
@@ -492,7 +513,7 @@ static int forward(cs_call_t *c, const crt_fn_t *f) {
         }
     }
     cuda_session_t *cs = c->cs;
-    bool work = is_work(f->name);
+    bool work = lib || is_work(f->name);
     if (!r && not_ready) {
         snprintf(c->msg, c->ml, "%s", ready_msg);
         r = not_ready;
@@ -502,9 +523,8 @@ static int forward(cs_call_t *c, const crt_fn_t *f) {
     char why[512] = "";
     int tr = 0;
     if (!r) {
-        unsigned fn = (unsigned)(f - crt_fns);
         if (work) cs->work_count++;
-        tr = gpu_client_cudart(cs->gc, fn, f->name, f->nparams, args, sizes, &ret, why, sizeof why);
+        tr = gpu_client_cudart(cs->gc, wire_fn, f->name, f->nparams, args, sizes, &ret, why, sizeof why);
         if (!tr && w->bounced_async) tr = gpu_client_sync(cs->gc); /* before host copies are read back */
     }
     if (!r && !tr) {
@@ -517,8 +537,8 @@ static int forward(cs_call_t *c, const crt_fn_t *f) {
             cs_managed_after_gpu(cs, 0);
             /* what a copy or a graph may have written: no longer known */
             for (int i = 0; i < f->nparams; i++)
-                if (f->params[i].kind == CRT_PTR && f->params[i].pointee == CRT_PT_VOID && !f->params[i].pointee_const &&
-                    c->a[i].device)
+                if (f->params[i].kind == CRT_PTR && (f->params[i].pointee == CRT_PT_VOID || lib) &&
+                    !f->params[i].pointee_const && c->a[i].device)
                     gpu_client_touch(cs->gc, c->a[i].device);
             if (!strcmp(f->name, "cudaGraphLaunch")) gpu_client_touch(cs->gc, 0);
         }
@@ -527,6 +547,10 @@ static int forward(cs_call_t *c, const crt_fn_t *f) {
     free(store);
     free(w);
     if (r) return r;
+    if (lib && !tr) { /* the library's own status: cuda_libs.c names it */
+        c->lib_status = (int)ret;
+        return ret ? call_fail(c, CUDA_ERR_UNKNOWN, "%s", why) : call_done(c, 0);
+    }
     if (tr == CUDA_ERROR_NOT_FOUND && why[0]) {
         c->hard = true;
         return call_fail(c, 303 /* cudaErrorSharedObjectInitFailed */, "%s", why);

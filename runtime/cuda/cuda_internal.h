@@ -88,6 +88,8 @@ struct cuda_session {
     gpu_handle_t *capt;       /* streams being captured into a graph (cuda_exec.c) */
     int ncapt, capcapt;
     bool runtime_objects;     /* forwarded calls made objects (graphs, arrays, ...) a restart loses */
+    unsigned restarts;        /* worker restarts so far (library handles remember theirs) */
+    struct cs_libs *libs;     /* cuRAND generators, cuBLAS handles, cuFFT plans, NVTX ranges (cuda_libs.c) */
 };
 
 /* 0 when the worker is up; otherwise the cudaError_t that says why (no
@@ -97,6 +99,8 @@ int cs_ready(cuda_session_t *cs, char *msg, size_t ml);
  * (fault, crash, interrupt), restarts it and fills cs->recovery_note. Returns
  * the cudaError_t for r. */
 int cs_check(cuda_session_t *cs, int r);
+/* Frees the session's library state (cuda_libs.c). */
+void cs_libs_free(cuda_session_t *cs);
 /* The worker's handle of a module (loaded on first use on the current device). */
 int cs_module(cuda_session_t *cs, const char *hex, gpu_handle_t *mod);
 /* Formats a size: "4000 bytes", "7.6 MiB". */

@@ -90,6 +90,9 @@ extern const crt_field_t crt_fields[];
 extern const int crt_nfields;
 extern const crt_const_t crt_consts[];
 extern const int crt_nconsts;
+/* The index of the function named name in fns (n of them), or -1; *index
+ * is the table's index by name, built on first use (cuda_forward.c). */
+int crt_lookup(const crt_fn_t *fns, int n, int **index, const char *name);
 /* The function named name, or NULL (runtime/cuda/cuda_forward.c). */
 const crt_fn_t *crt_find(const char *name);
 /* crt_decls.c: the declarations and macros host cells see. */

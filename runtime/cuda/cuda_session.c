@@ -55,6 +55,7 @@ void cuda_session_free(cuda_session_t *cs) {
     free(cs->managed);
     free(cs->capt);
     cs_mvars_free(cs);
+    cs_libs_free(cs);
     free(cs);
 }
 
@@ -155,9 +156,10 @@ static void recover(cuda_session_t *cs, const gpu_fault_t *f) {
         }
     }
     if (cs->runtime_objects && k > 0 && (size_t)k < n)
-        k += snprintf(p + k, n - (size_t)k, ". Objects the CUDA runtime made (graphs, arrays, memory pools, ...) are "
+        k += snprintf(p + k, n - (size_t)k, ". Objects the CUDA runtime and its libraries made (graphs, arrays, memory pools, cuRAND generators, cuBLAS handles, cuFFT plans, ...) are "
                       "gone with the old worker: make them again");
     cs->runtime_objects = false;
+    cs->restarts++;
     if (k > 0 && (size_t)k < n) snprintf(p + k, n - (size_t)k, ". Host variables are untouched.");
     free(rep.lost_ptrs);
     (void)f;

@@ -102,13 +102,19 @@ static int attach(const cuda_driver_t *D, int dev, char *msg, size_t ml) {
 
 static int serve_call(const ch_cmd_t *c, size_t len, const cuda_driver_t *D, int dev, uint64_t v[4], char *msg,
                       size_t ml) {
-    uint32_t ix = c->u.rt.fn;
+    uint32_t ix = c->u.rt.fn & 0xffffff, libid = c->u.rt.fn >> 24; /* a host library's (worker_libs.c) */
     unsigned na = c->u.rt.nargs;
-    if (ix >= (uint32_t)crt_nstubs || ix >= sizeof fns / sizeof fns[0]) {
+    void *fn = NULL;
+    const crt_stub_t *st = NULL;
+    if (libid) {
+        int r = worker_lib_resolve(libid, ix, &st, &fn, msg, ml);
+        if (r) return r;
+    } else if (ix >= (uint32_t)crt_nstubs || ix >= sizeof fns / sizeof fns[0]) {
         snprintf(msg, ml, "no CUDA runtime function number %u in this worker", (unsigned)ix);
         return CUDA_ERROR_INVALID_VALUE;
+    } else {
+        st = &crt_stubs[ix];
     }
-    const crt_stub_t *st = &crt_stubs[ix];
     const uint16_t *sz = (const uint16_t *)((const unsigned char *)c + sizeof *c);
     size_t off = ch_launch_args_offset(na);
     void *args[64];
@@ -130,9 +136,9 @@ static int serve_call(const ch_cmd_t *c, size_t len, const cuda_driver_t *D, int
         snprintf(msg, ml, "the kernel and the GPU worker were built from different CUDA headers (%s)", st->name);
         return CUDA_ERROR_INVALID_VALUE;
     }
-    int r = load(msg, ml);
+    int r = load(msg, ml); /* the libraries run in the runtime's context too */
     if (r) return r;
-    if (!fns[ix] && !(fns[ix] = dlsym(lib, st->name))) {
+    if (!fn && !fns[ix] && !(fns[ix] = dlsym(lib, st->name))) {
         snprintf(msg, ml, "%s is not in this machine's CUDA runtime library (older than the headers icuda was built "
                  "with?)", st->name);
         return CUDA_ERROR_NOT_FOUND;
@@ -140,7 +146,7 @@ static int serve_call(const ch_cmd_t *c, size_t len, const cuda_driver_t *D, int
     if ((r = attach(D, dev, msg, ml))) return r;
     CUcontext before = NULL, after = NULL;
     D->cuCtxGetCurrent(&before);
-    long long ret = st->call(fns[ix], args);
+    long long ret = st->call(fn ? fn : fns[ix], args);
     v[0] = (uint64_t)ret;
     /* a call that moved the runtime to another device (cudaInitDevice, say)
      * must not move the worker's driver calls with it */
@@ -149,8 +155,9 @@ static int serve_call(const ch_cmd_t *c, size_t len, const cuda_driver_t *D, int
         D->cuCtxSetCurrent(before);
         rt_dev = -1;
     }
-    /* a sticky fault ends the worker: its cudaError_t equals the CUresult */
-    return cuda_result_is_sticky((int)ret) ? (int)ret : 0;
+    /* a sticky fault ends the worker: its cudaError_t equals the CUresult
+     * (a library's status is not a cudaError_t) */
+    return !libid && cuda_result_is_sticky((int)ret) ? (int)ret : 0;
 }
 
 /* The kernel queries the runtime cannot make for a module loaded with the

@@ -19,6 +19,10 @@ typedef struct {
 extern const crt_stub_t crt_stubs[];
 extern const int crt_nstubs;
 
+/* A host library's function (worker_libs.c): its typed caller and address,
+ * the library loaded on first use; a CUresult and msg when it cannot be. */
+int worker_lib_resolve(unsigned lib, unsigned ix, const crt_stub_t **st, void **fn, char *msg, size_t ml);
+
 struct ch_cmd;
 struct cuda_driver;
 /* Serves CH_CUDART or CH_FUNC on device dev (whose context is current):

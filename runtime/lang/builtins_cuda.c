@@ -14,7 +14,8 @@
  * the interpreter answers itself, and the channel descriptor maker, whose
  * struct result a forwarded call cannot return. */
 static const char cuda_extra_protos[] =
-    "const char *cudaGetErrorString(cudaError_t); const char *cudaGetErrorName(cudaError_t);\n";
+    "const char *cudaGetErrorString(cudaError_t); const char *cudaGetErrorName(cudaError_t);\n"
+    "typedef unsigned long long nvtxRangeId_t;\n"; /* NVTX is icuda's own (runtime/cuda/cuda_nvtx.c) */
 
 static const char cuda_extra_macros[] =
     "#define cudaCreateChannelDesc(x, y, z, w, f) ((struct cudaChannelFormatDesc){(x), (y), (z), (w), (f)})\n"
@@ -25,15 +26,20 @@ static const char cuda_extra_macros[] =
  * so their layouts are the toolkit's (the tests compare them with gcc's). */
 extern const char crt_decl_text[];
 extern const char crt_macro_text[];
+/* cuRAND, cuBLAS, cuFFT and the device-library types (curandState,
+ * __half, cuComplex, ...): tools/gen_cuda_libs.py, build/gen/clib_decls.c */
+extern const char clib_decl_text[];
+extern const char clib_macro_text[];
 
 const char *builtin_cuda_prototypes(void) {
     static char *all;
     if (!all) {
-        size_t a = strlen(crt_decl_text), b = strlen(cuda_extra_protos);
-        all = malloc(a + b + 1);
+        size_t a = strlen(crt_decl_text), b = strlen(cuda_extra_protos), l = strlen(clib_decl_text);
+        all = malloc(a + b + l + 1);
         if (!all) abort();
         memcpy(all, crt_decl_text, a);
-        memcpy(all + a, cuda_extra_protos, b + 1);
+        memcpy(all + a, cuda_extra_protos, b);
+        memcpy(all + a + b, clib_decl_text, l + 1);
     }
     return all;
 }
@@ -69,4 +75,5 @@ void builtins_cuda_register(interp_t *in) {
     builtin_add(in, "cudaGetErrorName", b_error_name, 0);
     lex_define_text(in, crt_macro_text);
     lex_define_text(in, cuda_extra_macros);
+    lex_define_text(in, clib_macro_text);
 }

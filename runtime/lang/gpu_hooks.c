@@ -68,7 +68,7 @@ static void to_arg(node_t *a, val_t v, interp_arg_t *o, char *tbuf, size_t tn, c
     o->type = ty_name(a->ty, tbuf, tn);
     o->expr = loc_text(&a->loc, ebuf, en);
     o->size = a->ty->size;
-    if (a->ty->kind == T_PTR) {
+    if (a->ty->kind == T_PTR || (a->ty->kind == T_ARRAY && a->p == (void *)1 && !a->is_place)) { /* a literal too */
         pointer_arg(v.u, o);
     } else if (ty_is_float(a->ty)) {
         o->is_float = 1;

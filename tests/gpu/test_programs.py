@@ -37,6 +37,13 @@ def split_cells(source):
     return "".join(lines[:starts[0]]), "".join(lines[starts[0] + 1:last])
 
 
+def nvcc_options(source):
+    """Options a program's first line asks nvcc for (`// nvcc: -lcublas`):
+    the libraries it links, for the nvcc test and for %%program."""
+    first = source.split("\n", 1)[0]
+    return first[len("// nvcc:"):].split() if first.startswith("// nvcc:") else []
+
+
 def nvcc():
     cuda = os.environ.get("CUDA", "/usr/local/cuda")
     path = os.path.join(cuda, "bin", "nvcc")
@@ -66,7 +73,7 @@ def test_every_program_compiles_with_nvcc():
 
     def build(path):
         out = os.path.join(tmp, os.path.basename(path) + ".bin")
-        p = subprocess.run([exe, "-std=c++17", "-arch=sm_90", "-o", out, path],
+        p = subprocess.run([exe, "-std=c++17", "-arch=sm_90"] + nvcc_options(read(path)) + ["-o", out, path],
                            capture_output=True, text=True, errors="replace", timeout=400)
         return path, p.returncode, p.stderr
 
@@ -114,7 +121,9 @@ def _program_test(path):
     @timeout(600)
     def test():
         with kernel() as k:
-            _passes(_ok(k, "%%program\n" + read(path), f"{name} as %%program", 300), name)
+            src = read(path)
+            opts = " ".join(nvcc_options(src))
+            _passes(_ok(k, "%%program" + (" " + opts if opts else "") + "\n" + src, f"{name} as %%program", 300), name)
     return test
 
 

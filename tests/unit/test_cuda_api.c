@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "header_text.h"
 #include "runtime/cuda/cuda_call.h"
 #include "runtime/cuda/cuda_errors.h"
 #include "runtime/cuda/cuda_rt_table.h"
@@ -103,33 +104,10 @@ static void constants(interp_t *in) {
 /* The functions of the header, read with a plain scan (not the generator's
  * parser): "extern ... cudaName(" outside comments. */
 static void functions(const char *header) {
-    FILE *f = fopen(header, "r");
-    if (!f) {
+    char *s = header_text(header, true);
+    if (!s) {
         CHECK_SKIP(1, "no cuda_runtime_api.h to read");
         return;
-    }
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    size_t got = fread(s, 1, (size_t)n, f);
-    s[got] = 0;
-    fclose(f);
-    /* blank comments and preprocessor lines */
-    for (char *p = s; *p; p++) {
-        if (p[0] == '/' && p[1] == '*') {
-            char *e = strstr(p + 2, "*/");
-            if (!e) e = p + strlen(p) - 2;
-            memset(p, ' ', (size_t)(e + 2 - p));
-            p = e + 1;
-        } else if (p[0] == '/' && p[1] == '/') {
-            while (*p && *p != '\n') *p++ = ' ';
-        } else if (*p == '#' && (p == s || p[-1] == '\n')) {
-            while (*p && *p != '\n') {
-                if (*p == '\\' && p[1] == '\n') *p++ = ' ';
-                *p++ = ' ';
-            }
-        }
     }
     int found = 0, missing = 0, nseen = 0;
     static char *seen[1024];
