@@ -216,9 +216,9 @@ static char *arith_code(gen_t *g, int op, int k, const char *x, const char *y, n
         break;
     case P_DIV: case P_MOD: {
         const char *o = op == P_DIV ? "/" : "%";
-        char *chk = fmt("if (__builtin_expect((uint64_t)%s == 0, 0)) rt->div0(K[%d]);", y, ni);
+        char *chk = fmt("if (__builtin_expect((uint64_t)%s == 0, 0)) rt->div0(k%d);", y, ni);
         if (k == K_I32 || k == K_I64)
-            z = fmt("%s if (__builtin_expect((int64_t)%s == -1 && (int64_t)%s == %s, 0)) rt->divovf(K[%d]);"
+            z = fmt("%s if (__builtin_expect((int64_t)%s == -1 && (int64_t)%s == %s, 0)) rt->divovf(k%d);"
                     " uint64_t z = (uint64_t)((int64_t)%s %s (int64_t)%s);",
                     chk, y, x, k == K_I32 ? "INT32_MIN" : "INT64_MIN", ni, x, o, y);
         else if (k == K_U32) z = fmt("%s uint64_t z = (uint32_t)(uint64_t)%s %s (uint32_t)(uint64_t)%s;", chk, x, o, y);
@@ -242,7 +242,7 @@ static char *addr(gen_t *g, node_t *pl, int wr) {
     if (!ok || pl->place == PL_SLOT) return bad(g);
     switch (pl->place) {
     case PL_FRAME: return fmt("(M + %" PRId64 ")", pl->k.i);
-    case PL_GLOBAL: return fmt("((char *)K[%d])", kidx(g, pl->k.p));
+    case PL_GLOBAL: return fmt("((char *)k%d)", kidx(g, pl->k.p));
     case PL_MEMBER: {
         char *b = addr(g, pl->a, wr), *r = fmt("(%s + %" PRId64 ")", b, pl->k.i);
         free(b);
@@ -253,7 +253,7 @@ static char *addr(gen_t *g, node_t *pl, int wr) {
         char *p = ex(g, pl->a);
         char *r = fmt("({ uint64_t p_ = (uint64_t)%s; int64_t o_ = nt_off(p_) + %" PRId64 "; char *a_;"
                       " if (__builtin_expect((p_ >> NT_OFF_BITS) == dk%d && (uint64_t)o_ <= dl%d, 1)) a_ = db%d + o_;"
-                      " else { ndc_t c_; a_ = rt->deref(K[%d], p_, %d, &c_); dk%d = c_.key; db%d = c_.base;"
+                      " else { ndc_t c_; a_ = rt->deref(k%d, p_, %d, &c_); dk%d = c_.key; db%d = c_.base;"
                       " dl%d = c_.lim; } a_; })",
                       p, pl->k.i, j, j, j, ni, wr, j, j, j);
         free(p);
@@ -266,7 +266,7 @@ static char *addr(gen_t *g, node_t *pl, int wr) {
             char *r = fmt("({ uint64_t p_ = (uint64_t)%s; int64_t i_ = %s; char *a_;"
                           " if (__builtin_expect(p_ == cp%d && (uint64_t)i_ - (uint64_t)cl%d < cs%d, 1))"
                           " a_ = (char *)(ca%d + (uint64_t)i_ * %" PRId64 "u);"
-                          " else { nic_t c_; a_ = rt->idx(K[%d], p_, i_, %d, &c_); cp%d = c_.p; ca%d = c_.addr;"
+                          " else { nic_t c_; a_ = rt->idx(k%d, p_, i_, %d, &c_); cp%d = c_.p; ca%d = c_.addr;"
                           " cl%d = c_.lo; cs%d = c_.span; } a_; })",
                           p, i, j, j, j, j, pl->esz, ni, wr, j, j, j, j);
             free(p);
@@ -276,7 +276,7 @@ static char *addr(gen_t *g, node_t *pl, int wr) {
             int ni = kidx(g, pl);
             char *i = ex(g, pl->b), *b = addr(g, pl->a, wr);
             char *r = fmt("({ int64_t i_ = %s; if (__builtin_expect((uint64_t)i_ >= (uint64_t)%" PRId64 "LL, 0))"
-                          " rt->index_fail(K[%d], i_, %d); %s + i_ * %" PRId64 "; })",
+                          " rt->index_fail(k%d, i_, %d); %s + i_ * %" PRId64 "; })",
                           i, pl->bound, ni, wr, b, pl->esz);
             free(i);
             free(b);
@@ -337,9 +337,9 @@ static char *builtin_call(gen_t *g, node_t *n) {
     char *a0 = ex(g, n->list[0]), *a1 = ar == 2 ? ex(g, n->list[1]) : strdup(""), *r;
     const char *t = fl ? "float" : "double";
     if (ar == 1)
-        r = fmt("({ double x_ = %s; (double)((%s (*)(%s))K[%d])((%s)x_); })", a0, t, t, fi, t);
+        r = fmt("({ double x_ = %s; (double)((%s (*)(%s))k%d)((%s)x_); })", a0, t, t, fi, t);
     else
-        r = fmt("({ double x_ = %s; double y_ = %s; (double)((%s (*)(%s, %s))K[%d])((%s)x_, (%s)y_); })", a0, a1, t,
+        r = fmt("({ double x_ = %s; double y_ = %s; (double)((%s (*)(%s, %s))k%d)((%s)x_, (%s)y_); })", a0, a1, t,
                 t, t, fi, t, t);
     free(a0);
     free(a1);
@@ -547,7 +547,7 @@ static char *ex(gen_t *g, node_t *n) {
 static void stmt(gen_t *g, node_t *n);
 
 static void poll_code(gen_t *g, node_t *loop) {
-    sb_add(&g->body, "if (__builtin_expect(--nt_tick <= 0, 0)) { nt_tick = 1024; if (*rt->iflag) rt->interrupt(K[%d]); }\n",
+    sb_add(&g->body, "if (__builtin_expect(--nt_tick <= 0, 0)) { nt_tick = 1024; if (*rt->iflag) rt->interrupt(k%d); }\n",
            kidx(g, loop));
 }
 
@@ -687,6 +687,8 @@ int native_gen(node_t *loop_node, native_src_t *out) {
             int c = g->slotc[i] - 1;
             sb_add(&s, "%s s%d = (%s)S[%d].%s;\n", slot_ctype(c), i, slot_ctype(c), i, c_float(c) ? "d" : "i");
         }
+    /* the constants in locals: the compiler then knows no store changes them */
+    for (int j = 0; j < g->nk; j++) sb_add(&s, "void *const k%d = K[%d];\n", j, j);
     for (int j = 0; j < g->nic; j++)
         sb_add(&s, "uint64_t cp%d = 0, cs%d = 0; uintptr_t ca%d = 0; int64_t cl%d = 0;\n", j, j, j, j);
     for (int j = 0; j < g->ndc; j++) sb_add(&s, "uint64_t dk%d = ~0ULL, dl%d = 0; char *db%d = 0;\n", j, j, j);
