@@ -40,5 +40,6 @@ void magics_session_free(engine_t *e);
 extern const magic_t magic_lsmagic, magic_help, magic_nvrtc, magic_ptx, magic_header, magic_resources, magic_who,
     magic_devices, magic_device, magic_sass, magic_memcheck, magic_timeit, magic_roofline, magic_profile,
     magic_program;
+extern const magic_t magic_host_tier; /* magics/host_tier.c */
 
 #endif

@@ -65,6 +65,32 @@ void native_free(interp_t *in) {
     in->native = NULL;
 }
 
+static const char *const mode_names[] = {"off", "auto", "always"};
+int interp_set_host_tier(interp_t *in, const char *mode, int opt_level) {
+    native_state_t *s = state(in);
+    if (mode) {
+        int m = -1;
+        for (int i = 0; i < 3; i++)
+            if (!strcmp(mode, mode_names[i])) m = i;
+        if (m < 0) return -1;
+        s->mode = m;
+    }
+    if (opt_level >= 0) s->opt = opt_level;
+    return 0;
+}
+const char *interp_host_tier(interp_t *in, int *opt_level) {
+    native_state_t *s = state(in);
+    if (opt_level) *opt_level = s->opt;
+    return mode_names[s->mode];
+}
+void interp_host_tier_take(interp_t *in, long *entries, long *compiled, double *compile_s) {
+    native_state_t *s = state(in);
+    *entries = s->st.entries;
+    *compiled = s->st.compiles + s->st.mem_hits + s->st.disk_hits;
+    *compile_s = s->st.compile_s;
+    memset(&s->st, 0, sizeof s->st);
+}
+
 /* ---- what compiled code calls (native_rt.h) ---- */
 static char *rt_idx(void *node, uint64_t p, int64_t i, int wr, nic_t *c) {
     node_t *at = node;
