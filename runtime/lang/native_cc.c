@@ -89,7 +89,7 @@ static int run_cc(const char *c_path, const char *so_path, int opt) {
     char olev[8], log[4200];
     snprintf(olev, sizeof olev, "-O%d", opt);
     snprintf(log, sizeof log, "%s.log", c_path);
-    char *argv[] = {(char *)compiler(), olev, "-fPIC", "-shared", "-std=gnu11", "-fwrapv", "-fno-strict-aliasing",
+    char *argv[] = {(char *)compiler(), olev, "-pipe", "-fPIC", "-shared", "-std=gnu11", "-fwrapv", "-fno-strict-aliasing",
                     "-ffp-contract=off", "-fno-math-errno", "-w", "-o", (char *)so_path, (char *)c_path, NULL};
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
