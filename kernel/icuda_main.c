@@ -24,6 +24,14 @@ static void usage(FILE *out) {
             ICUDA_VERSION);
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+/* AddressSanitizer reserves the low "shadow gap" in a way that makes the CUDA
+ * driver's cuInit fail, so an ASan build would find no GPU and compile for the
+ * wrong architecture; the driver needs the gap left unprotected. */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void) { return "protect_shadow_gap=0"; }
+#endif
+
 int main(int argc, char **argv) {
     const char *conn_file = NULL, *prefix = NULL;
     int install = 0;

@@ -207,11 +207,17 @@ static void fault_error(cuda_session_t *cs, int code, const char *what, engine_e
                      cs->recovery_note);
 }
 
+/* A CUDA error that ended the cell was raised and seen: like a caught
+ * exception, it is not handed out again by the next cudaGetLastError (an
+ * error kept in a variable and not raised stays, as in CUDA). */
+static int cell_done(cuda_session_t *cs, int rc, const engine_error_t *err) {
+    if (rc && err && err->ename && !strncmp(err->ename, "cuda", 4)) cs->last_error = 0;
+    cs->io = NULL;
+    return rc;
+}
+
 int cuda_session_end_cell(cuda_session_t *cs, const engine_io_t *io, int rc, engine_error_t *err) {
-    if (!cs->gc || !cs->touched) {
-        cs->io = NULL;
-        return rc;
-    }
+    if (!cs->gc || !cs->touched) return cell_done(cs, rc, err);
     gpu_state_t st = gpu_client_state(cs->gc);
     if (st == GPU_READY && cs->ncapt) {
         /* a stream is being captured into a graph: a synchronisation now
@@ -258,8 +264,7 @@ int cuda_session_end_cell(cuda_session_t *cs, const engine_io_t *io, int rc, eng
             }
         }
     }
-    cs->io = NULL;
-    return rc;
+    return cell_done(cs, rc, err);
 }
 
 unsigned long cuda_session_work_count(const cuda_session_t *cs) { return cs ? cs->work_count : 0; }

@@ -252,6 +252,19 @@ void gc_touch(buf_t *b) {
     if (!b->bound) b->shadow = SH_NONE;
 }
 
+/* cudaHostRegister pins whole pages, so a buffer can share its first or
+ * last page with a registered one; the driver refuses a copy whose host range
+ * is partly registered, so such a copy goes in pieces that are each wholly
+ * inside one registered range or wholly outside all of them. */
+static size_t pin_chunk(const gpu_client_t *c, const char *p, size_t n) {
+    for (size_t i = 0; i < c->pins.n; i++) {
+        const char *s = c->pins.v[i].p, *e = s + c->pins.v[i].n;
+        if (p >= s && p < e) return (size_t)(e - p) < n ? (size_t)(e - p) : n;
+        if (s > p && (size_t)(s - p) < n) n = (size_t)(s - p);
+    }
+    return n;
+}
+
 int gpu_client_memcpy_htod(gpu_client_t *c, CUdeviceptr dst, const void *src, size_t n,
                            gpu_handle_t stream, bool async) {
     if (n == 0) return 0;
@@ -263,19 +276,24 @@ int gpu_client_memcpy_htod(gpu_client_t *c, CUdeviceptr dst, const void *src, si
         memcpy(bounce, src, n);
         async = false;
     }
-    ch_cmd_t *m = gc_cmd(c, CH_MEMCPY, async, b->dev);
-    m->u.copy.kind = CH_H2D;
-    m->u.copy.dst = dst;
-    m->u.copy.src = arena_offset(bounce ? bounce : src);
-    m->u.copy.size = n;
-    m->u.copy.stream = gc_stream_h(c, stream);
     if (!bounce && whole(b, dst, n)) {
         b->shadow = SH_HOST;
         b->host = src;
     } else {
         gc_touch(b);
     }
-    int r = gc_send(c, sizeof *m, NULL);
+    const char *h = bounce ? bounce : src;
+    int r = 0;
+    for (size_t done = 0, k; done < n && !r; done += k) {
+        k = pin_chunk(c, h + done, n - done);
+        ch_cmd_t *m = gc_cmd(c, CH_MEMCPY, async, b->dev);
+        m->u.copy.kind = CH_H2D;
+        m->u.copy.dst = dst + done;
+        m->u.copy.src = arena_offset(h + done);
+        m->u.copy.size = k;
+        m->u.copy.stream = gc_stream_h(c, stream);
+        r = gc_send(c, sizeof *m, NULL);
+    }
     if (bounce) arena_free(bounce);
     return r;
 }
@@ -290,13 +308,18 @@ int gpu_client_memcpy_dtoh(gpu_client_t *c, void *dst, CUdeviceptr src, size_t n
         if (!(bounce = arena_alloc(n))) return CUDA_ERROR_OUT_OF_MEMORY;
         async = false;
     }
-    ch_cmd_t *m = gc_cmd(c, CH_MEMCPY, async, b->dev);
-    m->u.copy.kind = CH_D2H;
-    m->u.copy.dst = arena_offset(bounce ? bounce : dst);
-    m->u.copy.src = src;
-    m->u.copy.size = n;
-    m->u.copy.stream = gc_stream_h(c, stream);
-    int r = gc_send(c, sizeof *m, NULL);
+    char *h = bounce ? bounce : dst;
+    int r = 0;
+    for (size_t done = 0, k; done < n && !r; done += k) {
+        k = pin_chunk(c, h + done, n - done);
+        ch_cmd_t *m = gc_cmd(c, CH_MEMCPY, async, b->dev);
+        m->u.copy.kind = CH_D2H;
+        m->u.copy.dst = arena_offset(h + done);
+        m->u.copy.src = src + done;
+        m->u.copy.size = k;
+        m->u.copy.stream = gc_stream_h(c, stream);
+        r = gc_send(c, sizeof *m, NULL);
+    }
     if (bounce) {
         if (!r) memcpy(dst, bounce, n);
         arena_free(bounce);

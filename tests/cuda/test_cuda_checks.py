@@ -112,6 +112,9 @@ def test_no_gpu_calls_fail_as_cuda_says():
         # statements that fail are errors; the session goes on
         e, _ = err(k, "cudaDeviceSynchronize();")
         assert e.startswith("cudaError")
+        # an error raised as the cell's error was seen: cudaGetLastError does not hand it out again
+        msgs = ok(k, "cudaGetLastError()")
+        assert value(msgs) == "(int) 0", value(msgs)
         ok(k, KERNEL)
         e, v = err(k, "vecadd<<<1, 1>>>(0, 0, 0, 1);")
         assert e in ("cudaErrorInsufficientDriver", "cudaErrorNoDevice") and "vecadd" in v, v

@@ -268,7 +268,10 @@ def test_occupancy_all_of_it():
 CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, add_one, 256, 0));
 CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&nb2, add_one, 256, 0, cudaOccupancyDefault));
 assert(nb > 0 && nb == nb2);
-size_t dyn = 0; CHECK(cudaOccupancyAvailableDynamicSMemPerBlock(&dyn, reduce, 1, 256)); assert(dyn > 48 * 1024);
+size_t dyn = 0; CHECK(cudaOccupancyAvailableDynamicSMemPerBlock(&dyn, reduce, 1, 256)); assert(dyn == 48 * 1024);
+CHECK(cudaFuncSetAttribute(reduce, cudaFuncAttributeMaxDynamicSharedMemorySize, 100 * 1024));
+CHECK(cudaOccupancyAvailableDynamicSMemPerBlock(&dyn, reduce, 1, 256)); assert(dyn == 100 * 1024);
+CHECK(cudaFuncSetAttribute(reduce, cudaFuncAttributeMaxDynamicSharedMemorySize, 48 * 1024));
 CHECK(cudaOccupancyMaxPotentialBlockSize(&mg, &bs, add_one, 0, 0)); assert(mg > 0 && bs > 0);
 CHECK(cudaOccupancyMaxPotentialBlockSizeWithFlags(&mg2, &bs2, add_one, 0, 0, cudaOccupancyDefault));
 assert(mg2 == mg && bs2 == bs);
