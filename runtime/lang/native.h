@@ -64,7 +64,8 @@ void native_src_free(native_src_t *s);
 
 /* ---- native_cc.c ---- */
 /* The compiled entry of src (compiled, or from the memory or disk cache);
- * NULL when the compiler fails. *how: 0 compiled, 1 memory, 2 disk. */
+ * NULL when the compiler fails, or was stopped by an interrupt (*how -1).
+ * *how: 0 compiled, 1 memory, 2 disk. */
 typedef int (*native_fn_t)(const void *rt, void *const *k, val_t *slots, char *mem, val_t *ret, int osr);
 native_fn_t native_compile(const char *src, int opt, int *how, double *secs);
 

@@ -15,12 +15,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "native.h"
 #include "../compile_cache.h"
+#include "../interrupt.h"
 
 extern char **environ;
 
@@ -99,9 +101,20 @@ static int run_cc(const char *c_path, const char *so_path, int opt) {
     int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     if (rc != 0) return -1;
+    /* an interrupt stops the compiler: the loop goes on interpreted and
+     * the interpreter's next poll raises KeyboardInterrupt */
     int st;
-    while (waitpid(pid, &st, 0) < 0)
-        if (errno != EINTR) return -1;
+    for (;;) {
+        pid_t r = waitpid(pid, &st, WNOHANG);
+        if (r == pid) break;
+        if (r < 0 && errno != EINTR) return -1;
+        if (interrupt_pending()) {
+            kill(pid, SIGKILL);
+            while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+            return -2;
+        }
+        usleep(500);
+    }
     return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 }
 
@@ -134,7 +147,8 @@ native_fn_t native_compile(const char *src, int opt, int *how, double *secs) {
     fclose(f);
     /* built under another name and renamed: a reader never sees half a file */
     snprintf(tmp_path, sizeof tmp_path, "%s.%d.tmp", so_path, (int)getpid());
-    if (run_cc(c_path, tmp_path, opt) == 0 && rename(tmp_path, so_path) == 0) fn = load(so_path);
+    int rc = run_cc(c_path, tmp_path, opt);
+    if (rc == 0 && rename(tmp_path, so_path) == 0) fn = load(so_path);
     unlink(tmp_path);
     *secs = now_s() - t0;
     if (dir == tmpdir) { /* no cache directory: nothing stays */
@@ -145,7 +159,10 @@ native_fn_t native_compile(const char *src, int opt, int *how, double *secs) {
         unlink(so_path);
         rmdir(tmpdir);
     }
-    if (!fn) return NULL;
+    if (!fn) {
+        *how = rc == -2 ? -1 : 0;
+        return NULL;
+    }
     *how = 0;
     remember(h, fn);
     return fn;

@@ -170,6 +170,7 @@ static void compile_loop(nloop_t *L) {
     free(src.text);
     if (!fn) {
         free(src.k);
+        if (how < 0) return; /* interrupted: still compilable; the interpreter raises */
         s->st.failures++;
         L->state = ST_BAD;
         return;

@@ -156,9 +156,64 @@ static void test_interrupt_compiled(void) {
     interp_free(in);
 }
 
+/* ---- a small differential fuzzer: random loops over every scalar type ---- */
+static unsigned fz_state;
+static unsigned fz(unsigned n) {
+    fz_state = fz_state * 1103515245u + 12345u;
+    return (fz_state >> 8) % n;
+}
+static const char *const fz_vars[] = {"a", "b", "u", "l", "d", "f", "c", "h[i & 15]", "i"};
+static void fz_expr(char *o, size_t n, int depth) {
+    if (depth <= 0 || fz(3) == 0) {
+        if (fz(3) == 0) snprintf(o, n, "%d", (int)fz(2000) - 1000);
+        else snprintf(o, n, "%s", fz_vars[fz(9)]);
+        return;
+    }
+    char x[1024], y[1024];
+    fz_expr(x, sizeof x, depth - 1);
+    fz_expr(y, sizeof y, depth - 1);
+    static const char *const ops[] = {"+", "-", "*", "<", "==", "&&", "||"};
+    static const char *const iops[] = {"&", "|", "^"};
+    switch (fz(9)) {
+    case 0: snprintf(o, n, "((int)(%s) / ((int)(%s) | 1))", x, y); break;
+    case 1: snprintf(o, n, "((long)(%s) %% ((long)(%s) | 1))", x, y); break;
+    case 2: snprintf(o, n, "((int)(%s) << ((int)(%s) & 15))", x, y); break;
+    case 3: snprintf(o, n, "((unsigned)(%s) >> ((int)(%s) & 31))", x, y); break;
+    case 4: snprintf(o, n, "((long)(%s) %s (long)(%s))", x, iops[fz(3)], y); break;
+    case 5: snprintf(o, n, "((%s) ? (%s) : (%s))", x, y, fz(2) ? "d" : "a"); break;
+    case 6: snprintf(o, n, "(%s)(%s)", fz(2) ? "float" : fz(2) ? "char" : "unsigned char", x); break;
+    default: snprintf(o, n, "((%s) %s (%s))", x, ops[fz(7)], y); break;
+    }
+}
+static void fuzz(int programs) {
+    static const char *const lhs[] = {"a", "b", "u", "l", "d", "f", "c", "h[i & 15]"};
+    static const char *const aops[] = {"=", "+=", "-=", "*="};
+    for (int p = 0; p < programs; p++) {
+        fz_state = 12345u + (unsigned)p * 7919u;
+        char prog[16384], e[1024], e2[1024];
+        int k = snprintf(prog, sizeof prog,
+                         "int a = 3, b = -7; unsigned u = 11; long l = 1234567; double d = 0.5; float f = 1.25f;"
+                         " char c = 9; int h[16] = {0};\nfor (int i = 0; i < 40; i++) {\n");
+        for (int st = 0, ns = 3 + (int)fz(4); st < ns; st++) {
+            fz_expr(e, sizeof e, 3);
+            if (fz(4) == 0) {
+                fz_expr(e2, sizeof e2, 2);
+                k += snprintf(prog + k, sizeof prog - (size_t)k, "  if (%s) %s %s %s;\n", e2, lhs[fz(8)], aops[fz(4)], e);
+            } else k += snprintf(prog + k, sizeof prog - (size_t)k, "  %s %s %s;\n", lhs[fz(8)], aops[fz(4)], e);
+        }
+        snprintf(prog + k, sizeof prog - (size_t)k,
+                 "}\nprintf(\"%%d %%d %%u %%ld %%a %%a %%d\\n\", a, b, u, l, d, (double)f, c);\n"
+                 "for (int i = 0; i < 16; i++) printf(\"%%d \", h[i]);\n");
+        char title[16600];
+        snprintf(title, sizeof title, "fuzz program %d:\n%s", p, prog);
+        same(title, prog, false);
+    }
+}
+
 int main(int argc, char **argv) {
     for (size_t i = 0; i < sizeof progs / sizeof progs[0]; i++) same(progs[i][0], progs[i][1], progs[i][2][0] == '1');
     test_interrupt_compiled();
+    fuzz(40);
     /* the conformance suite with the tier forced on */
     char *self = strdup(argv[0]), cmd[4200];
     snprintf(cmd, sizeof cmd, "ICUDA_HOST_TIER=always %s/test_lang >/tmp/icuda-native-parity.log 2>&1", dirname(self));
