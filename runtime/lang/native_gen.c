@@ -20,6 +20,7 @@
 #include <string.h>
 #include "native.h"
 #include "native_rt.h"
+#include "exec_inline.h"
 
 typedef struct sb { char *s; size_t n, cap; } sb_t;
 
@@ -78,6 +79,14 @@ static int kidx(gen_t *g, void *p) {
     return g->nk++;
 }
 
+/* frees n strings */
+static void frees(int n, ...) {
+    va_list ap;
+    va_start(ap, n);
+    for (int i = 0; i < n; i++) free(va_arg(ap, char *));
+    va_end(ap);
+}
+
 static char *bad(gen_t *g) {
     g->fail = true;
     return strdup("0");
@@ -88,16 +97,7 @@ static bool isf(type_t *t) {
 }
 static const char *vt(type_t *t) { return isf(t) ? "double" : "int64_t"; }
 
-/* type code as exec.c's tcode/ccode */
-static int tcode_of(type_t *t) {
-    if (t->is_enum) return t->is_unsigned ? T_UINT : T_INT;
-    switch (t->kind) {
-    case T_LLONG: return T_LONG;
-    case T_ULLONG: case T_ULONG: case T_PTR: return T_ULONG;
-    case T_LDOUBLE: return T_DOUBLE;
-    default: return (int)t->kind;
-    }
-}
+/* conversion code as exec.c's ccode (loads and stores use tcode) */
 static int ccode_of(type_t *t) {
     if (t->is_enum) return t->is_unsigned ? T_UINT : T_INT;
     return (int)t->kind;
@@ -118,7 +118,7 @@ static const char *slot_ctype(int c) {
 
 static bool use_slot(gen_t *g, int slot, type_t *t) {
     if (slot < 0 || slot >= MAXSLOTS || ty_is_aggr(t) || t->kind == T_FUNC) { g->fail = true; return false; }
-    int c = tcode_of(t);
+    int c = tcode(t);
     if (c == T_BOOL || c == T_CHAR || c == T_SCHAR || c == T_UCHAR || c == T_SHORT || c == T_USHORT) c = T_LONG;
     if (c == T_ULONG) c = T_LONG;
     if (!g->slotc[slot]) g->slotc[slot] = (signed char)(c + 1);
@@ -292,12 +292,12 @@ static char *store_to(gen_t *g, node_t *pl, const char *v, const char *a) {
         if (!use_slot(g, pl->slot, pl->ty)) return bad(g);
         return fmt("s%d = (%s)%s;", pl->slot, slot_ctype(g->slotc[pl->slot] - 1), v);
     }
-    return fmt("nt_st_%s(%s, %s);", ldst_name(tcode_of(pl->ty)), a, v);
+    return fmt("nt_st_%s(%s, %s);", ldst_name(tcode(pl->ty)), a, v);
 }
 /* the old value of place pl, whose address is in local a (none for slots) */
 static char *load_from(gen_t *g, node_t *pl, const char *a) {
     if (pl->place == PL_SLOT) return slot_read(g, pl->slot, pl->ty);
-    return fmt("nt_ld_%s(%s)", ldst_name(tcode_of(pl->ty)), a);
+    return fmt("nt_ld_%s(%s)", ldst_name(tcode(pl->ty)), a);
 }
 
 static bool math1(const char *s) {
@@ -372,17 +372,18 @@ static char *cmp(gen_t *g, node_t *n) {
     return r;
 }
 
+/* the address of a place about to be written ("0" for a slot, which has none) */
+static char *waddr(gen_t *g, node_t *pl) { return pl->place == PL_SLOT ? strdup("0") : addr(g, pl, 1); }
+
 static char *assign(gen_t *g, node_t *n) {
     node_t *pl = n->a;
     if (ty_is_aggr(pl->ty)) return bad(g);
     char *v = ex(g, n->b);
-    char *a = pl->place == PL_SLOT ? strdup("0") : addr(g, pl, 1);
+    char *a = waddr(g, pl);
     char *st = store_to(g, pl, "v_", "a_");
     char *r = pl->place == PL_SLOT ? fmt("({ %s v_ = %s; %s v_; })", vt(n->b->ty), v, st)
                                    : fmt("({ %s v_ = %s; char *a_ = %s; %s v_; })", vt(n->b->ty), v, a, st);
-    free(v);
-    free(a);
-    free(st);
+    frees(3, v, a, st);
     return r;
 }
 
@@ -390,7 +391,7 @@ static char *compound(gen_t *g, node_t *n) {
     node_t *pl = n->a;
     if (ty_is_aggr(pl->ty) || !n->c) return bad(g);
     char *v = ex(g, n->b);
-    char *a = pl->place == PL_SLOT ? strdup("0") : addr(g, pl, 1);
+    char *a = waddr(g, pl);
     char *old = load_from(g, pl, "a_");
     int pc = ccode_of(pl->ty), oc = n->slot2;
     char *calc;
@@ -409,17 +410,13 @@ static char *compound(gen_t *g, node_t *n) {
     char *st = store_to(g, pl, "r2_", "a_");
     char *r = fmt("({ %s v_ = %s; char *a_ = %s; (void)a_; %s o_ = %s; %s %s r2_; })", vt(n->b->ty), v, a,
                   vt(pl->ty), old, calc, st);
-    free(v);
-    free(a);
-    free(old);
-    free(calc);
-    free(st);
+    frees(5, v, a, old, calc, st);
     return r;
 }
 
 static char *incdec(gen_t *g, node_t *n) {
     node_t *pl = n->a;
-    char *a = pl->place == PL_SLOT ? strdup("0") : addr(g, pl, 1);
+    char *a = waddr(g, pl);
     char *old = load_from(g, pl, "a_");
     int pc = ccode_of(pl->ty);
     int64_t d = n->k.i;
@@ -438,10 +435,7 @@ static char *incdec(gen_t *g, node_t *n) {
     char *st = store_to(g, pl, "r_", "a_");
     char *r = fmt("({ char *a_ = %s; (void)a_; %s o_ = %s; %s %s %s; })", a, vt(pl->ty), old, calc, st,
                   n->op ? "o_" : "r_");
-    free(a);
-    free(old);
-    free(calc);
-    free(st);
+    frees(4, a, old, calc, st);
     return r;
 }
 
@@ -468,7 +462,7 @@ static char *ex(gen_t *g, node_t *n) {
         node_t *pl = n->a;
         if (!pl || !pl->is_place || ty_is_aggr(pl->ty)) return bad(g);
         if (pl->place == PL_SLOT) return slot_read(g, pl->slot, pl->ty);
-        char *a = addr(g, pl, 0), *r = fmt("nt_ld_%s(%s)", ldst_name(tcode_of(pl->ty)), a);
+        char *a = addr(g, pl, 0), *r = fmt("nt_ld_%s(%s)", ldst_name(tcode(pl->ty)), a);
         free(a);
         return r;
     }
