@@ -53,6 +53,14 @@ PLAIN_UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/tests-plain/%)
 
 ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer
 
+.PHONY: bench-host
+# host code: interpreter, native tier and gcc on the loops of issue 12 (docs/performance.md)
+build/bench/host_suite: bench/host_suite.c $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIB_OBJ) $(LDLIBS) -o $@
+bench-host: build/bench/host_suite
+	./build/bench/host_suite 3
+
 .PHONY: all build venv test test-gpu install run notebooks clean bench bench-timeit asan test-gxx-oracle
 all: build venv
 build: build/icuda build/icuda-worker

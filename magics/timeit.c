@@ -390,6 +390,14 @@ static void report(magic_ctx_t *mc, const timing_t *t, const stats_t *s, double 
                   "may have been cached, or the machine was busy\n", s->max / s->min);
 }
 
+/* When compiled host code ran, says so (docs/native-tier.md); without the
+ * line, the statement was interpreted. */
+static void host_tier_note(magic_ctx_t *mc, long entries, long compiled, double compile_s) {
+    if (entries > 0)
+        io_printf(mc->io, "stdout", "host code: native tier (compiled loops entered %ld times; %ld loop%s compiled or "
+                  "loaded, %.0f ms compiling)\n", entries, compiled, compiled == 1 ? "" : "s", compile_s * 1e3);
+}
+
 /* "NAME.field = value;" with a value C reads back exactly (inf and nan too). */
 static void assign(strbuf_t *c, const char *name, const char *field, double v) {
     if (isfinite(v)) sb_printf(c, "%s.%s = %.17g;\n", name, field, v);
@@ -494,7 +502,11 @@ static int timeit(magic_ctx_t *mc, const opts_t *o, const interp_text_t *setup, 
     t.r = o->r ? o->r : DEFAULT_REPEATS;
     t.times = calloc((size_t)t.r, sizeof *t.times);
     if (!t.times) abort();
+    long entries, compiled;
+    double compile_s;
+    interp_host_tier_take(mc->e->interp, &entries, &compiled, &compile_s);
     int rc = interp_run_prepared(mc->e->interp, prep, mc->io, batch, &t, err);
+    interp_host_tier_take(mc->e->interp, &entries, &compiled, &compile_s);
     interp_prepared_free(prep);
     for (int i = 0; i < 2; i++)
         if (t.have_ev[i]) gpu_client_event_destroy(t.g, t.ev[i]);
@@ -517,6 +529,7 @@ static int timeit(magic_ctx_t *mc, const opts_t *o, const interp_text_t *setup, 
     const device_peaks_t *pk = NULL;
     if (t.events && (bytes > 0 || flops > 0) && peaks_get(mc, t.g, t.dev, &pk, err)) rc = -1;
     if (!rc && !o->quiet) report(mc, &t, &s, bytes, flops, pk);
+    if (!rc && !o->quiet) host_tier_note(mc, entries, compiled, compile_s);
     if (!rc && o->out) rc = store_result(mc, o->out, &t, &s, bytes, flops, err);
     if (!rc && bytes > 0 && flops > 0) measure_add(mc->e, label, bytes, flops, s.mean, t.events ? t.dev : -1);
     free(t.times);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "lang.h"
 #include "exec_inline.h"
+#include "native.h"
 
 /* How deep the C stack may go before an interpreted recursion is stopped. */
 void frame_enter_check(node_t *at) {
@@ -225,3 +226,6 @@ node_t *mk_memcpy_init(loc_t *l, node_t *pl, const char *bytes, int64_t cnt) {
     n->fn = ev_memcpy_init;
     return n;
 }
+
+/* For the native tier (native.h): is n a call of a library function? */
+bool native_is_builtin_call(node_t *n) { return n->fn == ev_builtin; }

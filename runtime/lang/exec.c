@@ -10,6 +10,7 @@
 #include <string.h>
 #include "lang.h"
 #include "exec_inline.h"
+#include "native.h"
 
 int g_tick = 1024;
 fbox_t **g_fboxes;
@@ -1132,6 +1133,7 @@ node_t *st_while(loc_t *l, node_t *c, node_t *body) {
     n->a = mk_test(c);
     n->b = body;
     n->sfn = sx_while;
+    native_hook_loop(n, NK_S_WHILE);
     return n;
 }
 static int sx_do(node_t *n, frame_t *f) {
@@ -1148,6 +1150,7 @@ node_t *st_do(loc_t *l, node_t *body, node_t *c) {
     n->a = mk_test(c);
     n->b = body;
     n->sfn = sx_do;
+    native_hook_loop(n, NK_S_DO);
     return n;
 }
 static int sx_for(node_t *n, frame_t *f) {
@@ -1292,6 +1295,7 @@ node_t *st_for(loc_t *l, node_t *init, node_t *c, node_t *step, node_t *body) {
     n->sfn = body->sfn == sx_expr ? sx_for_expr : sx_for;
     sfn_t cnt = counted_for(n);
     if (cnt) n->sfn = cnt;
+    native_hook_loop(n, NK_S_FOR);
     return n;
 }
 static int sx_switch(node_t *n, frame_t *f) {
@@ -1437,3 +1441,5 @@ void run_cell(interp_t *in, cell_code_t *cc) {
     val_t none[1];
     call_func(cc->fn, none, NULL, NULL, NULL);
 }
+
+#include "native_classify.inc"

@@ -246,5 +246,15 @@ int interp_array(interp_t *in, const interp_text_t *expr, interp_array_t *out, e
  * cell, line, names (variables pointing at its start), inside (variables
  * pointing further in, "p (+16 B)")}; new reference. */
 json_t *interp_heap(interp_t *in);
+/* ---- The native tier of host code (docs/native-tier.md) ----
+ * mode "off" (always interpreted), "auto" (loops that run long are
+ * compiled) or "always" (every loop the tier compiles, on its first run);
+ * opt_level 0 or 2 for the C compiler (-1 keeps it). 0, or -1 for a bad
+ * mode name. */
+int interp_set_host_tier(interp_t *in, const char *mode, int opt_level);
+const char *interp_host_tier(interp_t *in, int *opt_level);
+/* How often compiled host code was entered, and how many loops were
+ * compiled (cache hits included), since the last call; resets both. */
+void interp_host_tier_take(interp_t *in, long *entries, long *compiled, double *compile_s);
 
 #endif

@@ -262,6 +262,7 @@ struct node {
     int line_tag;
     /* PL_INDEX through a pointer: the last buffer checked (idx_at) */
     struct icache ic;
+    void *native;        /* a loop: the native tier's record (native_tier.c) */
 };
 
 /* The host address of element i of pointer p for the PL_INDEX node at, checked.
@@ -409,6 +410,7 @@ struct interp {
     struct cx_state *cxx; /* C++ classes and their library (cxx_class.h) */
     uint64_t argv_word;  /* main's argv, made when a cell first names it */
     char *fmt_buf;       /* printf's text while it is formatted: freed if a conversion's error stops the cell */
+    struct native_state *native; /* the native tier's mode and figures (native_tier.c) */
 };
 
 extern interp_t *g_in;   /* the interpreter running now */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lang.h"
+#include "native.h"
 #include "cxx_class.h"
 #include "../hostmem/arena.h"
 
@@ -85,6 +86,7 @@ static void teardown(interp_t *in) {
 void interp_free(interp_t *in) {
     if (!in) return;
     teardown(in);
+    native_free(in);
     free(in);
 }
 
@@ -92,9 +94,11 @@ void interp_reset(interp_t *in) {
     interp_hooks_t h = in->hooks;
     teardown(in);
     uint32_t id = in->id;
+    struct native_state *ns = in->native; /* the tier's choice outlives %reset */
     memset(in, 0, sizeof *in);
     in->id = id;
     in->hooks = h;
+    in->native = ns;
     setup(in);
 }
 

@@ -1,0 +1,72 @@
+/* The native tier of host code (docs/native-tier.md): loops that run long are
+ * compiled from the interpreter's typed nodes to C with every check written
+ * in, built with the system's C compiler into a shared object, and entered at
+ * a loop head with the interpreter's current variables. Failed checks call
+ * the interpreter's own error routines, so errors are the interpreter's.
+ * Pieces: native_classify.inc (what each evaluator means; included by
+ * exec.c), native_gen.c (nodes -> C), native_cc.c (C -> code, cached by
+ * content), native_tier.c (hotness, entry, the runtime the code calls). */
+#ifndef ICUDA_NATIVE_H
+#define ICUDA_NATIVE_H
+
+#include <stdint.h>
+#include "lang.h"
+
+/* What an evaluator computes, whichever specialised form the builders chose. */
+enum {
+    NK_NONE = 0,   /* anything the native tier does not compile */
+    /* expressions */
+    NK_CONST, NK_SLOT, NK_LOAD, NK_CAST, NK_ARITH, NK_CMP, NK_PTRADD, NK_PTRSUB, NK_PTRADDK,
+    NK_NEG, NK_BNOT, NK_LAND, NK_LOR, NK_NOT, NK_COND, NK_COMMA,
+    NK_ASSIGN, NK_COMPOUND, NK_INCDEC, NK_BUILTIN,
+    /* statements */
+    NK_S_EXPR, NK_S_BLOCK, NK_S_NOP, NK_S_IF, NK_S_WHILE, NK_S_DO, NK_S_FOR, NK_S_JUMP, NK_S_RETURN,
+};
+int native_expr_kind(node_t *n);   /* n->fn */
+int native_stmt_kind(node_t *n);   /* n->sfn (a loop the tier wraps: its original kind) */
+bool native_is_builtin_call(node_t *n); /* calls.c */
+int native_stmt_kind_base(sfn_t s);  /* exec.c's statement evaluators */
+/* Is place pl addressed by exec.c's own pa_* routine? 0 no; PL_INDEX: 1
+ * through a pointer, 2 into an array. */
+int native_place_ok(node_t *pl);
+
+/* The interpreter's error routines of exec.c, for compiled code's failed checks. */
+_Noreturn void native_index_fail(node_t *n, int64_t i, int wr);
+_Noreturn void native_div0(node_t *n);
+_Noreturn void native_divovf(node_t *n);
+
+/* Tier choice: off (never compile), auto (compile what runs long), always
+ * (compile every loop the tier can on its first run: the parity tests). */
+enum { NATIVE_OFF, NATIVE_AUTO, NATIVE_ALWAYS };
+void native_set_mode(interp_t *in, int mode);
+int native_mode(interp_t *in);
+/* C compiler optimisation level for compiled host code (0 or 2). */
+void native_set_opt(interp_t *in, int level);
+int native_opt(interp_t *in);
+/* Statistics since the last reset: loops entered compiled, compiles, cache
+ * hits, compile time. %timeit reports the tier from them. */
+typedef struct native_stats { long entries, compiles, mem_hits, disk_hits, failures; double compile_s; } native_stats_t;
+native_stats_t native_stats(interp_t *in);
+void native_stats_reset(interp_t *in);
+void native_free(interp_t *in);
+
+/* exec.c's hook: the loop statement n was just built (for, while, do). */
+void native_hook_loop(node_t *n, int kind);
+
+/* ---- native_gen.c ---- */
+/* The C source of a function compiling loop statement n, and its constants
+ * (node addresses, session variable addresses, libm entry points) in *k /
+ * *nk; NULL (and nothing allocated) when n holds something not compiled.
+ * The source names no address, so equal loops give equal text. */
+typedef struct native_src { char *text; void **k; int nk; } native_src_t;
+int native_gen(node_t *loop, native_src_t *out);
+void native_src_free(native_src_t *s);
+
+/* ---- native_cc.c ---- */
+/* The compiled entry of src (compiled, or from the memory or disk cache);
+ * NULL when the compiler fails, or was stopped by an interrupt (*how -1).
+ * *how: 0 compiled, 1 memory, 2 disk. */
+typedef int (*native_fn_t)(const void *rt, void *const *k, val_t *slots, char *mem, val_t *ret, int osr);
+native_fn_t native_compile(const char *src, int opt, int *how, double *secs);
+
+#endif

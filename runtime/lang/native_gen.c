@@ -1,0 +1,706 @@
+/* Native tier, code generation (native.h): a loop statement's typed nodes
+ * -> one C function. Every value is what the interpreter's val_t holds
+ * (int64_t for integers and pointer words, double for floating types), and
+ * every operator is written as exec.c computes it, in exec.c's order of
+ * evaluation (GNU statement expressions sequence the operands). Checks:
+ *   - p[i]: a per-site copy of the interpreter's access cache (idx_fill); a
+ *     miss calls idx_fill itself, which either fills the cache or raises;
+ *   - *(p + k): a per-site cache of the buffer (slot and generation);
+ *   - a[i] of an array: the interpreter's bound test and error routine;
+ *   - integer division: the interpreter's zero and overflow errors;
+ *   - the interrupt flag on every back-edge.
+ * Nothing compiled can free memory or return from a function, so a buffer
+ * found live stays live for the whole run of the code. All semantic
+ * choices (conversions, arithmetic) live in this file, next to each other,
+ * so that a new check in exec.c has one place to be mirrored. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "native.h"
+#include "native_rt.h"
+#include "exec_inline.h"
+
+typedef struct sb { char *s; size_t n, cap; } sb_t;
+
+static void sb_vadd(sb_t *b, const char *fmt, va_list ap) {
+    va_list aq;
+    va_copy(aq, ap);
+    int k = vsnprintf(NULL, 0, fmt, aq);
+    va_end(aq);
+    if (b->n + (size_t)k + 1 > b->cap) {
+        b->cap = (b->n + (size_t)k + 1) * 2 + 256;
+        b->s = realloc(b->s, b->cap);
+        if (!b->s) abort();
+    }
+    vsnprintf(b->s + b->n, (size_t)k + 1, fmt, ap);
+    b->n += (size_t)k;
+}
+static void sb_add(sb_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_add(sb_t *b, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    sb_vadd(b, fmt, ap);
+    va_end(ap);
+}
+/* a new string */
+static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
+static char *fmt(const char *f, ...) {
+    sb_t b = {0};
+    va_list ap;
+    va_start(ap, f);
+    sb_vadd(&b, f, ap);
+    va_end(ap);
+    return b.s;
+}
+
+enum { MAXSLOTS = 4096, MAXDEPTH = 64 };
+
+typedef struct gen {
+    sb_t body;
+    void **k; int nk, capk;
+    signed char slotc[MAXSLOTS]; /* per slot: its type code + 1, 0 unused */
+    int nic, ndc, nlab, ntmp;
+    int brk[MAXDEPTH], cont[MAXDEPTH], depth;
+    bool fail;
+    node_t *root;
+} gen_t;
+
+static int kidx(gen_t *g, void *p) {
+    for (int i = 0; i < g->nk; i++)
+        if (g->k[i] == p) return i;
+    if (g->nk == g->capk) {
+        g->capk = g->capk ? 2 * g->capk : 32;
+        g->k = realloc(g->k, sizeof(void *) * (size_t)g->capk);
+        if (!g->k) abort();
+    }
+    g->k[g->nk] = p;
+    return g->nk++;
+}
+
+/* frees n strings */
+static void frees(int n, ...) {
+    va_list ap;
+    va_start(ap, n);
+    for (int i = 0; i < n; i++) free(va_arg(ap, char *));
+    va_end(ap);
+}
+
+static char *bad(gen_t *g) {
+    g->fail = true;
+    return strdup("0");
+}
+
+static bool isf(type_t *t) {
+    return !t->is_enum && (t->kind == T_FLOAT || t->kind == T_DOUBLE || t->kind == T_LDOUBLE);
+}
+static const char *vt(type_t *t) { return isf(t) ? "double" : "int64_t"; }
+
+/* conversion code as exec.c's ccode (loads and stores use tcode) */
+static int ccode_of(type_t *t) {
+    if (t->is_enum) return t->is_unsigned ? T_UINT : T_INT;
+    return (int)t->kind;
+}
+static bool c_float(int c) { return c == T_FLOAT || c == T_DOUBLE || c == T_LDOUBLE; }
+static bool c_u64(int c) { return c == T_ULONG || c == T_ULLONG || c == T_PTR; }
+
+/* the C type a slot of code c is kept in, and how it is read and written */
+static const char *slot_ctype(int c) {
+    switch (c) {
+    case T_INT: return "int32_t";
+    case T_UINT: return "uint32_t";
+    case T_FLOAT: return "float";
+    case T_DOUBLE: return "double";
+    default: return "int64_t";
+    }
+}
+
+static bool use_slot(gen_t *g, int slot, type_t *t) {
+    if (slot < 0 || slot >= MAXSLOTS || ty_is_aggr(t) || t->kind == T_FUNC) { g->fail = true; return false; }
+    int c = tcode(t);
+    if (c == T_BOOL || c == T_CHAR || c == T_SCHAR || c == T_UCHAR || c == T_SHORT || c == T_USHORT) c = T_LONG;
+    if (c == T_ULONG) c = T_LONG;
+    if (!g->slotc[slot]) g->slotc[slot] = (signed char)(c + 1);
+    else if (g->slotc[slot] != c + 1) { g->fail = true; return false; }
+    return true;
+}
+static char *slot_read(gen_t *g, int slot, type_t *t) {
+    if (!use_slot(g, slot, t)) return bad(g);
+    return fmt("((%s)s%d)", vt(t), slot);
+}
+
+/* loads and stores by type code (exec_inline.h load_code / store_code) */
+static const char *ldst_name(int c) {
+    switch (c) {
+    case T_BOOL: return "b";
+    case T_CHAR: case T_SCHAR: return "i8";
+    case T_UCHAR: return "u8";
+    case T_SHORT: return "i16";
+    case T_USHORT: return "u16";
+    case T_INT: return "i32";
+    case T_UINT: return "u32";
+    case T_FLOAT: return "f32";
+    case T_DOUBLE: return "f64";
+    default: return "u64";
+    }
+}
+
+/* conv(v, from, to) of exec.c */
+static char *conv_code(const char *e, int from, int to) {
+    if (from == T_LDOUBLE) from = T_DOUBLE;
+    if (to == T_LDOUBLE) to = T_DOUBLE;
+    if (from == T_ARRAY || from == T_FUNC) from = T_PTR;
+    if (to == T_PTR) return c_float(from) ? fmt("((void)(%s), (int64_t)0)", e) : fmt("(%s)", e);
+    if (c_float(to)) {
+        if (to == T_FLOAT) {
+            if (c_u64(from)) return fmt("((double)(float)(uint64_t)(%s))", e);
+            if (!c_float(from)) return fmt("((double)(float)(int64_t)(%s))", e);
+            return fmt("((double)(float)(%s))", e);
+        }
+        if (c_float(from)) return fmt("(%s)", e);
+        if (c_u64(from)) return fmt("((double)(uint64_t)(%s))", e);
+        return fmt("((double)(int64_t)(%s))", e);
+    }
+    if (to == T_BOOL) return fmt("((int64_t)((%s) != 0))", e);
+    const char *x;
+    char *xs = NULL;
+    if (c_float(from)) {
+        if (to == T_ULONG || to == T_ULLONG) xs = fmt("nt_d2u64(%s)", e);
+        else if (to == T_LONG || to == T_LLONG || to == T_UINT) xs = fmt("(uint64_t)nt_d2i64(%s)", e);
+        else xs = fmt("(uint64_t)nt_d2i32(%s)", e);
+        x = xs;
+    } else x = e;
+    char *r;
+    switch (to) {
+    case T_CHAR: case T_SCHAR: r = fmt("((int64_t)(int8_t)(uint8_t)(uint64_t)(%s))", x); break;
+    case T_UCHAR: r = fmt("((int64_t)(uint8_t)(uint64_t)(%s))", x); break;
+    case T_SHORT: r = fmt("((int64_t)(int16_t)(uint16_t)(uint64_t)(%s))", x); break;
+    case T_USHORT: r = fmt("((int64_t)(uint16_t)(uint64_t)(%s))", x); break;
+    case T_INT: r = fmt("((int64_t)(int32_t)(uint32_t)(uint64_t)(%s))", x); break;
+    case T_UINT: r = fmt("((int64_t)(uint32_t)(uint64_t)(%s))", x); break;
+    default: r = fmt("((int64_t)(%s))", x); break;
+    }
+    free(xs);
+    return r;
+}
+
+/* arith(op, k, x, y, n) of exec.c on two evaluated operands (names of
+ * locals): the statements computing it into local r, which has the
+ * operation's representation. */
+static char *arith_code(gen_t *g, int op, int k, const char *x, const char *y, node_t *n) {
+    if (k == K_F32 || k == K_F64) {
+        const char *o = op == P_PLUS ? "+" : op == P_MINUS ? "-" : op == P_STAR ? "*" : op == P_DIV ? "/" : NULL;
+        if (!o) return fmt("double r = 0;");
+        /* float operands are exact floats: one float operation rounds as
+         * the interpreter's double operation rounded to float */
+        if (k == K_F32) return fmt("double r = (double)((float)%s %s (float)%s);", x, o, y);
+        return fmt("double r = %s %s %s;", x, o, y);
+    }
+    int sh = (k == K_I32 || k == K_U32) ? 31 : 63;
+    char *z;
+    int ni = kidx(g, n);
+    switch (op) {
+    case P_PLUS: z = fmt("uint64_t z = (uint64_t)%s + (uint64_t)%s;", x, y); break;
+    case P_MINUS: z = fmt("uint64_t z = (uint64_t)%s - (uint64_t)%s;", x, y); break;
+    case P_STAR: z = fmt("uint64_t z = (uint64_t)%s * (uint64_t)%s;", x, y); break;
+    case P_AMP: z = fmt("uint64_t z = (uint64_t)%s & (uint64_t)%s;", x, y); break;
+    case P_OR: z = fmt("uint64_t z = (uint64_t)%s | (uint64_t)%s;", x, y); break;
+    case P_XOR: z = fmt("uint64_t z = (uint64_t)%s ^ (uint64_t)%s;", x, y); break;
+    case P_SHL: z = fmt("uint64_t z = (uint64_t)%s << ((uint64_t)%s & %d);", x, y, sh); break;
+    case P_SHR:
+        if (k == K_I32) z = fmt("uint64_t z = (uint64_t)(int64_t)((int32_t)%s >> ((uint64_t)%s & 31));", x, y);
+        else if (k == K_I64) z = fmt("uint64_t z = (uint64_t)((int64_t)%s >> ((uint64_t)%s & 63));", x, y);
+        else if (k == K_U32) z = fmt("uint64_t z = (uint32_t)(uint64_t)%s >> ((uint64_t)%s & 31);", x, y);
+        else z = fmt("uint64_t z = (uint64_t)%s >> ((uint64_t)%s & 63);", x, y);
+        break;
+    case P_DIV: case P_MOD: {
+        const char *o = op == P_DIV ? "/" : "%";
+        char *chk = fmt("if (__builtin_expect((uint64_t)%s == 0, 0)) rt->div0(k%d);", y, ni);
+        if (k == K_I32 || k == K_I64)
+            z = fmt("%s if (__builtin_expect((int64_t)%s == -1 && (int64_t)%s == %s, 0)) rt->divovf(k%d);"
+                    " uint64_t z = (uint64_t)((int64_t)%s %s (int64_t)%s);",
+                    chk, y, x, k == K_I32 ? "INT32_MIN" : "INT64_MIN", ni, x, o, y);
+        else if (k == K_U32) z = fmt("%s uint64_t z = (uint32_t)(uint64_t)%s %s (uint32_t)(uint64_t)%s;", chk, x, o, y);
+        else z = fmt("%s uint64_t z = (uint64_t)%s %s (uint64_t)%s;", chk, x, o, y);
+        free(chk);
+        break;
+    }
+    default: return bad(g);
+    }
+    char *r = fmt("%s int64_t r = %s;", z,
+                  k == K_I32 ? "(int64_t)(int32_t)(uint32_t)z" : k == K_U32 ? "(int64_t)(uint32_t)z" : "(int64_t)z");
+    free(z);
+    return r;
+}
+
+static char *ex(gen_t *g, node_t *n);
+
+/* A place's checked host address (a char * expression); wr as the interpreter passes it. */
+static char *addr(gen_t *g, node_t *pl, int wr) {
+    int ok = native_place_ok(pl);
+    if (!ok || pl->place == PL_SLOT) return bad(g);
+    switch (pl->place) {
+    case PL_FRAME: return fmt("(M + %" PRId64 ")", pl->k.i);
+    case PL_GLOBAL: return fmt("((char *)k%d)", kidx(g, pl->k.p));
+    case PL_MEMBER: {
+        char *b = addr(g, pl->a, wr), *r = fmt("(%s + %" PRId64 ")", b, pl->k.i);
+        free(b);
+        return r;
+    }
+    case PL_DEREF: {
+        int j = g->ndc++, ni = kidx(g, pl);
+        char *p = ex(g, pl->a);
+        char *r = fmt("({ uint64_t p_ = (uint64_t)%s; int64_t o_ = nt_off(p_) + %" PRId64 "; char *a_;"
+                      " if (__builtin_expect((p_ >> NT_OFF_BITS) == dk%d && (uint64_t)o_ <= dl%d, 1)) a_ = db%d + o_;"
+                      " else { ndc_t c_; a_ = rt->deref(k%d, p_, %d, &c_); dk%d = c_.key; db%d = c_.base;"
+                      " dl%d = c_.lim; } a_; })",
+                      p, pl->k.i, j, j, j, ni, wr, j, j, j);
+        free(p);
+        return r;
+    }
+    case PL_INDEX:
+        if (ok == 1) { /* through a pointer: p, then i */
+            int j = g->nic++, ni = kidx(g, pl);
+            char *p = ex(g, pl->a), *i = ex(g, pl->b);
+            char *r = fmt("({ uint64_t p_ = (uint64_t)%s; int64_t i_ = %s; char *a_;"
+                          " if (__builtin_expect(p_ == cp%d && (uint64_t)i_ - (uint64_t)cl%d < cs%d, 1))"
+                          " a_ = (char *)(ca%d + (uint64_t)i_ * %" PRId64 "u);"
+                          " else { nic_t c_; a_ = rt->idx(k%d, p_, i_, %d, &c_); cp%d = c_.p; ca%d = c_.addr;"
+                          " cl%d = c_.lo; cs%d = c_.span; } a_; })",
+                          p, i, j, j, j, j, pl->esz, ni, wr, j, j, j, j);
+            free(p);
+            free(i);
+            return r;
+        } else { /* an array: i, then the array's place */
+            int ni = kidx(g, pl);
+            char *i = ex(g, pl->b), *b = addr(g, pl->a, wr);
+            char *r = fmt("({ int64_t i_ = %s; if (__builtin_expect((uint64_t)i_ >= (uint64_t)%" PRId64 "LL, 0))"
+                          " rt->index_fail(k%d, i_, %d); %s + i_ * %" PRId64 "; })",
+                          i, pl->bound, ni, wr, b, pl->esz);
+            free(i);
+            free(b);
+            return r;
+        }
+    }
+    return bad(g);
+}
+
+/* the statements that store value expression v (a local's name) into place pl */
+static char *store_to(gen_t *g, node_t *pl, const char *v, const char *a) {
+    if (pl->place == PL_SLOT) {
+        if (!use_slot(g, pl->slot, pl->ty)) return bad(g);
+        return fmt("s%d = (%s)%s;", pl->slot, slot_ctype(g->slotc[pl->slot] - 1), v);
+    }
+    return fmt("nt_st_%s(%s, %s);", ldst_name(tcode(pl->ty)), a, v);
+}
+/* the old value of place pl, whose address is in local a (none for slots) */
+static char *load_from(gen_t *g, node_t *pl, const char *a) {
+    if (pl->place == PL_SLOT) return slot_read(g, pl->slot, pl->ty);
+    return fmt("nt_ld_%s(%s)", ldst_name(tcode(pl->ty)), a);
+}
+
+static bool math1(const char *s) {
+    static const char *const names[] = {"sqrt", "cbrt", "fabs", "exp", "exp2", "expm1", "log", "log2", "log10",
+        "log1p", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh",
+        "floor", "ceil", "round", "trunc", "rint", "nearbyint", "erf", "erfc", "tgamma", "lgamma", NULL};
+    for (int i = 0; names[i]; i++)
+        if (!strcmp(s, names[i])) return true;
+    return false;
+}
+static bool math2(const char *s) {
+    static const char *const names[] = {"pow", "atan2", "fmod", "fmin", "fmax", "hypot", "copysign", "fdim",
+        "remainder", "nextafter", NULL};
+    for (int i = 0; names[i]; i++)
+        if (!strcmp(s, names[i])) return true;
+    return false;
+}
+
+static char *builtin_call(gen_t *g, node_t *n) {
+    builtin_t *b = n->p;
+    const char *nm = b->name;
+    if (!strcmp(nm, "rand") && n->nlist == 0) return strdup("((int64_t)rt->rand())");
+    size_t L = strlen(nm);
+    char base[64];
+    bool fl = false;
+    snprintf(base, sizeof base, "%s", nm);
+    int ar = math1(base) ? 1 : math2(base) ? 2 : 0;
+    if (!ar && L > 1 && nm[L - 1] == 'f' && L < sizeof base) {
+        base[L - 1] = 0;
+        ar = math1(base) ? 1 : math2(base) ? 2 : 0;
+        fl = true;
+    }
+    if (!ar || n->nlist != ar || !b->data) return bad(g);
+    for (int i = 0; i < ar; i++)
+        if (!isf(n->list[i]->ty)) return bad(g);
+    int fi = kidx(g, b->data);
+    char *a0 = ex(g, n->list[0]), *a1 = ar == 2 ? ex(g, n->list[1]) : strdup(""), *r;
+    const char *t = fl ? "float" : "double";
+    if (ar == 1)
+        r = fmt("({ double x_ = %s; (double)((%s (*)(%s))k%d)((%s)x_); })", a0, t, t, fi, t);
+    else
+        r = fmt("({ double x_ = %s; double y_ = %s; (double)((%s (*)(%s, %s))k%d)((%s)x_, (%s)y_); })", a0, a1, t,
+                t, t, fi, t, t);
+    free(a0);
+    free(a1);
+    return r;
+}
+
+static char *binop(gen_t *g, node_t *n) {
+    char *a = ex(g, n->a), *b = ex(g, n->b);
+    char *c = arith_code(g, n->op, n->kind, "x_", "y_", n);
+    char *r = fmt("({ %s x_ = %s; %s y_ = %s; %s r; })", vt(n->a->ty), a, vt(n->b->ty), b, c);
+    free(a);
+    free(b);
+    free(c);
+    return r;
+}
+
+static char *cmp(gen_t *g, node_t *n) {
+    const char *o = n->op == P_LT ? "<" : n->op == P_LE ? "<=" : n->op == P_GT ? ">" : n->op == P_GE ? ">="
+                  : n->op == P_EQ ? "==" : "!=";
+    int k = n->kind;
+    bool fl = k == K_F32 || k == K_F64, un = k == K_U32 || k == K_U64, pt = k == K_PTR;
+    bool rel = n->op == P_LT || n->op == P_LE || n->op == P_GT || n->op == P_GE;
+    char *a = ex(g, n->a), *b = ex(g, n->b), *r;
+    if (fl) r = fmt("({ double x_ = %s; double y_ = %s; (int64_t)(x_ %s y_); })", a, b, o);
+    else if (pt && rel) r = fmt("({ uint64_t x_ = (uint64_t)%s; uint64_t y_ = (uint64_t)%s; (int64_t)(nt_ptrcmp(x_, y_) %s 0); })", a, b, o);
+    else if (un || !rel) r = fmt("({ uint64_t x_ = (uint64_t)%s; uint64_t y_ = (uint64_t)%s; (int64_t)(x_ %s y_); })", a, b, o);
+    else r = fmt("({ int64_t x_ = %s; int64_t y_ = %s; (int64_t)(x_ %s y_); })", a, b, o);
+    free(a);
+    free(b);
+    return r;
+}
+
+/* the address of a place about to be written ("0" for a slot, which has none) */
+static char *waddr(gen_t *g, node_t *pl) { return pl->place == PL_SLOT ? strdup("0") : addr(g, pl, 1); }
+
+static char *assign(gen_t *g, node_t *n) {
+    node_t *pl = n->a;
+    if (ty_is_aggr(pl->ty)) return bad(g);
+    char *v = ex(g, n->b);
+    char *a = waddr(g, pl);
+    char *st = store_to(g, pl, "v_", "a_");
+    char *r = pl->place == PL_SLOT ? fmt("({ %s v_ = %s; %s v_; })", vt(n->b->ty), v, st)
+                                   : fmt("({ %s v_ = %s; char *a_ = %s; %s v_; })", vt(n->b->ty), v, a, st);
+    frees(3, v, a, st);
+    return r;
+}
+
+static char *compound(gen_t *g, node_t *n) {
+    node_t *pl = n->a;
+    if (ty_is_aggr(pl->ty) || !n->c) return bad(g);
+    char *v = ex(g, n->b);
+    char *a = waddr(g, pl);
+    char *old = load_from(g, pl, "a_");
+    int pc = ccode_of(pl->ty), oc = n->slot2;
+    char *calc;
+    if (n->esz) {
+        calc = fmt("int64_t r2_ = (int64_t)rt->ptr_add((uint64_t)o_, (%s) * %" PRId64 ");",
+                   n->op == P_MINUS ? "-v_" : "v_", n->esz);
+    } else {
+        char *o2 = conv_code("o_", pc, oc);
+        char *ar = arith_code(g, n->op, ty_opkind(n->c->ty), "o2_", "v_", n);
+        char *back = conv_code("r", oc, pc);
+        calc = fmt("%s o2_ = %s; %s %s r2_ = %s;", c_float(oc) ? "double" : "int64_t", o2, ar, vt(pl->ty), back);
+        free(o2);
+        free(ar);
+        free(back);
+    }
+    char *st = store_to(g, pl, "r2_", "a_");
+    char *r = fmt("({ %s v_ = %s; char *a_ = %s; (void)a_; %s o_ = %s; %s %s r2_; })", vt(n->b->ty), v, a,
+                  vt(pl->ty), old, calc, st);
+    frees(5, v, a, old, calc, st);
+    return r;
+}
+
+static char *incdec(gen_t *g, node_t *n) {
+    node_t *pl = n->a;
+    char *a = waddr(g, pl);
+    char *old = load_from(g, pl, "a_");
+    int pc = ccode_of(pl->ty);
+    int64_t d = n->k.i;
+    char *calc;
+    if (pc == T_PTR) calc = fmt("int64_t r_ = (int64_t)rt->ptr_add((uint64_t)o_, %" PRId64 ");", d * n->esz);
+    else if (c_float(pc))
+        calc = fmt("double r_ = o_ + (double)%" PRId64 "; %s", d, pc == T_FLOAT ? "r_ = (double)(float)r_;" : "");
+    else if (pc == T_BOOL) calc = fmt("int64_t r_ = %s;", d > 0 ? "1" : "!o_");
+    else {
+        char *x = fmt("((uint64_t)o_ + (uint64_t)%" PRId64 "LL)", d);
+        char *nv = conv_code(x, T_LONG, pc == T_LONG || pc == T_ULONG || pc == T_LLONG || pc == T_ULLONG ? T_LONG : pc);
+        calc = fmt("int64_t r_ = %s;", nv);
+        free(x);
+        free(nv);
+    }
+    char *st = store_to(g, pl, "r_", "a_");
+    char *r = fmt("({ char *a_ = %s; (void)a_; %s o_ = %s; %s %s %s; })", a, vt(pl->ty), old, calc, st,
+                  n->op ? "o_" : "r_");
+    frees(4, a, old, calc, st);
+    return r;
+}
+
+static char *ex(gen_t *g, node_t *n) {
+    if (g->fail) return strdup("0");
+    switch (native_expr_kind(n)) {
+    case NK_CONST:
+        if (isf(n->ty)) {
+            uint64_t bits;
+            memcpy(&bits, &n->k.d, 8);
+            return fmt("nt_dbits(0x%" PRIx64 "ULL)", bits);
+        }
+        return fmt("((int64_t)0x%" PRIx64 "ULL)", n->k.u);
+    case NK_SLOT: {
+        /* an identity cast copies the slot read with another type: the
+         * slot's own type is its place's */
+        type_t *st = n->a && n->a->is_place && n->a->place == PL_SLOT && n->a->slot == n->slot ? n->a->ty : n->ty;
+        if (isf(st) != isf(n->ty)) return bad(g);
+        char *r = slot_read(g, n->slot, st), *c = fmt("((%s)%s)", vt(n->ty), r);
+        free(r);
+        return c;
+    }
+    case NK_LOAD: {
+        node_t *pl = n->a;
+        if (!pl || !pl->is_place || ty_is_aggr(pl->ty)) return bad(g);
+        if (pl->place == PL_SLOT) return slot_read(g, pl->slot, pl->ty);
+        char *a = addr(g, pl, 0), *r = fmt("nt_ld_%s(%s)", ldst_name(tcode(pl->ty)), a);
+        free(a);
+        return r;
+    }
+    case NK_CAST: {
+        char *a = ex(g, n->a), *r = conv_code(a, n->op, n->kind);
+        free(a);
+        return r;
+    }
+    case NK_ARITH: return binop(g, n);
+    case NK_CMP: return cmp(g, n);
+    case NK_PTRADD: case NK_PTRSUB: {
+        char *a = ex(g, n->a), *b = ex(g, n->b);
+        char *r = fmt("({ uint64_t p_ = (uint64_t)%s; int64_t i_ = %s; (int64_t)rt->ptr_add(p_, %si_ * %" PRId64 "); })",
+                      a, b, native_expr_kind(n) == NK_PTRSUB ? "-" : "", n->esz);
+        free(a);
+        free(b);
+        return r;
+    }
+    case NK_PTRADDK: {
+        char *a = ex(g, n->a), *r = fmt("((int64_t)rt->ptr_add((uint64_t)%s, %" PRId64 "))", a, n->k.i);
+        free(a);
+        return r;
+    }
+    case NK_NEG: {
+        char *a = ex(g, n->a), *r;
+        switch (n->kind) {
+        case K_I32: r = fmt("((int64_t)(int32_t)(uint32_t)(0 - (uint64_t)%s))", a); break;
+        case K_U32: r = fmt("((int64_t)(uint32_t)(0 - (uint64_t)%s))", a); break;
+        case K_F32: case K_F64: r = fmt("(-(%s))", a); break;
+        default: r = fmt("((int64_t)(0 - (uint64_t)%s))", a); break;
+        }
+        free(a);
+        return r;
+    }
+    case NK_BNOT: {
+        char *a = ex(g, n->a);
+        char *r = n->kind == K_U32 ? fmt("((int64_t)(uint32_t)~(uint64_t)%s)", a) : fmt("((int64_t)~(uint64_t)%s)", a);
+        free(a);
+        return r;
+    }
+    case NK_LAND: case NK_LOR: {
+        char *a = ex(g, n->a), *b = ex(g, n->b);
+        char *r = fmt("((int64_t)((%s) %s (%s)))", a, native_expr_kind(n) == NK_LAND ? "&&" : "||", b);
+        free(a);
+        free(b);
+        return r;
+    }
+    case NK_NOT: {
+        char *a = ex(g, n->a), *r = fmt("((int64_t)!(%s))", a);
+        free(a);
+        return r;
+    }
+    case NK_COND: {
+        if (isf(n->b->ty) != isf(n->ty) || isf(n->c->ty) != isf(n->ty)) return bad(g);
+        char *a = ex(g, n->a), *b = ex(g, n->b), *c = ex(g, n->c);
+        char *r = fmt("((%s) ? (%s) : (%s))", a, b, c);
+        free(a);
+        free(b);
+        free(c);
+        return r;
+    }
+    case NK_COMMA: {
+        char *a = ex(g, n->a), *b = ex(g, n->b), *r = fmt("((void)(%s), (%s))", a, b);
+        free(a);
+        free(b);
+        return r;
+    }
+    case NK_ASSIGN: return assign(g, n);
+    case NK_COMPOUND: return compound(g, n);
+    case NK_INCDEC: return incdec(g, n);
+    case NK_BUILTIN: return builtin_call(g, n);
+    }
+    return bad(g);
+}
+
+static void stmt(gen_t *g, node_t *n);
+
+static void poll_code(gen_t *g, node_t *loop) {
+    sb_add(&g->body, "if (__builtin_expect(--nt_tick <= 0, 0)) { nt_tick = 1024; if (*rt->iflag) rt->interrupt(k%d); }\n",
+           kidx(g, loop));
+}
+
+static void expr_stmt(gen_t *g, node_t *e) {
+    char *s = ex(g, e);
+    sb_add(&g->body, "(void)(%s);\n", s);
+    free(s);
+}
+
+static void loop(gen_t *g, node_t *n, int kind) {
+    if (g->depth == MAXDEPTH) { g->fail = true; return; }
+    int L = g->nlab++;
+    bool root = n == g->root;
+    g->brk[g->depth] = L;
+    g->cont[g->depth] = L;
+    g->depth++;
+    node_t *cond = kind == NK_S_FOR ? n->b : n->a;
+    node_t *body = kind == NK_S_FOR ? n->d : n->b;
+    sb_add(&g->body, "{\n");
+    if (kind == NK_S_FOR && n->a) {
+        if (root) sb_add(&g->body, "if (!osr) {\n");
+        stmt(g, n->a);
+        if (root) sb_add(&g->body, "}\n");
+    }
+    if (kind == NK_S_DO) {
+        if (root) sb_add(&g->body, "if (osr) goto T%d;\n", L);
+        sb_add(&g->body, "H%d:;\n", L);
+        stmt(g, body);
+        sb_add(&g->body, "C%d:;\n", L);
+        poll_code(g, n);
+        sb_add(&g->body, "T%d:;\n", L);
+        char *c = ex(g, cond);
+        sb_add(&g->body, "if (%s) goto H%d;\n", c, L);
+        free(c);
+    } else {
+        sb_add(&g->body, "H%d:;\n", L);
+        if (cond) {
+            char *c = ex(g, cond);
+            sb_add(&g->body, "if (!(%s)) goto B%d;\n", c, L);
+            free(c);
+        }
+        stmt(g, body);
+        sb_add(&g->body, "C%d:;\n", L);
+        if (kind == NK_S_FOR && n->c) expr_stmt(g, n->c);
+        poll_code(g, n);
+        sb_add(&g->body, "goto H%d;\n", L);
+    }
+    sb_add(&g->body, "B%d:;\n}\n", L);
+    g->depth--;
+}
+
+static void stmt(gen_t *g, node_t *n) {
+    if (g->fail) return;
+    int kind = native_stmt_kind(n);
+    switch (kind) {
+    case NK_S_EXPR: expr_stmt(g, n->a); return;
+    case NK_S_BLOCK:
+        for (int i = 0; i < n->nlist; i++) stmt(g, n->list[i]);
+        return;
+    case NK_S_NOP: return;
+    case NK_S_IF: {
+        char *c = ex(g, n->a);
+        sb_add(&g->body, "if (%s) {\n", c);
+        free(c);
+        stmt(g, n->b);
+        sb_add(&g->body, "}\n");
+        if (n->c) {
+            sb_add(&g->body, "else {\n");
+            stmt(g, n->c);
+            sb_add(&g->body, "}\n");
+        }
+        return;
+    }
+    case NK_S_FOR: case NK_S_WHILE: case NK_S_DO: loop(g, n, kind); return;
+    case NK_S_JUMP:
+        if (!g->depth || (n->op != X_BREAK && n->op != X_CONTINUE)) break;
+        sb_add(&g->body, "goto %c%d;\n", n->op == X_BREAK ? 'B' : 'C',
+               n->op == X_BREAK ? g->brk[g->depth - 1] : g->cont[g->depth - 1]);
+        return;
+    case NK_S_RETURN:
+        if (n->esz) break;
+        if (n->a) {
+            char *v = ex(g, n->a);
+            sb_add(&g->body, "{ nval_t rv_; rv_.%s = %s; *R = rv_; }\n", isf(n->a->ty) ? "d" : "i", v);
+            free(v);
+        }
+        sb_add(&g->body, "rc = %d; goto OUT;\n", X_RETURN);
+        return;
+    }
+    g->fail = true;
+}
+
+static const char prelude[] =
+    "#include <stdint.h>\n"
+    NATIVE_STR(NATIVE_RT_DEFS) "\n"
+    "#define NT_OFF_BITS %d\n"
+    "static inline int64_t nt_off(uint64_t p) { return (int64_t)(p << (64 - NT_OFF_BITS)) >> (64 - NT_OFF_BITS); }\n"
+    "static inline int nt_ptrcmp(uint64_t a, uint64_t b) {\n"
+    "  if ((a >> %d) == (b >> %d) && a >= %lluULL) { int64_t x = nt_off(a), y = nt_off(b); return x < y ? -1 : x > y; }\n"
+    "  return a < b ? -1 : a > b; }\n"
+    "static inline double nt_dbits(uint64_t b) { double d; __builtin_memcpy(&d, &b, 8); return d; }\n"
+    "static inline int64_t nt_d2i64(double d) {\n"
+    "  if (d >= -9223372036854775808.0 && d < 9223372036854775808.0) return (int64_t)d; return INT64_MIN; }\n"
+    "static inline int64_t nt_d2i32(double d) {\n"
+    "  if (d > -2147483649.0 && d < 2147483648.0) return (int32_t)d; return INT32_MIN; }\n"
+    "static inline uint64_t nt_d2u64(double d) {\n"
+    "  if (d < 9223372036854775808.0) return (uint64_t)nt_d2i64(d);\n"
+    "  return (uint64_t)nt_d2i64(d - 9223372036854775808.0) ^ (1ULL << 63); }\n"
+    "#define NT_LDST(nm, ct, ld, st) \\\n"
+    "  static inline ld nt_ld_##nm(const char *a) { ct x; __builtin_memcpy(&x, a, sizeof x); return (ld)x; } \\\n"
+    "  static inline void nt_st_##nm(char *a, ld v) { ct x = (ct)(st); __builtin_memcpy(a, &x, sizeof x); }\n"
+    "NT_LDST(b, uint8_t, int64_t, v != 0) NT_LDST(i8, int8_t, int64_t, (uint8_t)(uint64_t)v)\n"
+    "NT_LDST(u8, uint8_t, int64_t, (uint64_t)v) NT_LDST(i16, int16_t, int64_t, (uint16_t)(uint64_t)v)\n"
+    "NT_LDST(u16, uint16_t, int64_t, (uint64_t)v) NT_LDST(i32, int32_t, int64_t, (uint32_t)(uint64_t)v)\n"
+    "NT_LDST(u32, uint32_t, int64_t, (uint64_t)v) NT_LDST(f32, float, double, v)\n"
+    "NT_LDST(f64, double, double, v) NT_LDST(u64, uint64_t, int64_t, (uint64_t)v)\n";
+
+int native_gen(node_t *loop_node, native_src_t *out) {
+    gen_t *g = calloc(1, sizeof *g);
+    if (!g) abort();
+    g->root = loop_node;
+    int kind = native_stmt_kind(loop_node);
+    if (kind != NK_S_FOR && kind != NK_S_WHILE && kind != NK_S_DO) g->fail = true;
+    else stmt(g, loop_node);
+    if (g->fail) {
+        free(g->body.s);
+        free(g->k);
+        free(g);
+        return -1;
+    }
+    sb_t s = {0};
+    sb_add(&s, prelude, PTR_OFF_BITS, PTR_SLOT_SHIFT, PTR_SLOT_SHIFT, (unsigned long long)PTR_RAW_LIMIT);
+    sb_add(&s, "int icuda_native(const nrt_t *rt, void *const *K, nval_t *S, char *M, nval_t *R, int osr) {\n"
+               "(void)M; (void)R; int rc = 0; int nt_tick = 1024;\n");
+    for (int i = 0; i < MAXSLOTS; i++)
+        if (g->slotc[i]) {
+            int c = g->slotc[i] - 1;
+            sb_add(&s, "%s s%d = (%s)S[%d].%s;\n", slot_ctype(c), i, slot_ctype(c), i, c_float(c) ? "d" : "i");
+        }
+    /* the constants in locals: the compiler then knows no store changes them */
+    for (int j = 0; j < g->nk; j++) sb_add(&s, "void *const k%d = K[%d];\n", j, j);
+    for (int j = 0; j < g->nic; j++)
+        sb_add(&s, "uint64_t cp%d = 0, cs%d = 0; uintptr_t ca%d = 0; int64_t cl%d = 0;\n", j, j, j, j);
+    for (int j = 0; j < g->ndc; j++) sb_add(&s, "uint64_t dk%d = ~0ULL, dl%d = 0; char *db%d = 0;\n", j, j, j);
+    sb_add(&s, "%s", g->body.s ? g->body.s : "");
+    sb_add(&s, "OUT:;\n");
+    for (int i = 0; i < MAXSLOTS; i++)
+        if (g->slotc[i]) sb_add(&s, "S[%d].%s = s%d;\n", i, c_float(g->slotc[i] - 1) ? "d" : "i", i);
+    sb_add(&s, "return rc;\n}\n");
+    free(g->body.s);
+    out->text = s.s;
+    out->k = g->k;
+    out->nk = g->nk;
+    free(g);
+    return 0;
+}
+
+void native_src_free(native_src_t *s) {
+    free(s->text);
+    free(s->k);
+    memset(s, 0, sizeof *s);
+}

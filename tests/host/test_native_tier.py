@@ -1,0 +1,47 @@
+"""The native tier of host code through the kernel (docs/native-tier.md):
+%host_tier shows and sets the mode, rejects bad arguments; a hot loop runs
+compiled, gives the interpreter's result, and %timeit says the native tier
+ran; an out-of-bounds write in a compiled hot loop is the interpreter's
+error at the cell's line, and the session goes on."""
+import support
+from support import kernel, stdout_of
+
+
+def ok(k, code, t=300):
+    reply, msgs = k.execute(code, timeout=t)
+    assert reply["content"]["status"] == "ok", reply["content"]
+    return msgs
+
+
+def test_host_tier_magic():
+    with kernel() as k:
+        assert stdout_of(ok(k, "%host_tier")) == "host tier: auto, compiled code built with -O2\n"
+        assert stdout_of(ok(k, "%host_tier always -O0")) == "host tier: always, compiled code built with -O0\n"
+        assert stdout_of(ok(k, "%host_tier off")) == "host tier: off, compiled code built with -O0\n"
+        reply, msgs = k.execute("%host_tier sometimes", timeout=60)
+        c = reply["content"]
+        assert c["status"] == "error" and c["ename"] == "UsageError", c
+        assert "sometimes" in c["evalue"], c
+        assert any("%host_tier [off|auto|always]" in line for line in c["traceback"]), c
+
+
+def test_hot_loop_compiled_same_result_and_errors():
+    with kernel() as k:
+        ok(k, "%host_tier always")
+        ok(k, "int n = 200000; double *x = (double *)malloc(n * sizeof(double)); double s = 0;\n"
+              "for (int i = 0; i < n; i++) x[i] = i * 0.25;")
+        out = stdout_of(ok(k, "%timeit -n 3 -r 2 for (int i = 0; i < n; i++) s += x[i] * x[i];"))
+        assert "host code: native tier" in out, out
+        ok(k, "s = 0;\nfor (int i = 0; i < n; i++) s += x[i] * x[i];")
+        ok(k, "%host_tier off")
+        ok(k, "double t = 0;\nfor (int i = 0; i < n; i++) t += x[i] * x[i];")
+        assert stdout_of(ok(k, 'printf("%d\\n", s == t);')) == "1\n"
+        ok(k, "%host_tier auto")
+        reply, msgs = k.execute("float *a = (float *)malloc(n * sizeof(float));\n"
+                                "for (int i = 0; i <= n; i++)\n"
+                                "    a[i] = 1.0f;\n", timeout=300)
+        c = reply["content"]
+        assert c["status"] == "error" and c["ename"] == "RuntimeError", c
+        assert "out-of-bounds write" in c["evalue"] and "a[200000]" in c["evalue"], c
+        assert any("a[i] = 1.0f;" in line for line in c["traceback"]), c["traceback"]
+        assert stdout_of(ok(k, 'printf("%g\\n", a[n - 1]);')) == "1\n"

@@ -1,0 +1,224 @@
+/* The native tier of host code (docs/native-tier.md): programs run in a
+ * fresh interpreter with the tier off and with it forced on must print the
+ * same and fail the same (ename, message, traceback), the session going on
+ * after an error in compiled code; loops that should compile do; and the
+ * whole tests/lang suite passes with the tier forced on (test_lang run with
+ * ICUDA_HOST_TIER=always). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <libgen.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "check.h"
+
+#define CHECK_MSG(cond, ...)                        \
+    do {                                            \
+        if (cond) check_passed++;                   \
+        else {                                      \
+            check_failed++;                         \
+            fprintf(stderr, "FAIL: " __VA_ARGS__);  \
+            fputc('\n', stderr);                    \
+        }                                           \
+    } while (0)
+#include "runtime/interrupt.h"
+#include "runtime/lang/interp.h"
+#include "runtime/lang/lang.h"
+#include "runtime/lang/native.h"
+
+typedef struct { char *s; size_t n; } out_t;
+static void io_stream(void *ctx, const char *name, const char *text, size_t len) {
+    out_t *o = ctx;
+    o->s = realloc(o->s, o->n + len + 1);
+    memcpy(o->s + o->n, text, len);
+    o->n += len;
+    o->s[o->n] = 0;
+}
+
+/* runs the cells (separated by "\n%%\n") in a fresh interpreter; returns
+ * what it printed and how each cell ended, as one string; *entries: how
+ * many times compiled code was entered */
+static char *run_cells(const char *cells, int mode, long *entries) {
+    interp_t *in = interp_new();
+    native_set_mode(in, mode);
+    out_t o = {0};
+    engine_io_t io = {&o, io_stream, NULL};
+    char *all = strdup(cells), *save = NULL;
+    for (char *c = strtok_r(all, "\x01", &save); c; c = strtok_r(NULL, "\x01", &save)) {
+        engine_error_t err = {0};
+        json_t *v = NULL;
+        int rc = interp_run(in, c, "In [1]", &io, &v, &err);
+        interp_flush_output(in);
+        char line[64];
+        snprintf(line, sizeof line, "<rc %d>\n", rc);
+        io_stream(&o, "stdout", line, strlen(line));
+        if (rc) {
+            io_stream(&o, "stdout", err.ename, strlen(err.ename));
+            io_stream(&o, "stdout", ": ", 2);
+            io_stream(&o, "stdout", err.evalue, strlen(err.evalue));
+            char *tb = err.traceback ? json_dumps(err.traceback, 0) : strdup("");
+            io_stream(&o, "stdout", tb, strlen(tb));
+            free(tb);
+        }
+        if (v) json_decref(v);
+        engine_error_clear(&err);
+    }
+    *entries = native_stats(in).entries;
+    free(all);
+    interp_free(in);
+    return o.s ? o.s : strdup("");
+}
+
+/* same output in both tiers, and compiled code ran (when compiled is set) */
+static void same(const char *title, const char *cells, bool compiled) {
+    long e0, e1;
+    char *a = run_cells(cells, NATIVE_OFF, &e0), *b = run_cells(cells, NATIVE_ALWAYS, &e1);
+    CHECK_MSG(!strcmp(a, b), "%s: interpreted:\n%s\ncompiled:\n%s", title, a, b);
+    CHECK_MSG(e0 == 0, "%s: the tier ran while off", title);
+    if (compiled) CHECK_MSG(e1 > 0, "%s: nothing was compiled", title);
+    free(a);
+    free(b);
+}
+
+static const char *const progs[][3] = {
+    /* title, cells ("%" separates cells), "1" when a loop must compile */
+    {"dot product", "int n = 1000; double *x = (double *)malloc(n * sizeof(double)); double s = 0;\n"
+                    "for (int i = 0; i < n; i++) x[i] = i * 0.5;\n"
+                    "for (int i = 0; i < n; i++) s += x[i] * x[i];\nprintf(\"%.17g\\n\", s);", "1"},
+    {"out-of-bounds write in a hot loop, then the session goes on",
+     "int n = 300000; float *a = (float *)malloc(n * sizeof(float));\n"
+     "for (int i = 0; i <= n; i++)\n    a[i] = i * 2.0f;\n"
+     "\x01printf(\"%g %d\\n\", a[n - 1], n);", "1"},
+    {"out-of-bounds read before the start",
+     "int *a = (int *)malloc(8 * sizeof(int)); long t = 0;\nfor (int i = 7; i >= -1; i--) t += a[i];\n", "1"},
+    {"use after free in a loop", "int *a = (int *)malloc(8 * sizeof(int)); free(a);\n"
+                                 "for (int i = 0; i < 8; i++) a[i] = i;\n", "1"},
+    {"NULL in a loop", "int *a = 0;\nfor (int i = 0; i < 8; i++) a[i] = i;\n", "1"},
+    {"array bound", "int h[4];\nfor (int i = 0; i < 5; i++) h[i] = i;\n", "1"},
+    {"division by zero", "int d = 3, s = 0;\nfor (int i = 0; i < 10; i++) s += 100 / (d - i);\n", "1"},
+    {"INT_MIN / -1", "int m = -2147483647 - 1, r = 0;\nfor (int i = 0; i < 2; i++) r = m / (i - 1);\n", "1"},
+    {"int wrap and shifts", "int x = 2147483600; unsigned u = 5; long l = 0;\n"
+                            "for (int i = 0; i < 100; i++) { x += 7; u = u * 2654435761u; l += (x >> 3) ^ (u << 5); }\n"
+                            "printf(\"%d %u %ld\\n\", x, u, l);", "1"},
+    {"conversions", "double d = -3.7; int k = 0; unsigned char c = 0; float f = 0; long L = 0;\n"
+                    "for (int i = 0; i < 50; i++) { k += (int)d; c += (unsigned char)(i * 37); f += d / 3;"
+                    " L += (long)(d * 1e15); d += 0.31; }\n"
+                    "printf(\"%d %d %.9g %ld %.17g\\n\", k, c, f, L, d);", "1"},
+    {"float arithmetic", "float s = 0, p = 1;\nfor (int i = 1; i < 1000; i++) { s += 1.0f / i; p *= 1.0001f; }\n"
+                         "printf(\"%.9g %.9g\\n\", s, p);", "1"},
+    {"math and rand", "srand(7); double s = 0;\nfor (int i = 0; i < 100; i++) s += sqrt((double)i) + sinf((float)i) + rand() % 10;\n"
+                      "printf(\"%.17g %d\\n\", s, rand());", "1"},
+    {"structs and pointer walk",
+     "typedef struct item { long val; struct item *next; } item;\n"
+     "item *v = (item *)malloc(10 * sizeof(item));\n"
+     "for (int i = 0; i < 10; i++) { v[i].val = i * i; v[i].next = i < 9 ? &v[i + 1] : 0; }\n"
+     "long t = 0;\nfor (item *q = v; q; q = q->next) t += q->val;\nprintf(\"%ld\\n\", t);", "1"},
+    {"walk off the end of a list",
+     "typedef struct item { long val; struct item *next; } item;\n"
+     "item *v = (item *)malloc(3 * sizeof(item)); v[0].next = &v[1]; v[1].next = &v[2]; v[2].next = &v[3];\n"
+     "long t = 0;\nfor (item *q = v; q; q = q->next) t += q->val;\n", "1"},
+    {"break, continue, nested loops, while and do",
+     "int s = 0, i = 0;\nfor (int a = 0; a < 10; a++) { if (a == 7) break; for (int b = 0; b < a; b++) { if (b % 2) continue; s += b; } }\n"
+     "while (i < 20) { i += 3; if (i == 9) continue; s += i; }\ndo { s--; i--; } while (i > 5);\n"
+     "printf(\"%d %d\\n\", s, i);", "1"},
+    {"return from a loop in a function",
+     "int find(int *a, int n, int x) { for (int i = 0; i < n; i++) if (a[i] == x) return i; return -1; }\n"
+     "int a[6] = {4, 8, 15, 16, 23, 42};\nprintf(\"%d %d\\n\", find(a, 6, 23), find(a, 6, 5));", "1"},
+    {"a loop with printf stays interpreted", "for (int i = 0; i < 3; i++) printf(\"%d\\n\", i);", ""},
+    {"pointer increments and comparisons",
+     "double a[5] = {1, 2, 3, 4, 5}; double s = 0;\nfor (double *p = a; p < a + 5; p++) s += *p;\nprintf(\"%g\\n\", s);", "1"},
+};
+
+static void *raise_later(void *arg) {
+    usleep(300000);
+    interrupt_raise();
+    return NULL;
+}
+
+/* an interrupt stops compiled code with KeyboardInterrupt */
+static void test_interrupt_compiled(void) {
+    interp_t *in = interp_new();
+    native_set_mode(in, NATIVE_ALWAYS);
+    engine_error_t err = {0};
+    json_t *v = NULL;
+    interrupt_clear();
+    pthread_t t;
+    pthread_create(&t, NULL, raise_later, NULL);
+    int rc = interp_run(in, "long s = 0;\nfor (long i = 0; i >= 0; i++) s += i & 3;\n", "In [1]", NULL, &v, &err);
+    pthread_join(t, NULL);
+    interrupt_clear();
+    CHECK(rc == -1 && err.ename && !strcmp(err.ename, "KeyboardInterrupt"));
+    CHECK(native_stats(in).entries > 0);
+    engine_error_clear(&err);
+    interp_free(in);
+}
+
+/* ---- a small differential fuzzer: random loops over every scalar type ---- */
+static unsigned fz_state;
+static unsigned fz(unsigned n) {
+    fz_state = fz_state * 1103515245u + 12345u;
+    return (fz_state >> 8) % n;
+}
+static const char *const fz_vars[] = {"a", "b", "u", "l", "d", "f", "c", "h[i & 15]", "i"};
+static void fz_expr(char *o, size_t n, int depth) {
+    if (depth <= 0 || fz(3) == 0) {
+        if (fz(3) == 0) snprintf(o, n, "%d", (int)fz(2000) - 1000);
+        else snprintf(o, n, "%s", fz_vars[fz(9)]);
+        return;
+    }
+    char x[1024], y[1024];
+    fz_expr(x, sizeof x, depth - 1);
+    fz_expr(y, sizeof y, depth - 1);
+    static const char *const ops[] = {"+", "-", "*", "<", "==", "&&", "||"};
+    static const char *const iops[] = {"&", "|", "^"};
+    switch (fz(9)) {
+    case 0: snprintf(o, n, "((int)(%s) / ((int)(%s) | 1))", x, y); break;
+    case 1: snprintf(o, n, "((long)(%s) %% ((long)(%s) | 1))", x, y); break;
+    case 2: snprintf(o, n, "((int)(%s) << ((int)(%s) & 15))", x, y); break;
+    case 3: snprintf(o, n, "((unsigned)(%s) >> ((int)(%s) & 31))", x, y); break;
+    case 4: snprintf(o, n, "((long)(%s) %s (long)(%s))", x, iops[fz(3)], y); break;
+    case 5: snprintf(o, n, "((%s) ? (%s) : (%s))", x, y, fz(2) ? "d" : "a"); break;
+    case 6: snprintf(o, n, "(%s)(%s)", fz(2) ? "float" : fz(2) ? "char" : "unsigned char", x); break;
+    default: snprintf(o, n, "((%s) %s (%s))", x, ops[fz(7)], y); break;
+    }
+}
+static void fuzz(int programs) {
+    static const char *const lhs[] = {"a", "b", "u", "l", "d", "f", "c", "h[i & 15]"};
+    static const char *const aops[] = {"=", "+=", "-=", "*="};
+    for (int p = 0; p < programs; p++) {
+        fz_state = 12345u + (unsigned)p * 7919u;
+        char prog[16384], e[1024], e2[1024];
+        int k = snprintf(prog, sizeof prog,
+                         "int a = 3, b = -7; unsigned u = 11; long l = 1234567; double d = 0.5; float f = 1.25f;"
+                         " char c = 9; int h[16] = {0};\nfor (int i = 0; i < 40; i++) {\n");
+        for (int st = 0, ns = 3 + (int)fz(4); st < ns; st++) {
+            fz_expr(e, sizeof e, 3);
+            if (fz(4) == 0) {
+                fz_expr(e2, sizeof e2, 2);
+                k += snprintf(prog + k, sizeof prog - (size_t)k, "  if (%s) %s %s %s;\n", e2, lhs[fz(8)], aops[fz(4)], e);
+            } else k += snprintf(prog + k, sizeof prog - (size_t)k, "  %s %s %s;\n", lhs[fz(8)], aops[fz(4)], e);
+        }
+        snprintf(prog + k, sizeof prog - (size_t)k,
+                 "}\nprintf(\"%%d %%d %%u %%ld %%a %%a %%d\\n\", a, b, u, l, d, (double)f, c);\n"
+                 "for (int i = 0; i < 16; i++) printf(\"%%d \", h[i]);\n");
+        char title[16600];
+        snprintf(title, sizeof title, "fuzz program %d:\n%s", p, prog);
+        same(title, prog, false);
+    }
+}
+
+int main(int argc, char **argv) {
+    for (size_t i = 0; i < sizeof progs / sizeof progs[0]; i++) same(progs[i][0], progs[i][1], progs[i][2][0] == '1');
+    test_interrupt_compiled();
+    fuzz(40);
+    /* the conformance suite with the tier forced on */
+    char *self = strdup(argv[0]), cmd[4200];
+    snprintf(cmd, sizeof cmd, "ICUDA_HOST_TIER=always %s/test_lang >/tmp/icuda-native-parity.log 2>&1", dirname(self));
+    free(self);
+    int rc = system(cmd);
+    CHECK_MSG(rc == 0, "tests/lang with the native tier forced on failed: see /tmp/icuda-native-parity.log");
+    return check_report();
+}
