@@ -34,9 +34,10 @@ LDLIBS  += $(PKGS_LIBS) -lnvrtc -ldl -lm
 # and the function table for the kernel, typed callers for the worker.
 GEN_PY   ?= python3
 GEN_LIB  := build/gen/crt_decls.c build/gen/crt_table.c
+GEN_DOCS := build/gen/crt_docs.c
 GEN_WORKER := build/gen/crt_stubs.c
 WORKER_SRC := $(filter-out %_main.c, $(wildcard runtime/gpu/worker_*.c)) $(GEN_WORKER)
-LIB_SRC  := $(filter-out %_main.c $(WORKER_SRC), $(wildcard kernel/*.c runtime/*.c runtime/*/*.c magics/*.c)) $(GEN_LIB)
+LIB_SRC  := $(filter-out %_main.c $(WORKER_SRC), $(wildcard kernel/*.c runtime/*.c runtime/*/*.c magics/*.c)) $(GEN_LIB) $(GEN_DOCS)
 LIB_OBJ  := $(LIB_SRC:%.c=build/obj/%.o)
 ASAN_OBJ := $(LIB_SRC:%.c=build/asan/obj/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
@@ -53,6 +54,11 @@ build: build/icuda build/icuda-worker
 $(GEN_LIB) $(GEN_WORKER) &: tools/gen_cuda_api.py $(CUDA)/include/cuda_runtime_api.h $(CUDA)/include/driver_types.h $(CUDA)/include/vector_types.h
 	@mkdir -p build/gen
 	$(GEN_PY) tools/gen_cuda_api.py --cc "$(CC)" --cuda $(CUDA) --out build/gen
+
+# the error codes each runtime function documents, for inspection
+$(GEN_DOCS): tools/gen_cuda_docs.py $(CUDA)/include/cuda_runtime_api.h
+	@mkdir -p build/gen
+	$(GEN_PY) tools/gen_cuda_docs.py --cuda $(CUDA) --out build/gen
 
 build/obj/%.o: %.c
 	@mkdir -p $(dir $@)

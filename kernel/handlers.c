@@ -93,6 +93,7 @@ typedef struct exec_io {
     request_t *rq;
     bool silent;
     int count;
+    json_t *payload; /* the reply's payloads: help for the pager */
 } exec_io_t;
 
 static void io_stream(void *ctx, const char *name, const char *text, size_t len) {
@@ -117,6 +118,13 @@ static void io_display(void *ctx, json_t *data, json_t *metadata, bool is_result
     }
 }
 
+/* Help goes to the pager as ipykernel sends it: a "page" payload. */
+static void io_page_payload(void *ctx, json_t *data) {
+    exec_io_t *x = ctx;
+    if (x->silent || !json_is_object(data)) return;
+    json_array_append_new(x->payload, json_pack("{s:s, s:O, s:i}", "source", "page", "data", data, "start", 0));
+}
+
 static void handle_execute(request_t *rq) {
     json_t *code, *silent_v, *store_v, *uexpr, *stop_v;
     if (!field(rq, "code", JSON_STRING, true, &code) ||
@@ -134,8 +142,8 @@ static void handle_execute(request_t *rq) {
     const char *src = json_string_value(code);
     if (!silent) server_publish(rq, "execute_input", json_pack("{s:s, s:i}", "code", src,
                                                                "execution_count", count));
-    exec_io_t x = {rq, silent, count};
-    engine_io_t io = {&x, io_stream, io_display};
+    exec_io_t x = {rq, silent, count, json_array()};
+    engine_io_t io = {&x, io_stream, io_display, io_page_payload};
     engine_error_t err = {0};
     interrupt_clear(); /* an interrupt sent while idle does not kill the next cell */
     int rc = engine_execute(ks->engine, src, count, silent, &io, &err);
@@ -148,8 +156,8 @@ static void handle_execute(request_t *rq) {
             json_decref(ue);
             ue = json_object();
         }
-        c = json_pack("{s:s, s:i, s:o, s:[]}", "status", "ok", "execution_count", count,
-                      "user_expressions", ue, "payload");
+        c = json_pack("{s:s, s:i, s:o, s:O}", "status", "ok", "execution_count", count,
+                      "user_expressions", ue, "payload", x.payload);
     } else {
         const char *ename = err.ename ? err.ename : "Error";
         const char *evalue = err.evalue ? err.evalue : "";
@@ -163,6 +171,7 @@ static void handle_execute(request_t *rq) {
         if (stop_on_error) rq->abort_queue = true;
     }
     engine_error_clear(&err);
+    json_decref(x.payload);
     if (!c) { /* invalid UTF-8 from the engine, say */
         log_msg("execute_reply could not be built");
         c = json_pack("{s:s, s:i, s:s, s:s, s:[]}", "status", "error", "execution_count", count,

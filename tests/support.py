@@ -283,3 +283,18 @@ def alive_and_answering(k, timeout=30):
     r = k.request("kernel_info_request", timeout=timeout)
     assert r["content"]["status"] == "ok"
     return r
+
+
+def page_text(reply):
+    """The text/plain of an execute_reply's "page" payload (help: %help NAME,
+    %NAME?, NAME?), or ""."""
+    return "".join(p["data"].get("text/plain", "") for p in reply["content"].get("payload", [])
+                   if p.get("source") == "page")
+
+
+def help_of(k, code):
+    """Runs a help cell; its page text (it must succeed and print nothing)."""
+    reply, msgs = k.execute(code)
+    assert reply["content"]["status"] == "ok", reply["content"]
+    assert stdout_of(msgs) == "", stdout_of(msgs)
+    return page_text(reply)

@@ -209,4 +209,17 @@ bool interp_is_type_name(interp_t *in, const char *name);
  * as a double: 0, or -1 with *err filled (errors point into expr). */
 int interp_eval_number(interp_t *in, const interp_text_t *expr, double *out, engine_error_t *err);
 
+
+/* ---- Inspection and completion (introspect.c) ----
+ * interp_describe: what a session name is, {name, kind, signature} and for
+ * variables type, size, cell, line and, for pointers, buffer {size, place,
+ * offset, address, cell, line} or {state}; NULL when unknown.
+ * interp_completions: names starting with prefix, [{text, type, signature}].
+ * interp_members: the fields starting with prefix of the struct that chain
+ * names (a session variable with .f, ->f, [i] steps; arrow: the completion
+ * follows "->"), [{text, type, signature}], or NULL. New references. */
+json_t *interp_describe(interp_t *in, const char *name);
+json_t *interp_completions(interp_t *in, const char *prefix);
+json_t *interp_members(interp_t *in, const char *chain, bool arrow, const char *prefix);
+
 #endif
