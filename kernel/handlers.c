@@ -1,4 +1,4 @@
-/* Message handlers (messaging spec 5.3). Each checks its content fields
+/* Message handlers (messaging spec 5.4). Each checks its content fields
  * itself: a missing or mistyped field is a "BadRequest" error reply, never a
  * crash. */
 #include "handlers.h"
@@ -84,6 +84,9 @@ static void handle_kernel_info(request_t *rq) {
         "text", "CUDA C++ Programming Guide", "url", "https://docs.nvidia.com/cuda/cuda-c-programming-guide/",
         "text", "CUDA Runtime API", "url", "https://docs.nvidia.com/cuda/cuda-runtime-api/",
         "debugger", 0);
+    /* 5.4 changed only the debugger's messages, which icuda does not offer;
+     * the optional-features list (later protocols) is empty for the same reason */
+    json_object_set_new(c, "supported_features", json_array());
     server_reply(rq, c);
 }
 
@@ -94,6 +97,7 @@ typedef struct exec_io {
     bool silent;
     int count;
     json_t *payload; /* the reply's payloads: help for the pager */
+    char *result;    /* the cell's value as text, for the history's output */
 } exec_io_t;
 
 static void io_stream(void *ctx, const char *name, const char *text, size_t len) {
@@ -105,6 +109,10 @@ static void io_stream(void *ctx, const char *name, const char *text, size_t len)
 
 static void io_display(void *ctx, json_t *data, json_t *metadata, bool is_result) {
     exec_io_t *x = ctx;
+    if (is_result && json_is_object(data) && json_is_string(json_object_get(data, "text/plain"))) {
+        free(x->result);
+        x->result = strdup(json_string_value(json_object_get(data, "text/plain")));
+    }
     if (x->silent || !json_is_object(data)) return;
     json_t *c = json_pack("{s:O, s:o}", "data", data, "metadata",
                           json_is_object(metadata) ? json_incref(metadata) : json_object());
@@ -142,12 +150,13 @@ static void handle_execute(request_t *rq) {
     const char *src = json_string_value(code);
     if (!silent) server_publish(rq, "execute_input", json_pack("{s:s, s:i}", "code", src,
                                                                "execution_count", count));
-    exec_io_t x = {rq, silent, count, json_array()};
+    exec_io_t x = {rq, silent, count, json_array(), NULL};
     engine_io_t io = {&x, io_stream, io_display, io_page_payload};
     engine_error_t err = {0};
     interrupt_clear(); /* an interrupt sent while idle does not kill the next cell */
     int rc = engine_execute(ks->engine, src, count, silent, &io, &err);
-    if (store) history_add(ks->history, count, src);
+    if (store) history_add(ks->history, count, src, x.result);
+    free(x.result);
     json_t *c;
     if (rc == 0) {
         json_t *ue = (uexpr && json_object_size(uexpr)) ? engine_user_expressions(ks->engine, uexpr)

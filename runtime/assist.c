@@ -123,7 +123,7 @@ static int by_text(const void *a, const void *b) {
 }
 
 static json_t *reply(matches_t *ms, const char *code, int start, int end) {
-    qsort(ms->m, (size_t)ms->n, sizeof *ms->m, by_text);
+    if (ms->n) qsort(ms->m, (size_t)ms->n, sizeof *ms->m, by_text);
     int cs = code_points(code, start), ce = code_points(code, end);
     json_t *matches = json_array(), *types = json_array();
     for (int i = 0; i < ms->n; i++) {
