@@ -133,6 +133,22 @@ static void io_page_payload(void *ctx, json_t *data) {
     json_array_append_new(x->payload, json_pack("{s:s, s:O, s:i}", "source", "page", "data", data, "start", 0));
 }
 
+/* The error's name in red on the traceback's summary line ("TypeError:
+ * ..."), as ipykernel shows it; lines already coloured are left alone. */
+static json_t *coloured(json_t *tb, const char *ename) {
+    json_t *out = json_array();
+    size_t n = json_array_size(tb), el = strlen(ename);
+    for (size_t i = 0; i < n; i++) {
+        const char *line = json_string_value(json_array_get(tb, i));
+        if (!line) continue;
+        if (i + 1 == n && !strchr(line, '\x1b') && el && !strncmp(line, ename, el) && line[el] == ':')
+            json_array_append_new(out, json_sprintf("\x1b[0;31m%s\x1b[0m%s", ename, line + el));
+        else
+            json_array_append_new(out, json_string(line));
+    }
+    return out;
+}
+
 static void handle_execute(request_t *rq) {
     json_t *code, *silent_v, *store_v, *uexpr, *stop_v;
     if (!field(rq, "code", JSON_STRING, true, &code) ||
@@ -170,7 +186,7 @@ static void handle_execute(request_t *rq) {
     } else {
         const char *ename = err.ename ? err.ename : "Error";
         const char *evalue = err.evalue ? err.evalue : "";
-        json_t *tb = json_is_array(err.traceback) ? json_incref(err.traceback) : json_array();
+        json_t *tb = json_is_array(err.traceback) ? coloured(err.traceback, ename) : json_array();
         if (!silent)
             server_publish(rq, "error", json_pack("{s:s, s:s, s:O}", "ename", ename, "evalue",
                                                   evalue, "traceback", tb));
