@@ -137,6 +137,14 @@ def output_of(page, i, words, timeout=60):
     raise AssertionError(f"cell {i}: no {words!r} in its output after {timeout} s: {text!r}")
 
 
+def text_holds(locator, words, timeout=20):
+    """Waits until the element's text holds words."""
+    deadline = time.time() + timeout
+    while words not in locator.inner_text() and time.time() < deadline:
+        time.sleep(0.2)
+    assert words in locator.inner_text(), locator.inner_text()
+
+
 def wait_idle(page, timeout=60):
     """The notebook's kernel has started and is idle (the toolbar's indicator)."""
     page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").first.wait_for(timeout=timeout * 1000)
@@ -193,10 +201,7 @@ def smoke(app, path_of):
                 page.keyboard.press("Enter")
                 break
             time.sleep(0.2)
-        deadline = time.time() + 20
-        while "scale_by" not in ed.inner_text() and time.time() < deadline:
-            time.sleep(0.2)
-        assert "scale_by" in ed.inner_text(), ed.inner_text()
+        text_holds(ed, "scale_by")
         page.screenshot(path=os.path.join(SHOTS, f"{app}-complete.png"))
 
         # Shift-Tab on a runtime function: its prototype in a tooltip
@@ -205,10 +210,7 @@ def smoke(app, path_of):
         page.keyboard.press("Shift+Tab")
         tip = page.locator(".jp-Tooltip")
         tip.wait_for(timeout=20000)
-        deadline = time.time() + 20
-        while "cudaMalloc(void **devPtr" not in tip.inner_text() and time.time() < deadline:
-            time.sleep(0.2)
-        assert "cudaMalloc(void **devPtr, size_t size)" in tip.inner_text(), tip.inner_text()
+        text_holds(tip, "cudaMalloc(void **devPtr, size_t size)")
         page.screenshot(path=os.path.join(SHOTS, f"{app}-inspect.png"))
         page.keyboard.press("Escape")
 
