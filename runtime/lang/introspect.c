@@ -31,6 +31,24 @@ static const char *place_word(int place) {
     }
 }
 
+/* A function's declaration with its parameters' names where it has them. */
+static void func_signature(type_t *t, const char *name, char *out, size_t n) {
+    if (t->kind != T_FUNC || !t->pnames) {
+        ty_decl(t, name, out, n);
+        return;
+    }
+    char tn[256];
+    ty_name(t->base, tn, sizeof tn);
+    size_t l = strlen(tn);
+    int k = snprintf(out, n, "%s%s%s(", tn, l && tn[l - 1] == '*' ? "" : " ", name);
+    for (int i = 0; i < t->nparams && k > 0 && (size_t)k < n; i++) {
+        char pd[256];
+        ty_decl(t->params[i], t->pnames[i] ? t->pnames[i] : "", pd, sizeof pd);
+        k += snprintf(out + k, n - (size_t)k, "%s%s", i ? ", " : "", pd);
+    }
+    if (k > 0 && (size_t)k < n) k += snprintf(out + k, n - (size_t)k, "%s)", t->variadic ? (t->nparams ? ", ..." : "...") : "");
+}
+
 /* The signature or type of a symbol, as a declaration. */
 static void sym_signature(const char *name, const sym_t *s, char *out, size_t n) {
     out[0] = 0;
@@ -47,7 +65,7 @@ static void sym_signature(const char *name, const sym_t *s, char *out, size_t n)
         snprintf(out, n, "%s %s = %lld", ty_name(t, tn, sizeof tn), name, (long long)s->ival);
         return;
     }
-    ty_decl(t, name, out, n);
+    func_signature(t, name, out, n);
 }
 
 static json_t *buffer_of(const sym_t *s) {

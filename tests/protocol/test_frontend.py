@@ -5,11 +5,12 @@ import json
 import os
 
 import support
-from support import kernel
+from support import kernel, needs_gpu
 
 KERNEL_CELL = "__global__ void vecadd(float *z, const float *x, int n) { int i = threadIdx.x; if (i < n) z[i] = x[i]; }"
 HOST_CELL = ("struct P { int a; float bee; }; struct P pt = {1, 2.5f}; struct P *pp = &pt;\n"
-             "int x = 42; int *h = (int *)malloc(40);")
+             "int x = 42; int *h = (int *)malloc(40);\n"
+             "int twice_it(int v) { return 2 * v; }")
 
 
 def inspect(k, code, pos=None, level=0):
@@ -96,6 +97,10 @@ def test_complete_without_duplicates_with_types_and_offsets():
         assert c["matches"] == ["a", "bee"], c
         assert {t["signature"] for t in c["metadata"]["_jupyter_types_experimental"]} == {"int a", "float bee"}
         assert complete(k, "pp->b")["matches"] == ["bee"]
+        c = complete(k, "int z = twice_")
+        assert c["matches"] == ["twice_it"], c
+        t = c["metadata"]["_jupyter_types_experimental"][0]
+        assert t["type"] == "function" and t["signature"] == "int twice_it(int v)", t
         c = complete(k, "cudaMemcpyH")
         assert c["matches"] == ["cudaMemcpyHostToDevice", "cudaMemcpyHostToHost"], c
         assert c["metadata"]["_jupyter_types_experimental"][0]["type"] == "enum value"
@@ -161,3 +166,16 @@ def test_history_output_pairs_search_and_restart():
         assert len(lines) == 5 and lines[-1]["session"] == session + 1
         r = k.request("history_request", {"hist_access_type": "tail", "output": "yes"})
         assert r["content"]["status"] == "error"
+
+
+@needs_gpu
+def test_inspect_a_device_buffer():
+    with kernel() as k:
+        ok(k, "float *d;\ncudaMalloc(&d, 1024 * sizeof(float));")
+        plain = inspect(k, "d")["data"]["text/plain"]
+        assert "float *d" in plain and "Defined in In [1], line 1" in plain, plain
+        assert "Points into a device buffer of 4096 bytes at 0x" in plain, plain
+        assert "allocated in In [1] line 2" in plain, plain
+        ok(k, "float *m; cudaMallocManaged(&m, 64);")
+        plain = inspect(k, "m")["data"]["text/plain"]
+        assert "managed buffer of 64 bytes" in plain and "allocated in In [2] line 1" in plain, plain
