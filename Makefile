@@ -34,6 +34,7 @@ LDLIBS  += $(PKGS_LIBS) -lnvrtc -ldl -lm
 # and the function table for the kernel, typed callers for the worker.
 GEN_PY   ?= python3
 GEN_LIB  := build/gen/crt_decls.c build/gen/crt_table.c
+GEN_DOCS := build/gen/crt_docs.c
 GEN_WORKER := build/gen/crt_stubs.c
 # the host libraries (cuRAND, cuBLAS, cuFFT) and the device-library types,
 # by tools/gen_cuda_libs.py; clib_ref.cc is g++'s view of the C++ headers
@@ -43,7 +44,7 @@ GEN_CLIB_REF := build/gen/clib_ref.cc
 CXX ?= g++
 WORKER_SRC := $(filter-out %_main.c, $(wildcard runtime/gpu/worker_*.c)) $(GEN_WORKER) $(GEN_CLIB_WORKER)
 LIB_SRC  := $(filter-out %_main.c $(WORKER_SRC), $(wildcard kernel/*.c runtime/*.c runtime/*/*.c magics/*.c)) $(GEN_LIB)
-LIB_SRC  += $(GEN_CLIB)
+LIB_SRC  += $(GEN_CLIB) $(GEN_DOCS)
 LIB_OBJ  := $(LIB_SRC:%.c=build/obj/%.o) build/obj/build/gen/clib_ref.o
 ASAN_OBJ := $(LIB_SRC:%.c=build/asan/obj/%.o) build/asan/obj/build/gen/clib_ref.o
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
@@ -80,6 +81,10 @@ build/obj/build/gen/clib_ref.o: $(GEN_CLIB_REF)
 build/asan/obj/build/gen/clib_ref.o: $(GEN_CLIB_REF)
 	@mkdir -p $(dir $@)
 	$(CXX) -O1 -I. -I$(CUDA)/include -c $< -o $@
+# the error codes each runtime function documents, for inspection
+$(GEN_DOCS): tools/gen_cuda_docs.py $(CUDA)/include/cuda_runtime_api.h
+	@mkdir -p build/gen
+	$(GEN_PY) tools/gen_cuda_docs.py --cuda $(CUDA) --out build/gen
 
 build/obj/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -1,4 +1,4 @@
-/* Message handlers (messaging spec 5.3). Each checks its content fields
+/* Message handlers (messaging spec 5.4). Each checks its content fields
  * itself: a missing or mistyped field is a "BadRequest" error reply, never a
  * crash. */
 #include "handlers.h"
@@ -84,6 +84,9 @@ static void handle_kernel_info(request_t *rq) {
         "text", "CUDA C++ Programming Guide", "url", "https://docs.nvidia.com/cuda/cuda-c-programming-guide/",
         "text", "CUDA Runtime API", "url", "https://docs.nvidia.com/cuda/cuda-runtime-api/",
         "debugger", 0);
+    /* 5.4 changed only the debugger's messages, which icuda does not offer;
+     * the optional-features list (later protocols) is empty for the same reason */
+    json_object_set_new(c, "supported_features", json_array());
     server_reply(rq, c);
 }
 
@@ -93,6 +96,8 @@ typedef struct exec_io {
     request_t *rq;
     bool silent;
     int count;
+    json_t *payload; /* the reply's payloads: help for the pager */
+    char *result;    /* the cell's value as text, for the history's output */
 } exec_io_t;
 
 static void io_stream(void *ctx, const char *name, const char *text, size_t len) {
@@ -104,6 +109,10 @@ static void io_stream(void *ctx, const char *name, const char *text, size_t len)
 
 static void io_display(void *ctx, json_t *data, json_t *metadata, bool is_result) {
     exec_io_t *x = ctx;
+    if (is_result && json_is_object(data) && json_is_string(json_object_get(data, "text/plain"))) {
+        free(x->result);
+        x->result = strdup(json_string_value(json_object_get(data, "text/plain")));
+    }
     if (x->silent || !json_is_object(data)) return;
     json_t *c = json_pack("{s:O, s:o}", "data", data, "metadata",
                           json_is_object(metadata) ? json_incref(metadata) : json_object());
@@ -115,6 +124,29 @@ static void io_display(void *ctx, json_t *data, json_t *metadata, bool is_result
         json_object_set_new(c, "transient", json_object());
         server_publish(x->rq, "display_data", c);
     }
+}
+
+/* Help goes to the pager as ipykernel sends it: a "page" payload. */
+static void io_page_payload(void *ctx, json_t *data) {
+    exec_io_t *x = ctx;
+    if (x->silent || !json_is_object(data)) return;
+    json_array_append_new(x->payload, json_pack("{s:s, s:O, s:i}", "source", "page", "data", data, "start", 0));
+}
+
+/* The error's name in red on the traceback's summary line ("TypeError:
+ * ..."), as ipykernel shows it; lines already coloured are left alone. */
+static json_t *coloured(json_t *tb, const char *ename) {
+    json_t *out = json_array();
+    size_t n = json_array_size(tb), el = strlen(ename);
+    for (size_t i = 0; i < n; i++) {
+        const char *line = json_string_value(json_array_get(tb, i));
+        if (!line) continue;
+        if (i + 1 == n && !strchr(line, '\x1b') && el && !strncmp(line, ename, el) && line[el] == ':')
+            json_array_append_new(out, json_sprintf("\x1b[0;31m%s\x1b[0m%s", ename, line + el));
+        else
+            json_array_append_new(out, json_string(line));
+    }
+    return out;
 }
 
 static void handle_execute(request_t *rq) {
@@ -134,12 +166,13 @@ static void handle_execute(request_t *rq) {
     const char *src = json_string_value(code);
     if (!silent) server_publish(rq, "execute_input", json_pack("{s:s, s:i}", "code", src,
                                                                "execution_count", count));
-    exec_io_t x = {rq, silent, count};
-    engine_io_t io = {&x, io_stream, io_display};
+    exec_io_t x = {rq, silent, count, json_array(), NULL};
+    engine_io_t io = {&x, io_stream, io_display, io_page_payload};
     engine_error_t err = {0};
     interrupt_clear(); /* an interrupt sent while idle does not kill the next cell */
     int rc = engine_execute(ks->engine, src, count, silent, &io, &err);
-    if (store) history_add(ks->history, count, src);
+    if (store) history_add(ks->history, count, src, x.result);
+    free(x.result);
     json_t *c;
     if (rc == 0) {
         json_t *ue = (uexpr && json_object_size(uexpr)) ? engine_user_expressions(ks->engine, uexpr)
@@ -148,12 +181,12 @@ static void handle_execute(request_t *rq) {
             json_decref(ue);
             ue = json_object();
         }
-        c = json_pack("{s:s, s:i, s:o, s:[]}", "status", "ok", "execution_count", count,
-                      "user_expressions", ue, "payload");
+        c = json_pack("{s:s, s:i, s:o, s:O}", "status", "ok", "execution_count", count,
+                      "user_expressions", ue, "payload", x.payload);
     } else {
         const char *ename = err.ename ? err.ename : "Error";
         const char *evalue = err.evalue ? err.evalue : "";
-        json_t *tb = json_is_array(err.traceback) ? json_incref(err.traceback) : json_array();
+        json_t *tb = json_is_array(err.traceback) ? coloured(err.traceback, ename) : json_array();
         if (!silent)
             server_publish(rq, "error", json_pack("{s:s, s:s, s:O}", "ename", ename, "evalue",
                                                   evalue, "traceback", tb));
@@ -163,6 +196,7 @@ static void handle_execute(request_t *rq) {
         if (stop_on_error) rq->abort_queue = true;
     }
     engine_error_clear(&err);
+    json_decref(x.payload);
     if (!c) { /* invalid UTF-8 from the engine, say */
         log_msg("execute_reply could not be built");
         c = json_pack("{s:s, s:i, s:s, s:s, s:[]}", "status", "error", "execution_count", count,

@@ -1,5 +1,6 @@
-/* In-memory history: the kernel has no database; a notebook keeps its own
- * cells, and jupyter console only asks for the tail of this session. */
+/* Cell history for history_request, kept across kernel restarts in a file
+ * of JSON lines, as IPython keeps its history database: each kernel
+ * process is a new session (one more than the last in the file). */
 #include "history.h"
 
 #include <fnmatch.h>
@@ -8,46 +9,173 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "log.h"
+
+#define HISTORY_MAX 10000      /* entries kept (the file is cut back to this at start) */
+#define HISTORY_OUT_MAX 10000  /* bytes of an output kept */
 
 typedef struct entry {
-    int line;
-    char *code;
+    int session, line;
+    char *code, *out; /* out may be NULL */
 } entry_t;
 
 struct history {
     pthread_mutex_t mu;
     entry_t *e;
     size_t n, cap;
+    int session;
+    char *path; /* NULL: memory only */
 };
+
+static void entry_free(entry_t *e) {
+    free(e->code);
+    free(e->out);
+}
+
+static void push(history_t *h, entry_t e) {
+    if (h->n == HISTORY_MAX) { /* drop the oldest */
+        entry_free(&h->e[0]);
+        memmove(h->e, h->e + 1, (h->n - 1) * sizeof *h->e);
+        h->n--;
+    }
+    if (h->n == h->cap) {
+        size_t cap = h->cap ? h->cap * 2 : 64;
+        entry_t *x = realloc(h->e, cap * sizeof *x);
+        if (!x) {
+            entry_free(&e);
+            return;
+        }
+        h->e = x;
+        h->cap = cap;
+    }
+    h->e[h->n++] = e;
+}
+
+static json_t *entry_json(const entry_t *e) {
+    json_t *j = json_pack("{s:i, s:i, s:s}", "session", e->session, "line", e->line, "input", e->code);
+    if (j && e->out) json_object_set_new(j, "output", json_string(e->out));
+    return j;
+}
+
+static int mkdirs(const char *path) {
+    char *d = strdup(path);
+    if (!d) return -1;
+    for (char *p = d + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = 0;
+        mkdir(d, 0700);
+        *p = '/';
+    }
+    free(d);
+    return 0;
+}
+
+/* $ICUDA_HISTORY (a file; empty: none), else the data directory's
+ * icuda/history.jsonl: $JUPYTER_DATA_DIR, $XDG_DATA_HOME or ~/.local/share. */
+static char *default_path(void) {
+    const char *env = getenv("ICUDA_HISTORY");
+    if (env) return *env ? strdup(env) : NULL;
+    char *p = NULL;
+    const char *jd = getenv("JUPYTER_DATA_DIR"), *xd = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+    int r = jd && *jd   ? asprintf(&p, "%s/icuda/history.jsonl", jd)
+            : xd && *xd ? asprintf(&p, "%s/icuda/history.jsonl", xd)
+            : home      ? asprintf(&p, "%s/.local/share/icuda/history.jsonl", home)
+                        : -1;
+    return r < 0 ? NULL : p;
+}
+
+static void load(history_t *h) {
+    FILE *f = fopen(h->path, "r");
+    if (!f) return;
+    char *line = NULL;
+    size_t cap = 0, lines = 0;
+    int last = 0;
+    while (getline(&line, &cap, f) > 0) {
+        lines++;
+        json_t *j = json_loads(line, 0, NULL);
+        json_t *in = json_object_get(j, "input"), *out = json_object_get(j, "output");
+        int s = (int)json_integer_value(json_object_get(j, "session"));
+        if (json_is_string(in) && s > 0) {
+            push(h, (entry_t){s, (int)json_integer_value(json_object_get(j, "line")), strdup(json_string_value(in)),
+                              json_is_string(out) ? strdup(json_string_value(out)) : NULL});
+            if (s > last) last = s;
+        }
+        json_decref(j);
+    }
+    free(line);
+    fclose(f);
+    h->session = last + 1;
+    if (lines <= 2 * HISTORY_MAX) return;
+    /* cut the file back to what is kept */
+    char *tmp = NULL;
+    if (asprintf(&tmp, "%s.%d.tmp", h->path, (int)getpid()) < 0) return;
+    FILE *o = fopen(tmp, "w");
+    if (o) {
+        for (size_t i = 0; i < h->n; i++) {
+            json_t *j = entry_json(&h->e[i]);
+            char *s = json_dumps(j, JSON_COMPACT);
+            if (s) fprintf(o, "%s\n", s);
+            free(s);
+            json_decref(j);
+        }
+        if (fclose(o) == 0) rename(tmp, h->path);
+        else unlink(tmp);
+    }
+    free(tmp);
+}
 
 history_t *history_new(void) {
     history_t *h = calloc(1, sizeof *h);
-    if (h) pthread_mutex_init(&h->mu, NULL);
+    if (!h) return NULL;
+    pthread_mutex_init(&h->mu, NULL);
+    h->session = 1;
+    h->path = default_path();
+    if (h->path) {
+        mkdirs(h->path);
+        load(h);
+    }
     return h;
 }
 
 void history_free(history_t *h) {
     if (!h) return;
-    for (size_t i = 0; i < h->n; i++) free(h->e[i].code);
+    for (size_t i = 0; i < h->n; i++) entry_free(&h->e[i]);
     free(h->e);
+    free(h->path);
     pthread_mutex_destroy(&h->mu);
     free(h);
 }
 
-void history_add(history_t *h, int line, const char *code) {
-    pthread_mutex_lock(&h->mu);
-    if (h->n == h->cap) {
-        size_t cap = h->cap ? h->cap * 2 : 64;
-        entry_t *e = realloc(h->e, cap * sizeof *e);
-        if (!e) goto out;
-        h->e = e;
-        h->cap = cap;
+int history_session(history_t *h) { return h->session; }
+
+void history_add(history_t *h, int line, const char *code, const char *output) {
+    entry_t e = {h->session, line, strdup(code), output ? strndup(output, HISTORY_OUT_MAX) : NULL};
+    if (!e.code) {
+        free(e.out);
+        return;
     }
-    char *copy = strdup(code);
-    if (!copy) goto out;
-    h->e[h->n++] = (entry_t){line, copy};
-out:
+    json_t *j = entry_json(&e);
+    char *s = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    json_decref(j);
+    pthread_mutex_lock(&h->mu);
+    push(h, e);
+    if (h->path && s) {
+        /* one write per entry, appended: kernels sharing the file do not interleave */
+        FILE *f = fopen(h->path, "a");
+        if (f) {
+            fprintf(f, "%s\n", s);
+            fclose(f);
+        } else {
+            log_msg("history file %s cannot be written; history stays in memory", h->path);
+            free(h->path);
+            h->path = NULL;
+        }
+    }
     pthread_mutex_unlock(&h->mu);
+    free(s);
 }
 
 /* Optional integer field: absent → dflt; present but not an integer → error. */
@@ -66,8 +194,20 @@ static int opt_int(json_t *req, const char *key, long long dflt, long long *out,
     return 0;
 }
 
-static json_t *item(const entry_t *e) {
-    return json_pack("[i, i, s]", HISTORY_SESSION, e->line, e->code);
+static int opt_bool(json_t *req, const char *key, bool *out, char *why, size_t whylen) {
+    json_t *v = json_object_get(req, key);
+    *out = json_is_true(v);
+    if (v && !json_is_boolean(v) && !json_is_null(v)) {
+        snprintf(why, whylen, "history_request field '%s' must be a boolean", key);
+        return -1;
+    }
+    return 0;
+}
+
+static json_t *item(const entry_t *e, bool output) {
+    if (output)
+        return json_pack("[i, i, [s, s?]]", e->session, e->line, e->code, e->out);
+    return json_pack("[i, i, s]", e->session, e->line, e->code);
 }
 
 json_t *history_query(history_t *h, json_t *req, char *why, size_t whylen) {
@@ -78,55 +218,48 @@ json_t *history_query(history_t *h, json_t *req, char *why, size_t whylen) {
         return NULL;
     }
     long long n, session, start, stop;
-    if (opt_int(req, "n", -1, &n, why, whylen) ||
-        opt_int(req, "session", 0, &session, why, whylen) ||
-        opt_int(req, "start", 0, &start, why, whylen) ||
-        opt_int(req, "stop", -1, &stop, why, whylen))
+    bool output, raw, unique;
+    if (opt_int(req, "n", -1, &n, why, whylen) || opt_int(req, "session", 0, &session, why, whylen) ||
+        opt_int(req, "start", 0, &start, why, whylen) || opt_int(req, "stop", -1, &stop, why, whylen) ||
+        opt_bool(req, "output", &output, why, whylen) || opt_bool(req, "raw", &raw, why, whylen) ||
+        opt_bool(req, "unique", &unique, why, whylen))
         return NULL;
+    /* raw and translated input are the same here: icuda never rewrites a cell */
     json_t *pat = json_object_get(req, "pattern");
-    json_t *uniq = json_object_get(req, "unique");
     if (pat && !json_is_string(pat) && !json_is_null(pat)) {
         snprintf(why, whylen, "history_request field 'pattern' must be a string");
         return NULL;
     }
-    bool unique = json_is_true(uniq);
 
     json_t *out = json_array();
     pthread_mutex_lock(&h->mu);
     if (strcmp(type, "tail") == 0) {
         size_t from = (n >= 0 && (size_t)n < h->n) ? h->n - (size_t)n : 0;
-        for (size_t i = from; i < h->n; i++) json_array_append_new(out, item(&h->e[i]));
+        for (size_t i = from; i < h->n; i++) json_array_append_new(out, item(&h->e[i], output));
     } else if (strcmp(type, "range") == 0) {
-        /* session 0 or negative: this session (the only one there is). */
-        if (session <= 0 || session == HISTORY_SESSION)
-            for (size_t i = 0; i < h->n; i++) {
-                int line = h->e[i].line;
-                if (line >= start && (stop < 0 || line < stop))
-                    json_array_append_new(out, item(&h->e[i]));
-            }
+        /* session 0: this one; negative: counted back from it (-1: the one before) */
+        long long s = session <= 0 ? h->session + session : session;
+        for (size_t i = 0; i < h->n; i++) {
+            const entry_t *e = &h->e[i];
+            if (e->session == s && e->line >= start && (stop < 0 || e->line < stop))
+                json_array_append_new(out, item(e, output));
+        }
     } else if (strcmp(type, "search") == 0) {
         const char *p = json_is_string(pat) ? json_string_value(pat) : "*";
         /* newest first while collecting, so n and unique keep the latest */
-        json_t *rev = json_array();
+        json_t *rev = json_array(), *seen = json_object();
         for (size_t i = h->n; i-- > 0 && (n < 0 || (long long)json_array_size(rev) < n);) {
-            if (fnmatch(p, h->e[i].code, 0) != 0) continue;
+            const entry_t *e = &h->e[i];
+            if (fnmatch(p, e->code, 0) != 0) continue;
             if (unique) {
-                bool dup = false;
-                size_t k;
-                json_t *x;
-                json_array_foreach(rev, k, x) {
-                    if (strcmp(json_string_value(json_array_get(x, 2)), h->e[i].code) == 0) {
-                        dup = true;
-                        break;
-                    }
-                }
-                if (dup) continue;
+                if (json_object_get(seen, e->code)) continue;
+                json_object_set_new(seen, e->code, json_true());
             }
-            json_array_append_new(rev, item(&h->e[i]));
+            json_array_append_new(rev, item(e, output));
         }
-        for (size_t i = json_array_size(rev); i-- > 0;)
-            json_array_append(out, json_array_get(rev, i));
+        for (size_t i = json_array_size(rev); i-- > 0;) json_array_append(out, json_array_get(rev, i));
         json_decref(rev);
+        json_decref(seen);
     } else {
         pthread_mutex_unlock(&h->mu);
         json_decref(out);

@@ -1,4 +1,4 @@
-/* The Jupyter wire format (messaging spec 5.3, "The Wire Protocol"):
+/* The Jupyter wire format (messaging spec 5.4, "The Wire Protocol"):
  *   [identities...] "<IDS|MSG>" signature header parent_header metadata content [buffers...]
  * Decoding checks the frames, the HMAC-SHA256 signature (constant time) and
  * the replay set before any JSON is parsed; encoding builds signed frames.
@@ -14,7 +14,7 @@
 #include "replay.h"
 
 #define WIRE_DELIM "<IDS|MSG>"
-#define WIRE_PROTOCOL_VERSION "5.3"
+#define WIRE_PROTOCOL_VERSION "5.4"
 
 typedef struct wire_blob {
     void *data;

@@ -42,7 +42,7 @@ static int help_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
             rc = magic_usage_error(&magic_help, err, "no magic named %s; %%lsmagic lists them", argv[0]);
         } else {
             char *h = magic_help_text(m);
-            io_printf(mc->io, "stdout", "%s", h);
+            io_page(mc->io, h, NULL);
             free(h);
         }
     }

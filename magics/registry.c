@@ -106,7 +106,7 @@ int magic_run_line(magic_ctx_t *mc, const char *line, engine_error_t *err) {
     if (!m) return unknown(name, false, err);
     if (question) {
         char *h = magic_help_text(m);
-        io_printf(mc->io, "stdout", "%s", h);
+        io_page(mc->io, h, NULL);
         free(h);
         return 0;
     }
@@ -129,7 +129,7 @@ int magic_run_cell(magic_ctx_t *mc, const char *code, engine_error_t *err) {
     if (!m) rc = unknown(name, true, err);
     else if (question) { /* %%name? explains, as %name? does */
         char *h = magic_help_text(m);
-        io_printf(mc->io, "stdout", "%s", h);
+        io_page(mc->io, h, NULL);
         free(h);
         rc = 0;
     } else if (!m->cell) rc = magic_usage_error(m, err, "%%%s is a line magic, not a cell magic", name);

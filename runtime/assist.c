@@ -1,11 +1,13 @@
 /* What an editor asks of the kernel without running anything: is a cell
- * complete (jupyter console), completions, and inspection. */
+ * complete (jupyter console), and completions (inspection: inspect.c). */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "assist.h"
 #include "cuda/cuda_rt_table.h"
+#include "cuda_docs.h"
 #include "lang/interp.h"
 #include "magics/magics.h"
 #include "session.h"
@@ -60,116 +62,230 @@ const char *engine_is_complete(engine_t *e, const char *code, char **indent) {
     return "complete";
 }
 
-static const char *const cuda_words[] = {
-    "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "__global__", "__device__", "__host__",
-    "__constant__", "__shared__", "__restrict__", "__syncthreads", "__syncwarp", "__threadfence",
-    "__shfl_sync", "__shfl_down_sync", "__shfl_up_sync", "__shfl_xor_sync", "__ballot_sync", "__any_sync",
-    "__all_sync", "__activemask", "__popc", "__clz", "__ffs", "__ldg", "__fmaf_rn", "__expf", "__logf",
-    "__sinf", "__cosf", "__fdividef", "atomicAdd", "atomicSub", "atomicMax", "atomicMin", "atomicExch",
-    "atomicCAS", "atomicAnd", "atomicOr", "atomicXor", "atomicInc", "atomicDec", "clock64", "printf",
-    "__launch_bounds__", "cudaMalloc", "cudaFree", "cudaMallocHost", "cudaFreeHost", "cudaHostAlloc",
-    "cudaMemcpy", "cudaMemcpyAsync", "cudaMemset", "cudaMemcpyHostToDevice", "cudaMemcpyDeviceToHost",
-    "cudaMemcpyDeviceToDevice", "cudaDeviceSynchronize", "cudaGetLastError", "cudaPeekAtLastError",
-    "cudaGetErrorString", "cudaEventCreate", "cudaEventRecord", "cudaEventSynchronize",
-    "cudaEventElapsedTime", "cudaEventDestroy", "cudaStreamCreate", "cudaStreamSynchronize",
-    "cudaStreamDestroy", "cudaGetDeviceCount", "cudaSetDevice", "cudaGetDevice", "cudaGetDeviceProperties",
-    "cudaMemGetInfo", "cudaOccupancyMaxPotentialBlockSize", "cudaMemcpyToSymbol", "cudaMemcpyFromSymbol",
-    "cudaOccupancyMaxActiveBlocksPerMultiprocessor",
-    "dim3", "size_t", "unsigned", "double", "float", "int", "long", "char", "short", "struct", "typedef",
-    "return", "for", "while", "if", "else", "switch", "case", "break", "continue", "sizeof", "const",
-    "static", "template", "typename", "#include", "#define", NULL};
+/* ---- offsets: the protocol counts code points, the code is UTF-8 ---- */
 
-/* Every function of the CUDA runtime API (read from the toolkit's headers:
- * runtime/cuda/cuda_rt_table.h) not listed above; its types and constants
- * are the interpreter's names already. */
-static void complete_runtime_api(const char *prefix, size_t plen, json_t *matches) {
-    if (plen < 2 || strncmp(prefix, "cu", 2)) return;
-    for (int k = 0; k < crt_nfns; k++) {
-        const char *w = crt_fns[k].name;
-        if (strncmp(w, prefix, plen)) continue;
-        bool listed = false;
-        for (int i = 0; cuda_words[i] && !listed; i++) listed = !strcmp(cuda_words[i], w);
-        if (!listed) json_array_append_new(matches, json_string(w));
+int assist_byte_offset(const char *s, int cp) {
+    int b = 0;
+    for (int k = 0; s[b] && k < cp; k++) {
+        b++;
+        while ((s[b] & 0xc0) == 0x80) b++;
     }
+    return b;
 }
+
+static int code_points(const char *s, int bytes) {
+    int n = 0;
+    for (int i = 0; i < bytes && s[i]; i++)
+        if ((s[i] & 0xc0) != 0x80) n++;
+    return n;
+}
+
+/* ---- the matches: deduplicated, sorted, each with its type ---- */
+
+typedef struct {
+    char *text, *type, *sig;
+} match_t;
+
+typedef struct {
+    match_t *m;
+    int n, cap;
+    json_t *seen; /* text -> true */
+    const char *prefix;
+    size_t plen;
+} matches_t;
+
+static void add(matches_t *ms, const char *text, const char *type, const char *sig) {
+    if (strncmp(text, ms->prefix, ms->plen) || json_object_get(ms->seen, text)) return;
+    json_object_set_new(ms->seen, text, json_true());
+    if (ms->n == ms->cap) {
+        ms->cap = ms->cap ? ms->cap * 2 : 64;
+        ms->m = realloc(ms->m, (size_t)ms->cap * sizeof *ms->m);
+        if (!ms->m) abort();
+    }
+    ms->m[ms->n++] = (match_t){strdup(text), strdup(type), strdup(sig ? sig : "")};
+}
+
+static void add_list(matches_t *ms, json_t *list) {
+    size_t i;
+    json_t *v;
+    json_array_foreach(list, i, v) add(ms, json_string_value(json_object_get(v, "text")),
+                                       json_string_value(json_object_get(v, "type")),
+                                       json_string_value(json_object_get(v, "signature")));
+    json_decref(list);
+}
+
+static int by_text(const void *a, const void *b) {
+    const match_t *x = a, *y = b;
+    /* names starting with '_' after the others, as editors list them */
+    bool ux = x->text[0] == '_', uy = y->text[0] == '_';
+    if (ux != uy) return ux - uy;
+    return strcmp(x->text, y->text);
+}
+
+static json_t *reply(matches_t *ms, const char *code, int start, int end) {
+    if (ms->n) qsort(ms->m, (size_t)ms->n, sizeof *ms->m, by_text);
+    int cs = code_points(code, start), ce = code_points(code, end);
+    json_t *matches = json_array(), *types = json_array();
+    for (int i = 0; i < ms->n; i++) {
+        json_array_append_new(matches, json_string(ms->m[i].text));
+        json_array_append_new(types, json_pack("{s:i, s:i, s:s, s:s, s:s}", "start", cs, "end", ce, "text",
+                                               ms->m[i].text, "type", ms->m[i].type, "signature", ms->m[i].sig));
+        free(ms->m[i].text);
+        free(ms->m[i].type);
+        free(ms->m[i].sig);
+    }
+    free(ms->m);
+    json_decref(ms->seen);
+    return json_pack("{s:o, s:i, s:i, s:{s:o}}", "matches", matches, "cursor_start", cs, "cursor_end", ce,
+                     "metadata", "_jupyter_types_experimental", types);
+}
+
+static const char *const keywords[] = {
+    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum", "extern",
+    "float", "for", "goto", "if", "inline", "int", "long", "return", "short", "signed", "sizeof", "static",
+    "struct", "switch", "typedef", "union", "unsigned", "void", "volatile", "while", "bool", "true", "false",
+    "template", "typename", "namespace", "class", "constexpr", "nullptr", "#include", "#define", "#pragma",
+    NULL};
 
 static bool ident_char(char c) { return isalnum((unsigned char)c) || c == '_'; }
 
-/* The identifier (or %magic) that the cursor touches: [*start, *end). */
-static void word_at(const char *code, int cursor, int *start, int *end, bool *magic) {
-    int n = (int)strlen(code);
-    if (cursor < 0 || cursor > n) cursor = n;
-    int s = cursor, t = cursor;
-    while (s > 0 && ident_char(code[s - 1])) s--;
-    while (t < n && ident_char(code[t])) t++;
-    *magic = false;
-    if (s > 0 && code[s - 1] == '%') {
-        s--;
-        if (s > 0 && code[s - 1] == '%') s--;
-        *magic = true;
-    } else if (s > 0 && code[s - 1] == '#') {
-        s--;
+/* Is byte offset pos inside the body of a __global__ or __device__
+ * function? Top-level brace blocks are matched; a block's header is the
+ * text since the previous top-level ';' or '}'. */
+static bool in_device_code(const char *code, int pos) {
+    int depth = 0, header = 0;
+    bool device = false;
+    for (int i = 0; i < pos && code[i]; i++) {
+        char c = code[i];
+        if (c == '/' && code[i + 1] == '/') {
+            while (i < pos && code[i] && code[i] != '\n') i++;
+        } else if (c == '"' || c == '\'') {
+            for (i++; i < pos && code[i] && code[i] != c && code[i] != '\n'; i++)
+                if (code[i] == '\\' && code[i + 1]) i++;
+        } else if (c == '{') {
+            if (depth++ == 0) {
+                char *h = strndup(code + header, (size_t)(i - header));
+                device = strstr(h, "__global__") || strstr(h, "__device__");
+                free(h);
+            }
+        } else if (c == '}') {
+            if (depth > 0 && --depth == 0) header = i + 1, device = false;
+        } else if (c == ';' && depth == 0) {
+            header = i + 1;
+        }
     }
-    *start = s;
-    *end = t;
+    return depth > 0 && device;
 }
 
-json_t *engine_complete(engine_t *e, const char *code, int cursor_pos) {
+/* "%name ... -": the options of magic name, read from its usage and help. */
+static void magic_options(matches_t *ms, const magic_t *m) {
+    const char *texts[2] = {m->usage, m->help};
+    for (int t = 0; t < 2; t++) {
+        const char *p = texts[t];
+        if (!p) continue;
+        for (; *p; p++) {
+            if (*p != '-' || (p > texts[t] && !strchr(" [|(", p[-1]))) continue;
+            const char *q = p + 1;
+            if (*q == '-') q++;
+            if (!isalpha((unsigned char)*q)) continue;
+            while (isalnum((unsigned char)*q) || *q == '-') q++;
+            char opt[64];
+            snprintf(opt, sizeof opt, "%.*s", (int)(q - p), p);
+            add(ms, opt, "option", m->usage);
+            p = q - 1;
+        }
+    }
+}
+
+json_t *engine_complete(engine_t *e, const char *code, int cursor_cp) {
     int n = (int)strlen(code);
-    if (cursor_pos < 0 || cursor_pos > n) cursor_pos = n;
-    int start, end;
-    bool magic;
-    word_at(code, cursor_pos, &start, &end, &magic);
+    int cur = assist_byte_offset(code, cursor_cp < 0 ? n : cursor_cp);
+    int start = cur;
+    while (start > 0 && ident_char(code[start - 1])) start--;
+    int ls = start;
+    while (ls > 0 && code[ls - 1] != '\n') ls--;
     char prefix[256];
-    int plen = cursor_pos - start;
-    if (plen < 0) plen = 0;
-    if (plen >= (int)sizeof prefix) plen = sizeof prefix - 1;
-    memcpy(prefix, code + start, (size_t)plen);
-    prefix[plen] = 0;
-    json_t *matches = json_array();
-    if (magic) {
+    matches_t ms = {.seen = json_object(), .prefix = prefix};
+
+    /* an option of the magic this line starts with */
+    int os = start;
+    while (os > ls && (ident_char(code[os - 1]) || code[os - 1] == '-')) os--;
+    if (code[os] == '-' && (os == ls || code[os - 1] == ' ') && code[ls] == '%') {
+        int ne = ls;
+        while (code[ne] == '%') ne++;
+        int nl = ne;
+        while (ident_char(code[nl])) nl++;
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", nl - ne, code + ne);
+        snprintf(prefix, sizeof prefix, "%.*s", cur - os, code + os);
+        ms.plen = strlen(prefix);
+        const magic_t *m = magic_find(name);
+        if (m) magic_options(&ms, m);
+        return reply(&ms, code, os, cur);
+    }
+    if (start > 0 && code[start - 1] == '%') {
+        while (start > 0 && code[start - 1] == '%') start--;
+        snprintf(prefix, sizeof prefix, "%.*s", cur - start, code + start);
+        ms.plen = strlen(prefix);
         int count;
         const magic_t *m = magic_table(&count);
-        bool cellm = plen >= 2 && prefix[1] == '%';
+        bool cellm = ms.plen >= 2 && prefix[1] == '%';
         for (int i = 0; i < count; i++) {
             if (cellm ? !m[i].cell : !m[i].line) continue;
             char full[64];
             snprintf(full, sizeof full, "%s%s", cellm ? "%%" : "%", m[i].name);
-            if (!strncmp(full, prefix, (size_t)plen)) json_array_append_new(matches, json_string(full));
+            add(&ms, full, "magic", m[i].usage);
         }
-    } else if (plen > 0) {
-        for (int i = 0; i < e->nkernels; i++)
-            if (!strncmp(e->kernels[i].name, prefix, (size_t)plen)) json_array_append_new(matches, json_string(e->kernels[i].name));
-        if (e->interp) {
-            json_t *names = interp_names(e->interp, prefix);
-            json_array_extend(matches, names);
-            json_decref(names);
-        }
-        for (int i = 0; cuda_words[i]; i++)
-            if (!strncmp(cuda_words[i], prefix, (size_t)plen)) json_array_append_new(matches, json_string(cuda_words[i]));
-        complete_runtime_api(prefix, (size_t)plen, matches);
+        return reply(&ms, code, start, cur);
     }
-    return json_pack("{s:o,s:i,s:i,s:{}}", "matches", matches, "cursor_start", start, "cursor_end", end, "metadata");
-}
+    if (start > 0 && code[start - 1] == '#') start--;
+    snprintf(prefix, sizeof prefix, "%.*s", cur - start, code + start);
+    ms.plen = strlen(prefix);
 
-json_t *engine_inspect(engine_t *e, const char *code, int cursor_pos, int detail_level) {
-    int start, end;
-    bool magic;
-    word_at(code, cursor_pos, &start, &end, &magic);
-    char word[256];
-    int len = end - start < (int)sizeof word - 1 ? end - start : (int)sizeof word - 1;
-    memcpy(word, code + start, (size_t)len);
-    word[len] = 0;
-    char *text = NULL;
-    if (magic) {
-        const magic_t *m = magic_find(word + (word[1] == '%' ? 2 : 1));
-        if (m) text = magic_help_text(m);
-    } else {
-        const kernel_entry_t *k = engine_find_kernel(e, word);
-        if (k) text = engine_kernel_description(e, k);
+    /* a member after "." or "->" */
+    int op = start;
+    while (op > 0 && code[op - 1] == ' ') op--;
+    bool arrow = op >= 2 && code[op - 1] == '>' && code[op - 2] == '-';
+    if (arrow || (op > 0 && code[op - 1] == '.' && !(op > 1 && isdigit((unsigned char)code[op - 2])))) {
+        int ce = op - (arrow ? 2 : 1), cs = ce, depth = 0;
+        while (cs > 0) {
+            char c = code[cs - 1];
+            if (c == ']') depth++;
+            else if (c == '[') depth--;
+            else if (depth == 0 && !(ident_char(c) || c == '.' || c == ' ' ||
+                                     (c == '>' && cs > 1 && code[cs - 2] == '-') || (c == '-' && code[cs] == '>')))
+                break;
+            cs--;
+        }
+        char *chain = strndup(code + cs, (size_t)(ce - cs));
+        json_t *members = e->interp ? interp_members(e->interp, chain, arrow, prefix) : NULL;
+        free(chain);
+        if (members) add_list(&ms, members);
+        return reply(&ms, code, start, cur);
     }
-    json_t *data = json_object();
-    if (text) json_object_set_new(data, "text/plain", json_string(text));
-    free(text);
-    return json_pack("{s:b,s:o,s:{}}", "found", json_object_size(data) > 0, "data", data, "metadata");
+    if (ms.plen == 0) return reply(&ms, code, start, cur);
+
+    bool device = in_device_code(code, cur);
+    for (int i = 0; i < e->nkernels; i++) add(&ms, e->kernels[i].name, "kernel", e->kernels[i].signature);
+    for (const cuda_builtin_t *b = cuda_builtins; b->name; b++)
+        if (device || strcmp(b->kind, "variable")) add(&ms, b->name, b->kind, b->signature);
+    if (e->interp) {
+        json_t *names = interp_completions(e->interp, prefix);
+        if (device) { /* the host's names device code sees too: macros, types, constants */
+            json_t *keep = json_array();
+            size_t i;
+            json_t *v;
+            json_array_foreach(names, i, v) {
+                const char *t = json_string_value(json_object_get(v, "type"));
+                if (!strcmp(t, "macro") || !strcmp(t, "type") || !strcmp(t, "enum value")) json_array_append(keep, v);
+            }
+            json_decref(names);
+            names = keep;
+        }
+        add_list(&ms, names);
+    }
+    if (!device && ms.plen >= 2 && !strncmp(prefix, "cu", 2))
+        for (int k = 0; k < crt_nfns; k++) add(&ms, crt_fns[k].name, "function", crt_fns[k].proto);
+    for (int i = 0; keywords[i]; i++) add(&ms, keywords[i], "keyword", "");
+    return reply(&ms, code, start, cur);
 }

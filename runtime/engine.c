@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "assist.h"
 #include "cuda/cuda_session.h"
 #include "device_lines.h"
 #include "gpu_arch.h"
@@ -84,7 +85,7 @@ void engine_warm_up(engine_t *e) {
 
 static void null_stream(void *ctx, const char *name, const char *text, size_t len) {}
 static void null_display(void *ctx, json_t *data, json_t *md, bool is_result) {}
-static const engine_io_t silent_io = {NULL, null_stream, null_display};
+static const engine_io_t silent_io = {NULL, null_stream, null_display, NULL};
 
 static bool is_host_side(const cell_item_t *it) { return it->kind == ITEM_HOST || it->kind == ITEM_BOTH; }
 
@@ -189,6 +190,7 @@ int engine_execute(engine_t *e, const char *code, int execution_count, bool sile
                    engine_error_t *err) {
     interrupt_clear();
     if (silent || !io) io = &silent_io;
+    if (engine_question(e, code, io)) return 0; /* NAME?: help in the pager (inspect.c) */
     io_cap_t cap;
     io = io_cap(&cap, io);
     char cell[32];

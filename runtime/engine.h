@@ -19,6 +19,9 @@ typedef struct engine_io {
      * be NULL. is_result: an execute_result (the cell's value) rather than
      * display_data. References are borrowed. */
     void (*display)(void *ctx, json_t *data, json_t *metadata, bool is_result);
+    /* Help for the pager (the execute_reply's "page" payload): a MIME
+     * bundle, borrowed. NULL: io_page prints its text/plain instead. */
+    void (*page)(void *ctx, json_t *data);
 } engine_io_t;
 
 /* An error reply's fields. Filled by the engine on failure; freed with

@@ -70,6 +70,8 @@ void io_printf(const engine_io_t *io, const char *stream, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* text/plain (and optional text/html) as display_data. */
 void io_display_text(const engine_io_t *io, const char *plain, const char *html);
+/* Help text for the pager (runtime/pager.c); html NULL: made from plain. */
+void io_page(const engine_io_t *io, const char *plain, const char *html);
 
 /* The architecture compiles target, resolved on first use. */
 const char *engine_arch(engine_t *e);

@@ -20,6 +20,12 @@ KERNEL = os.environ.get("ICUDA_TEST_KERNEL", "build/asan/icuda")
 PLAIN_KERNEL = os.environ.get("ICUDA_TEST_PLAIN_KERNEL", "build/icuda")
 GPU = os.environ.get("ICUDA_TEST_GPU") == "1"
 
+# Kernels started otherwise (nbclient, jupyter console) keep their history
+# in a private file too, never in the user's data directory.
+if "ICUDA_HISTORY" not in os.environ:
+    os.environ["ICUDA_HISTORY"] = os.path.join(tempfile.gettempdir(),
+                                               f"icuda-test-history-{os.getpid()}.jsonl")
+
 SANITIZER_MARKS = ("ERROR: AddressSanitizer", "runtime error:", "ERROR: LeakSanitizer")
 
 # Cells whose behaviour the engine defines (DESIGN §2, §4).
@@ -84,7 +90,9 @@ def kernelspec_dir(kernel=None, env=None):
         spec_dir = os.path.join(tmp, "kernels", "icuda")
         os.makedirs(spec_dir)
         spec_env = {"ASAN_OPTIONS": "detect_leaks=0:abort_on_error=0",
-                    "UBSAN_OPTIONS": "print_stacktrace=1"}
+                    "UBSAN_OPTIONS": "print_stacktrace=1",
+                    # each test kernel keeps its history beside its kernelspec
+                    "ICUDA_HISTORY": os.path.join(tmp, "history.jsonl")}
         spec_env.update(env or {})
         with open(os.path.join(spec_dir, "kernel.json"), "w") as f:
             json.dump({"argv": [kernel, "-f", "{connection_file}"],
@@ -283,3 +291,18 @@ def alive_and_answering(k, timeout=30):
     r = k.request("kernel_info_request", timeout=timeout)
     assert r["content"]["status"] == "ok"
     return r
+
+
+def page_text(reply):
+    """The text/plain of an execute_reply's "page" payload (help: %help NAME,
+    %NAME?, NAME?), or ""."""
+    return "".join(p["data"].get("text/plain", "") for p in reply["content"].get("payload", [])
+                   if p.get("source") == "page")
+
+
+def help_of(k, code):
+    """Runs a help cell; its page text (it must succeed and print nothing)."""
+    reply, msgs = k.execute(code)
+    assert reply["content"]["status"] == "ok", reply["content"]
+    assert stdout_of(msgs) == "", stdout_of(msgs)
+    return page_text(reply)

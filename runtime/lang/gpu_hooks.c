@@ -186,7 +186,7 @@ uint64_t interp_buffer_new(interp_t *in, int place, uint64_t addr, void *host, u
     int pl = place == INTERP_PLACE_DEVICE ? PLACE_DEVICE : place == INTERP_PLACE_PINNED ? PLACE_PINNED
            : place == INTERP_PLACE_MANAGED ? PLACE_MANAGED : PLACE_NONE;
     if (pl == PLACE_NONE) return 0;
-    uint32_t s = buf_new_raw(addr, host, size, pl, what, NULL);
+    uint32_t s = buf_new_raw(addr, host, size, pl, what, gpu_call_site ? &gpu_call_site->loc : NULL); /* the cell that allocated it, for inspection */
     if (!s) return 0;
     g_bufs[s].owner = in->id;
     return addr;

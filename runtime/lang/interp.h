@@ -257,4 +257,16 @@ const char *interp_host_tier(interp_t *in, int *opt_level);
  * compiled (cache hits included), since the last call; resets both. */
 void interp_host_tier_take(interp_t *in, long *entries, long *compiled, double *compile_s);
 
+/* ---- Inspection and completion (introspect.c) ----
+ * interp_describe: what a session name is, {name, kind, signature} and for
+ * variables type, size, cell, line and, for pointers, buffer {size, place,
+ * offset, address, cell, line} or {state}; NULL when unknown.
+ * interp_completions: names starting with prefix, [{text, type, signature}].
+ * interp_members: the fields starting with prefix of the struct that chain
+ * names (a session variable with .f, ->f, [i] steps; arrow: the completion
+ * follows "->"), [{text, type, signature}], or NULL. New references. */
+json_t *interp_describe(interp_t *in, const char *name);
+json_t *interp_completions(interp_t *in, const char *prefix);
+json_t *interp_members(interp_t *in, const char *chain, bool arrow, const char *prefix);
+
 #endif

@@ -78,8 +78,8 @@ def test_memcheck_usage_errors():
             c, _ = err(k, code)
             assert c["ename"] == "UsageError" and what in c["evalue"], (code, c)
             assert any("usage: %memcheck" in line for line in c["traceback"]), c
-        _, msgs = ok(k, "%memcheck?")
-        assert "racecheck" in stdout_of(msgs) and "CudaMemcheckError" in stdout_of(msgs)
+        out = support.help_of(k, "%memcheck?")
+        assert "racecheck" in out and "CudaMemcheckError" in out
 
 
 @needs_gpu

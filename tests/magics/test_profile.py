@@ -41,7 +41,7 @@ def test_usage_errors_keep_the_session():
 
 def test_help_and_lsmagic_list_it():
     with kernel() as k:
-        out = support.stdout_of(ok(k, "%profile?"))
+        out = support.help_of(k, "%profile?")
         assert "%profile [--no-timeline] [--metrics] STATEMENT" in out, out
         assert "CUPTI" in out and "--metrics" in out, out
         out = support.stdout_of(ok(k, "%lsmagic"))

@@ -232,7 +232,7 @@ def test_roofline_without_measurements_and_clear():
 
 def test_help():
     with kernel() as k:
-        out = stdout_of(ok(k, "%timeit?"))
+        out = support.help_of(k, "%timeit?")
         assert out.startswith("%timeit [-n N] [-r R] [-o NAME] [-q] [--bytes EXPR] [--flops EXPR] STATEMENT"), out
         assert "CUDA events" in out
         assert "%roofline" in stdout_of(ok(k, "%lsmagic"))

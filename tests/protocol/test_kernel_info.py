@@ -13,7 +13,7 @@ def test_kernel_info_fields():
         c = r["content"]
         assert r["msg_type"] == "kernel_info_reply"
         assert c["status"] == "ok"
-        assert c["protocol_version"] == "5.3"
+        assert c["protocol_version"] == "5.4"
         assert c["implementation"] == "icuda"
         assert c["implementation_version"].count(".") == 2
         li = c["language_info"]
@@ -26,7 +26,7 @@ def test_kernel_info_fields():
         assert "icuda" in c["banner"]
         assert all("text" in h and "url" in h for h in c["help_links"])
         # the reply's header: version and a session id that stays the same
-        assert r["header"]["version"] == "5.3"
+        assert r["header"]["version"] == "5.4"
         r2 = k.request("kernel_info_request")
         assert r2["header"]["session"] == r["header"]["session"]
         assert r2["header"]["msg_id"] != r["header"]["msg_id"]

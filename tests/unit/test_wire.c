@@ -157,7 +157,7 @@ static void test_encode_roundtrip(void) {
     wire_msg_t m;
     CHECK(decode(&w, NULL, &fr, &m) == WIRE_OK);
     CHECK_STR(m.msg_type, "kernel_info_reply");
-    CHECK_STR(json_string_value(json_object_get(m.header, "version")), "5.3");
+    CHECK_STR(json_string_value(json_object_get(m.header, "version")), "5.4");
     CHECK_STR(json_string_value(json_object_get(m.header, "session")), w.session);
     CHECK(strlen(json_string_value(json_object_get(m.header, "msg_id"))) == 36);
     const char *date = json_string_value(json_object_get(m.header, "date"));
@@ -279,10 +279,16 @@ static void test_connection(void) {
 }
 
 static void test_history(void) {
+    char hist[] = "/tmp/icuda-history-XXXXXX";
+    int fd = mkstemp(hist);
+    CHECK(fd >= 0);
+    close(fd);
+    setenv("ICUDA_HISTORY", hist, 1);
     history_t *h = history_new();
-    history_add(h, 1, "int a = 1;");
-    history_add(h, 2, "printf(\"%d\", a);");
-    history_add(h, 3, "int a = 1;");
+    CHECK(history_session(h) == 1);
+    history_add(h, 1, "int a = 1;", NULL);
+    history_add(h, 2, "printf(\"%d\", a);", NULL);
+    history_add(h, 3, "int a = 1;", NULL);
     char why[200];
     json_t *req = json_pack("{s:s, s:i}", "hist_access_type", "tail", "n", 2);
     json_t *r = history_query(h, req, why, sizeof why);
@@ -309,6 +315,28 @@ static void test_history(void) {
     CHECK(history_query(h, req, why, sizeof why) == NULL);
     json_decref(req);
     history_free(h);
+
+    /* the next process is the next session, and sees this one's cells */
+    h = history_new();
+    CHECK(history_session(h) == 2);
+    history_add(h, 1, "a + 1", "(int) 2");
+    req = json_pack("{s:s, s:i, s:b}", "hist_access_type", "tail", "n", 2, "output", 1);
+    r = history_query(h, req, why, sizeof why);
+    CHECK(json_array_size(r) == 2);
+    json_t *last = json_array_get(r, 1);
+    CHECK(json_integer_value(json_array_get(last, 0)) == 2);
+    CHECK(!strcmp(json_string_value(json_array_get(json_array_get(last, 2), 1)), "(int) 2"));
+    CHECK(json_is_null(json_array_get(json_array_get(json_array_get(r, 0), 2), 1)));
+    json_decref(r);
+    json_decref(req);
+    req = json_pack("{s:s, s:i, s:i}", "hist_access_type", "range", "session", -1, "start", 1);
+    r = history_query(h, req, why, sizeof why);
+    CHECK(json_array_size(r) == 3);
+    json_decref(r);
+    json_decref(req);
+    history_free(h);
+    unlink(hist);
+    unsetenv("ICUDA_HISTORY");
 }
 
 int main(void) {

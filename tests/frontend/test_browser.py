@@ -1,0 +1,252 @@
+"""icuda as a person meets it in a browser: JupyterLab and Notebook 7 (one
+Jupyter server, started once for the module) driven by Playwright with
+Debian's Chromium. Run a device cell and a host cell and read their output
+from the page, Tab-complete a kernel's name, Shift-Tab a runtime function,
+stop a running loop with the stop button, restart. Screenshots go to
+build/browser/. Skipped, with the reason, where Chromium or Playwright is
+missing."""
+import atexit
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+import urllib.request
+
+import support
+
+CHROMIUM = os.environ.get("ICUDA_CHROMIUM", "/usr/bin/chromium")
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SHOTS = os.path.join(ROOT, "build", "browser")
+TOKEN = "icuda-browser-test"
+
+CELLS = [
+    "__global__ void scale_by(float *x, float a, int n) {\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < n) x[i] *= a;\n}",
+    'int n = 6;\nprintf("sum %d\\n", n * 7);',
+    "long spins = 0;\nfor (;;) spins++;",
+    "",
+]
+
+_server = {}
+
+
+def _requirements():
+    if not os.path.exists(CHROMIUM):
+        raise unittest.SkipTest(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        raise unittest.SkipTest("Playwright for Python is not installed")
+    if shutil.which("jupyter-lab", path=os.path.dirname(sys.executable)) is None:
+        raise unittest.SkipTest("JupyterLab is not installed beside this Python")
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _notebook(path):
+    nb = {"nbformat": 4, "nbformat_minor": 5,
+          "metadata": {"kernelspec": {"name": "icuda", "display_name": "CUDA C (icuda, test)",
+                                      "language": "cuda"}},
+          "cells": [{"cell_type": "code", "id": f"c{i}", "metadata": {}, "execution_count": None,
+                     "outputs": [], "source": src} for i, src in enumerate(CELLS)]}
+    with open(path, "w") as f:
+        json.dump(nb, f)
+
+
+def server():
+    """The Jupyter server (JupyterLab and Notebook 7), started on first use."""
+    if _server:
+        return _server
+    _requirements()
+    spec = support.kernelspec_dir(support.PLAIN_KERNEL)
+    data = spec.__enter__()
+    work = tempfile.mkdtemp(prefix="icuda-browser-")
+    port = _free_port()
+    env = dict(os.environ, JUPYTER_PATH=data, JUPYTER_CONFIG_DIR=os.path.join(work, "config"),
+               JUPYTER_RUNTIME_DIR=os.path.join(work, "runtime"),
+               JUPYTERLAB_WORKSPACES_DIR=os.path.join(work, "workspaces"),
+               JUPYTERLAB_SETTINGS_DIR=os.path.join(work, "settings"))
+    log = open(os.path.join(work, "server.log"), "w")
+    proc = subprocess.Popen(
+        [os.path.join(os.path.dirname(sys.executable), "jupyter-lab"), "--no-browser",
+         "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", f"--IdentityProvider.token={TOKEN}",
+         f"--ServerApp.root_dir={work}", "--ServerApp.port_retries=0",
+         "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+        + (["--allow-root"] if os.geteuid() == 0 else []),
+        cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 90
+    while True:
+        try:
+            urllib.request.urlopen(f"{url}/api/status?token={TOKEN}", timeout=2).read()
+            break
+        except OSError:
+            if proc.poll() is not None or time.time() > deadline:
+                with open(os.path.join(work, "server.log")) as f:
+                    raise AssertionError(f"the Jupyter server did not start:\n{f.read()[-4000:]}")
+            time.sleep(0.5)
+
+    from playwright.sync_api import sync_playwright
+    pw = sync_playwright().start()
+    browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True)
+
+    def stop():
+        try:
+            browser.close()
+            pw.stop()
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+            log.close()
+            spec.__exit__(None, None, None)
+            shutil.rmtree(work, ignore_errors=True)
+
+    atexit.register(stop)
+    os.makedirs(SHOTS, exist_ok=True)
+    _server.update(url=url, work=work, browser=browser)
+    return _server
+
+
+def cell(page, i):
+    return page.locator(".jp-Notebook .jp-Cell").nth(i)
+
+
+def output_of(page, i, words, timeout=60):
+    """Waits until cell i's output holds words; returns the output's text."""
+    out = cell(page, i).locator(".jp-OutputArea")
+    deadline = time.time() + timeout
+    text = ""
+    while time.time() < deadline:
+        text = out.inner_text() if out.count() else ""
+        if words in text:
+            return text
+        time.sleep(0.2)
+    raise AssertionError(f"cell {i}: no {words!r} in its output after {timeout} s: {text!r}")
+
+
+def text_holds(locator, words, timeout=20):
+    """Waits until the element's text holds words."""
+    deadline = time.time() + timeout
+    while words not in locator.inner_text() and time.time() < deadline:
+        time.sleep(0.2)
+    assert words in locator.inner_text(), locator.inner_text()
+
+
+def wait_idle(page, timeout=60):
+    """The notebook's kernel has started and is idle (the toolbar's indicator)."""
+    page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").first.wait_for(timeout=timeout * 1000)
+
+
+def run_cell(page, i):
+    cell(page, i).locator(".cm-content").click()
+    page.keyboard.press("Shift+Enter")
+
+
+def run_until(page, i, words):
+    """Runs cell i until its output holds words. The first run may go
+    before the page's kernel connection is up, and be dropped: it is
+    tried again while the cell's prompt shows it never ran."""
+    for attempt in range(3):
+        run_cell(page, i)
+        try:
+            return output_of(page, i, words, 20)
+        except AssertionError:
+            prompt = cell(page, i).locator(".jp-InputPrompt").inner_text()
+            if attempt == 2 or "[ ]" not in prompt:
+                raise
+
+
+def smoke(app, path_of):
+    """The same steps in JupyterLab and in Notebook 7."""
+    s = server()
+    name = f"{app}.ipynb"
+    _notebook(os.path.join(s["work"], name))
+    page = s["browser"].new_page(viewport={"width": 1400, "height": 1000})
+    try:
+        page.goto(f"{s['url']}{path_of(name)}?token={TOKEN}")
+        page.locator(".jp-Notebook .jp-Cell .cm-content").first.wait_for(timeout=60000)
+        wait_idle(page)
+        text = run_until(page, 0, "registers")
+        assert "scale_by(float *x, float a, int n)" in text, text
+        run_cell(page, 1)
+        assert "sum 42" in output_of(page, 1, "sum 42")
+        page.screenshot(path=os.path.join(SHOTS, f"{app}-run.png"))
+
+        # Tab completes the kernel's name in an empty cell
+        ed = cell(page, 3).locator(".cm-content")
+        ed.click()
+        page.keyboard.type("scale_b")
+        page.keyboard.press("Tab")
+        # the completer lists it, with its type; Enter takes it (a lone match
+        # may also be inserted at once, depending on the front end's settings)
+        deadline = time.time() + 20
+        while "scale_by" not in ed.inner_text() and time.time() < deadline:
+            box = page.locator(".jp-Completer")
+            if box.count() and box.first.is_visible():
+                assert "scale_by" in box.first.inner_text() and "kernel" in box.first.inner_text()
+                page.screenshot(path=os.path.join(SHOTS, f"{app}-completer.png"))
+                page.keyboard.press("Enter")
+                break
+            time.sleep(0.2)
+        text_holds(ed, "scale_by")
+        page.screenshot(path=os.path.join(SHOTS, f"{app}-complete.png"))
+
+        # Shift-Tab on a runtime function: its prototype in a tooltip
+        page.keyboard.press("Control+a")
+        page.keyboard.type("cudaMalloc")
+        page.keyboard.press("Shift+Tab")
+        tip = page.locator(".jp-Tooltip")
+        tip.wait_for(timeout=20000)
+        text_holds(tip, "cudaMalloc(void **devPtr, size_t size)")
+        page.screenshot(path=os.path.join(SHOTS, f"{app}-inspect.png"))
+        page.keyboard.press("Escape")
+
+        # a loop that never ends, stopped with the toolbar's stop button
+        run_cell(page, 2)
+        time.sleep(1.5)
+        t0 = time.time()
+        page.locator("[data-command='notebook:interrupt-kernel']").first.click()
+        assert "KeyboardInterrupt" in output_of(page, 2, "KeyboardInterrupt", 30)
+        took = time.time() - t0
+        assert took < 10, took
+        page.screenshot(path=os.path.join(SHOTS, f"{app}-interrupt.png"))
+
+        # restart: the session is new, and runs cells again
+        page.locator("[data-command='notebook:restart-kernel']").first.click()
+        page.locator(".jp-Dialog .jp-mod-accept").click()
+        time.sleep(1)
+        wait_idle(page)
+        cell(page, 1).locator(".cm-content").click()
+        page.keyboard.press("Shift+Enter")
+        output_of(page, 1, "sum 42")
+        prompt = cell(page, 1).locator(".jp-InputPrompt").inner_text()
+        assert "[1]" in prompt, prompt
+        page.screenshot(path=os.path.join(SHOTS, f"{app}-restart.png"))
+    except BaseException:
+        page.screenshot(path=os.path.join(SHOTS, f"{app}-failure.png"))
+        raise
+    finally:
+        page.close()
+
+
+@support.timeout(300)
+def test_jupyterlab():
+    smoke("lab", lambda name: f"/lab/tree/{name}")
+
+
+@support.timeout(300)
+def test_notebook7():
+    smoke("notebook", lambda name: f"/notebooks/{name}")
