@@ -76,6 +76,11 @@ static void capped_display(void *ctx, json_t *data, json_t *metadata, bool is_re
     if (c->inner->display) c->inner->display(c->inner->ctx, data, metadata, is_result);
 }
 
+static void capped_page(void *ctx, json_t *data) {
+    io_cap_t *c = ctx;
+    c->inner->page(c->inner->ctx, data);
+}
+
 const engine_io_t *io_cap(io_cap_t *c, const engine_io_t *inner) {
     memset(c, 0, sizeof *c);
     c->inner = inner;
@@ -89,5 +94,6 @@ const engine_io_t *io_cap(io_cap_t *c, const engine_io_t *inner) {
     c->io.ctx = c;
     c->io.stream = capped_stream;
     c->io.display = capped_display;
+    c->io.page = inner->page ? capped_page : NULL; /* help is not output: the pager is never capped */
     return &c->io;
 }

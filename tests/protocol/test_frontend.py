@@ -113,7 +113,7 @@ def test_complete_without_duplicates_with_types_and_offsets():
         assert "__shfl_down_sync" in complete(k, "__device__ int f(int v) { return __shfl_d")["matches"]
         assert "atomicAdd" in complete(k, "__global__ void g(int *p) { atomicA")["matches"]
         c = complete(k, "%ti")
-        assert c["matches"] == ["%timeit"] and c["cursor_start"] == 0
+        assert c["matches"] == ["%time", "%timeit"] and c["cursor_start"] == 0
         assert "%%program" in complete(k, "%%pro")["matches"]
         c = complete(k, "%timeit -")
         assert {"-n", "-r", "--bytes"} <= set(c["matches"]) and c["cursor_start"] == 8, c
