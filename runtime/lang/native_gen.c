@@ -188,6 +188,8 @@ static char *conv_code(const char *e, int from, int to) {
 /* arith(op, k, x, y, n) of exec.c on two evaluated operands (names of
  * locals): the statements computing it into local r, which has the
  * operation's representation. */
+static char *arith_unchecked(gen_t *g, int op, int k, const char *x, const char *y, node_t *n);
+
 static char *arith_code(gen_t *g, int op, int k, const char *x, const char *y, node_t *n) {
     if (k == K_F32 || k == K_F64) {
         const char *o = op == P_PLUS ? "+" : op == P_MINUS ? "-" : op == P_STAR ? "*" : op == P_DIV ? "/" : NULL;
@@ -197,6 +199,31 @@ static char *arith_code(gen_t *g, int op, int k, const char *x, const char *y, n
         if (k == K_F32) return fmt("double r = (double)((float)%s %s (float)%s);", x, o, y);
         return fmt("double r = %s %s %s;", x, o, y);
     }
+    char *z;
+    int ni = kidx(g, n);
+    if ((k == K_I32 || k == K_I64) && (op == P_PLUS || op == P_MINUS || op == P_STAR)) {
+        /* signed overflow is the interpreter's error (ub_checks.c), raised at the same node */
+        const char *fn = op == P_PLUS ? "add" : op == P_MINUS ? "sub" : "mul";
+        const char *t = k == K_I32 ? "int32_t" : "int64_t";
+        z = fmt("%s zs_; if (__builtin_expect(__builtin_%s_overflow((%s)%s, (%s)%s, &zs_), 0)) "
+                "rt->ovf(k%d, %d, (int64_t)%s, (int64_t)%s); uint64_t z = (uint64_t)(int64_t)zs_;",
+                t, fn, t, x, t, y, ni, op, x, y);
+        char *r = fmt("%s int64_t r = %s;", z, k == K_I32 ? "(int64_t)(int32_t)(uint32_t)z" : "(int64_t)z");
+        free(z);
+        return r;
+    }
+    if (op == P_SHL || op == P_SHR) {
+        char *chk = fmt("rt->shift(k%d, %d, %d, (int64_t)%s, (int64_t)%s);", ni, op, k, x, y);
+        char *rest = arith_unchecked(g, op, k, x, y, n);
+        char *r = fmt("%s %s", chk, rest);
+        free(chk);
+        free(rest);
+        return r;
+    }
+    return arith_unchecked(g, op, k, x, y, n);
+}
+
+static char *arith_unchecked(gen_t *g, int op, int k, const char *x, const char *y, node_t *n) {
     int sh = (k == K_I32 || k == K_U32) ? 31 : 63;
     char *z;
     int ni = kidx(g, n);
@@ -390,6 +417,12 @@ static char *assign(gen_t *g, node_t *n) {
 static char *compound(gen_t *g, node_t *n) {
     node_t *pl = n->a;
     if (ty_is_aggr(pl->ty) || !n->c) return bad(g);
+    /* exec.c checks an int place's + - * for int overflow even where the
+     * operation's type is wider: until that case is mirrored here, it stays
+     * interpreted */
+    int kc = ty_opkind(n->c->ty), pcode = ccode_of(pl->ty);
+    if (!n->esz && pcode == T_INT && kc == K_I64 && (n->op == P_PLUS || n->op == P_MINUS || n->op == P_STAR))
+        return bad(g);
     char *v = ex(g, n->b);
     char *a = waddr(g, pl);
     char *old = load_from(g, pl, "a_");
@@ -425,7 +458,13 @@ static char *incdec(gen_t *g, node_t *n) {
     else if (c_float(pc))
         calc = fmt("double r_ = o_ + (double)%" PRId64 "; %s", d, pc == T_FLOAT ? "r_ = (double)(float)r_;" : "");
     else if (pc == T_BOOL) calc = fmt("int64_t r_ = %s;", d > 0 ? "1" : "!o_");
-    else {
+    else if (pc == T_INT || pc == T_LONG || pc == T_LLONG) {
+        /* signed ++/-- past the type's range: the interpreter's error, naming the place's type */
+        const char *t = pc == T_INT ? "int32_t" : "int64_t";
+        calc = fmt("%s s_; if (__builtin_expect(__builtin_add_overflow((%s)o_, (%s)%" PRId64 "LL, &s_), 0)) "
+                   "rt->ovf_place(k%d, %d, (int64_t)o_, %" PRId64 "LL); int64_t r_ = (int64_t)s_;",
+                   t, t, t, d, kidx(g, n), d > 0 ? P_PLUS : P_MINUS, d > 0 ? d : -d);
+    } else {
         char *x = fmt("((uint64_t)o_ + (uint64_t)%" PRId64 "LL)", d);
         char *nv = conv_code(x, T_LONG, pc == T_LONG || pc == T_ULONG || pc == T_LLONG || pc == T_ULLONG ? T_LONG : pc);
         calc = fmt("int64_t r_ = %s;", nv);
@@ -467,7 +506,15 @@ static char *ex(gen_t *g, node_t *n) {
         return r;
     }
     case NK_CAST: {
-        char *a = ex(g, n->a), *r = conv_code(a, n->op, n->kind);
+        char *a = ex(g, n->a), *r;
+        if (c_float(n->op) && !c_float(n->kind) && n->kind != T_BOOL) {
+            /* out of the target's range is the interpreter's error, at this node */
+            char *c = conv_code("d_", n->op, n->kind);
+            r = fmt("({ double d_ = %s; rt->f2i(k%d, d_, %d); %s; })", a, kidx(g, n), n->kind, c);
+            free(c);
+        } else {
+            r = conv_code(a, n->op, n->kind);
+        }
         free(a);
         return r;
     }
@@ -489,7 +536,14 @@ static char *ex(gen_t *g, node_t *n) {
     case NK_NEG: {
         char *a = ex(g, n->a), *r;
         switch (n->kind) {
-        case K_I32: r = fmt("((int64_t)(int32_t)(uint32_t)(0 - (uint64_t)%s))", a); break;
+        case K_I32:
+            r = fmt("({ int64_t n_ = %s; if (__builtin_expect(n_ == INT32_MIN, 0)) rt->neg(k%d, n_); "
+                    "(int64_t)(int32_t)(uint32_t)(0 - (uint64_t)n_); })", a, kidx(g, n));
+            break;
+        case K_I64:
+            r = fmt("({ int64_t n_ = %s; if (__builtin_expect(n_ == INT64_MIN, 0)) rt->neg(k%d, n_); "
+                    "(int64_t)(0 - (uint64_t)n_); })", a, kidx(g, n));
+            break;
         case K_U32: r = fmt("((int64_t)(uint32_t)(0 - (uint64_t)%s))", a); break;
         case K_F32: case K_F64: r = fmt("(-(%s))", a); break;
         default: r = fmt("((int64_t)(0 - (uint64_t)%s))", a); break;

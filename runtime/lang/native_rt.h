@@ -23,6 +23,12 @@
         uint64_t (*ptr_add)(uint64_t p, int64_t d);                                                 \
         int32_t (*rand)(void);                                                                      \
         volatile int *iflag;                                                                        \
+        /* the interpreter's undefined-behaviour errors (ub_checks.c), raised at the same node */   \
+        __attribute__((noreturn)) void (*ovf)(void *node, int op, int64_t a, int64_t b);            \
+        __attribute__((noreturn)) void (*ovf_place)(void *node, int op, int64_t a, int64_t b);      \
+        void (*shift)(void *node, int op, int k, int64_t x, int64_t count);                         \
+        void (*f2i)(void *node, double d, int to);                                                  \
+        __attribute__((noreturn)) void (*neg)(void *node, int64_t a);                               \
     } nrt_t;
 
 NATIVE_RT_DEFS

@@ -118,8 +118,18 @@ static uint64_t rt_ptr_add(uint64_t p, int64_t d) { return ptr_add(p, d); }
 extern int32_t rand_next(interp_t *in);
 static int32_t rt_rand(void) { return rand_next(g_in); }
 
+static _Noreturn void rt_ovf(void *node, int op, int64_t a, int64_t b) { ub_overflow(node, op, a, b); }
+/* ++ and -- name the type of the place they change, as exec.c does */
+static _Noreturn void rt_ovf_place(void *node, int op, int64_t a, int64_t b) {
+    node_t *n = node;
+    ub_overflow_typed(n, n->a->ty, op, a, b);
+}
+static void rt_shift(void *node, int op, int k, int64_t x, int64_t count) { ub_shift_check(node, op, k, x, count); }
+static void rt_f2i(void *node, double d, int to) { ub_float_to_int(node, d, to); }
+static _Noreturn void rt_neg(void *node, int64_t a) { ub_negation(node, a); }
+
 static const nrt_t g_rt = {rt_idx, rt_deref, rt_index_fail, rt_div0, rt_divovf, rt_interrupt, rt_ptr_add, rt_rand,
-                           (volatile int *)&icuda_interrupt_flag};
+                           (volatile int *)&icuda_interrupt_flag, rt_ovf, rt_ovf_place, rt_shift, rt_f2i, rt_neg};
 
 /* ---- loops ---- */
 static int sx_native(node_t *n, frame_t *f);

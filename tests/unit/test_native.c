@@ -45,7 +45,7 @@ static char *run_cells(const char *cells, int mode, long *entries) {
     interp_t *in = interp_new();
     native_set_mode(in, mode);
     out_t o = {0};
-    engine_io_t io = {&o, io_stream, NULL};
+    engine_io_t io = {&o, io_stream, NULL, NULL};
     char *all = strdup(cells), *save = NULL;
     for (char *c = strtok_r(all, "\x01", &save); c; c = strtok_r(NULL, "\x01", &save)) {
         engine_error_t err = {0};
