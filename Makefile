@@ -228,7 +228,8 @@ FUZZ_TARGETS ?= split interp wire
 FUZZ_FLAGS   := -O1 -g -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined \
                 -fno-omit-frame-pointer \
                 -I. -I$(CUDA)/include $(PKGS_CFLAGS) -DICUDA_VERSION='"$(VERSION)"' -DICUDA_CUDA_HOME='"$(CUDA)"'
-FUZZ_LANG    := $(wildcard runtime/lang/*.c) runtime/cell_io.c runtime/hostmem/arena.c runtime/cuda/cuda_errors.c build/gen/crt_decls.c
+FUZZ_LANG    := $(wildcard runtime/lang/*.c) runtime/cell_io.c runtime/hostmem/arena.c runtime/cuda/cuda_errors.c \
+                build/gen/crt_decls.c build/gen/clib_decls.c
 FUZZ_SRC_split  := runtime/split.c runtime/include_routes.c
 FUZZ_SRC_interp := $(FUZZ_LANG)
 FUZZ_SRC_wire   := kernel/wire.c kernel/replay.c
@@ -238,7 +239,7 @@ build/fuzz/obj/%.o: %.c
 	$(FUZZ_CC) $(FUZZ_FLAGS) -c $< -o $@
 
 .SECONDEXPANSION:
-build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $$(patsubst %.c,build/fuzz/obj/%.o,$$(FUZZ_SRC_$$*)) | $(GEN_LIB)
+build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $$(patsubst %.c,build/fuzz/obj/%.o,$$(FUZZ_SRC_$$*)) | $(GEN_LIB) $(GEN_CLIB)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $^ $(PKGS_LIBS) -ldl -lm -lpthread -o $@
 

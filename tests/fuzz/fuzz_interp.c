@@ -17,6 +17,11 @@ static void on_alarm(int sig) { (void)sig; interrupt_raise(); }
 static void sink(void *ctx, const char *name, const char *text, size_t len) {}
 static void sink_display(void *ctx, json_t *data, json_t *md, bool res) {}
 
+/* The native tier's disk cache (runtime/compile_cache.c, not linked here):
+ * none, so a fuzzing run writes no files. */
+char *compile_cache_default_dir(void);
+char *compile_cache_default_dir(void) { return NULL; }
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n) {
     static interp_t *in;
     static unsigned runs;
