@@ -306,3 +306,18 @@ def help_of(k, code):
     assert reply["content"]["status"] == "ok", reply["content"]
     assert stdout_of(msgs) == "", stdout_of(msgs)
     return page_text(reply)
+
+
+def ok(k, code):
+    """Runs a cell that must succeed; its messages."""
+    reply, msgs = k.execute(code)
+    assert reply["content"]["status"] == "ok", reply["content"]
+    return msgs
+
+
+def err(k, code):
+    """Runs a cell that must fail; its (ename, evalue)."""
+    reply, _ = k.execute(code)
+    c = reply["content"]
+    assert c["status"] == "error", c
+    return c["ename"], c["evalue"]

@@ -3,23 +3,11 @@ a failing call used as a statement is an error of the cell, launches are
 type-checked against the kernel's signature before any GPU work, sizes are
 checked against host buffers, and a machine without a driver says so."""
 import support
-from support import kernel
+from support import err, kernel, ok
 
 KERNEL = "__global__ void vecadd(double *z, const double *x, const double *y, int n) {" \
          " int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) z[i] = x[i] + y[i]; }"
 
-
-def ok(k, code):
-    reply, msgs = k.execute(code)
-    assert reply["content"]["status"] == "ok", reply["content"]
-    return msgs
-
-
-def err(k, code):
-    reply, _ = k.execute(code)
-    c = reply["content"]
-    assert c["status"] == "error", c
-    return c["ename"], c["evalue"]
 
 
 def value(msgs):

@@ -4,20 +4,8 @@ compares every layout with gcc's and g++'s), the libraries' names and
 constants, the checks that fire before anything is sent, and the clear
 "no GPU" error of a call that would need the worker."""
 import support
-from support import kernel
+from support import err, kernel, ok
 
-
-def ok(k, code):
-    reply, msgs = k.execute(code)
-    assert reply["content"]["status"] == "ok", reply["content"]
-    return msgs
-
-
-def err(k, code):
-    reply, _ = k.execute(code)
-    c = reply["content"]
-    assert c["status"] == "error", c
-    return c["ename"], c["evalue"]
 
 
 def test_device_library_types_have_their_sizes():

@@ -4,20 +4,8 @@ compares every layout with gcc's), the checks that come before anything
 reaches the GPU (2-D and 3-D extents, argument types against the header's
 prototype), and the clear refusal of the families icuda does not support."""
 import support
-from support import kernel
+from support import err, kernel, ok
 
-
-def ok(k, code):
-    reply, msgs = k.execute(code)
-    assert reply["content"]["status"] == "ok", reply["content"]
-    return msgs
-
-
-def err(k, code):
-    reply, _ = k.execute(code)
-    c = reply["content"]
-    assert c["status"] == "error", c
-    return c["ename"], c["evalue"]
 
 
 def test_toolkit_types_and_constants():
