@@ -606,4 +606,8 @@ static inline int64_t ptr_scale_at(int64_t i, int64_t esz, uint64_t p, node_t *a
     return d;
 }
 
+/* every pointer held in a session variable or its members (session.c) */
+typedef void (*session_pointer_fn)(void *ctx, const char *name, uint64_t word);
+void session_pointers_each(interp_t *in, session_pointer_fn fn, void *ctx);
+
 #endif
