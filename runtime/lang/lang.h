@@ -330,6 +330,8 @@ struct gvar {
     bool committed, defined;
     loc_t loc;
     int cell_no;
+    bool has_cval;       /* C++: a const integer with a constant initialiser, */
+    int64_t cval;        /* usable where a constant expression is needed */
 };
 
 /* ---------- builtins ---------- */
@@ -363,6 +365,7 @@ typedef struct sym {
     const char *box;     /* S_FUNC: its function box's name when not its own (an overload's) */
     struct sym *next;    /* scope chain */
     void *cx;            /* S_CXX: a member's field or method (parse_class.c) */
+    bool cval;           /* S_VAR_LOCAL: a const integer whose constant value is ival */
 } sym_t;
 enum { S_VAR_GLOBAL = 1, S_VAR_LOCAL, S_TYPEDEF, S_FUNC, S_ENUMC, S_BUILTIN, S_TEMPLATE, S_CXX };
 
