@@ -403,6 +403,7 @@ struct interp {
     hmap_t fboxes;       /* name -> fbox_t */
     json_t *value_json;  /* the cell's value, set by its last statement */
     interp_hooks_t hooks;
+    interp_header_fn header_text; void *header_ctx; /* #include "x" of a %%header (lex.c) */
     type_t *dim3_type, *file_type, *size_type;
     gvar_t **gvars; int ngvars, capgvars; /* all ever made, to free */
     void *tmp[2];        /* a builtin's scratch, freed if the cell stops inside it */
