@@ -27,12 +27,14 @@
 #include "handlers.h"
 #include "heartbeat.h"
 #include "log.h"
+#include "parent_watch.h"
 #include "utf8.h"
 
 #define MAX_FRAMES 1024               /* per message; more is malformed */
 #define MAX_FRAME_BYTES (64LL << 20)  /* ZMQ_MAXMSGSIZE: a bigger frame drops the peer */
 #define REPLAY_CAPACITY 65536         /* signatures remembered (2 MiB) */
 #define STREAM_FLUSH_MS 50
+#define PARENT_POLL_MS 500           /* how often an idle kernel looks for its parent */
 #define STREAM_MAX_BYTES (64 * 1024)
 #define EXIT_WAIT_MS 3000             /* how long a running cell may take to stop at shutdown */
 
@@ -64,6 +66,7 @@ struct server {
     size_t slen, scap;
     double sfirst_ms;
     pending_t *pend_head, *pend_tail; /* shell messages read while aborting */
+    pid_t parent;                     /* the client that started us, watched (parent_watch.h) */
 };
 
 static double now_ms(void) {
@@ -415,7 +418,7 @@ static void main_loop(server_t *s) {
             {s->shell, 0, ZMQ_POLLIN, 0},
         };
         int n = s->exec_busy ? 3 : 4; /* shell waits while a request runs */
-        long timeout = -1;
+        long timeout = s->parent ? PARENT_POLL_MS : -1;
         if (s->slen) {
             double left = s->sfirst_ms + STREAM_FLUSH_MS - now_ms();
             timeout = left < 1 ? 1 : (long)left;
@@ -426,6 +429,11 @@ static void main_loop(server_t *s) {
             break;
         }
         if (s->slen && now_ms() - s->sfirst_ms >= STREAM_FLUSH_MS) stream_flush(s, false);
+        if (parent_watch_gone(s->parent)) {
+            log_msg("the process that started the kernel (pid %d) has gone: shutting down", (int)s->parent);
+            s->quit = true;
+            break;
+        }
         if (items[0].revents & ZMQ_POLLIN) on_pipe(s);
         for (int i = 1; i < n; i++) {
             if (!(items[i].revents & ZMQ_POLLIN)) continue;
@@ -476,6 +484,7 @@ int server_main(const connection_t *conn) {
     pthread_sigmask(SIG_BLOCK, &intr, &old);
     signal(SIGPIPE, SIG_IGN);
 
+    s->parent = parent_watch_pid();
     s->ctx = zmq_ctx_new();
     wire_init(&s->wire, conn->key);
     s->replay = replay_new(REPLAY_CAPACITY);
