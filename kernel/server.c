@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@
 #include <zmq.h>
 
 #include "../runtime/interrupt.h"
+#include "fault_guard.h"
 #include "handlers.h"
 #include "heartbeat.h"
 #include "log.h"
@@ -341,17 +343,59 @@ out:
 
 /* ---- executor thread ---- */
 
+/* The last resort (fault_guard.h): the request that faulted gets an error,
+ * the session is discarded (freed under the guard if that works, else left
+ * as it is) and a fresh engine takes its place. */
+static void after_fault(server_t *s, request_t *rq, const fault_guard_t *g) {
+    char why[400];
+    snprintf(why, sizeof why,
+             "the kernel hit an internal fault (%s at %p) while running this request; the session's state "
+             "(variables, kernels, device memory) was discarded and a fresh session started. Please report it.",
+             fault_guard_signame(g->sig), g->addr);
+    log_msg("internal fault: %s at %p in %s; starting a fresh engine", fault_guard_signame(g->sig), g->addr,
+            rq->msg.msg_type);
+    engine_t *old = s->ks.engine;
+    s->ks.engine = NULL;
+    fault_guard_t again;
+    if (sigsetjmp(again.jb, 1) == 0) {
+        fault_guard_arm(&again);
+        engine_free(old);
+    } else {
+        log_msg("the faulted engine could not be freed (%s): left as it is", fault_guard_signame(again.sig));
+    }
+    fault_guard_disarm();
+    engine_config_t cfg = {0};
+    s->ks.engine = engine_new(&cfg);
+    bool execute = strcmp(rq->msg.msg_type, "execute_request") == 0;
+    rq->abort_queue = execute; /* what was queued behind it counted on the lost session */
+    if (execute)
+        server_publish(rq, "error", json_pack("{s:s, s:s, s:[s]}", "ename", "InternalError", "evalue", why,
+                                              "traceback", "InternalError: see the message above"));
+    reply_error(rq, "InternalError", why);
+}
+
 static void *executor_loop(void *arg) {
     server_t *s = arg;
     engine_warm_up(s->ks.engine);
+    bool guard = fault_guard_install();
+    if (guard) fault_guard_thread_init();
     for (;;) {
         pthread_mutex_lock(&s->mu);
         while (!s->job && !s->exec_quit) pthread_cond_wait(&s->cv, &s->mu);
-        request_t *rq = s->job;
+        request_t *volatile rq = s->job;
         s->job = NULL;
         pthread_mutex_unlock(&s->mu);
         if (!rq) break;
-        handlers_find(rq->msg.msg_type)->fn(rq);
+        fault_guard_t g;
+        if (!guard) {
+            handlers_find(rq->msg.msg_type)->fn(rq);
+        } else if (sigsetjmp(g.jb, 1) == 0) {
+            fault_guard_arm(&g);
+            handlers_find(rq->msg.msg_type)->fn(rq);
+            fault_guard_disarm();
+        } else {
+            after_fault(s, rq, &g);
+        }
         wire_msg_clear(&rq->msg);
         free(rq);
         zmq_send(s->pipe_exec, "D", 1, 0);
