@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../runtime/interrupt.h"
+#include "../runtime/progress.h"
 #include "fault_guard.h"
 #include "log.h"
 
@@ -115,15 +116,26 @@ static void io_display(void *ctx, json_t *data, json_t *metadata, bool is_result
         x->result = strdup(json_string_value(json_object_get(data, "text/plain")));
     }
     if (x->silent || !json_is_object(data)) return;
-    json_t *c = json_pack("{s:O, s:o}", "data", data, "metadata",
-                          json_is_object(metadata) ? json_incref(metadata) : json_object());
-    if (!c) return;
+    /* a display id (progress lines, runtime/progress.h) travels in the
+     * metadata to here, and goes out as the message's transient field */
+    json_t *md = json_is_object(metadata) ? json_deep_copy(metadata) : json_object();
+    const char *id = json_string_value(json_object_get(md, PROGRESS_ID_KEY));
+    json_t *transient = id ? json_pack("{s:s}", "display_id", id) : json_object();
+    bool update = id && json_is_true(json_object_get(md, PROGRESS_UPDATE_KEY));
+    json_object_del(md, PROGRESS_ID_KEY);
+    json_object_del(md, PROGRESS_UPDATE_KEY);
+    json_t *c = json_pack("{s:O, s:o}", "data", data, "metadata", md);
+    if (!c) {
+        json_decref(transient);
+        return;
+    }
     if (is_result) {
+        json_decref(transient);
         json_object_set_new(c, "execution_count", json_integer(x->count));
         server_publish(x->rq, "execute_result", c);
     } else {
-        json_object_set_new(c, "transient", json_object());
-        server_publish(x->rq, "display_data", c);
+        json_object_set_new(c, "transient", transient);
+        server_publish(x->rq, update ? "update_display_data" : "display_data", c);
     }
 }
 

@@ -14,6 +14,7 @@
 #include "runtime/program_build.h"
 #include "runtime/program_log.h"
 #include "runtime/program_run.h"
+#include "runtime/progress.h"
 #include "runtime/strbuf.h"
 
 #define RED "\x1b[1;31m"
@@ -249,7 +250,10 @@ static int run_program(magic_ctx_t *mc, const char *source, int line_offset, con
     program_spec_t spec = {source,     o->nvcc,     o->nnvcc, gpu_arch ? arch : NULL,
                            e->headers, e->nheaders, compile_cache_dir(e->cache)};
     program_binary_t b;
+    progress_t *pg = progress_start(mc->io, true, "building %s with nvcc ...", mc->cell_name);
     program_status_t st = program_build(&spec, &b);
+    progress_done(pg, "%s %s with nvcc in %.1f s", st == PROGRAM_BUILT || st == PROGRAM_CACHED ? "built" : "tried to build",
+                  mc->cell_name, progress_elapsed(pg));
     program_log_src_t src = {PROGRAM_UNIT, b.dir, source, mc->cell_name, line_offset, e->headers, e->nheaders};
     int rc = 0;
     switch (st) {

@@ -16,6 +16,7 @@
 #include "runtime/cuda/cuda_session.h"
 #include "runtime/gpu/gpu_client.h"
 #include "runtime/lang/interp.h"
+#include "runtime/progress.h"
 #include "runtime/split.h"
 #include "runtime/strbuf.h"
 
@@ -208,6 +209,7 @@ typedef struct timing {
     double t0;
     long n, r, done;
     double *times;       /* seconds per run, one per repeat */
+    progress_t *pg;      /* "repeat k of r" once it has run for a while */
     engine_error_t err;  /* a GPU failure, kept whole for the cell */
 } timing_t;
 
@@ -291,6 +293,8 @@ static long batch(void *ctx, char *ename, char *msg, size_t ml) {
     case PH_REPEAT:
         if ((rc = finish(t, &secs))) break;
         t->times[t->done++] = secs / (double)t->n;
+        progress_update(t->pg, "%%timeit: %ld of %ld repeats done (%ld run%s each)", t->done, t->r, t->n,
+                        t->n == 1 ? "" : "s");
         if (t->done == t->r) {
             t->phase = PH_DONE;
             return 0;
@@ -511,7 +515,9 @@ static int timeit(magic_ctx_t *mc, const opts_t *o, const interp_text_t *setup, 
     long entries, compiled;
     double compile_s;
     interp_host_tier_take(mc->e->interp, &entries, &compiled, &compile_s);
+    t.pg = progress_start(mc->io, false, "%%timeit: timing");
     int rc = interp_run_prepared(mc->e->interp, prep, mc->io, batch, &t, err);
+    progress_done(t.pg, "%%timeit: %ld of %ld repeats in %.1f s", t.done, t.r, progress_elapsed(t.pg));
     interp_host_tier_take(mc->e->interp, &entries, &compiled, &compile_s);
     interp_prepared_free(prep);
     for (int i = 0; i < 2; i++)

@@ -12,6 +12,7 @@
 #include "device_headers.h"
 #include "device_lines.h"
 #include "gpu_arch.h"
+#include "progress.h"
 #include "lang/interp.h"
 #include "session.h"
 #include "strbuf.h"
@@ -619,7 +620,10 @@ int device_compile_cell(engine_t *e, const char *code, const cell_split_t *sp, c
     build_unit(e, code, sp, THIS_CELL, &unit);
     const compiled_module_t *m = NULL;
     char *log = NULL;
+    progress_t *pg = progress_start(io, true, "compiling the device code of %s with NVRTC ...", cell);
     int st = engine_compile_unit(e, unit.text, names, nk, &m, &log);
+    progress_done(pg, "%s the device code of %s in %.1f s", st == COMPILE_OK ? "compiled" : "tried to compile", cell,
+                  progress_elapsed(pg));
     int rc = 0;
     if (log) log = relabel(log, cell, &unit);
     if (st == COMPILE_OK) device_lines_put(&e->lines, m->hex, unit.text, unit.map, unit.nmap, THIS_CELL, cell);
