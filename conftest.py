@@ -1,11 +1,11 @@
-"""icuda's tests under pytest, as they are written for tests/run.py: plain
+"""icuda's tests under pytest (what `make test` runs; docs/testing.md): plain
 test_* functions with asserts in tests/**/test_*.py, @needs_gpu and
 @timeout from tests/support.py, unittest.SkipTest for a skip, and the C unit
 binaries (build/tests/test_*, whose last line is "N passed, N failed, N
-skipped") as one item each. Nothing in the test files changes; run.py keeps
-working beside this.
+skipped") as one item each. The test files know nothing of pytest, so
+tests/run.py (for a Python without pytest: the GPU machine's) runs them too.
 
-    pytest [--gpu] [--kernel PATH] [--plain-kernel PATH] [--unit BINARY ...] [-n 2]
+    pytest [--gpu] [--kernel PATH] [--plain-kernel PATH] [--unit BINARY ...] [-k WORDS] [-n 2]
 
 The last line of a run is "N passed, N failed, N skipped" counted as
 run.py counts (a unit binary's own checks, not the binary), after pytest's
