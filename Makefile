@@ -5,6 +5,7 @@
 #   make test-gpu   the GPU tests and every notebook (on a machine with a GPU)
 #   make install    install the kernelspec for this user (PREFIX=... for a prefix)
 #   make run        install what is missing, build, install, run the flagship notebook
+#   make stress     load and soak (tests/stress/soak.py; STRESS_ARGS=--gpu adds the GPU part)
 #   make bench-timeit  %timeit against a raw C event measurement (on a machine with a GPU)
 # PYTHON=python3 uses that Python (with jupyter_client/nbclient) instead of .venv.
 
@@ -208,6 +209,12 @@ build/bench/nvrtc_raw: bench/nvrtc_raw.c
 
 bench: build/icuda build/bench/nvrtc_raw venv
 	$(PYTHON) bench/protocol.py --kernel build/icuda
+
+# load and soak: pipelined requests, control while busy, 1,000 compiles and
+# cells (docs/reliability.md); make stress STRESS_ARGS="--gpu" on a GPU machine
+.PHONY: stress
+stress: build/icuda build/icuda-worker venv
+	$(PYTHON) tests/stress/soak.py --kernel build/icuda $(STRESS_ARGS)
 
 clean:
 	rm -rf build

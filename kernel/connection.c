@@ -46,6 +46,9 @@ int connection_load(const char *path, connection_t *c, char *why, size_t whylen)
     json_error_t jerr;
     json_t *root = json_load_file(path, 0, &jerr);
     if (!root) {
+        /* jansson quotes the text "near" the error, which may be the key */
+        char *near = strstr(jerr.text, " near ");
+        if (near) *near = 0;
         snprintf(why, whylen, "%s: %s (line %d)", path, jerr.text, jerr.line);
         return -1;
     }
@@ -75,7 +78,9 @@ int connection_load(const char *path, connection_t *c, char *why, size_t whylen)
         goto out;
     }
     c->key = strdup(key ? json_string_value(key) : "");
-    if (c->key[0] && strcmp(c->signature_scheme, "hmac-sha256") != 0) {
+    /* refused with or without a key, as ipykernel refuses a scheme it does
+     * not know: a client that asked for one expects it to be used */
+    if (strcmp(c->signature_scheme, "hmac-sha256") != 0) {
         snprintf(why, whylen, "signature_scheme \"%s\" is not supported (hmac-sha256)",
                  c->signature_scheme);
         goto out;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../runtime/interrupt.h"
+#include "fault_guard.h"
 #include "log.h"
 
 #ifndef ICUDA_VERSION
@@ -170,6 +171,7 @@ static void handle_execute(request_t *rq) {
     engine_io_t io = {&x, io_stream, io_display, io_page_payload};
     engine_error_t err = {0};
     interrupt_clear(); /* an interrupt sent while idle does not kill the next cell */
+    fault_guard_test_trigger(src);
     int rc = engine_execute(ks->engine, src, count, silent, &io, &err);
     if (store) history_add(ks->history, count, src, x.result);
     free(x.result);

@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -24,15 +25,18 @@
 #include <zmq.h>
 
 #include "../runtime/interrupt.h"
+#include "fault_guard.h"
 #include "handlers.h"
 #include "heartbeat.h"
 #include "log.h"
+#include "parent_watch.h"
 #include "utf8.h"
 
 #define MAX_FRAMES 1024               /* per message; more is malformed */
 #define MAX_FRAME_BYTES (64LL << 20)  /* ZMQ_MAXMSGSIZE: a bigger frame drops the peer */
 #define REPLAY_CAPACITY 65536         /* signatures remembered (2 MiB) */
 #define STREAM_FLUSH_MS 50
+#define PARENT_POLL_MS 500           /* how often an idle kernel looks for its parent */
 #define STREAM_MAX_BYTES (64 * 1024)
 #define EXIT_WAIT_MS 3000             /* how long a running cell may take to stop at shutdown */
 
@@ -64,6 +68,7 @@ struct server {
     size_t slen, scap;
     double sfirst_ms;
     pending_t *pend_head, *pend_tail; /* shell messages read while aborting */
+    pid_t parent;                     /* the client that started us, watched (parent_watch.h) */
 };
 
 static double now_ms(void) {
@@ -338,17 +343,59 @@ out:
 
 /* ---- executor thread ---- */
 
+/* The last resort (fault_guard.h): the request that faulted gets an error,
+ * the session is discarded (freed under the guard if that works, else left
+ * as it is) and a fresh engine takes its place. */
+static void after_fault(server_t *s, request_t *rq, const fault_guard_t *g) {
+    char why[400];
+    snprintf(why, sizeof why,
+             "the kernel hit an internal fault (%s at %p) while running this request; the session's state "
+             "(variables, kernels, device memory) was discarded and a fresh session started. Please report it.",
+             fault_guard_signame(g->sig), g->addr);
+    log_msg("internal fault: %s at %p in %s; starting a fresh engine", fault_guard_signame(g->sig), g->addr,
+            rq->msg.msg_type);
+    engine_t *old = s->ks.engine;
+    s->ks.engine = NULL;
+    fault_guard_t again;
+    if (sigsetjmp(again.jb, 1) == 0) {
+        fault_guard_arm(&again);
+        engine_free(old);
+    } else {
+        log_msg("the faulted engine could not be freed (%s): left as it is", fault_guard_signame(again.sig));
+    }
+    fault_guard_disarm();
+    engine_config_t cfg = {0};
+    s->ks.engine = engine_new(&cfg);
+    bool execute = strcmp(rq->msg.msg_type, "execute_request") == 0;
+    rq->abort_queue = execute; /* what was queued behind it counted on the lost session */
+    if (execute)
+        server_publish(rq, "error", json_pack("{s:s, s:s, s:[s]}", "ename", "InternalError", "evalue", why,
+                                              "traceback", "InternalError: see the message above"));
+    reply_error(rq, "InternalError", why);
+}
+
 static void *executor_loop(void *arg) {
     server_t *s = arg;
     engine_warm_up(s->ks.engine);
+    bool guard = fault_guard_install();
+    if (guard) fault_guard_thread_init();
     for (;;) {
         pthread_mutex_lock(&s->mu);
         while (!s->job && !s->exec_quit) pthread_cond_wait(&s->cv, &s->mu);
-        request_t *rq = s->job;
+        request_t *volatile rq = s->job;
         s->job = NULL;
         pthread_mutex_unlock(&s->mu);
         if (!rq) break;
-        handlers_find(rq->msg.msg_type)->fn(rq);
+        fault_guard_t g;
+        if (!guard) {
+            handlers_find(rq->msg.msg_type)->fn(rq);
+        } else if (sigsetjmp(g.jb, 1) == 0) {
+            fault_guard_arm(&g);
+            handlers_find(rq->msg.msg_type)->fn(rq);
+            fault_guard_disarm();
+        } else {
+            after_fault(s, rq, &g);
+        }
         wire_msg_clear(&rq->msg);
         free(rq);
         zmq_send(s->pipe_exec, "D", 1, 0);
@@ -415,7 +462,7 @@ static void main_loop(server_t *s) {
             {s->shell, 0, ZMQ_POLLIN, 0},
         };
         int n = s->exec_busy ? 3 : 4; /* shell waits while a request runs */
-        long timeout = -1;
+        long timeout = s->parent ? PARENT_POLL_MS : -1;
         if (s->slen) {
             double left = s->sfirst_ms + STREAM_FLUSH_MS - now_ms();
             timeout = left < 1 ? 1 : (long)left;
@@ -426,6 +473,11 @@ static void main_loop(server_t *s) {
             break;
         }
         if (s->slen && now_ms() - s->sfirst_ms >= STREAM_FLUSH_MS) stream_flush(s, false);
+        if (parent_watch_gone(s->parent)) {
+            log_msg("the process that started the kernel (pid %d) has gone: shutting down", (int)s->parent);
+            s->quit = true;
+            break;
+        }
         if (items[0].revents & ZMQ_POLLIN) on_pipe(s);
         for (int i = 1; i < n; i++) {
             if (!(items[i].revents & ZMQ_POLLIN)) continue;
@@ -476,6 +528,7 @@ int server_main(const connection_t *conn) {
     pthread_sigmask(SIG_BLOCK, &intr, &old);
     signal(SIGPIPE, SIG_IGN);
 
+    s->parent = parent_watch_pid();
     s->ctx = zmq_ctx_new();
     wire_init(&s->wire, conn->key);
     s->replay = replay_new(REPLAY_CAPACITY);

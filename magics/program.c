@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "magics.h"
+#include "runtime/cuda/cuda_session.h"
 #include "runtime/cuda_tools.h"
 #include "runtime/program_build.h"
 #include "runtime/program_log.h"
@@ -206,6 +207,34 @@ static int run_status(const proc_result_t *r, const char *what, engine_error_t *
     return -1;
 }
 
+/* After %device N the program's device 0 is the session's device N:
+ * CUDA_VISIBLE_DEVICES lists it first, and every other GPU after it (in the
+ * order the kernel's own CUDA_VISIBLE_DEVICES gives, when it has one). NULL
+ * when nothing needs changing. */
+static const char *visible_devices(magic_ctx_t *mc, char *out, size_t cap) {
+    int n = 0, cur = cuda_session_current_device(mc->e->cuda, &n);
+    if (cur <= 0 || cur >= n) return NULL;
+    char ids[64][64];
+    int k = 0;
+    const char *env = getenv("CUDA_VISIBLE_DEVICES");
+    if (env && *env) {
+        for (const char *p = env; *p && k < 64;) {
+            size_t l = strcspn(p, ",");
+            if (l >= sizeof ids[0]) return NULL;
+            memcpy(ids[k], p, l);
+            ids[k++][l] = 0;
+            p += l + (p[l] == ',');
+        }
+    } else {
+        for (; k < n && k < 64; k++) snprintf(ids[k], sizeof ids[k], "%d", k);
+    }
+    if (cur >= k) return NULL;
+    size_t o = (size_t)snprintf(out, cap, "CUDA_VISIBLE_DEVICES=%s", ids[cur]);
+    for (int i = 0; i < k && o < cap; i++)
+        if (i != cur) o += (size_t)snprintf(out + o, cap - o, ",%s", ids[i]);
+    return o < cap ? out : NULL;
+}
+
 static int run_program(magic_ctx_t *mc, const char *source, int line_offset, const program_opts_t *o,
                        engine_error_t *err) {
     engine_t *e = mc->e;
@@ -268,7 +297,8 @@ static int run_program(magic_ctx_t *mc, const char *source, int line_offset, con
         cmd[n++] = b.binary;
         for (int i = 0; i < o->nargs; i++) cmd[n++] = o->args[i];
         cmd[n] = NULL;
-        proc_opts_t po = {NULL, mc->io, 0};
+        char vis[512];
+        proc_opts_t po = {.io = mc->io, .setenv = visible_devices(mc, vis, sizeof vis)};
         proc_result_t r;
         if (proc_run(cmd, &po, &r) != 0) {
             engine_error_set(err, "RuntimeError", NULL, "%s", r.why);
@@ -320,7 +350,8 @@ const magic_t magic_program = {
     "(ProgramError). Interrupting the kernel stops the program (SIGINT, then\n"
     "SIGKILL half a second later). stdin is /dev/null; the program runs in the\n"
     "kernel's folder, with its environment (CUDA_VISIBLE_DEVICES included), on\n"
-    "the GPU beside the session's own work.\n"
+    "the GPU beside the session's own work. After %%device N, the program's\n"
+    "device 0 is the session's device N (CUDA_VISIBLE_DEVICES lists it first).\n"
     "\n"
     "The executable is kept in icuda's cache ($XDG_CACHE_HOME/icuda/programs, by\n"
     "default ~/.cache/icuda/programs): running an unchanged cell again does not\n"

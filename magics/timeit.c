@@ -411,6 +411,12 @@ static int store_result(magic_ctx_t *mc, const char *name, const timing_t *t, co
     if (interp_is_type_name(mc->e->interp, name))
         return magic_usage_error(&magic_timeit, err, "-o %s: %s is a type; name a variable", name, name);
     strbuf_t c = {0};
+    /* a second -o into the same name replaces the variable: its old times
+     * buffer would be left on the heap with nothing pointing at it */
+    json_t *old = interp_describe(mc->e->interp, name);
+    const char *oty = old ? json_string_value(json_object_get(old, "type")) : NULL;
+    if (oty && !strcmp(oty, "timeit_result")) sb_printf(&c, "free(%s.times);\n", name);
+    json_decref(old);
     sb_printf(&c, "timeit_result %s;\n", name);
     assign(&c, name, "mean", s->mean);
     assign(&c, name, "std", s->std);

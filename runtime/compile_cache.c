@@ -1,6 +1,7 @@
 #include "compile_cache.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,14 +12,19 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Modules stay in memory for the whole session: the kernel table points
- * into them, and a session compiles tens of cells, not thousands. */
+/* In memory, at most compile_cache_mem_limit() modules: past it the least
+ * recently used one that its disk file can bring back is freed (the kernel
+ * table keeps keys, not pointers, and a get reloads it). A pointer from
+ * get/put stays valid until that many other modules have been used. */
 #define FILE_MAGIC "icuda-module-1\n"
 
 struct compile_cache {
     char *dir;
     compiled_module_t **mods;
+    uint64_t *used; /* per module: the tick of its last get or put */
+    uint64_t tick;
     size_t n, cap;
+    size_t evicted;
 };
 
 char *compile_cache_default_dir(void) {
@@ -53,6 +59,7 @@ void compile_cache_free(compile_cache_t *c) {
     if (!c) return;
     for (size_t i = 0; i < c->n; i++) module_free(c->mods[i]);
     free(c->mods);
+    free(c->used);
     free(c->dir);
     free(c);
 }
@@ -151,19 +158,60 @@ static compiled_module_t *load(const compile_cache_t *c, const char *hex) {
     return m;
 }
 
+size_t compile_cache_mem_limit(void) {
+    const char *env = getenv("ICUDA_CACHE_MAX_MODULES"); /* for tests */
+    if (env && *env) {
+        unsigned long v = strtoul(env, NULL, 10);
+        if (v > 0) return v;
+    }
+    return COMPILE_CACHE_MEM_MODULES;
+}
+
+static bool on_disk(const compile_cache_t *c, const char *hex) {
+    char path[4200];
+    if (!c->dir) return false;
+    path_for(c, hex, path, sizeof path);
+    return access(path, R_OK) == 0;
+}
+
+/* Frees the least recently used module that its file can bring back; past
+ * the hard limit (the disk cache evicted them, or there is none), the least
+ * recently used one anyway: its kernel then asks for its cell to be re-run. */
+static void evict_one(compile_cache_t *c, bool hard) {
+    size_t victim = c->n;
+    for (size_t i = 0; i < c->n; i++)
+        if ((victim == c->n || c->used[i] < c->used[victim]) && (hard || on_disk(c, c->mods[i]->hex))) victim = i;
+    if (victim == c->n) return;
+    module_free(c->mods[victim]);
+    c->n--;
+    c->mods[victim] = c->mods[c->n];
+    c->used[victim] = c->used[c->n];
+    c->evicted++;
+}
+
 static compiled_module_t *remember(compile_cache_t *c, compiled_module_t *m) {
+    size_t limit = compile_cache_mem_limit();
+    if (c->n >= limit) evict_one(c, c->n >= COMPILE_CACHE_HARD_FACTOR * limit);
     if (c->n == c->cap) {
         c->cap = c->cap ? 2 * c->cap : 32;
         c->mods = realloc(c->mods, c->cap * sizeof *c->mods);
-        if (!c->mods) abort();
+        c->used = realloc(c->used, c->cap * sizeof *c->used);
+        if (!c->mods || !c->used) abort();
     }
+    c->used[c->n] = ++c->tick;
     c->mods[c->n++] = m;
     return m;
 }
 
+size_t compile_cache_resident(const compile_cache_t *c) { return c->n; }
+size_t compile_cache_evicted(const compile_cache_t *c) { return c->evicted; }
+
 const compiled_module_t *compile_cache_get(compile_cache_t *c, const char *hex) {
     for (size_t i = 0; i < c->n; i++)
-        if (strcmp(c->mods[i]->hex, hex) == 0) return c->mods[i];
+        if (strcmp(c->mods[i]->hex, hex) == 0) {
+            c->used[i] = ++c->tick;
+            return c->mods[i];
+        }
     compiled_module_t *m = load(c, hex);
     return m ? remember(c, m) : NULL;
 }

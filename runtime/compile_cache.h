@@ -4,6 +4,7 @@
 #ifndef ICUDA_COMPILE_CACHE_H
 #define ICUDA_COMPILE_CACHE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "nvrtc_compile.h"
@@ -19,6 +20,20 @@ void compile_cache_free(compile_cache_t *c);
 const compiled_module_t *compile_cache_get(compile_cache_t *c, const char *hex);
 /* Takes ownership of m (m->hex must be set); returns it. */
 const compiled_module_t *compile_cache_put(compile_cache_t *c, compiled_module_t *m);
+
+/* The memory table is bounded too: at most compile_cache_mem_limit()
+ * modules (COMPILE_CACHE_MEM_MODULES, or ICUDA_CACHE_MAX_MODULES); past it
+ * the least recently used one that is also on disk is freed (a later get
+ * loads it again). Modules that no file holds (no disk cache, or the disk
+ * bound removed them) are freed, least recently used first, only past
+ * COMPILE_CACHE_HARD_FACTOR times the limit: a kernel whose module is gone
+ * asks for its cell to be re-run. */
+#define COMPILE_CACHE_MEM_MODULES 256
+#define COMPILE_CACHE_HARD_FACTOR 4
+size_t compile_cache_mem_limit(void);
+/* Modules in memory now, and freed so far by the bound. */
+size_t compile_cache_resident(const compile_cache_t *c);
+size_t compile_cache_evicted(const compile_cache_t *c);
 
 /* The disk cache's folder, or NULL where there is none. */
 const char *compile_cache_dir(const compile_cache_t *c);

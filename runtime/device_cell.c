@@ -98,7 +98,7 @@ static int collect_headers(engine_t *e, const char ***names, const char ***texts
     }
     for (int i = 0; i < e->nheaders; i++) {
         (*names)[device_std_header_count + i] = e->headers[i].name;
-        (*texts)[device_std_header_count + i] = e->headers[i].text;
+        (*texts)[device_std_header_count + i] = e->headers[i].device_view;
     }
     return n;
 }

@@ -21,6 +21,7 @@
 #include "nvrtc_compile.h"
 #include "program_detect.h"
 #include "session.h"
+#include "session_headers.h"
 #include "strbuf.h"
 
 atomic_int icuda_interrupt_flag;
@@ -40,11 +41,7 @@ engine_t *engine_new(const engine_config_t *cfg) {
 void engine_free(engine_t *e) {
     if (!e) return;
     session_forget_device_items(e);
-    for (int i = 0; i < e->nheaders; i++) {
-        free(e->headers[i].name);
-        free(e->headers[i].text);
-    }
-    free(e->headers);
+    session_headers_free(e);
     options_free(e->user_options, e->nuser_options);
     compile_cache_free(e->cache);
     device_lines_free(e->lines);
@@ -100,6 +97,7 @@ static int run_host(engine_t *e, const char *code, const cell_split_t *sp, size_
     char *view = split_view(code, sp, from, to, is_host_side);
     if (!view) abort();
     json_t *value = NULL;
+    interp_set_header_source(e->interp, session_header_host_view, e);
     int rc = interp_run(e->interp, view, cell, io, &value, err);
     free(view);
     if (value && show_value && io->display) io->display(io->ctx, value, NULL, true);
@@ -154,6 +152,7 @@ static int run_code(magic_ctx_t *mc, const char *code_in, engine_error_t *err) {
     if (!code) return -1;
     cell_split_t sp, dev_sp;
     split_cell(code, &sp);
+    session_headers_route(e, &sp);
     int rc = 0;
     if (sp.too_deep_line) {
         engine_error_set(err, "SyntaxError", NULL, "expression nested too deeply (line %d: brackets nest more than %d deep)",
@@ -166,7 +165,10 @@ static int run_code(magic_ctx_t *mc, const char *code_in, engine_error_t *err) {
     for (; i < sp.n && sp.items[i].kind == ITEM_MAGIC && rc == 0; i++) rc = run_magic_item(mc, code, &sp.items[i], err);
     char *dev_code = rc == 0 && decided ? device_conditionals(e, code_in, mc->cell_name, err) : NULL;
     if (decided && !dev_code) rc = -1;
-    if (dev_code) split_cell(dev_code, &dev_sp);
+    if (dev_code) {
+        split_cell(dev_code, &dev_sp);
+        session_headers_route(e, &dev_sp);
+    }
     const char *dc = dev_code ? dev_code : code;
     const cell_split_t *dsp = dev_code ? &dev_sp : &sp;
     if (rc == 0) rc = device_check_includes(e, dc, dsp, mc->cell_name, err);

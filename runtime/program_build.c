@@ -212,7 +212,7 @@ static program_status_t run_nvcc(char *nvcc, const char *arch, const program_spe
     argv[n++] = "-o";
     argv[n++] = "prog";
     argv[n++] = PROGRAM_UNIT;
-    proc_opts_t o = {b->dir, NULL, 0};
+    proc_opts_t o = {.cwd = b->dir};
     proc_result_t r;
     int rc = proc_run(argv, &o, &r);
     free(argv);

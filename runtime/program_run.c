@@ -33,7 +33,8 @@ static double now_ms(void) {
 }
 
 /* Only async-signal-safe calls: the kernel process has threads. */
-static void child(char *const argv[], const char *cwd, int devnull, int out, int err, int report, pid_t parent) {
+static void child(char *const argv[], char *const envp[], const char *cwd, int devnull, int out, int err, int report,
+                  pid_t parent) {
     setpgid(0, 0);
     /* its own group keeps it from the kernel's signals: if the kernel dies
      * without stopping it (SIGKILL), it goes too */
@@ -62,7 +63,7 @@ static void child(char *const argv[], const char *cwd, int devnull, int out, int
             for (int fd = 3; fd < max; fd++)
                 if (fd != report) close(fd);
         }
-        execv(argv[0], argv);
+        execve(argv[0], argv, envp);
         e = errno;
     }
     ssize_t w = write(report, &e, sizeof e);
@@ -135,8 +136,26 @@ static void reap_later(pid_t pid) {
     pthread_attr_destroy(&a);
 }
 
+extern char **environ;
+
+/* The child's environment: the kernel's, with one variable set; built
+ * before fork, since the child may only make async-signal-safe calls. */
+static char **child_env(const char *set) {
+    size_t n = 0, kl = set ? strcspn(set, "=") : 0;
+    while (environ[n]) n++;
+    char **v = calloc(n + 2, sizeof *v);
+    if (!v) abort();
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!set || strncmp(environ[i], set, kl + 1) != 0) v[k++] = environ[i];
+    if (set) v[k++] = (char *)set;
+    v[k] = NULL;
+    return v;
+}
+
 int proc_run(char *const argv[], const proc_opts_t *o, proc_result_t *r) {
     memset(r, 0, sizeof *r);
+    char **envp = child_env(o->setenv);
     int grace = o->grace_ms > 0 ? o->grace_ms : 500;
     int po[2] = {-1, -1}, pe[2] = {-1, -1}, rep[2] = {-1, -1};
     int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -145,9 +164,10 @@ int proc_run(char *const argv[], const proc_opts_t *o, proc_result_t *r) {
     pid_t pid = -1, self = getpid();
     if (ok) {
         pid = fork();
-        if (pid == 0) child(argv, o->cwd, devnull, po[1], o->io ? pe[1] : po[1], rep[1], self);
+        if (pid == 0) child(argv, envp, o->cwd, devnull, po[1], o->io ? pe[1] : po[1], rep[1], self);
     }
     int e = errno;
+    free(envp);
     if (devnull >= 0) close(devnull);
     if (po[1] >= 0) close(po[1]);
     if (pe[1] >= 0) close(pe[1]);

@@ -13,6 +13,7 @@ typedef struct {
     const char *cwd;        /* where it runs; NULL: the kernel's folder */
     const engine_io_t *io;  /* non-NULL: stdout and stderr go there as they come */
     int grace_ms;           /* after SIGINT, before SIGKILL (0: 500 ms) */
+    const char *setenv;     /* non-NULL: "NAME=VALUE" set in its environment */
 } proc_opts_t;
 
 typedef struct {
@@ -25,7 +26,8 @@ typedef struct {
     char why[256];          /* why it could not be started */
 } proc_result_t;
 
-/* Runs argv (argv[0] a path; no shell) with the kernel's environment and
+/* Runs argv (argv[0] a path; no shell) with the kernel's environment (and
+ * o->setenv) and
  * default signal dispositions. Returns 0 when it ran (see r), -1 when it
  * could not be started (r->why). Returns at most grace_ms + ~450 ms after
  * an interrupt: a process the driver still tears down after SIGKILL is

@@ -29,6 +29,7 @@ typedef struct {
 
 typedef struct {
     char *name, *text;
+    char *host_view, *device_view; /* what each side reads (session_headers.c) */
 } header_file_t;
 
 struct engine {

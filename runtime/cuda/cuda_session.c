@@ -201,6 +201,12 @@ int cuda_session_set_device(cuda_session_t *cs, int dev, char *msg, size_t ml) {
     return 0;
 }
 
+int cuda_session_current_device(cuda_session_t *cs, int *count) {
+    *count = 0;
+    if (!cs->gc || gpu_client_device_count(cs->gc, count) != 0) return 0;
+    return gpu_client_get_device(cs->gc);
+}
+
 /* What a fault message says about the kernel: the last one launched. */
 static void fault_error(cuda_session_t *cs, int code, const char *what, engine_error_t *err) {
     char kern[300] = "";

@@ -23,6 +23,9 @@ void cuda_session_begin_cell(cuda_session_t *cs, const engine_io_t *io);
 struct gpu_client *cuda_session_client(cuda_session_t *cs, char *msg, size_t ml);
 /* cudaSetDevice: 0, or a cudaError_t with msg. */
 int cuda_session_set_device(cuda_session_t *cs, int dev, char *msg, size_t ml);
+/* The current device and how many there are; 0 and 0 while no worker runs
+ * (it starts none). */
+int cuda_session_current_device(cuda_session_t *cs, int *count);
 
 /* A __managed__ variable of a device cell that just compiled: its host side
  * is the session variable name (already declared). 0, or -1 with msg. */

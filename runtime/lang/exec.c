@@ -795,6 +795,7 @@ static val_t ev_compound(node_t *n, frame_t *f) {
         r.u = ptr_add_at(old.u, ptr_scale_at(n->op == P_MINUS ? -v.i : v.i, n->esz, old.u, n), n);
     } else {
         r = arith(n->op, ty_opkind(n->c->ty), conv(old, pc, oc), v, n);
+        if (code_is_float(oc) && !code_is_float(pc)) ub_float_to_int(n, r.d, pc); /* i += 1e20 */
         r = conv(r, oc, pc);
     }
     if (a) store_code(n->kind, a, r);

@@ -4,6 +4,11 @@
 #include <string.h>
 #include "parse_internal.h"
 
+void interp_set_header_source(interp_t *in, interp_header_fn fn, void *ctx) {
+    in->header_text = fn;
+    in->header_ctx = ctx;
+}
+
 void interp_set_hooks(interp_t *in, const interp_hooks_t *hooks) {
     if (hooks) in->hooks = *hooks;
     else memset(&in->hooks, 0, sizeof in->hooks);

@@ -125,6 +125,11 @@ typedef struct interp_hooks {
 
 void interp_set_hooks(interp_t *in, const interp_hooks_t *hooks);
 
+/* #include "name" in host code reads fn(ctx, name) when it is not NULL (a
+ * %%header's host view); other headers are built in or the device side's. */
+typedef const char *(*interp_header_fn)(void *ctx, const char *name);
+void interp_set_header_source(interp_t *in, interp_header_fn fn, void *ctx);
+
 /* A kernel argument that host code passes by address, as cudaLaunchKernel's
  * void **args does: the size bytes at pointer word ptr, read as a pointer
  * (resolved as a launch's pointer argument), a float/double, or an integer

@@ -330,6 +330,8 @@ struct gvar {
     bool committed, defined;
     loc_t loc;
     int cell_no;
+    bool has_cval;       /* C++: a const integer with a constant initialiser, */
+    int64_t cval;        /* usable where a constant expression is needed */
 };
 
 /* ---------- builtins ---------- */
@@ -363,6 +365,7 @@ typedef struct sym {
     const char *box;     /* S_FUNC: its function box's name when not its own (an overload's) */
     struct sym *next;    /* scope chain */
     void *cx;            /* S_CXX: a member's field or method (parse_class.c) */
+    bool cval;           /* S_VAR_LOCAL: a const integer whose constant value is ival */
 } sym_t;
 enum { S_VAR_GLOBAL = 1, S_VAR_LOCAL, S_TYPEDEF, S_FUNC, S_ENUMC, S_BUILTIN, S_TEMPLATE, S_CXX };
 
@@ -400,6 +403,7 @@ struct interp {
     hmap_t fboxes;       /* name -> fbox_t */
     json_t *value_json;  /* the cell's value, set by its last statement */
     interp_hooks_t hooks;
+    interp_header_fn header_text; void *header_ctx; /* #include "x" of a %%header (lex.c) */
     type_t *dim3_type, *file_type, *size_type;
     gvar_t **gvars; int ngvars, capgvars; /* all ever made, to free */
     void *tmp[2];        /* a builtin's scratch, freed if the cell stops inside it */
@@ -605,5 +609,9 @@ static inline int64_t ptr_scale_at(int64_t i, int64_t esz, uint64_t p, node_t *a
     if (UNLIKELY(__builtin_mul_overflow(i, esz, &d))) ub_pointer_wrap(at, p, i);
     return d;
 }
+
+/* every pointer held in a session variable or its members (session.c) */
+typedef void (*session_pointer_fn)(void *ctx, const char *name, uint64_t word);
+void session_pointers_each(interp_t *in, session_pointer_fn fn, void *ctx);
 
 #endif

@@ -718,7 +718,40 @@ static bool eval_if(interp_t *in, token_t *v, int n) {
     return r != 0;
 }
 
+/* The headers one cell has included so far: each is read once a cell (as
+ * #pragma once or include guards would have it), nesting bounded. */
+#define MAX_INCLUDE_DEPTH 16
+typedef struct { const char *names[64]; int n, depth; } includes_t;
+
+static void preprocess_tokens(interp_t *in, tokvec_t *raw, tokvec_t *out, bool builtin, includes_t *inc);
+
+/* #include "name" of a session header: its host view, lexed as a source of
+ * its own (errors name the header's lines), into the cell's tokens. */
+static void include_header(interp_t *in, token_t *d, token_t *v, int n, tokvec_t *out, bool builtin, includes_t *inc) {
+    if (n < 1 || v[0].kind != TK_STR || !v[0].str || !in->header_text) return;
+    const char *name = v[0].str;
+    const char *text = in->header_text(in->header_ctx, name);
+    if (!text) return; /* a standard or device header */
+    for (int k = 0; k < inc->n; k++)
+        if (!strcmp(inc->names[k], name)) return;
+    if (inc->depth >= MAX_INCLUDE_DEPTH)
+        syntax_error(&d->loc, "#include nested too deeply (more than %d headers)", MAX_INCLUDE_DEPTH);
+    if (inc->n < 64) inc->names[inc->n++] = pool_strndup(&in->pool, name, strlen(name));
+    src_t *src = src_new(in, name, text);
+    tokvec_t raw = {0};
+    lex_raw(in, src, &raw);
+    inc->depth++;
+    preprocess_tokens(in, &raw, out, builtin, inc);
+    inc->depth--;
+}
+
 static void preprocess(interp_t *in, tokvec_t *raw, tokvec_t *out, bool builtin) {
+    includes_t inc = {.n = 0};
+    preprocess_tokens(in, raw, out, builtin, &inc);
+    vpush(out, &raw->v[raw->n - 1]);
+}
+
+static void preprocess_tokens(interp_t *in, tokvec_t *raw, tokvec_t *out, bool builtin, includes_t *inc) {
     token_t *v = raw->v;
     int n = raw->n - 1; /* without EOF */
     /* conditional stack: each level: taking?, taken-already?, parent-taking */
@@ -783,8 +816,10 @@ static void preprocess(interp_t *in, tokvec_t *raw, tokvec_t *out, bool builtin)
                                  d->loc.line, e - s > 1 ? (int)(v[e - 1].s + v[e - 1].n - v[s + 1].s) : 0,
                                  e - s > 1 ? v[s + 1].s : "");
                 out_write("stderr", msg, (size_t)(k < (int)sizeof msg ? k : (int)sizeof msg - 1));
-            } else if (!strcmp(dn, "include") || !strcmp(dn, "pragma") || !strcmp(dn, "line") || dn[0] == 0) {
-                /* standard headers are built in; others belong to the device side */
+            } else if (!strcmp(dn, "include")) {
+                /* standard headers are built in; a %%header is read; others belong to the device side */
+                include_header(in, d, v + s + 1, e - s - 1, out, builtin, inc);
+            } else if (!strcmp(dn, "pragma") || !strcmp(dn, "line") || dn[0] == 0) {
             } else {
                 syntax_error(&d->loc, "invalid preprocessing directive #%s", dn);
             }
@@ -800,7 +835,6 @@ static void preprocess(interp_t *in, tokvec_t *raw, tokvec_t *out, bool builtin)
         i = e;
     }
     if (nc) syntax_error(&v[n].loc, "unterminated #if");
-    vpush(out, &v[n]);
 }
 
 static void merge_launch_tokens(tokvec_t *v);

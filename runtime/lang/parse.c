@@ -143,7 +143,10 @@ int64_t const_int(P *p, node_t *e, const char *what) {
     return e->k.i;
 }
 node_t *const_expr(P *p) {
+    bool was = p->iconst;
+    p->iconst = true;
     node_t *e = rvalue(p, assign_expr(p));
+    p->iconst = was;
     return e;
 }
 

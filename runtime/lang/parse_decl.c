@@ -135,6 +135,21 @@ static void initializer(P *p, node_t *pl, type_t *t, ilist_t *o) {
     init_elem(p, pl, t, o);
 }
 
+/* C++: a const integer initialised with a constant is itself a constant
+ * expression (const int n = 5; double a[n] = {...}). */
+static void const_value(sym_t *s, type_t *t, const node_t *pl, const ilist_t *io) {
+    const node_t *as = io->n == 1 ? io->v[0]->a : NULL;
+    bool k = t->is_const && ty_is_int(t) && !t->is_ref && as && as->a == pl && as->b && as->b->is_const;
+    int64_t v = k ? as->b->k.i : 0;
+    if (s->kind == S_VAR_GLOBAL) {
+        s->gv->has_cval = k;
+        s->gv->cval = v;
+    } else {
+        s->cval = k;
+        s->ival = v;
+    }
+}
+
 /* int a[] = {...}: the element count from the tokens */
 static long count_init(P *p, type_t *t) {
     int j = p->i;
@@ -520,6 +535,7 @@ void declaration(P *p, type_t *base, int storage, bool global, ilist_t *o) {
                 cxx_scope_open(p); /* C++: the initialiser's temporaries end with the declaration */
                 initializer(p, pl, t, &io);
                 cxx_full_expr(p, &io);
+                const_value(s, t, pl, &io);
             }
             else if (ctor) {
                 p->i++;

@@ -551,6 +551,7 @@ static node_t *primary(P *p) {
         if (s) {
             switch (s->kind) {
             case S_VAR_LOCAL:
+                if (p->iconst && s->cval) return mk_int(&l, ty_unqual(s->ty), s->ival);
                 if (s->is_vla) return pl_vla(&l, s->ty, s->slot);
                 if (s->addressable) {
                     node_t *n = pl_frame(&l, s->ty, s->memoff, s->hidx);
@@ -559,6 +560,7 @@ static node_t *primary(P *p) {
                 if (s->ty->is_ref) return cxx_deref_ref(pl_slot(&l, s->ty, s->slot), &l);
                 return pl_slot(&l, s->ty, s->slot);
             case S_VAR_GLOBAL:
+                if (p->iconst && s->gv->has_cval) return mk_int(&l, ty_unqual(s->ty), s->gv->cval);
                 if (s->ty->is_ref) return cxx_deref_ref(pl_global(&l, s->gv), &l);
                 return pl_global(&l, s->gv);
             case S_ENUMC: return mk_int(&l, &ty_int, s->ival);

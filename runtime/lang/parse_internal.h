@@ -50,6 +50,7 @@ typedef struct P {
     const char *ns;      /* inside `namespace a { namespace b {`: "a::b" */
     struct cx_parse *cx;  /* C++ classes: lifetimes, the class being compiled (cxx_class.h) */
     int nest;            /* how deeply the parse nests now (parse_limits.c) */
+    bool iconst;         /* parsing an array size or a case label: const integers fold (C++) */
 } P;
 
 /* function designators (node op): user function, builtin, kernel, CUDA API */

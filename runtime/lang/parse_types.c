@@ -371,7 +371,12 @@ static type_t *suffix_inner(P *p, type_t *t) {
         while (is_kw(p, KW_STATIC) || is_kw(p, KW_CONST) || is_kw(p, KW_RESTRICT)) p->i++;
         node_t *len = NULL;
         loc_t l = TOK->loc;
-        if (!is_p(p, P_RBRACK)) len = rvalue(p, assign_expr(p));
+        if (!is_p(p, P_RBRACK)) {
+            bool was = p->iconst;
+            p->iconst = true; /* C++: const int n = 5; int a[n] is an array, not a VLA */
+            len = rvalue(p, assign_expr(p));
+            p->iconst = was;
+        }
         expect(p, P_RBRACK, "']'");
         type_t *inner = suffix(p, t);
         if (inner->kind == T_FUNC) type_error(&l, "array of functions");

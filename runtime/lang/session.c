@@ -338,22 +338,63 @@ json_t *interp_who(interp_t *in) {
     return a;
 }
 
-char *interp_pointer_names(interp_t *in, int place, uint64_t base) {
-    size_t cap = 64, n = 0;
-    char *o = malloc(cap);
-    if (!o) abort();
-    o[0] = 0;
-    FOR_SESSION_VARS(in, s) {
-        const buf_t *b = pointee(s);
-        if (!b || !b->addr || b->addr != base) continue; /* an address names one buffer, whatever its place */
-        size_t l = strlen(s->name) + 2;
-        while (n + l + 1 > cap) {
-            o = realloc(o, cap *= 2);
-            if (!o) abort();
-        }
-        n += (size_t)sprintf(o + n, "%s%s", n ? ", " : "", s->name);
+/* Every pointer held in a session variable, with the name a user would write
+ * for it: the variable itself, a struct's members, an array's first elements.
+ * Bounded (depth 3, 16 elements an array) so that %heap of a large array of
+ * structs stays fast. */
+static void pointers_walk(const type_t *t, const char *addr, const char *name, int depth, session_pointer_fn fn,
+                          void *ctx) {
+    if (t->kind == T_PTR) {
+        uint64_t w;
+        memcpy(&w, addr, sizeof w);
+        fn(ctx, name, w);
+        return;
     }
-    return o;
+    if (depth >= 3 || strlen(name) > 200) return;
+    char sub[256];
+    if ((t->kind == T_STRUCT || t->kind == T_UNION) && t->sd && t->sd->complete) {
+        for (int i = 0; i < t->sd->nfields; i++) {
+            const field_t *f = &t->sd->fields[i];
+            if (!f->name || !f->ty || f->ty->is_ref) continue;
+            snprintf(sub, sizeof sub, "%s.%s", name, f->name);
+            pointers_walk(f->ty, addr + f->off, sub, depth + 1, fn, ctx);
+        }
+    } else if (t->kind == T_ARRAY && t->base && t->count > 0 && !t->vla && t->base->size) {
+        long n = t->count < 16 ? t->count : 16;
+        for (long i = 0; i < n; i++) {
+            snprintf(sub, sizeof sub, "%s[%ld]", name, i);
+            pointers_walk(t->base, addr + (size_t)i * t->base->size, sub, depth + 1, fn, ctx);
+        }
+    }
+}
+
+void session_pointers_each(interp_t *in, session_pointer_fn fn, void *ctx) {
+    FOR_SESSION_VARS(in, s) {
+        if (s->gv->addr && !s->ty->is_ref) pointers_walk(s->ty, s->gv->addr, s->name, 0, fn, ctx);
+    }
+}
+
+typedef struct { char *o; size_t n, cap; uint64_t base; } ptr_names_t;
+static void ptr_names_add(void *ctx, const char *name, uint64_t w) {
+    ptr_names_t *pn = ctx;
+    int64_t off;
+    const buf_t *b = ptr_live_buf(w, &off);
+    if (!b || !b->addr || b->addr != pn->base) return; /* an address names one buffer, whatever its place */
+    size_t l = strlen(name) + 2;
+    while (pn->n + l + 1 > pn->cap) {
+        pn->o = realloc(pn->o, pn->cap *= 2);
+        if (!pn->o) abort();
+    }
+    pn->n += (size_t)sprintf(pn->o + pn->n, "%s%s", pn->n ? ", " : "", name);
+}
+
+char *interp_pointer_names(interp_t *in, int place, uint64_t base) {
+    (void)place;
+    ptr_names_t pn = {.o = malloc(64), .cap = 64, .base = base};
+    if (!pn.o) abort();
+    pn.o[0] = 0;
+    session_pointers_each(in, ptr_names_add, &pn);
+    return pn.o;
 }
 
 json_t *interp_names(interp_t *in, const char *prefix) {

@@ -102,6 +102,17 @@ static const char *alloc_name(const buf_t *b) {
     }
 }
 
+typedef struct { json_t **by_slot; } heap_names_t;
+static void heap_name(void *ctx, const char *name, uint64_t w) {
+    heap_names_t *hn = ctx;
+    int64_t off;
+    buf_t *b = ptr_live_buf(w, &off);
+    json_t *r = b ? hn->by_slot[b - g_bufs] : NULL;
+    if (!r) return;
+    if (off == 0) json_array_append_new(json_object_get(r, "names"), json_string(name));
+    else json_array_append_new(json_object_get(r, "inside"), json_sprintf("%s (%+lld B)", name, (long long)off));
+}
+
 json_t *interp_heap(interp_t *in) {
     json_t *rows = json_array();
     json_t **by_slot = calloc(g_nbufs ? g_nbufs : 1, sizeof *by_slot);
@@ -124,22 +135,9 @@ json_t *interp_heap(interp_t *in) {
         json_array_append_new(rows, r);
         by_slot[s] = r;
     }
-    /* which session variables point at each */
-    for (int i = 0; i < in->globals.cap; i++) {
-        const char *k = in->globals.keys ? in->globals.keys[i] : NULL;
-        if (!k || k == (const char *)1) continue;
-        sym_t *v = in->globals.vals[i];
-        if (!v || v->kind != S_VAR_GLOBAL || !v->gv->committed || v->ty->kind != T_PTR) continue;
-        uint64_t w;
-        memcpy(&w, v->gv->addr, sizeof w);
-        int64_t off;
-        buf_t *b = ptr_live_buf(w, &off);
-        if (!b) continue;
-        json_t *r = by_slot[b - g_bufs];
-        if (!r) continue;
-        if (off == 0) json_array_append_new(json_object_get(r, "names"), json_string(v->name));
-        else json_array_append_new(json_object_get(r, "inside"), json_sprintf("%s (%+lld B)", v->name, (long long)off));
-    }
+    /* which session variables (or their members) point at each */
+    heap_names_t hn = {by_slot};
+    session_pointers_each(in, heap_name, &hn);
     free(by_slot);
     return rows;
 }

@@ -166,3 +166,48 @@ def test_pragma_once_in_a_header_cell():
                                 "__global__ void use(int *p) { p[0] = twice(p[0]); }")
         ok(reply)
         assert stdout_of(msgs, "stderr") == ""
+
+
+MIXED_HEADER = """%%header common.cuh
+#pragma once
+#include "scale.cuh"
+#define SQ(x) ((x) * (x))
+struct Acc { float sum; };
+void acc_add(Acc *a, float x) { a->sum += x * SCALE; }
+int peek(int *p) { return p[10]; }
+__device__ float dsq(float x) { return SQ(x) * SCALE; }
+"""
+
+
+def test_a_header_that_mixes_host_and_device_code_serves_both_sides():
+    with kernel() as k:
+        ok(k.execute("%%header scale.cuh\n#pragma once\n#define SCALE 2.0f")[0])
+        ok(k.execute(MIXED_HEADER)[0])
+        reply, msgs = k.execute('#include "common.cuh"\n'
+                                "__global__ void k(float *o) { o[0] = dsq(3.0f); }\n"
+                                "Acc a = {0};\nacc_add(&a, 1.5f);\n"
+                                'printf("%.1f %d\\n", a.sum, SQ(4));')
+        ok(reply)
+        assert stdout_of(msgs).endswith("3.0 16\n"), stdout_of(msgs)
+        # included again (twice in one cell, and in a later cell): read once a cell
+        reply, msgs = k.execute('#include "common.cuh"\n#include "common.cuh"\n'
+                                'Acc b = {1};\nacc_add(&b, 1);\nprintf("%.1f\\n", b.sum);')
+        ok(reply)
+        assert stdout_of(msgs) == "3.0\n"
+        # an error inside a header's host function names the header's line
+        reply, msgs = k.execute("int *q = (int *)malloc(8);\npeek(q);")
+        assert reply["content"]["status"] == "error"
+        text = error_text(msgs)
+        assert "common.cuh, line 6" in text and "out-of-bounds read" in text, text
+        assert "In [5], line 2" in text, text
+
+
+def test_a_broken_header_is_an_error_of_the_cell_that_includes_it():
+    with kernel() as k:
+        ok(k.execute("%%header bad.h\nint broken( {")[0])
+        reply, msgs = k.execute('#include "bad.h"\nprintf("after\\n");')
+        assert reply["content"]["status"] == "error"
+        assert "bad.h, line 1" in error_text(msgs)
+        reply, msgs = k.execute('printf("fine\\n");')
+        ok(reply)
+        assert stdout_of(msgs) == "fine\n"

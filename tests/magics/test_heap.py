@@ -146,3 +146,24 @@ def test_who_table_escapes_types_and_leaves_out_the_library():
         assert "<code>std::vector&lt;int&gt;</code>" in html, html
         assert "std::cout" not in plain and re.search(r"^x\s+double\s+8 B", plain, re.M), plain
         assert "color" not in html
+
+
+def test_heap_names_pointers_inside_structs_and_arrays():
+    with kernel() as k:
+        ok(k, "struct Vec { int n; float *data; };\n"
+              "struct Vec v = {4, (float *)malloc(16)};\n"
+              "double *parts[3] = {0, (double *)malloc(8), 0};")
+        text = heap(k)["text/plain"]
+        assert re.search(r"v\.data\s+16 B", text), text
+        assert re.search(r"parts\[1\]\s+8 B", text), text
+        ok(k, "%free v.data")
+        assert "v.data" not in heap(k)["text/plain"]
+
+
+def test_timeit_o_twice_leaves_no_orphan_buffer():
+    with kernel() as k:
+        ok(k, "int x = 0;")
+        ok(k, "%timeit -o r -n 2 -r 3 x++;")
+        ok(k, "%timeit -o r -n 2 -r 3 x++;")
+        rows = [ln for ln in heap(k)["text/plain"].splitlines() if "malloc" in ln]
+        assert len(rows) == 1 and "r.times" in rows[0], rows

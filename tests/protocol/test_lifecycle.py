@@ -259,3 +259,40 @@ def test_ipc_transport_and_ipv6():
             sock.close(linger=0)
             ctx.term()
             proc.stderr.close()
+
+
+LAUNCHER = r"""
+import json, os, subprocess, sys, time
+from jupyter_client.connect import write_connection_file
+cf, _ = write_connection_file(os.path.join(sys.argv[2], "k.json"), ip="127.0.0.1")
+env = dict(os.environ, JPY_PARENT_PID=str(os.getpid()))
+p = subprocess.Popen([sys.argv[1], "-f", cf], env=env, stderr=open(os.path.join(sys.argv[2], "err"), "w"),
+                     start_new_session=True)
+print(p.pid, flush=True)
+time.sleep(600)
+"""
+
+
+@timeout(60)
+def test_kernel_ends_when_the_process_that_started_it_dies():
+    """As ipykernel's parent poller: JPY_PARENT_PID names the client; an
+    orphaned kernel (its client SIGKILLed) shuts itself down."""
+    with tempfile.TemporaryDirectory() as tmp:
+        launcher = subprocess.Popen([sys.executable, "-c", LAUNCHER, support.PLAIN_KERNEL, tmp],
+                                    stdout=subprocess.PIPE, text=True)
+        kpid = int(launcher.stdout.readline())
+        time.sleep(1.0)
+        os.kill(kpid, 0)  # alive while its parent lives
+        launcher.kill()
+        launcher.wait()
+        deadline = time.time() + 15
+        while time.time() < deadline:
+            try:
+                os.kill(kpid, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.1)
+        else:
+            os.kill(kpid, signal.SIGKILL)
+            raise AssertionError("the orphaned kernel is still running")
+        assert "has gone: shutting down" in open(os.path.join(tmp, "err")).read()

@@ -60,7 +60,7 @@ int main(void) {
     /* streamed, each to its own name */
     sink_t s = {0};
     engine_io_t io = {&s, on_stream, NULL, NULL};
-    proc_opts_t str = {NULL, &io, 0};
+    proc_opts_t str = {.io = &io};
     CHECK(sh("printf partial; echo oops >&2; echo ' line'", &str, &r) == 0);
     CHECK(r.exited && r.exit_status == 0 && r.output == NULL);
     CHECK_STR(s.out.data, "partial line\n");
@@ -116,7 +116,7 @@ int main(void) {
     interrupt_clear();
     pthread_create(&th, NULL, raise_later, NULL);
     t0 = now_s();
-    proc_opts_t quick = {NULL, NULL, 200};
+    proc_opts_t quick = {.grace_ms = 200};
     CHECK(sh("trap '' INT; while :; do :; done", &quick, &r) == 0);
     pthread_join(th, NULL);
     CHECK(r.interrupted && r.killed && r.signal == SIGKILL);
@@ -131,5 +131,14 @@ int main(void) {
     CHECK_STR(r.output, "started\n");
     CHECK(now_s() - t0 < 4);
     proc_result_free(&r);
+
+    /* one variable set for it (%%program after %device N), the rest inherited */
+    setenv("ICUDA_TEST_KEEP", "kept", 1);
+    setenv("CUDA_VISIBLE_DEVICES", "0,1,2", 1);
+    proc_opts_t env = {.setenv = "CUDA_VISIBLE_DEVICES=2,0,1"};
+    CHECK(sh("echo $CUDA_VISIBLE_DEVICES $ICUDA_TEST_KEEP; env | grep -c ^CUDA_VISIBLE_DEVICES=", &env, &r) == 0);
+    CHECK_STR(r.output, "2,0,1 kept\n1\n");
+    proc_result_free(&r);
+    CHECK_STR(getenv("CUDA_VISIBLE_DEVICES"), "0,1,2"); /* the kernel's own is untouched */
     return check_report();
 }
