@@ -52,10 +52,11 @@ def pytest_configure(config):
     support.KERNEL, support.PLAIN_KERNEL, support.GPU = kernel, plain, gpu
 
 
+@pytest.hookimpl(tryfirst=True)  # before -k deselects: the run.py names below
 def pytest_collection_modifyitems(config, items):
     gpu = config.getoption("--gpu")
     for item in items:
-        if isinstance(item, pytest.Function):  # -k also matches run.py's name: host/test_host_cells::test_x
+        if isinstance(item, pytest.Function):  # -k matches host/test_host_cells::test_x too
             rel = os.path.relpath(str(item.path), HERE)[:-3].replace(os.sep, "/")
             item.extra_keyword_matches.add(f"{rel}::{item.name}")
         fn = getattr(item, "obj", None)
