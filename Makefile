@@ -1,6 +1,7 @@
 # icuda — build, test, install, run.
 #   make            build build/icuda (and the Python venv for the tests)
-#   make test       everything that needs no GPU; ends with "N passed, N failed"
+#   make test       everything that needs no GPU (pytest); ends with "N passed, N failed, N skipped"
+#                   K=WORDS picks tests by name, TESTFLAGS=... adds pytest options
 #   make test-gpu   the GPU tests and every notebook (on a machine with a GPU)
 #   make install    install the kernelspec for this user (PREFIX=... for a prefix)
 #   make run        install what is missing, build, install, run the flagship notebook
@@ -155,8 +156,20 @@ else
 venv:
 endif
 
+# The tests run under pytest (conftest.py, pytest.ini; docs/testing.md), or
+# under tests/run.py where $(PYTHON) has no pytest (the GPU machine's bundle):
+# the same tests, and the same last line "N passed, N failed, N skipped".
+# K=WORDS selects tests by name (-k); TESTFLAGS adds pytest options (-x, -n 2).
+TEST_RUN = if $(PYTHON) -c 'import pytest, pytest_timeout' 2>/dev/null; then \
+	  echo "tests under pytest"; \
+	  $(PYTHON) -m pytest -v $(if $(K),-k '$(K)') $(TESTFLAGS) $(1) $(UNIT_BIN:%=--unit %); \
+	else \
+	  echo "no pytest in $(PYTHON): tests under tests/run.py"; \
+	  $(PYTHON) tests/run.py $(if $(K),-k '$(K)') $(1) $(UNIT_BIN); \
+	fi
+
 test: build/icuda build/icuda-worker build/asan/icuda $(UNIT_BIN) $(PLAIN_UNIT_BIN) venv build/cuda-tools/.stamp
-	$(PYTHON) tests/run.py --kernel build/asan/icuda --plain-kernel build/icuda $(UNIT_BIN)
+	@$(call TEST_RUN,--kernel build/asan/icuda --plain-kernel build/icuda)
 
 # nvdisasm and cuobjdump for %sass's tests, where the toolkit has none (the
 # toolkit's PyPI wheels leave them out): the NVIDIA wheels that carry them,
@@ -171,7 +184,7 @@ build/cuda-tools/.stamp: | venv
 	else echo "could not install nvdisasm/cuobjdump into build/cuda-tools: the %sass tests will say so" >&2; fi
 
 test-gpu: build/icuda build/icuda-worker build/asan/icuda $(UNIT_BIN) $(PLAIN_UNIT_BIN) venv
-	$(PYTHON) tests/run.py --gpu --kernel build/icuda --plain-kernel build/icuda $(UNIT_BIN)
+	@$(call TEST_RUN,--gpu --kernel build/icuda --plain-kernel build/icuda)
 
 # the expected output of the C++ cases (tests/lang-cxx) against g++; make test runs it too
 test-gxx-oracle:

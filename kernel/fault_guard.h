@@ -27,6 +27,8 @@ bool fault_guard_install(void);
 /* An alternate signal stack for the calling thread, so that a stack
  * overflow can be caught too. Call on the thread the guard protects. */
 void fault_guard_thread_init(void);
+/* Gives that stack back; call on the same thread before it ends. */
+void fault_guard_thread_exit(void);
 
 /* Arms g on this thread: call right after sigsetjmp(g->jb, 1) returned 0;
  * disarm when the guarded work is done (or after a fault). */

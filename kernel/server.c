@@ -400,6 +400,7 @@ static void *executor_loop(void *arg) {
         free(rq);
         zmq_send(s->pipe_exec, "D", 1, 0);
     }
+    if (guard) fault_guard_thread_exit();
     return NULL;
 }
 

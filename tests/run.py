@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""icuda's test runner (what `make test` calls).
+"""icuda's small test runner, for a Python without pytest (the GPU machine's
+bundle): `make test` and `make test-gpu` use pytest (conftest.py) where there
+is one, this otherwise. The same tests, the same marks, the same last line.
 
     python tests/run.py [--gpu] --kernel PATH --plain-kernel PATH [-k SUBSTRING] [UNIT_BINARY...]
 
 Runs each C unit-test binary (its last line: "N passed, N failed, N skipped";
 a crash, or a non-zero exit without that line, is one failure), then every
 test_* function of tests/**/test_*.py (tests/unit excluded): plain functions
-with asserts, no pytest. Functions marked @needs_gpu are skipped without
+with asserts. Functions marked @needs_gpu are skipped without
 --gpu. Prints one line per test and, last, "N passed, N failed, N skipped".
 """
 import argparse

@@ -4,8 +4,9 @@ blocking jupyter_client, and the execute round trip.
 Works with jupyter_client 7.4 and 8.x (the GPU machine's bundle has 7.4): only
 KernelManager, BlockingKernelClient and Session APIs that both have.
 
-tests/run.py sets KERNEL, PLAIN_KERNEL and GPU; a test module run on its own
-reads them from ICUDA_TEST_KERNEL, ICUDA_TEST_PLAIN_KERNEL, ICUDA_TEST_GPU.
+conftest.py (pytest) or tests/run.py sets KERNEL, PLAIN_KERNEL and GPU; a
+module run on its own reads them from ICUDA_TEST_KERNEL,
+ICUDA_TEST_PLAIN_KERNEL, ICUDA_TEST_GPU.
 """
 import contextlib
 import json
@@ -73,7 +74,7 @@ def needs_gpu(fn):
 
 
 def timeout(seconds):
-    """Gives a test its own time limit (run.py's default is 120 s)."""
+    """Gives a test its own time limit (the default is 120 s: pytest.ini, tests/run.py)."""
     def mark(fn):
         fn.timeout = seconds
         return fn

@@ -1257,7 +1257,7 @@ static val_t ev_gload_i32(node_t *n, frame_t *f);
 /* the counted-loop evaluator for this for, or NULL */
 static sfn_t counted_for(node_t *n) {
     node_t *c = n->b, *step = n->c;
-    if (!c || !step || c->a->fn != ev_slot) return NULL;
+    if (!c || !step || !c->a || c->a->fn != ev_slot) return NULL; /* a folded condition has no a */
     counted_t h = {.i = c->a->slot, .sslot = step->slot};
     efn_t sf = step->fn;
     if (sf == ev_inc_i64_s || sf == ev_inc_i32_s || sf == ev_inc_s64_s) h.delta = 1;

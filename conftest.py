@@ -1,11 +1,11 @@
-"""icuda's tests under pytest, as they are written for tests/run.py: plain
+"""icuda's tests under pytest (what `make test` runs; docs/testing.md): plain
 test_* functions with asserts in tests/**/test_*.py, @needs_gpu and
 @timeout from tests/support.py, unittest.SkipTest for a skip, and the C unit
 binaries (build/tests/test_*, whose last line is "N passed, N failed, N
-skipped") as one item each. Nothing in the test files changes; run.py keeps
-working beside this.
+skipped") as one item each. The test files know nothing of pytest, so
+tests/run.py (for a Python without pytest: the GPU machine's) runs them too.
 
-    pytest [--gpu] [--kernel PATH] [--plain-kernel PATH] [--unit BINARY ...] [-n 2]
+    pytest [--gpu] [--kernel PATH] [--plain-kernel PATH] [--unit BINARY ...] [-k WORDS] [-n 2]
 
 The last line of a run is "N passed, N failed, N skipped" counted as
 run.py counts (a unit binary's own checks, not the binary), after pytest's
@@ -17,8 +17,11 @@ import sys
 
 import pytest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
+# At the root, not in tests/, so that pytest knows --kernel before it reads
+# the command line: `--kernel build/asan/icuda` would otherwise be taken for
+# a path to collect, and tests/conftest.py never loaded.
+ROOT = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.join(ROOT, "tests")
 DEFAULT_TIMEOUT = 120
 UNIT_TIMEOUT = 600
 SUMMARY = re.compile(r"(\d+) passed, (\d+) failed, (\d+) skipped\s*$")
@@ -49,17 +52,47 @@ def pytest_configure(config):
     support.KERNEL, support.PLAIN_KERNEL, support.GPU = kernel, plain, gpu
 
 
+@pytest.hookimpl(tryfirst=True)  # before -k deselects: the run.py names below
 def pytest_collection_modifyitems(config, items):
     gpu = config.getoption("--gpu")
     for item in items:
+        if isinstance(item, pytest.Function):  # -k matches host/test_host_cells::test_x too
+            rel = os.path.relpath(str(item.path), HERE)[:-3].replace(os.sep, "/")
+            item.extra_keyword_matches.add(f"{rel}::{item.name}")
         fn = getattr(item, "obj", None)
         if getattr(fn, "needs_gpu", False) and not gpu:
             item.add_marker(pytest.mark.skip(reason="needs a GPU"))
         t = getattr(fn, "timeout", None) if fn is not None else None
         if isinstance(item, UnitItem):
-            t = UNIT_TIMEOUT
+            t = UNIT_TIMEOUT + 60  # the binary's own limit (subprocess) comes first
         if isinstance(t, (int, float)):
             item.add_marker(pytest.mark.timeout(t))
+
+
+# ---- what the GPU machine's Python lacks ----
+# Its bundle brings no numpy, nbconvert, jupyter_kernel_test, ...: with --gpu
+# a test module (or a test) that needs one is skipped, as run.py does; those
+# tests are CI's, where requirements.txt installs them.
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(collector):
+    rep = yield
+    if rep.failed and isinstance(collector, pytest.Module) and collector.config.getoption("--gpu"):
+        m = re.search(r"ModuleNotFoundError: (.*)", str(rep.longrepr))
+        if m:
+            rep.outcome = "skipped"
+            rep.longrepr = (str(collector.path), 0, f"Skipped: {m.group(1).strip()} on this machine")
+    return rep
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    try:
+        return (yield)
+    except ModuleNotFoundError as e:
+        if item.config.getoption("--gpu"):
+            pytest.skip(f"{e} on this machine")
+        raise
 
 
 # ---- the C unit binaries ----
@@ -72,8 +105,7 @@ def _unit_binary(config, source):
             if os.path.basename(b) == name:
                 return os.path.abspath(b)
         return None
-    b = os.path.join(ROOT, "build", "tests", name)
-    return b if os.path.exists(b) else None
+    return os.path.join(ROOT, "build", "tests", name)  # built or not: an unbuilt one says so
 
 
 def pytest_collect_file(file_path, parent):
@@ -105,6 +137,8 @@ class UnitItem(pytest.Item):
         self.binary = binary
 
     def runtest(self):
+        if not os.path.exists(self.binary):
+            pytest.skip(f"not built: make {os.path.relpath(self.binary, ROOT)}")
         env = dict(os.environ)
         env.setdefault("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=0")
         try:
