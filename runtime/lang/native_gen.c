@@ -435,7 +435,10 @@ static char *compound(gen_t *g, node_t *n) {
         char *o2 = conv_code("o_", pc, oc);
         char *ar = arith_code(g, n->op, ty_opkind(n->c->ty), "o2_", "v_", n);
         char *back = conv_code("r", oc, pc);
-        calc = fmt("%s o2_ = %s; %s %s r2_ = %s;", c_float(oc) ? "double" : "int64_t", o2, ar, vt(pl->ty), back);
+        /* i += 1e20: the result out of the place's range is the interpreter's error */
+        char *chk = c_float(oc) && !c_float(pc) && pc != T_BOOL ? fmt("rt->f2i(k%d, r, %d);", kidx(g, n), pc) : strdup("");
+        calc = fmt("%s o2_ = %s; %s %s %s r2_ = %s;", c_float(oc) ? "double" : "int64_t", o2, ar, chk, vt(pl->ty), back);
+        free(chk);
         free(o2);
         free(ar);
         free(back);
