@@ -42,6 +42,9 @@ def test_gpu_cells_allocate_launch_free_without_growth():
     with soak.stress_kernel(support.PLAIN_KERNEL, os.path.join(tmp, "icuda"), 256 * MiB) as k:
         rows, (kb, ka, wb, wa, free0, free1) = soak.part_gpu(k, 1000)
         print(rows[0][1])
-        assert ka - kb < 16 * MiB, f"kernel RSS {kb} -> {ka}"
-        assert wa - wb < 16 * MiB, f"worker RSS {wb} -> {wa}"
+        # the GPU's side holds nothing per cell: the worker and device memory stay flat
+        assert wa - wb < 4 * MiB, f"worker RSS {wb} -> {wa}"
+        # the kernel keeps every cell's source and syntax tree for the session
+        # (about 12-17 KiB a cell, the same for host-only cells: docs/reliability.md)
+        assert ka - kb < 48 * MiB, f"kernel RSS {kb} -> {ka}"
         assert free0 - free1 < 8 * MiB, f"device free {free0} -> {free1}"
