@@ -1320,8 +1320,10 @@ node_t *st_switch(loc_t *l, node_t *c, node_t *body, int64_t *vals, int *idx, in
     n->a = c;
     n->b = body;
     int64_t *tab = pool_alloc(&g_in->pool, sizeof(int64_t) * (size_t)ncase + sizeof(int) * (size_t)ncase + 8);
-    memcpy(tab, vals, sizeof(int64_t) * (size_t)ncase);
-    memcpy(tab + ncase, idx, sizeof(int) * (size_t)ncase);
+    if (ncase) { /* a switch with only a default label has no table */
+        memcpy(tab, vals, sizeof(int64_t) * (size_t)ncase);
+        memcpy(tab + ncase, idx, sizeof(int) * (size_t)ncase);
+    }
     n->p = tab;
     n->nlist = ncase;
     n->slot = defidx;

@@ -294,7 +294,9 @@ def test_plot_rendered_by_jupyterlab():
         json.dump(nb, f)
     page = s["browser"].new_page(viewport={"width": 1400, "height": 1000})
     try:
-        page.goto(f"{s['url']}/lab/tree/{name}?token={TOKEN}")
+        # a workspace of its own: JupyterLab's default one still has the smoke
+        # test's notebook open, whose cells would match the locators too
+        page.goto(f"{s['url']}/lab/workspaces/plot/tree/{name}?reset&token={TOKEN}")
         page.locator(".jp-Notebook .jp-Cell .cm-content").first.wait_for(timeout=60000)
         wait_idle(page)
         run_until(page, 0, "swept 9 sizes")
