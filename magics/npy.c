@@ -239,9 +239,11 @@ static int parse_header(const char *path, const unsigned char *buf, size_t len, 
             char *end;
             long x = strtol(p, &end, 10);
             if (end == p || x < 0 || o->nd == MAX_DIMS) rc = bad_file(err, path, "its shape is not a tuple of sizes");
+            else if (__builtin_mul_overflow(o->count, (uint64_t)x, &o->count) ||
+                     o->count > ((uint64_t)1 << 40) / (uint64_t)o->d->esize)
+                rc = bad_file(err, path, "its shape holds more data than a host buffer can (1 TiB)");
             else {
                 o->dims[o->nd++] = x;
-                o->count *= (uint64_t)x;
                 p = end;
             }
         }

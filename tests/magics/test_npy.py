@@ -104,7 +104,10 @@ def test_errors_lose_nothing():
         bad = [("trunc.npy", raw[:-5], "truncated: its shape needs 24 bytes of data, it has 19"),
                ("head.npy", raw[:40], "ends inside its header"),
                ("ver.npy", raw[:6] + b"\x09" + raw[7:], "unknown format version"),
-               ("nokeys.npy", raw.replace(b"'shape'", b"'shapf'"), "lacks descr, fortran_order or shape")]
+               ("nokeys.npy", raw.replace(b"'shape'", b"'shapf'"), "lacks descr, fortran_order or shape"),
+               # a shape whose product wraps 64 bits, or is past any host buffer
+               ("wrap.npy", raw.replace(b"(2, 3)", b"(4294967296, 4294967296)"), "holds more data than a host buffer"),
+               ("huge.npy", raw.replace(b"(2, 3)", b"(2305843009213693952,)"), "holds more data than a host buffer")]
         for name, data, words in bad:
             open(f"{d}/{name}", "wb").write(data)
             c = err(k, f"%load q {d}/{name}")
