@@ -131,7 +131,7 @@ static void name_item(const char *s, cell_item_t *it) {
     sc.pos = it->start;
     static const char *skip_calls[] = {"__launch_bounds__", "__attribute__", "__align__", "alignas",
                                        "__declspec", "__cluster_dims__", "__maxnreg__", NULL};
-    bool is_type = false;
+    bool is_type = false, base_clause = false;
     char type_word[16] = "";
     tok_t type_tag = {0, 0, 0};
     int angle = 0;
@@ -201,7 +201,11 @@ static void name_item(const char *s, cell_item_t *it) {
                 if (!it->is_function && !tok_is(&sc, first, "typedef")) it->is_variable = true;
                 break;
             }
-            if (c == '{' && is_type && type_tag.kind && last_ident.start == type_tag.start) {
+            if (c == ':' && is_type && type_tag.kind && last_ident.start == type_tag.start) {
+                base_clause = true; /* enum E : unsigned char {, struct D : B { */
+                continue;
+            }
+            if (c == '{' && is_type && type_tag.kind && (last_ident.start == type_tag.start || base_clause)) {
                 char tag[80];
                 copy_name(tag, sizeof tag, s, type_tag);
                 snprintf(it->name, sizeof it->name, "%s", tag);

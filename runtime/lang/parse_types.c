@@ -163,8 +163,18 @@ static type_t *struct_spec_inner(P *p, bool is_union) {
 
 static type_t *enum_spec(P *p) {
     const char *tag = NULL;
+    /* C++: enum class / enum struct: its enumerators are named Tag::Name */
+    bool scoped = accept(p, KW_STRUCT);
     if (TOK->kind == TK_IDENT) { tag = pstr(p, TOK); p->i++; }
+    if (scoped && !tag) expected(p, "the scoped enumeration's name");
     type_t *t = ty_copy(&ty_int);
+    if (accept(p, P_COLON)) { /* C++: enum E : unsigned char {...}, the underlying type */
+        int st;
+        bool skip;
+        type_t *u = decl_specs(p, &st, &skip);
+        if (!u || !ty_is_int(u) || u->is_enum) type_error(&TOK->loc, "an enumeration's underlying type must be an integer type");
+        t = ty_copy(ty_unqual(u));
+    }
     t->is_enum = true;
     t->enum_tag = tag;
     if (!accept(p, P_LBRACE)) {
@@ -180,6 +190,12 @@ static type_t *enum_spec(P *p) {
         if (accept(p, P_ASSIGN)) v = const_int(p, const_expr(p), "an enumerator value");
         sym_t *s = palloc(p, sizeof *s);
         s->name = pstr(p, nm);
+        if (scoped) {
+            size_t l = strlen(tag) + strlen(s->name) + 3;
+            char *q = palloc(p, l);
+            snprintf(q, l, "%s::%s", tag, s->name);
+            s->name = q;
+        }
         s->kind = S_ENUMC;
         s->ty = t;
         s->ival = v;

@@ -66,3 +66,18 @@ def test_errors_keep_the_session():
         assert c["ename"] == "RuntimeError" and "keep[3]" in c["evalue"] and "3 elements" in c["evalue"], c
         msgs = ok(k, "std::cout << name << \" \" << keep.size() << \" \" << keep[2] << std::endl;")
         assert stdout_of(msgs) == "kept 3 1.5\n"
+
+
+def test_scoped_enums_on_both_sides():
+    """enum class (with an underlying type) is a type of both sides: kernels
+    take it as a parameter, host code and later cells use its scoped names."""
+    with kernel() as k:
+        msgs = ok(k, "enum class Op : int { Add, Mul };\n"
+                     "__global__ void apply(int *p, Op o) { p[0] = o == Op::Add ? p[0] + 1 : p[0] * 2; }\n"
+                     'Op o = Op::Mul;\nprintf("%d\\n", (int)o);')
+        assert "apply(int *p, Op o)" in streams(msgs, "stdout")
+        assert streams(msgs, "stdout").endswith("1\n")
+        msgs = ok(k, "struct Step { Op op; int n; };\n"
+                     "__device__ int weight(Step s) { return s.op == Op::Mul ? 2 * s.n : s.n; }\n"
+                     'Step s = {Op::Add, 3};\nprintf("%d\\n", s.op == Op::Add ? s.n : -1);')
+        assert streams(msgs, "stdout").endswith("3\n")
