@@ -705,7 +705,7 @@ int device_check_includes(engine_t *e, const char *code, const cell_split_t *sp,
         const char *why = it->include_route == INC_HOST_LIBRARY
             ? "it is a host library of the CUDA toolkit that host cells do not interpret"
             : it->include_angle ? "icuda has no such header: host cells know the C headers, <iostream>, <vector>, "
-                                  "<algorithm>, <chrono>, <string>, <random> and the like, and CUDA's runtime headers; "
+                                  "<algorithm>, <chrono>, <string>, <random>, <limits> and the like, and CUDA's runtime headers; "
                                   "device code the toolkit's headers"
                                 : "no %%header cell defined it";
         json_t *tb = json_array();

@@ -18,7 +18,7 @@ static const char *const both[] = {
  * vector types, dim3, the intrinsics built in); cuda.h, cufft.h,
  * cublas_v2.h, nvToolsExt.h and cuda_profiler_api.h do not compile there. */
 static const char *const host[] = {
-    "iostream", "algorithm", "vector", "chrono", "iomanip", "numeric", "memory", "string", "random",
+    "iostream", "algorithm", "vector", "chrono", "iomanip", "numeric", "memory", "string", "random", "limits",
     "utility", "functional", "ctype.h", "cctype",
     "cuda_runtime.h", "cuda_runtime_api.h", "cuda.h", "cuda_profiler_api.h", "curand.h", "cublas_v2.h",
     "cufft.h", "nvtx3/nvToolsExt.h", "nvToolsExt.h", "device_launch_parameters.h", NULL,

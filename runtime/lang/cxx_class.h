@@ -201,6 +201,7 @@ void cxx_vector_register(interp_t *in);
 void cxx_string_register(interp_t *in);
 void cxx_iostream_register(interp_t *in);
 void cxx_chrono_register(interp_t *in);
+void cxx_limits_register(interp_t *in); /* <limits> (cxx_limits.c) */
 void cxx_random_register(interp_t *in);
 type_t *cx_string_type(interp_t *in);
 /* checked bytes of the object `this` points to */

@@ -181,4 +181,5 @@ void cxx_library_register(interp_t *in) {
     cxx_iostream_register(in);
     cxx_chrono_register(in);
     cxx_random_register(in);
+    cxx_limits_register(in);
 }
