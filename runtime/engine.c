@@ -142,6 +142,19 @@ static int declare_managed(magic_ctx_t *mc, const char *code, const cell_split_t
     return 0;
 }
 
+/* __host__ __device__ operator functions (float3 operator+ of a tutorial's
+ * vector helpers): the interpreter has no operator overloading, so they are
+ * the device side's only, said once a cell; kernels use them as nvcc's would. */
+static void device_only_operators(cell_split_t *sp, const engine_io_t *io) {
+    for (size_t i = 0; i < sp->n; i++) {
+        cell_item_t *it = &sp->items[i];
+        if (it->kind != ITEM_BOTH || !it->is_function || strcmp(it->name, "operator") != 0) continue;
+        io_printf(io, "stderr", "icuda: line %d: host cells do not interpret operator overloading: this operator is "
+                  "for device code only\n", it->first_line);
+        it->kind = ITEM_DEVICE;
+    }
+}
+
 /* A cell's code after its magic line, if any: device items compile, then
  * host items run in order, a magic between them where it stands. */
 static int run_code(magic_ctx_t *mc, const char *code_in, engine_error_t *err) {
@@ -153,6 +166,7 @@ static int run_code(magic_ctx_t *mc, const char *code_in, engine_error_t *err) {
     cell_split_t sp, dev_sp;
     split_cell(code, &sp);
     session_headers_route(e, &sp);
+    device_only_operators(&sp, mc->io);
     int rc = 0;
     if (sp.too_deep_line) {
         engine_error_set(err, "SyntaxError", NULL, "expression nested too deeply (line %d: brackets nest more than %d deep)",
@@ -168,6 +182,7 @@ static int run_code(magic_ctx_t *mc, const char *code_in, engine_error_t *err) {
     if (dev_code) {
         split_cell(dev_code, &dev_sp);
         session_headers_route(e, &dev_sp);
+        device_only_operators(&dev_sp, NULL);
     }
     const char *dc = dev_code ? dev_code : code;
     const cell_split_t *dsp = dev_code ? &dev_sp : &sp;

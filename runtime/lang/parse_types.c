@@ -422,6 +422,8 @@ type_t *declarator(P *p, type_t *t, token_t **name) {
 
 static type_t *declarator_inner(P *p, type_t *t, token_t **name) {
     skip_attribute(p);
+    if (is_kw(p, KW_OPERATOR)) /* float3 operator+(float3 a, float3 b) */
+        cxx_not_interpreted(&TOK->loc, "operator overloading (a free operator function)");
     while (is_p(p, P_STAR) || is_p(p, P_AMP) || is_p(p, P_LAND)) {
         nest_enter(p);
         bool ref = !is_p(p, P_STAR);

@@ -81,3 +81,20 @@ def test_scoped_enums_on_both_sides():
                      "__device__ int weight(Step s) { return s.op == Op::Mul ? 2 * s.n : s.n; }\n"
                      'Step s = {Op::Add, 3};\nprintf("%d\\n", s.op == Op::Add ? s.n : -1);')
         assert streams(msgs, "stdout").endswith("3\n")
+
+
+def test_operator_functions_are_the_device_sides():
+    """A tutorial's __host__ __device__ vector operators: kernels use them,
+    the host cell runs (with a note), and a host-only operator function is a
+    clear UnsupportedError, not a syntax error."""
+    with kernel() as k:
+        msgs = ok(k, "__host__ __device__ inline float3 operator+(float3 a, float3 b) "
+                     "{ return make_float3(a.x + b.x, a.y + b.y, a.z + b.z); }\n"
+                     "__global__ void move(float3 *p, float3 v) { p[threadIdx.x] = p[threadIdx.x] + v; }\n"
+                     'int steps = 3;\nprintf("%d\\n", steps);')
+        out = streams(msgs, "stdout")
+        assert "move(float3 *p, float3 v)" in out and out.endswith("3\n"), out
+        assert "line 1: host cells do not interpret operator overloading" in streams(msgs, "stderr")
+        reply, msgs = k.execute("float2 operator-(float2 a, float2 b) { return make_float2(a.x - b.x, a.y - b.y); }")
+        assert reply["content"]["ename"] == "UnsupportedError", reply["content"]
+        assert "operator overloading" in reply["content"]["evalue"]
