@@ -971,7 +971,13 @@ node_t *assign_expr(P *p) {
     token_t *ot = TOK;
     p->i++;
     nest_enter(p);
-    node_t *rhs = assign_expr(p);
+    node_t *rhs;
+    if (op == 0 && is_p(p, P_LBRACE) && lhs->is_place && !cx_class_of(lhs->ty) && lhs->ty->kind != T_ARRAY) {
+        loc_t lb = TOK->loc; /* C++: p[i] = {x, y}; the braced list is a value of the left side's type */
+        rhs = compound_literal(p, ty_unqual(lhs->ty), &lb);
+    } else {
+        rhs = assign_expr(p);
+    }
     nest_leave(p);
     loc_t l = from(p, &l0);
     char opn[8];
