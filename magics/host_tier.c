@@ -8,19 +8,28 @@
 #include "magics.h"
 #include "runtime/lang/interp.h"
 
+/* The words of both forms: a mode and an optimisation level, each optional. */
+static int tier_args(const magic_t *m, const char *args, char *buf, size_t cap, const char **mode, int *opt,
+                     engine_error_t *err) {
+    snprintf(buf, cap, "%s", args ? args : "");
+    *mode = NULL;
+    *opt = -1;
+    for (char *save = NULL, *w = strtok_r(buf, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) {
+        if (!strcmp(w, "-O0")) *opt = 0;
+        else if (!strcmp(w, "-O2")) *opt = 2;
+        else if (!strcmp(w, "off") || !strcmp(w, "auto") || !strcmp(w, "always")) *mode = w;
+        else return magic_usage_error(m, err, "unknown argument '%s'", w);
+    }
+    return 0;
+}
+
 static int host_tier_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
     interp_t *in = mc->e->interp;
     if (!in) return magic_usage_error(&magic_host_tier, err, "no host interpreter in this session");
     char buf[256];
-    snprintf(buf, sizeof buf, "%s", args ? args : "");
-    const char *mode = NULL;
-    int opt = -1;
-    for (char *save = NULL, *w = strtok_r(buf, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) {
-        if (!strcmp(w, "-O0")) opt = 0;
-        else if (!strcmp(w, "-O2")) opt = 2;
-        else if (!strcmp(w, "off") || !strcmp(w, "auto") || !strcmp(w, "always")) mode = w;
-        else return magic_usage_error(&magic_host_tier, err, "unknown argument '%s'", w);
-    }
+    const char *mode;
+    int opt;
+    if (tier_args(&magic_host_tier, args, buf, sizeof buf, &mode, &opt, err)) return -1;
     interp_set_host_tier(in, mode, opt);
     int o;
     const char *m = interp_host_tier(in, &o);
@@ -37,3 +46,29 @@ const magic_t magic_host_tier = {
     "first run. -O0 / -O2: the C compiler's optimisation for compiled code. Errors are the same in every\n"
     "mode. Compiled code is cached by content under the user's cache directory (icuda/host).",
     host_tier_line, NULL};
+
+/* %%host [off|auto|always] [-O0|-O2]: this cell only; the session's choice
+ * comes back after it, whatever the cell did. */
+static int host_cell(magic_ctx_t *mc, const char *args, const char *body, engine_error_t *err) {
+    interp_t *in = mc->e->interp;
+    if (!in) return magic_usage_error(&magic_host, err, "no host interpreter in this session");
+    char buf[256], was[16];
+    const char *mode;
+    int opt, was_opt;
+    if (tier_args(&magic_host, args, buf, sizeof buf, &mode, &opt, err)) return -1;
+    if (!mode && opt < 0) return magic_usage_error(&magic_host, err, "say how the cell runs: off, auto or always, and/or -O0 or -O2");
+    snprintf(was, sizeof was, "%s", interp_host_tier(in, &was_opt));
+    interp_set_host_tier(in, mode, opt);
+    int rc = mc->run(mc, body, err);
+    interp_set_host_tier(in, was, was_opt);
+    return rc;
+}
+
+const magic_t magic_host = {
+    "host", "%%host [off|auto|always] [-O0|-O2]",
+    "run this cell's host code interpreted (off) or with its loops compiled (auto, always)",
+    "As %host_tier, for the cell below only: %%host off runs it interpreted (to compare with the\n"
+    "compiled tier, or to time the interpreter), %%host always compiles every loop the native tier\n"
+    "handles on its first run, -O0 / -O2 choose the C compiler's optimisation. The session's own\n"
+    "choice (%host_tier) is back after the cell.",
+    NULL, host_cell};

@@ -45,6 +45,6 @@ extern const magic_t magic_lsmagic, magic_help, magic_nvrtc, magic_ptx, magic_he
     magic_program;
 extern const magic_t magic_plot, magic_hist, magic_heap, magic_free, magic_reset, magic_save, magic_load, magic_env,
     magic_time;
-extern const magic_t magic_host_tier; /* magics/host_tier.c */
+extern const magic_t magic_host_tier, magic_host; /* magics/host_tier.c */
 
 #endif

@@ -45,3 +45,24 @@ def test_hot_loop_compiled_same_result_and_errors():
         assert "out-of-bounds write" in c["evalue"] and "a[200000]" in c["evalue"], c
         assert any("a[i] = 1.0f;" in line for line in c["traceback"]), c["traceback"]
         assert stdout_of(ok(k, 'printf("%g\\n", a[n - 1]);')) == "1\n"
+
+
+def test_host_cell_magic_chooses_for_one_cell():
+    """%%host: this cell interpreted (off) or compiled (always), the
+    session's choice back afterwards, the same answer and the same errors."""
+    with kernel() as k:
+        ok(k, "int n = 100000; double *x = (double *)malloc(n * sizeof(double));\n"
+              "for (int i = 0; i < n; i++) x[i] = i * 0.5;")
+        a = stdout_of(ok(k, "%%host always -O0\n%timeit -n 2 -r 1 double s = 0; for (int i = 0; i < n; i++) s += x[i];"))
+        assert "host code: native tier" in a, a
+        b = stdout_of(ok(k, "%%host off\n%timeit -n 2 -r 1 double s = 0; for (int i = 0; i < n; i++) s += x[i];"))
+        assert "native tier" not in b, b
+        assert stdout_of(ok(k, "%host_tier")) == "host tier: auto, compiled code built with -O2\n"
+        # an error inside the cell: the same error, and the session's choice still comes back
+        reply, _ = k.execute("%%host always\nfor (int i = 0; i <= n; i++) x[i] = 1;", timeout=120)
+        c = reply["content"]
+        assert c["ename"] == "RuntimeError" and "out-of-bounds write" in c["evalue"], c
+        assert stdout_of(ok(k, "%host_tier")) == "host tier: auto, compiled code built with -O2\n"
+        for bad, words in [("%%host\nint z;", "say how the cell runs"), ("%%host fast\nint z;", "unknown argument 'fast'")]:
+            reply, _ = k.execute(bad, timeout=60)
+            assert reply["content"]["ename"] == "UsageError" and words in reply["content"]["evalue"], reply["content"]
