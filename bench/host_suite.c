@@ -81,8 +81,8 @@ static const bench_t benches[] = {
      "typedef struct item { long val; struct item *next; } item;\n"
      "int n = 1000000;\n"
      "item *items = (item *)malloc(n * sizeof(item));\n"
-     "for (int i = 0; i < n; i++) { items[i].val = i; items[i].next = &items[(int)(((long)i * 7919 + 1) % n)]; }\n"
-     "items[(int)(((long)(n - 1) * 7919 + 1) % n)].next = 0;\n"
+     "for (int i = 0; i < n; i++) { items[i].val = i; items[i].next = &items[(int)(((long)i * 7921 + 1) % n)]; } /* full period */\n"
+     "for (int i = 0; i < n; i++) if (items[i].next == &items[0]) items[i].next = 0; /* one cycle of n, cut */\n"
      "long total = 0;\n",
      "for (int t = 0; t < 10; t++)\n"
      "    for (item *q = &items[0]; q; q = q->next) total += q->val;\n",
@@ -175,7 +175,9 @@ int main(int argc, char **argv) {
     if (runs < 1) runs = 1;
     /* an empty code cache, so the first run's compile is a real one */
     static char cache[] = "/tmp/icuda-hostcache-XXXXXX";
-    if (mkdtemp(cache)) setenv("XDG_CACHE_HOME", cache, 1);
+    const char *keep = getenv("HOST_SUITE_CACHE"); /* keeps the generated C there, to read */
+    if (keep && *keep) setenv("XDG_CACHE_HOME", keep, 1);
+    else if (mkdtemp(cache)) setenv("XDG_CACHE_HOME", cache, 1);
     printf("best of %d runs, seconds; ratio = icuda compiled / gcc -O2\n", runs);
     printf("%-26s %9s %9s %9s %9s %9s %9s %9s %7s\n", "loop", "interp", "compiled", "1st run", "compile", "gcc-O0",
            "gcc-O2", "O2+asan", "ratio");
@@ -198,7 +200,7 @@ int main(int argc, char **argv) {
     }
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", cache);
-    if (system(cmd)) {}
+    if (!(keep && *keep) && system(cmd)) {}
     if (nlog) printf("geometric mean of the ratio over the compiled loops: %.2fx\n", exp(logsum / nlog));
     return 0;
 }

@@ -589,6 +589,8 @@ _Noreturn void ub_overflow(node_t *n, int op, int64_t a, int64_t b);
 _Noreturn void ub_overflow_typed(node_t *n, type_t *t, int op, int64_t a, int64_t b);
 void ub_shift_check(node_t *n, int op, int k, int64_t x, int64_t count);
 void ub_float_to_int(node_t *n, double d, int to);
+/* The open range (lo, hi) of doubles that convert to integer type code to; false: no limit. */
+bool ub_f2i_range(int to, double *lo, double *hi);
 _Noreturn void ub_negation(node_t *n, int64_t a);
 /* Would a op b (operating kind k, b of type bt) be undefined? For constant folding. */
 bool ub_would_fault(int op, int k, int64_t a, int64_t b, type_t *bt);

@@ -55,7 +55,18 @@ static char *fmt(const char *f, ...) {
     return b.s;
 }
 
-enum { MAXSLOTS = 4096, MAXDEPTH = 64 };
+enum { MAXSLOTS = 4096, MAXDEPTH = 64, MAXGL = 64 };
+
+/* A session variable (or a member of one) at a fixed address, kept in a
+ * local of the compiled code while it runs (native-tier.md "Session
+ * variables in registers"). */
+typedef struct cvar {
+    void *root;     /* the variable's storage */
+    int64_t off;    /* the member's offset in it */
+    int code;       /* its tcode */
+    bool written, cached;
+    int kb;         /* k index of root (pass 2) */
+} cvar_t;
 
 typedef struct gen {
     sb_t body;
@@ -65,6 +76,17 @@ typedef struct gen {
     int brk[MAXDEPTH], cont[MAXDEPTH], depth;
     bool fail;
     node_t *root;
+    /* session variables: pass 1 (collect) finds them, pass 2 caches them */
+    bool collect;
+    cvar_t gv[MAXGL];
+    int ngv, ncached;
+    bool gv_full;
+    void *indexed[MAXGL]; /* variables indexed as arrays: never cached */
+    int nindexed;
+    /* the access site last addressed ('i' p[i], 'd' *p; 0 none), for the
+     * reload after a store that may have hit a cached variable */
+    char last_kind;
+    int last_site;
 } gen_t;
 
 static int kidx(gen_t *g, void *p) {
@@ -128,6 +150,131 @@ static bool use_slot(gen_t *g, int slot, type_t *t) {
 static char *slot_read(gen_t *g, int slot, type_t *t) {
     if (!use_slot(g, slot, t)) return bad(g);
     return fmt("((%s)s%d)", vt(t), slot);
+}
+
+/* ---- session variables kept in locals ----
+ * A variable, or a member chain of one, has a fixed address. Pass 1 notes
+ * every such place the loop reads or writes; pass 2 keeps those that no
+ * other noted place overlaps (a union's members) and that are not indexed
+ * as arrays in a local, loaded on entry and stored back on every way out
+ * (NT_SYNC: before each call that may raise, and at the end). A pointer
+ * may still reach a cached variable: an access site whose slow path finds
+ * its buffer overlapping one (NT_ALIAS) never fills its fast cache, so
+ * every access there syncs first, and a store there reloads the locals. */
+static bool fixed_place(node_t *pl, void **root, int64_t *off) {
+    int64_t o = 0;
+    while (pl->place == PL_MEMBER) {
+        o += pl->k.i;
+        pl = pl->a;
+    }
+    if (pl->place != PL_GLOBAL) return false;
+    *root = pl->k.p;
+    *off = o;
+    return true;
+}
+static int code_size(int c) {
+    switch (c) {
+    case T_BOOL: case T_CHAR: case T_SCHAR: case T_UCHAR: return 1;
+    case T_SHORT: case T_USHORT: return 2;
+    case T_INT: case T_UINT: case T_FLOAT: return 4;
+    default: return 8;
+    }
+}
+static void mark_indexed(gen_t *g, node_t *base) {
+    void *r;
+    int64_t o;
+    if (!g->collect || !fixed_place(base, &r, &o)) return;
+    for (int i = 0; i < g->nindexed; i++)
+        if (g->indexed[i] == r) return;
+    if (g->nindexed == MAXGL) g->gv_full = true;
+    else g->indexed[g->nindexed++] = r;
+}
+/* place pl read or written: in pass 1 noted; in pass 2 its cached local's
+ * index, or -1 when it lives in memory */
+static int gvar_ref(gen_t *g, node_t *pl, bool wr) {
+    void *r;
+    int64_t o;
+    if (pl->place == PL_SLOT || !native_place_ok(pl) || !fixed_place(pl, &r, &o)) return -1;
+    int c = tcode(pl->ty);
+    for (int i = 0; i < g->ngv; i++)
+        if (g->gv[i].root == r && g->gv[i].off == o && g->gv[i].code == c) {
+            if (g->collect) {
+                g->gv[i].written |= wr;
+                return -1;
+            }
+            return g->gv[i].cached ? i : -1;
+        }
+    if (!g->collect) return -1;
+    if (g->ngv == MAXGL) g->gv_full = true;
+    else g->gv[g->ngv++] = (cvar_t){r, o, c, wr, false, -1};
+    return -1;
+}
+/* after pass 1: which noted variables pass 2 keeps in locals */
+static void gvar_decide(gen_t *g) {
+    g->ncached = 0;
+    for (int i = 0; i < g->ngv; i++) {
+        cvar_t *e = &g->gv[i];
+        e->cached = !g->gv_full;
+        for (int j = 0; j < g->nindexed && e->cached; j++)
+            if (g->indexed[j] == e->root) e->cached = false;
+        for (int j = 0; j < g->ngv && e->cached; j++) {
+            cvar_t *f = &g->gv[j];
+            if (j != i && f->root == e->root && f->off < e->off + code_size(e->code) && e->off < f->off + code_size(f->code))
+                e->cached = false;
+        }
+        if (e->cached) g->ncached++;
+    }
+}
+/* the C type of a cached variable's local: its bytes as stored */
+static const char *gvar_ctype(int c) {
+    switch (c) {
+    case T_BOOL: case T_UCHAR: return "uint8_t";
+    case T_CHAR: case T_SCHAR: return "int8_t";
+    case T_SHORT: return "int16_t";
+    case T_USHORT: return "uint16_t";
+    case T_INT: return "int32_t";
+    case T_UINT: return "uint32_t";
+    case T_FLOAT: return "float";
+    case T_DOUBLE: return "double";
+    default: return "uint64_t";
+    }
+}
+/* reading cached variable i, as load_code reads its bytes */
+static char *gvar_read(gen_t *g, int i) {
+    int c = g->gv[i].code;
+    if (c == T_BOOL) return fmt("((int64_t)(g%d != 0))", i);
+    return fmt("((%s)g%d)", c_float(c) ? "double" : "int64_t", i);
+}
+/* storing value v into cached variable i, as store_code stores it */
+static char *gvar_write(gen_t *g, int i, const char *v) {
+    int c = g->gv[i].code;
+    if (c == T_BOOL) return fmt("g%d = (uint8_t)(%s != 0);", i, v);
+    if (c_float(c)) return fmt("g%d = (%s)%s;", i, gvar_ctype(c), v);
+    return fmt("g%d = (%s)(uint64_t)%s;", i, gvar_ctype(c), v);
+}
+/* After a store through the site last addressed: if that site's buffer
+ * overlaps a cached variable, the locals are reloaded. */
+static char *after_store(gen_t *g) {
+    if (g->collect || !g->ncached || !g->last_kind) return strdup("");
+    return fmt(" if (__builtin_expect(ov%c%d, 0)) NT_RELOAD();", g->last_kind, g->last_site);
+}
+/* The definitions a function with cached variables needs before its body:
+ * NT_SYNC, NT_RELOAD, NT_ALIAS(lo, n). */
+static void gvar_macros(gen_t *g, sb_t *s) {
+    sb_add(s, "#define NT_SYNC() do {");
+    for (int i = 0; i < g->ngv; i++)
+        if (g->gv[i].cached && g->gv[i].written)
+            sb_add(s, " __builtin_memcpy((char *)k%d + %" PRId64 ", &g%d, sizeof g%d);", g->gv[i].kb, g->gv[i].off, i, i);
+    sb_add(s, " } while (0)\n#define NT_RELOAD() do {");
+    for (int i = 0; i < g->ngv; i++)
+        if (g->gv[i].cached)
+            sb_add(s, " __builtin_memcpy(&g%d, (char *)k%d + %" PRId64 ", sizeof g%d);", i, g->gv[i].kb, g->gv[i].off, i);
+    sb_add(s, " } while (0)\n#define NT_ALIAS(lo, n) (0");
+    for (int i = 0; i < g->ngv; i++)
+        if (g->gv[i].cached)
+            sb_add(s, " || ((lo) < (uintptr_t)k%d + %" PRId64 "u && (uintptr_t)k%d + %" PRId64 "u < (lo) + (n))",
+                   g->gv[i].kb, g->gv[i].off + code_size(g->gv[i].code), g->gv[i].kb, g->gv[i].off);
+    sb_add(s, ")\n");
 }
 
 /* loads and stores by type code (exec_inline.h load_code / store_code) */
@@ -206,14 +353,21 @@ static char *arith_code(gen_t *g, int op, int k, const char *x, const char *y, n
         const char *fn = op == P_PLUS ? "add" : op == P_MINUS ? "sub" : "mul";
         const char *t = k == K_I32 ? "int32_t" : "int64_t";
         z = fmt("%s zs_; if (__builtin_expect(__builtin_%s_overflow((%s)%s, (%s)%s, &zs_), 0)) "
-                "rt->ovf(k%d, %d, (int64_t)%s, (int64_t)%s); uint64_t z = (uint64_t)(int64_t)zs_;",
+                "{ NT_SYNC(); rt->ovf(k%d, %d, (int64_t)%s, (int64_t)%s); } uint64_t z = (uint64_t)(int64_t)zs_;",
                 t, fn, t, x, t, y, ni, op, x, y);
         char *r = fmt("%s int64_t r = %s;", z, k == K_I32 ? "(int64_t)(int32_t)(uint32_t)z" : "(int64_t)z");
         free(z);
         return r;
     }
     if (op == P_SHL || op == P_SHR) {
-        char *chk = fmt("rt->shift(k%d, %d, %d, (int64_t)%s, (int64_t)%s);", ni, op, k, x, y);
+        /* the interpreter's shift errors (ub_shift_check), tested inline */
+        int w = (k == K_I32 || k == K_U32) ? 32 : 64;
+        char *shl = op == P_SHL && (k == K_I32 || k == K_I64)
+                        ? fmt(" || (int64_t)%s < 0 || ((int64_t)%s > 0 && ((uint64_t)%s >> (%d - (int64_t)%s)) != 0)", x, y, x, w - 1, y)
+                        : strdup("");
+        char *chk = fmt("if (__builtin_expect((uint64_t)%s >= %d%s, 0)) { NT_SYNC(); rt->shift(k%d, %d, %d, (int64_t)%s, (int64_t)%s); }",
+                        y, w, shl, ni, op, k, x, y);
+        free(shl);
         char *rest = arith_unchecked(g, op, k, x, y, n);
         char *r = fmt("%s %s", chk, rest);
         free(chk);
@@ -243,9 +397,9 @@ static char *arith_unchecked(gen_t *g, int op, int k, const char *x, const char 
         break;
     case P_DIV: case P_MOD: {
         const char *o = op == P_DIV ? "/" : "%";
-        char *chk = fmt("if (__builtin_expect((uint64_t)%s == 0, 0)) rt->div0(k%d);", y, ni);
+        char *chk = fmt("if (__builtin_expect((uint64_t)%s == 0, 0)) { NT_SYNC(); rt->div0(k%d); }", y, ni);
         if (k == K_I32 || k == K_I64)
-            z = fmt("%s if (__builtin_expect((int64_t)%s == -1 && (int64_t)%s == %s, 0)) rt->divovf(k%d);"
+            z = fmt("%s if (__builtin_expect((int64_t)%s == -1 && (int64_t)%s == %s, 0)) { NT_SYNC(); rt->divovf(k%d); }"
                     " uint64_t z = (uint64_t)((int64_t)%s %s (int64_t)%s);",
                     chk, y, x, k == K_I32 ? "INT32_MIN" : "INT64_MIN", ni, x, o, y);
         else if (k == K_U32) z = fmt("%s uint64_t z = (uint32_t)(uint64_t)%s %s (uint32_t)(uint64_t)%s;", chk, x, o, y);
@@ -263,13 +417,39 @@ static char *arith_unchecked(gen_t *g, int op, int k, const char *x, const char 
 
 static char *ex(gen_t *g, node_t *n);
 
+/* The interpreter's float-to-integer range error (ub_float_to_int) for the
+ * double named d, tested inline: the call is only made to raise it. */
+static char *f2i_check(gen_t *g, node_t *n, const char *d, int to) {
+    double lo, hi;
+    if (!ub_f2i_range(to, &lo, &hi)) return strdup("");
+    return fmt("if (__builtin_expect(!(%s > %a && %s < %a), 0)) { NT_SYNC(); rt->f2i(k%d, %s, %d); }", d, lo, d, hi,
+               kidx(g, n), d, to);
+}
+
+/* p + d bytes, p and d names of locals, as ptr_add_at: a pointer moved
+ * past what its offset field holds is the interpreter's error */
+static char *padd(gen_t *g, node_t *n, const char *p, const char *d) {
+    return fmt("({ uint64_t pr_; if (__builtin_expect(nt_padd(%s, %s, &pr_), 0)) { NT_SYNC(); rt->pwrap(k%d, %s, %s); }"
+               " (int64_t)pr_; })", p, d, kidx(g, n), p, d);
+}
+/* p + i elements of esz bytes (ptr_scale_at, then ptr_add_at); neg: p - i */
+static char *padd_scaled(gen_t *g, node_t *n, const char *p, const char *i, int64_t esz, bool neg) {
+    char *a = padd(g, n, "p2_", neg ? "(-d_)" : "d_");
+    char *r = fmt("({ uint64_t p2_ = (uint64_t)%s; int64_t d_; if (__builtin_expect(__builtin_mul_overflow((int64_t)%s, "
+                  "(int64_t)%" PRId64 ", &d_), 0)) { NT_SYNC(); rt->pwrap(k%d, p2_, (int64_t)%s); } %s; })",
+                  p, i, esz, kidx(g, n), i, a);
+    free(a);
+    return r;
+}
+
 /* A place's checked host address (a char * expression); wr as the interpreter passes it. */
 static char *addr(gen_t *g, node_t *pl, int wr) {
     int ok = native_place_ok(pl);
     if (!ok || pl->place == PL_SLOT) return bad(g);
+    bool alias = !g->collect && g->ncached;
     switch (pl->place) {
-    case PL_FRAME: return fmt("(M + %" PRId64 ")", pl->k.i);
-    case PL_GLOBAL: return fmt("((char *)k%d)", kidx(g, pl->k.p));
+    case PL_FRAME: g->last_kind = 0; return fmt("(M + %" PRId64 ")", pl->k.i);
+    case PL_GLOBAL: g->last_kind = 0; return fmt("((char *)k%d)", kidx(g, pl->k.p));
     case PL_MEMBER: {
         char *b = addr(g, pl->a, wr), *r = fmt("(%s + %" PRId64 ")", b, pl->k.i);
         free(b);
@@ -278,32 +458,43 @@ static char *addr(gen_t *g, node_t *pl, int wr) {
     case PL_DEREF: {
         int j = g->ndc++, ni = kidx(g, pl);
         char *p = ex(g, pl->a);
+        char *chk = alias ? fmt(" if (NT_ALIAS((uintptr_t)a_, %" PRId64 "u) || (c_.base && NT_ALIAS((uintptr_t)c_.base,"
+                                " c_.lim + %" PRId64 "u))) { dk%d = ~0ULL; ovd%d = 1; }", pl->esz, pl->esz, j, j)
+                          : strdup("");
         char *r = fmt("({ uint64_t p_ = (uint64_t)%s; int64_t o_ = nt_off(p_) + %" PRId64 "; char *a_;"
                       " if (__builtin_expect((p_ >> NT_OFF_BITS) == dk%d && (uint64_t)o_ <= dl%d, 1)) a_ = db%d + o_;"
-                      " else { ndc_t c_; a_ = rt->deref(k%d, p_, %d, &c_); dk%d = c_.key; db%d = c_.base;"
-                      " dl%d = c_.lim; } a_; })",
-                      p, pl->k.i, j, j, j, ni, wr, j, j, j);
-        free(p);
+                      " else { NT_SYNC(); ndc_t c_; a_ = rt->deref(k%d, p_, %d, &c_); dk%d = c_.key; db%d = c_.base;"
+                      " dl%d = c_.lim;%s } a_; })",
+                      p, pl->k.i, j, j, j, ni, wr, j, j, j, chk);
+        frees(2, p, chk);
+        g->last_kind = 'd';
+        g->last_site = j;
         return r;
     }
     case PL_INDEX:
         if (ok == 1) { /* through a pointer: p, then i */
             int j = g->nic++, ni = kidx(g, pl);
             char *p = ex(g, pl->a), *i = ex(g, pl->b);
+            char *chk = alias ? fmt(" if (NT_ALIAS((uintptr_t)a_, %" PRId64 "u) || (c_.span && NT_ALIAS(c_.addr +"
+                                    " (uint64_t)c_.lo * %" PRId64 "u, c_.span * %" PRId64 "u))) { cs%d = 0; ovi%d = 1; }",
+                                    pl->esz, pl->esz, pl->esz, j, j)
+                              : strdup("");
             char *r = fmt("({ uint64_t p_ = (uint64_t)%s; int64_t i_ = %s; char *a_;"
                           " if (__builtin_expect(p_ == cp%d && (uint64_t)i_ - (uint64_t)cl%d < cs%d, 1))"
                           " a_ = (char *)(ca%d + (uint64_t)i_ * %" PRId64 "u);"
-                          " else { nic_t c_; a_ = rt->idx(k%d, p_, i_, %d, &c_); cp%d = c_.p; ca%d = c_.addr;"
-                          " cl%d = c_.lo; cs%d = c_.span; } a_; })",
-                          p, i, j, j, j, j, pl->esz, ni, wr, j, j, j, j);
-            free(p);
-            free(i);
+                          " else { NT_SYNC(); nic_t c_; a_ = rt->idx(k%d, p_, i_, %d, &c_); cp%d = c_.p; ca%d = c_.addr;"
+                          " cl%d = c_.lo; cs%d = c_.span;%s } a_; })",
+                          p, i, j, j, j, j, pl->esz, ni, wr, j, j, j, j, chk);
+            frees(3, p, i, chk);
+            g->last_kind = 'i';
+            g->last_site = j;
             return r;
         } else { /* an array: i, then the array's place */
             int ni = kidx(g, pl);
+            mark_indexed(g, pl->a);
             char *i = ex(g, pl->b), *b = addr(g, pl->a, wr);
             char *r = fmt("({ int64_t i_ = %s; if (__builtin_expect((uint64_t)i_ >= (uint64_t)%" PRId64 "LL, 0))"
-                          " rt->index_fail(k%d, i_, %d); %s + i_ * %" PRId64 "; })",
+                          " { NT_SYNC(); rt->index_fail(k%d, i_, %d); } %s + i_ * %" PRId64 "; })",
                           i, pl->bound, ni, wr, b, pl->esz);
             free(i);
             free(b);
@@ -319,11 +510,15 @@ static char *store_to(gen_t *g, node_t *pl, const char *v, const char *a) {
         if (!use_slot(g, pl->slot, pl->ty)) return bad(g);
         return fmt("s%d = (%s)%s;", pl->slot, slot_ctype(g->slotc[pl->slot] - 1), v);
     }
+    int gi = gvar_ref(g, pl, true);
+    if (gi >= 0) return gvar_write(g, gi, v);
     return fmt("nt_st_%s(%s, %s);", ldst_name(tcode(pl->ty)), a, v);
 }
 /* the old value of place pl, whose address is in local a (none for slots) */
 static char *load_from(gen_t *g, node_t *pl, const char *a) {
     if (pl->place == PL_SLOT) return slot_read(g, pl->slot, pl->ty);
+    int gi = gvar_ref(g, pl, false);
+    if (gi >= 0) return gvar_read(g, gi);
     return fmt("nt_ld_%s(%s)", ldst_name(tcode(pl->ty)), a);
 }
 
@@ -400,14 +595,21 @@ static char *cmp(gen_t *g, node_t *n) {
 }
 
 /* the address of a place about to be written ("0" for a slot, which has none) */
-static char *waddr(gen_t *g, node_t *pl) { return pl->place == PL_SLOT ? strdup("0") : addr(g, pl, 1); }
+static char *waddr(gen_t *g, node_t *pl) {
+    if (pl->place == PL_SLOT || (!g->collect && gvar_ref(g, pl, true) >= 0)) {
+        g->last_kind = 0;
+        return strdup("0");
+    }
+    return addr(g, pl, 1);
+}
 
 static char *assign(gen_t *g, node_t *n) {
     node_t *pl = n->a;
     if (ty_is_aggr(pl->ty)) return bad(g);
     char *v = ex(g, n->b);
-    char *a = waddr(g, pl);
-    char *st = store_to(g, pl, "v_", "a_");
+    char *a = waddr(g, pl), *rl = after_store(g);
+    char *st0 = store_to(g, pl, "v_", "a_"), *st = fmt("%s%s", st0, rl);
+    frees(2, st0, rl);
     char *r = pl->place == PL_SLOT ? fmt("({ %s v_ = %s; %s v_; })", vt(n->b->ty), v, st)
                                    : fmt("({ %s v_ = %s; char *a_ = %s; %s v_; })", vt(n->b->ty), v, a, st);
     frees(3, v, a, st);
@@ -424,26 +626,28 @@ static char *compound(gen_t *g, node_t *n) {
     if (!n->esz && pcode == T_INT && kc == K_I64 && (n->op == P_PLUS || n->op == P_MINUS || n->op == P_STAR))
         return bad(g);
     char *v = ex(g, n->b);
-    char *a = waddr(g, pl);
+    char *a = waddr(g, pl), *rl = after_store(g);
     char *old = load_from(g, pl, "a_");
     int pc = ccode_of(pl->ty), oc = n->slot2;
     char *calc;
     if (n->esz) {
-        calc = fmt("int64_t r2_ = (int64_t)rt->ptr_add((uint64_t)o_, (%s) * %" PRId64 ");",
-                   n->op == P_MINUS ? "-v_" : "v_", n->esz);
+        char *pa = padd_scaled(g, n, "o_", n->op == P_MINUS ? "(0 - (uint64_t)v_)" : "v_", n->esz, false);
+        calc = fmt("int64_t r2_ = %s;", pa);
+        free(pa);
     } else {
         char *o2 = conv_code("o_", pc, oc);
         char *ar = arith_code(g, n->op, ty_opkind(n->c->ty), "o2_", "v_", n);
         char *back = conv_code("r", oc, pc);
         /* i += 1e20: the result out of the place's range is the interpreter's error */
-        char *chk = c_float(oc) && !c_float(pc) && pc != T_BOOL ? fmt("rt->f2i(k%d, r, %d);", kidx(g, n), pc) : strdup("");
+        char *chk = c_float(oc) && !c_float(pc) && pc != T_BOOL ? f2i_check(g, n, "r", pc) : strdup("");
         calc = fmt("%s o2_ = %s; %s %s %s r2_ = %s;", c_float(oc) ? "double" : "int64_t", o2, ar, chk, vt(pl->ty), back);
         free(chk);
         free(o2);
         free(ar);
         free(back);
     }
-    char *st = store_to(g, pl, "r2_", "a_");
+    char *st0 = store_to(g, pl, "r2_", "a_"), *st = fmt("%s%s", st0, rl);
+    frees(2, st0, rl);
     char *r = fmt("({ %s v_ = %s; char *a_ = %s; (void)a_; %s o_ = %s; %s %s r2_; })", vt(n->b->ty), v, a,
                   vt(pl->ty), old, calc, st);
     frees(5, v, a, old, calc, st);
@@ -452,12 +656,16 @@ static char *compound(gen_t *g, node_t *n) {
 
 static char *incdec(gen_t *g, node_t *n) {
     node_t *pl = n->a;
-    char *a = waddr(g, pl);
+    char *a = waddr(g, pl), *rl = after_store(g);
     char *old = load_from(g, pl, "a_");
     int pc = ccode_of(pl->ty);
     int64_t d = n->k.i;
     char *calc;
-    if (pc == T_PTR) calc = fmt("int64_t r_ = (int64_t)rt->ptr_add((uint64_t)o_, %" PRId64 ");", d * n->esz);
+    if (pc == T_PTR) {
+        char *dd = fmt("(int64_t)%" PRId64 "LL", d * n->esz), *pa = padd(g, n, "(uint64_t)o_", dd);
+        calc = fmt("int64_t r_ = %s;", pa);
+        frees(2, dd, pa);
+    }
     else if (c_float(pc))
         calc = fmt("double r_ = o_ + (double)%" PRId64 "; %s", d, pc == T_FLOAT ? "r_ = (double)(float)r_;" : "");
     else if (pc == T_BOOL) calc = fmt("int64_t r_ = %s;", d > 0 ? "1" : "!o_");
@@ -465,7 +673,7 @@ static char *incdec(gen_t *g, node_t *n) {
         /* signed ++/-- past the type's range: the interpreter's error, naming the place's type */
         const char *t = pc == T_INT ? "int32_t" : "int64_t";
         calc = fmt("%s s_; if (__builtin_expect(__builtin_add_overflow((%s)o_, (%s)%" PRId64 "LL, &s_), 0)) "
-                   "rt->ovf_place(k%d, %d, (int64_t)o_, %" PRId64 "LL); int64_t r_ = (int64_t)s_;",
+                   "{ NT_SYNC(); rt->ovf_place(k%d, %d, (int64_t)o_, %" PRId64 "LL); } int64_t r_ = (int64_t)s_;",
                    t, t, t, d, kidx(g, n), d > 0 ? P_PLUS : P_MINUS, d > 0 ? d : -d);
     } else {
         char *x = fmt("((uint64_t)o_ + (uint64_t)%" PRId64 "LL)", d);
@@ -474,7 +682,8 @@ static char *incdec(gen_t *g, node_t *n) {
         free(x);
         free(nv);
     }
-    char *st = store_to(g, pl, "r_", "a_");
+    char *st0 = store_to(g, pl, "r_", "a_"), *st = fmt("%s%s", st0, rl);
+    frees(2, st0, rl);
     char *r = fmt("({ char *a_ = %s; (void)a_; %s o_ = %s; %s %s %s; })", a, vt(pl->ty), old, calc, st,
                   n->op ? "o_" : "r_");
     frees(4, a, old, calc, st);
@@ -504,6 +713,8 @@ static char *ex(gen_t *g, node_t *n) {
         node_t *pl = n->a;
         if (!pl || !pl->is_place || ty_is_aggr(pl->ty)) return bad(g);
         if (pl->place == PL_SLOT) return slot_read(g, pl->slot, pl->ty);
+        int gi = gvar_ref(g, pl, false);
+        if (gi >= 0) return gvar_read(g, gi);
         char *a = addr(g, pl, 0), *r = fmt("nt_ld_%s(%s)", ldst_name(tcode(pl->ty)), a);
         free(a);
         return r;
@@ -513,8 +724,9 @@ static char *ex(gen_t *g, node_t *n) {
         if (c_float(n->op) && !c_float(n->kind) && n->kind != T_BOOL) {
             /* out of the target's range is the interpreter's error, at this node */
             char *c = conv_code("d_", n->op, n->kind);
-            r = fmt("({ double d_ = %s; rt->f2i(k%d, d_, %d); %s; })", a, kidx(g, n), n->kind, c);
-            free(c);
+            char *chk = f2i_check(g, n, "d_", n->kind);
+            r = fmt("({ double d_ = %s; %s %s; })", a, chk, c);
+            frees(2, c, chk);
         } else {
             r = conv_code(a, n->op, n->kind);
         }
@@ -525,26 +737,26 @@ static char *ex(gen_t *g, node_t *n) {
     case NK_CMP: return cmp(g, n);
     case NK_PTRADD: case NK_PTRSUB: {
         char *a = ex(g, n->a), *b = ex(g, n->b);
-        char *r = fmt("({ uint64_t p_ = (uint64_t)%s; int64_t i_ = %s; (int64_t)rt->ptr_add(p_, %si_ * %" PRId64 "); })",
-                      a, b, native_expr_kind(n) == NK_PTRSUB ? "-" : "", n->esz);
-        free(a);
-        free(b);
+        char *pa = padd_scaled(g, n, "p_", "i_", n->esz, native_expr_kind(n) == NK_PTRSUB);
+        char *r = fmt("({ uint64_t p_ = (uint64_t)%s; int64_t i_ = %s; %s; })", a, b, pa);
+        frees(3, a, b, pa);
         return r;
     }
     case NK_PTRADDK: {
-        char *a = ex(g, n->a), *r = fmt("((int64_t)rt->ptr_add((uint64_t)%s, %" PRId64 "))", a, n->k.i);
-        free(a);
+        char *a = ex(g, n->a), *dd = fmt("(int64_t)%" PRId64 "LL", n->k.i), *pa = padd(g, n, "pk_", dd);
+        char *r = fmt("({ uint64_t pk_ = (uint64_t)%s; %s; })", a, pa);
+        frees(3, a, dd, pa);
         return r;
     }
     case NK_NEG: {
         char *a = ex(g, n->a), *r;
         switch (n->kind) {
         case K_I32:
-            r = fmt("({ int64_t n_ = %s; if (__builtin_expect(n_ == INT32_MIN, 0)) rt->neg(k%d, n_); "
+            r = fmt("({ int64_t n_ = %s; if (__builtin_expect(n_ == INT32_MIN, 0)) { NT_SYNC(); rt->neg(k%d, n_); } "
                     "(int64_t)(int32_t)(uint32_t)(0 - (uint64_t)n_); })", a, kidx(g, n));
             break;
         case K_I64:
-            r = fmt("({ int64_t n_ = %s; if (__builtin_expect(n_ == INT64_MIN, 0)) rt->neg(k%d, n_); "
+            r = fmt("({ int64_t n_ = %s; if (__builtin_expect(n_ == INT64_MIN, 0)) { NT_SYNC(); rt->neg(k%d, n_); } "
                     "(int64_t)(0 - (uint64_t)n_); })", a, kidx(g, n));
             break;
         case K_U32: r = fmt("((int64_t)(uint32_t)(0 - (uint64_t)%s))", a); break;
@@ -598,7 +810,7 @@ static char *ex(gen_t *g, node_t *n) {
 static void stmt(gen_t *g, node_t *n);
 
 static void poll_code(gen_t *g, node_t *loop) {
-    sb_add(&g->body, "if (__builtin_expect(--nt_tick <= 0, 0)) { nt_tick = 1024; if (*rt->iflag) rt->interrupt(k%d); }\n",
+    sb_add(&g->body, "if (__builtin_expect(--nt_tick <= 0, 0)) { nt_tick = 1024; if (*rt->iflag) { NT_SYNC(); rt->interrupt(k%d); } }\n",
            kidx(g, loop));
 }
 
@@ -699,6 +911,11 @@ static const char prelude[] =
     "static inline int nt_ptrcmp(uint64_t a, uint64_t b) {\n"
     "  if ((a >> %d) == (b >> %d) && a >= %lluULL) { int64_t x = nt_off(a), y = nt_off(b); return x < y ? -1 : x > y; }\n"
     "  return a < b ? -1 : a > b; }\n"
+    "static inline int nt_padd(uint64_t p, int64_t d, uint64_t *r) {\n"
+    "  if (p < %lluULL) { *r = p + (uint64_t)d; return 0; }\n"
+    "  int64_t o; if (__builtin_add_overflow(nt_off(p), d, &o) || o >= (1LL << (NT_OFF_BITS - 1)) ||\n"
+    "      o < -(1LL << (NT_OFF_BITS - 1))) { *r = 0; return 1; }\n"
+    "  *r = (p & ~((1ULL << NT_OFF_BITS) - 1)) | ((uint64_t)o & ((1ULL << NT_OFF_BITS) - 1)); return 0; }\n"
     "static inline double nt_dbits(uint64_t b) { double d; __builtin_memcpy(&d, &b, 8); return d; }\n"
     "static inline int64_t nt_d2i64(double d) {\n"
     "  if (d >= -9223372036854775808.0 && d < 9223372036854775808.0) return (int64_t)d; return INT64_MIN; }\n"
@@ -707,19 +924,28 @@ static const char prelude[] =
     "static inline uint64_t nt_d2u64(double d) {\n"
     "  if (d < 9223372036854775808.0) return (uint64_t)nt_d2i64(d);\n"
     "  return (uint64_t)nt_d2i64(d - 9223372036854775808.0) ^ (1ULL << 63); }\n"
-    "#define NT_LDST(nm, ct, ld, st) \\\n"
-    "  static inline ld nt_ld_##nm(const char *a) { ct x; __builtin_memcpy(&x, a, sizeof x); return (ld)x; } \\\n"
+    "#define NT_LDST(nm, ct, ld, st, lx) \\\n"
+    "  static inline ld nt_ld_##nm(const char *a) { ct x; __builtin_memcpy(&x, a, sizeof x); return (ld)(lx); } \\\n"
     "  static inline void nt_st_##nm(char *a, ld v) { ct x = (ct)(st); __builtin_memcpy(a, &x, sizeof x); }\n"
-    "NT_LDST(b, uint8_t, int64_t, v != 0) NT_LDST(i8, int8_t, int64_t, (uint8_t)(uint64_t)v)\n"
-    "NT_LDST(u8, uint8_t, int64_t, (uint64_t)v) NT_LDST(i16, int16_t, int64_t, (uint16_t)(uint64_t)v)\n"
-    "NT_LDST(u16, uint16_t, int64_t, (uint64_t)v) NT_LDST(i32, int32_t, int64_t, (uint32_t)(uint64_t)v)\n"
-    "NT_LDST(u32, uint32_t, int64_t, (uint64_t)v) NT_LDST(f32, float, double, v)\n"
-    "NT_LDST(f64, double, double, v) NT_LDST(u64, uint64_t, int64_t, (uint64_t)v)\n";
+    "NT_LDST(b, uint8_t, int64_t, v != 0, x != 0) NT_LDST(i8, int8_t, int64_t, (uint8_t)(uint64_t)v, x)\n"
+    "NT_LDST(u8, uint8_t, int64_t, (uint64_t)v, x) NT_LDST(i16, int16_t, int64_t, (uint16_t)(uint64_t)v, x)\n"
+    "NT_LDST(u16, uint16_t, int64_t, (uint64_t)v, x) NT_LDST(i32, int32_t, int64_t, (uint32_t)(uint64_t)v, x)\n"
+    "NT_LDST(u32, uint32_t, int64_t, (uint64_t)v, x) NT_LDST(f32, float, double, v, x)\n"
+    "NT_LDST(f64, double, double, v, x) NT_LDST(u64, uint64_t, int64_t, (uint64_t)v, x)\n";
 
-int native_gen(node_t *loop_node, native_src_t *out) {
+/* one pass over the loop; NULL when it holds something not compiled */
+static gen_t *gen_pass(node_t *loop_node, const gen_t *found) {
     gen_t *g = calloc(1, sizeof *g);
     if (!g) abort();
     g->root = loop_node;
+    if (found) { /* pass 2: the session variables pass 1 found */
+        memcpy(g->gv, found->gv, sizeof g->gv);
+        g->ngv = found->ngv;
+        memcpy(g->indexed, found->indexed, sizeof g->indexed);
+        g->nindexed = found->nindexed;
+        g->gv_full = found->gv_full;
+        gvar_decide(g);
+    } else g->collect = true;
     int kind = native_stmt_kind(loop_node);
     if (kind != NK_S_FOR && kind != NK_S_WHILE && kind != NK_S_DO) g->fail = true;
     else stmt(g, loop_node);
@@ -727,10 +953,25 @@ int native_gen(node_t *loop_node, native_src_t *out) {
         free(g->body.s);
         free(g->k);
         free(g);
-        return -1;
+        return NULL;
     }
+    return g;
+}
+
+int native_gen(node_t *loop_node, native_src_t *out) {
+    gen_t *g1 = gen_pass(loop_node, NULL);
+    if (!g1) return -1;
+    gen_t *g = gen_pass(loop_node, g1);
+    free(g1->body.s);
+    free(g1->k);
+    free(g1);
+    if (!g) return -1;
+    for (int i = 0; i < g->ngv; i++)
+        if (g->gv[i].cached) g->gv[i].kb = kidx(g, g->gv[i].root);
     sb_t s = {0};
-    sb_add(&s, prelude, PTR_OFF_BITS, PTR_SLOT_SHIFT, PTR_SLOT_SHIFT, (unsigned long long)PTR_RAW_LIMIT);
+    sb_add(&s, prelude, PTR_OFF_BITS, PTR_SLOT_SHIFT, PTR_SLOT_SHIFT, (unsigned long long)PTR_RAW_LIMIT,
+           (unsigned long long)PTR_RAW_LIMIT);
+    gvar_macros(g, &s);
     sb_add(&s, "int icuda_native(const nrt_t *rt, void *const *K, nval_t *S, char *M, nval_t *R, int osr) {\n"
                "(void)M; (void)R; int rc = 0; int nt_tick = 1024;\n");
     for (int i = 0; i < MAXSLOTS; i++)
@@ -740,11 +981,19 @@ int native_gen(node_t *loop_node, native_src_t *out) {
         }
     /* the constants in locals: the compiler then knows no store changes them */
     for (int j = 0; j < g->nk; j++) sb_add(&s, "void *const k%d = K[%d];\n", j, j);
-    for (int j = 0; j < g->nic; j++)
+    for (int i = 0; i < g->ngv; i++)
+        if (g->gv[i].cached) sb_add(&s, "%s g%d;\n", gvar_ctype(g->gv[i].code), i);
+    sb_add(&s, "NT_RELOAD();\n");
+    for (int j = 0; j < g->nic; j++) {
         sb_add(&s, "uint64_t cp%d = 0, cs%d = 0; uintptr_t ca%d = 0; int64_t cl%d = 0;\n", j, j, j, j);
-    for (int j = 0; j < g->ndc; j++) sb_add(&s, "uint64_t dk%d = ~0ULL, dl%d = 0; char *db%d = 0;\n", j, j, j);
+        if (g->ncached) sb_add(&s, "int ovi%d = 0;\n", j);
+    }
+    for (int j = 0; j < g->ndc; j++) {
+        sb_add(&s, "uint64_t dk%d = ~0ULL, dl%d = 0; char *db%d = 0;\n", j, j, j);
+        if (g->ncached) sb_add(&s, "int ovd%d = 0;\n", j);
+    }
     sb_add(&s, "%s", g->body.s ? g->body.s : "");
-    sb_add(&s, "OUT:;\n");
+    sb_add(&s, "OUT:;\nNT_SYNC();\n");
     for (int i = 0; i < MAXSLOTS; i++)
         if (g->slotc[i]) sb_add(&s, "S[%d].%s = s%d;\n", i, c_float(g->slotc[i] - 1) ? "d" : "i", i);
     sb_add(&s, "return rc;\n}\n");

@@ -29,6 +29,7 @@
         void (*shift)(void *node, int op, int k, int64_t x, int64_t count);                         \
         void (*f2i)(void *node, double d, int to);                                                  \
         __attribute__((noreturn)) void (*neg)(void *node, int64_t a);                               \
+        __attribute__((noreturn)) void (*pwrap)(void *node, uint64_t p, int64_t d);                 \
     } nrt_t;
 
 NATIVE_RT_DEFS

@@ -127,9 +127,11 @@ static _Noreturn void rt_ovf_place(void *node, int op, int64_t a, int64_t b) {
 static void rt_shift(void *node, int op, int k, int64_t x, int64_t count) { ub_shift_check(node, op, k, x, count); }
 static void rt_f2i(void *node, double d, int to) { ub_float_to_int(node, d, to); }
 static _Noreturn void rt_neg(void *node, int64_t a) { ub_negation(node, a); }
+static _Noreturn void rt_pwrap(void *node, uint64_t p, int64_t d) { ub_pointer_wrap(node, p, d); }
 
 static const nrt_t g_rt = {rt_idx, rt_deref, rt_index_fail, rt_div0, rt_divovf, rt_interrupt, rt_ptr_add, rt_rand,
-                           (volatile int *)&icuda_interrupt_flag, rt_ovf, rt_ovf_place, rt_shift, rt_f2i, rt_neg};
+                           (volatile int *)&icuda_interrupt_flag, rt_ovf, rt_ovf_place, rt_shift, rt_f2i, rt_neg,
+                           rt_pwrap};
 
 /* ---- loops ---- */
 static int sx_native(node_t *n, frame_t *f);

@@ -49,7 +49,7 @@ void ub_shift_check(node_t *n, int op, int k, int64_t x, int64_t count) {
 }
 
 /* The open range (lo, hi) of doubles that convert to integer type code to. */
-static bool f2i_range(int to, double *lo, double *hi) {
+bool ub_f2i_range(int to, double *lo, double *hi) {
     switch (to) {
     case T_CHAR: case T_SCHAR: *lo = -129.0, *hi = 128.0; return true;
     case T_UCHAR: *lo = -1.0, *hi = 256.0; return true;
@@ -65,7 +65,7 @@ static bool f2i_range(int to, double *lo, double *hi) {
 
 void ub_float_to_int(node_t *n, double d, int to) {
     double lo, hi;
-    if (!f2i_range(to, &lo, &hi)) return;
+    if (!ub_f2i_range(to, &lo, &hi)) return;
     if (d > lo && d < hi) return;
     char tn[64], v[40];
     snprintf(v, sizeof v, "%g", d);

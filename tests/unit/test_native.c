@@ -128,6 +128,29 @@ static const char *const progs[][3] = {
      "int find(int *a, int n, int x) { for (int i = 0; i < n; i++) if (a[i] == x) return i; return -1; }\n"
      "int a[6] = {4, 8, 15, 16, 23, 42};\nprintf(\"%d %d\\n\", find(a, 6, 23), find(a, 6, 5));", "1"},
     {"a loop with printf stays interpreted", "for (int i = 0; i < 3; i++) printf(\"%d\\n\", i);", ""},
+    /* session variables kept in registers by compiled code (native-tier.md) */
+    {"a session variable also written through a pointer",
+     "long s = 0; long *ps = &s; long t = 0;\n"
+     "for (int i = 0; i < 100; i++) { *ps += i; s += 1; ps[0] *= 1; t += s; }\nprintf(\"%ld %ld\\n\", s, t);", "1"},
+    {"a session variable read through a pointer after a direct write",
+     "int v = 0; int *pv = &v; long t = 0;\nfor (int i = 0; i < 50; i++) { v = i * 3; t += pv[0] + *pv; }\n"
+     "printf(\"%d %ld\\n\", v, t);", "1"},
+    {"union members and struct members", "union U { int i; float f; } u; u.i = 0; long acc = 0;\n"
+     "struct S { int n; int a[4]; } st; st.n = 1; for (int k = 0; k < 4; k++) st.a[k] = 0;\n"
+     "for (int k = 0; k < 40; k++) { u.f = k * 1.5f; acc += u.i & 0xff; st.a[k & 3] += st.n; st.n++; }\n"
+     "printf(\"%ld %d %d %d\\n\", acc, st.n, st.a[0], st.a[3]);", "1"},
+    {"an error in compiled code leaves session variables as they were",
+     "int cnt = 0; double sum = 0; int *a = (int *)malloc(4 * sizeof(int));\n"
+     "for (int i = 0; i < 10; i++) { cnt++; sum += 0.5; a[i] = i; }\n\x01printf(\"%d %g\\n\", cnt, sum);", "1"},
+    {"pointer arithmetic past the offset field", "char *p = (char *)malloc(4); char *q = p;\n"
+     "for (long i = 0; i < 3; i++) q = q + (1LL << 34);\n", "1"},
+    {"pointer += past the offset field", "char *p = (char *)malloc(4); long k = 1LL << 34;\n"
+     "for (int i = 0; i < 3; i++) p += k;\n", "1"},
+    {"shift checks", "int x = 0; unsigned u = 0;\nfor (int i = 0; i < 40; i++) { u = 1u << (i & 31); x = 1 << i; }\n", "1"},
+    {"negative shift count", "long x = 0;\nfor (int i = 3; i > -3; i--) x += 16L >> i;\n", "1"},
+    {"float to int out of range in a loop", "double d = 1e9; int k = 0;\nfor (int i = 0; i < 5; i++) { k = (int)d; d *= 2; }\n", "1"},
+    {"bool bytes", "unsigned char raw[4] = {0, 2, 0, 1}; bool *bp = (bool *)raw; int t = 0;\n"
+     "for (int i = 0; i < 4; i++) t += bp[i];\nprintf(\"%d\\n\", t);", ""},
     {"pointer increments and comparisons",
      "double a[5] = {1, 2, 3, 4, 5}; double s = 0;\nfor (double *p = a; p < a + 5; p++) s += *p;\nprintf(\"%g\\n\", s);", "1"},
 };
