@@ -101,7 +101,7 @@ static void io_stream(void *ctx, const char *name, const char *text, size_t len)
 }
 
 static int run(interp_t *in, const char *code, bool show) {
-    engine_io_t io = {show ? (void *)1 : NULL, io_stream, NULL};
+    engine_io_t io = {.ctx = show ? (void *)1 : NULL, .stream = io_stream};
     engine_error_t err = {0};
     json_t *v = NULL;
     int rc = interp_run(in, code, "In [bench]", &io, &v, &err);
@@ -124,6 +124,11 @@ static double icuda_time(const bench_t *b, int mode, int runs, double *first, na
         double t0 = now();
         if (run(in, b->loop, false)) return NAN;
         double t = now() - t0;
+        if (getenv("HOST_SUITE_VERBOSE")) {
+            native_stats_t v = native_stats(in);
+            fprintf(stderr, "  run %d: %.4f s, %ld entries, %ld compiles, %ld cached\n", r, t, v.entries, v.compiles,
+                    v.mem_hits + v.disk_hits);
+        }
         if (r == 0) {
             *first = t;
             *st = native_stats(in);

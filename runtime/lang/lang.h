@@ -237,7 +237,9 @@ typedef val_t (*efn_t)(node_t *, frame_t *);
 typedef int (*sfn_t)(node_t *, frame_t *);
 typedef char *(*afn_t)(node_t *, frame_t *, int wr);
 
-enum { X_NORMAL = 0, X_BREAK, X_CONTINUE, X_RETURN, X_GOTO }; /* X_RETURN and above leave loops */
+/* X_RETURN and above leave loops; X_NATIVE_DONE: compiled code entered inside
+ * an outer loop ran that loop to its end (native_tier.c unwinds to it) */
+enum { X_NORMAL = 0, X_BREAK, X_CONTINUE, X_RETURN, X_GOTO, X_NATIVE_DONE };
 
 typedef struct func func_t;
 typedef struct gvar gvar_t;

@@ -57,8 +57,10 @@ void native_hook_loop(node_t *n, int kind);
 /* The C source of a function compiling loop statement n, and its constants
  * (node addresses, session variable addresses, libm entry points) in *k /
  * *nk; NULL (and nothing allocated) when n holds something not compiled.
- * The source names no address, so equal loops give equal text. */
-typedef struct native_src { char *text; void **k; int nk; } native_src_t;
+ * The source names no address, so equal loops give equal text. loops[i]:
+ * the loop statement the code enters at the head of when called with osr
+ * i + 1 (loops[0] is n). */
+typedef struct native_src { char *text; void **k; int nk; node_t **loops; int nloops; } native_src_t;
 int native_gen(node_t *loop, native_src_t *out);
 void native_src_free(native_src_t *s);
 
@@ -66,6 +68,7 @@ void native_src_free(native_src_t *s);
 /* The compiled entry of src (compiled, or from the memory or disk cache);
  * NULL when the compiler fails, or was stopped by an interrupt (*how -1).
  * *how: 0 compiled, 1 memory, 2 disk. */
+/* osr: 0 runs the loop from its start; i + 1 goes on at the head of loops[i] */
 typedef int (*native_fn_t)(const void *rt, void *const *k, val_t *slots, char *mem, val_t *ret, int osr);
 native_fn_t native_compile(const char *src, int opt, int *how, double *secs);
 

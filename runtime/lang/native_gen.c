@@ -74,6 +74,8 @@ typedef struct gen {
     signed char slotc[MAXSLOTS]; /* per slot: its type code + 1, 0 unused */
     int nic, ndc, nlab, ntmp;
     int brk[MAXDEPTH], cont[MAXDEPTH], depth;
+    node_t **loops; /* by label: the loop statement (native_src_t) */
+    int caploops;
     bool fail;
     node_t *root;
     /* session variables: pass 1 (collect) finds them, pass 2 caches them */
@@ -823,20 +825,20 @@ static void expr_stmt(gen_t *g, node_t *e) {
 static void loop(gen_t *g, node_t *n, int kind) {
     if (g->depth == MAXDEPTH) { g->fail = true; return; }
     int L = g->nlab++;
-    bool root = n == g->root;
+    if (L >= g->caploops) {
+        g->caploops = 2 * L + 16;
+        g->loops = realloc(g->loops, sizeof(node_t *) * (size_t)g->caploops);
+        if (!g->loops) abort();
+    }
+    g->loops[L] = n;
     g->brk[g->depth] = L;
     g->cont[g->depth] = L;
     g->depth++;
     node_t *cond = kind == NK_S_FOR ? n->b : n->a;
     node_t *body = kind == NK_S_FOR ? n->d : n->b;
     sb_add(&g->body, "{\n");
-    if (kind == NK_S_FOR && n->a) {
-        if (root) sb_add(&g->body, "if (!osr) {\n");
-        stmt(g, n->a);
-        if (root) sb_add(&g->body, "}\n");
-    }
+    if (kind == NK_S_FOR && n->a) stmt(g, n->a);
     if (kind == NK_S_DO) {
-        if (root) sb_add(&g->body, "if (osr) goto T%d;\n", L);
         sb_add(&g->body, "H%d:;\n", L);
         stmt(g, body);
         sb_add(&g->body, "C%d:;\n", L);
@@ -952,6 +954,7 @@ static gen_t *gen_pass(node_t *loop_node, const gen_t *found) {
     if (g->fail) {
         free(g->body.s);
         free(g->k);
+        free(g->loops);
         free(g);
         return NULL;
     }
@@ -964,6 +967,7 @@ int native_gen(node_t *loop_node, native_src_t *out) {
     gen_t *g = gen_pass(loop_node, g1);
     free(g1->body.s);
     free(g1->k);
+    free(g1->loops);
     free(g1);
     if (!g) return -1;
     for (int i = 0; i < g->ngv; i++)
@@ -992,6 +996,12 @@ int native_gen(node_t *loop_node, native_src_t *out) {
         sb_add(&s, "uint64_t dk%d = ~0ULL, dl%d = 0; char *db%d = 0;\n", j, j, j);
         if (g->ncached) sb_add(&s, "int ovd%d = 0;\n", j);
     }
+    /* entered at a loop's head (its condition; a do loop's test), after
+     * every declaration: a jump must not skip an initialisation */
+    sb_add(&s, "switch (osr) {\n");
+    for (int L = 0; L < g->nlab; L++)
+        sb_add(&s, "case %d: goto %c%d;\n", L + 1, native_stmt_kind(g->loops[L]) == NK_S_DO ? 'T' : 'H', L);
+    sb_add(&s, "default: break;\n}\n");
     sb_add(&s, "%s", g->body.s ? g->body.s : "");
     sb_add(&s, "OUT:;\nNT_SYNC();\n");
     for (int i = 0; i < MAXSLOTS; i++)
@@ -1001,6 +1011,8 @@ int native_gen(node_t *loop_node, native_src_t *out) {
     out->text = s.s;
     out->k = g->k;
     out->nk = g->nk;
+    out->loops = g->loops;
+    out->nloops = g->nlab;
     free(g);
     return 0;
 }
@@ -1008,5 +1020,6 @@ int native_gen(node_t *loop_node, native_src_t *out) {
 void native_src_free(native_src_t *s) {
     free(s->text);
     free(s->k);
+    free(s->loops);
     memset(s, 0, sizeof *s);
 }

@@ -24,12 +24,15 @@ typedef struct nloop {
     struct nloop *parent;
     native_fn_t fn;
     void **k;
+    node_t **loops; /* the loops fn can be entered at the head of (native_src_t) */
+    int nloops;
     long backedges;
 } nloop_t;
 
 typedef struct native_state {
     int mode, opt;
     native_stats_t st;
+    struct nloop *unwind_to; /* the outer loop compiled code ran to its end (X_NATIVE_DONE) */
 } native_state_t;
 
 /* how many back-edges (the loop's and its inner loops') make a loop hot:
@@ -182,6 +185,7 @@ static void compile_loop(nloop_t *L) {
     free(src.text);
     if (!fn) {
         free(src.k);
+        free(src.loops);
         if (how < 0) return; /* interrupted: still compilable; the interpreter raises */
         s->st.failures++;
         L->state = ST_BAD;
@@ -191,6 +195,10 @@ static void compile_loop(nloop_t *L) {
     void **k = pool_alloc(&g_in->pool, sizeof(void *) * (size_t)(src.nk ? src.nk : 1));
     memcpy(k, src.k, sizeof(void *) * (size_t)src.nk);
     free(src.k);
+    L->loops = pool_alloc(&g_in->pool, sizeof(node_t *) * (size_t)(src.nloops ? src.nloops : 1));
+    memcpy(L->loops, src.loops, sizeof(node_t *) * (size_t)src.nloops);
+    L->nloops = src.nloops;
+    free(src.loops);
     L->k = k;
     L->fn = fn;
     L->state = ST_READY;
@@ -219,8 +227,24 @@ static int run_compiled(nloop_t *L, frame_t *f, int osr) {
     return r == X_RETURN ? X_RETURN : X_NORMAL;
 }
 
+/* Compiled code of an outer loop top, entered at the head of the loop L
+ * that runs interpreted inside it: it runs top to its end, so the
+ * interpreter's statements between L and top must not go on. They are
+ * left with X_NATIVE_DONE, which top's own evaluator turns into its
+ * result. -1: top's code cannot be entered at L. */
+static int run_compiled_at(nloop_t *top, nloop_t *L, frame_t *f) {
+    for (int i = 0; i < top->nloops; i++)
+        if (top->loops[i] == L->n) {
+            int r = run_compiled(top, f, i + 1);
+            if (r == X_RETURN) return r;
+            state(g_in)->unwind_to = top;
+            return X_NATIVE_DONE;
+        }
+    return -1;
+}
+
 /* At a back-edge of interpreted loop L: enter compiled code now? */
-static bool backedge(nloop_t *L) {
+static bool backedge(nloop_t *L, frame_t *f, int *rc) {
     if (L->state == ST_READY) return true;
     if (++L->backedges < HOT_BACKEDGES) return false;
     L->backedges = 0;
@@ -237,16 +261,30 @@ static bool backedge(nloop_t *L) {
     }
     if (top == L) compile_loop(L);
     if (top != L) {
+        /* go on in top's code now, at L's next iteration */
+        if (top->state == ST_READY && (*rc = run_compiled_at(top, L, f)) >= 0) return false;
+        *rc = -1;
         for (nloop_t *p = L->parent; p && p != top; p = p->parent) p->backedges += HOT_BACKEDGES;
         return false;
     }
     return L->state == ST_READY;
 }
 
-#define BODY_RESULT(r)                              \
-    do {                                            \
-        if ((r) == X_BREAK) goto done;              \
-        if ((r) >= X_RETURN) return (r);            \
+#define BODY_RESULT(r)                                                        \
+    do {                                                                      \
+        if ((r) == X_NATIVE_DONE && state(g_in)->unwind_to == L) {            \
+            state(g_in)->unwind_to = NULL;                                    \
+            return X_NORMAL;                                                  \
+        }                                                                     \
+        if ((r) == X_BREAK) goto done;                                        \
+        if ((r) >= X_RETURN) return (r);                                      \
+    } while (0)
+/* after the back-edge's poll: compiled code entered here or further out */
+#define BACKEDGE()                                                            \
+    do {                                                                      \
+        int rc_ = -1;                                                         \
+        if (UNLIKELY(backedge(L, f, &rc_))) return run_compiled(L, f, 1);      \
+        if (UNLIKELY(rc_ >= 0)) return rc_;                                   \
     } while (0)
 
 static int sx_native(node_t *n, frame_t *f) {
@@ -271,7 +309,7 @@ static int sx_native(node_t *n, frame_t *f) {
             BODY_RESULT(r);
             if (n->c) n->c->fn(n->c, f);
             poll_interrupt(n);
-            if (UNLIKELY(backedge(L))) return run_compiled(L, f, 1);
+            BACKEDGE();
         }
         break;
     case NK_S_WHILE:
@@ -279,7 +317,7 @@ static int sx_native(node_t *n, frame_t *f) {
             r = n->b->sfn(n->b, f);
             BODY_RESULT(r);
             poll_interrupt(n);
-            if (UNLIKELY(backedge(L))) return run_compiled(L, f, 1);
+            BACKEDGE();
         }
         break;
     default: /* do */
@@ -287,7 +325,7 @@ static int sx_native(node_t *n, frame_t *f) {
             r = n->b->sfn(n->b, f);
             BODY_RESULT(r);
             poll_interrupt(n);
-            if (UNLIKELY(backedge(L))) return run_compiled(L, f, 1);
+            BACKEDGE();
         } while (EV(n->a, f).i);
         break;
     }

@@ -155,6 +155,36 @@ static const char *const progs[][3] = {
      "double a[5] = {1, 2, 3, 4, 5}; double s = 0;\nfor (double *p = a; p < a + 5; p++) s += *p;\nprintf(\"%g\\n\", s);", "1"},
 };
 
+/* Tiering as a session meets it (auto): an inner loop gets hot, the loop
+ * nest around it is compiled and entered at the inner loop's next
+ * iteration; the interpreted statements around it must not run again. */
+static void test_enter_outer_loop(void) {
+    static const char *const nests[][2] = {
+        {"outer rows", "long t = 0, rows = 0; int n = 700;\nfor (int i = 0; i < n; i++) {\n"
+                       "    rows += 1;\n    for (int j = 0; j < n; j++) t += (i ^ j) & 7;\n    t -= i;\n}\n"
+                       "printf(\"%ld %ld\\n\", t, rows);"},
+        {"three deep, a break outside", "long t = 0; int hit = -1;\nfor (int a = 0; a < 9; a++) {\n"
+                                        "    for (int i = 0; i < 200; i++) { for (int j = 0; j < 300; j++) t += j % 3; t++; }\n"
+                                        "    if (t > 1000000) { hit = a; break; }\n}\nprintf(\"%ld %d\\n\", t, hit);"},
+        {"in a function, returning from the nest",
+         "int first_over(int n, long lim) { long s = 0; for (int i = 0; i < n; i++) { for (int j = 0; j < n; j++) s += j;"
+         " if (s > lim) return i; } return -1; }\nprintf(\"%d %d\\n\", first_over(800, 100000000L), first_over(10, 5));"},
+        {"a while loop around a for loop", "int k = 0; long t = 0;\nwhile (k < 500) { for (int j = 0; j < 500; j++) t += j & k; k++; }\n"
+                                          "printf(\"%d %ld\\n\", k, t);"},
+        {"an error after the switch to compiled code",
+         "int n = 600; int *a = (int *)malloc(n * sizeof(int)); long t = 0;\n"
+         "for (int i = 0; i < n; i++) { for (int j = 0; j < n; j++) t += j; a[i + 400] = 1; }\n\x01printf(\"%ld\\n\", t);"},
+    };
+    for (size_t i = 0; i < sizeof nests / sizeof nests[0]; i++) {
+        long e0, e1;
+        char *a = run_cells(nests[i][1], NATIVE_OFF, &e0), *b = run_cells(nests[i][1], NATIVE_AUTO, &e1);
+        CHECK_MSG(!strcmp(a, b), "%s (auto): interpreted:\n%s\ntiered:\n%s", nests[i][0], a, b);
+        CHECK_MSG(e1 > 0, "%s (auto): compiled code never ran", nests[i][0]);
+        free(a);
+        free(b);
+    }
+}
+
 static void *raise_later(void *arg) {
     usleep(300000);
     interrupt_raise();
@@ -236,6 +266,7 @@ static void fuzz(int programs) {
 int main(int argc, char **argv) {
     for (size_t i = 0; i < sizeof progs / sizeof progs[0]; i++) same(progs[i][0], progs[i][1], progs[i][2][0] == '1');
     test_interrupt_compiled();
+    test_enter_outer_loop();
     fuzz(40);
     /* the conformance suite with the tier forced on */
     char *self = strdup(argv[0]), cmd[4200];
