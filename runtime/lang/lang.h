@@ -211,6 +211,7 @@ int mem_managed_write(buf_t *b, char *msg, size_t ml);
 extern uint64_t g_buf_epoch;
 struct icache;
 char *idx_fill(node_t *at, struct icache *c, uint64_t p, int64_t i, int wr);
+bool idx_range(uint64_t p, int64_t esz, int wr, uintptr_t *addr, int64_t *lo, uint64_t *span);
 uint32_t buf_new(char *base, uint64_t size, int place, const char *what, loc_t *where);
 /* A buffer named by its real address (device, pinned, managed memory): the
  * pointer word is addr itself. host: its host bytes, or NULL. 0 when full. */

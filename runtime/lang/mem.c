@@ -315,6 +315,25 @@ char *idx_fill(node_t *at, struct icache *c, uint64_t p, int64_t i, int wr) {
     return a;
 }
 
+/* What idx_fill would cache for p, without raising and without touching
+ * anything: the elements of esz bytes p can reach, at addr + i * esz for lo
+ * <= i < lo + span. Plain host buffers only (not managed or real-address
+ * ones), writable when wr. false: none. */
+bool idx_range(uint64_t p, int64_t esz, int wr, uintptr_t *addr, int64_t *lo, uint64_t *span) {
+    uint32_t s = ptr_slot(p);
+    if (ptr_is_raw(p) || s >= g_nbufs || esz <= 0) return false;
+    buf_t *b = &g_bufs[s];
+    if (b->state != BUF_LIVE || b->gen != ((p >> PTR_OFF_BITS) & PTR_GEN_MASK) || b->addr || (wr && b->ro) ||
+        b->place == PLACE_MANAGED || b->size < (uint64_t)esz)
+        return false;
+    int64_t off0 = ptr_off(p), l = -floordiv(off0, esz), h = floordiv((int64_t)b->size - esz - off0, esz);
+    if (h < l) return false;
+    *addr = (uintptr_t)b->base + (uint64_t)off0;
+    *lo = l;
+    *span = (uint64_t)(h - l + 1);
+    return true;
+}
+
 /* An integer cast to a pointer: below 2^47 it is an address like any other
  * (a device pointer a kernel wrote, say); above, a host pointer's word keeps
  * its meaning if it was one, and anything else is reported when used. */

@@ -45,7 +45,7 @@ void native_set_opt(interp_t *in, int level);
 int native_opt(interp_t *in);
 /* Statistics since the last reset: loops entered compiled, compiles, cache
  * hits, compile time. %timeit reports the tier from them. */
-typedef struct native_stats { long entries, compiles, mem_hits, disk_hits, failures; double compile_s; } native_stats_t;
+typedef struct native_stats { long entries, compiles, mem_hits, disk_hits, failures, clean_runs; double compile_s; } native_stats_t;
 native_stats_t native_stats(interp_t *in);
 void native_stats_reset(interp_t *in);
 void native_free(interp_t *in);

@@ -55,7 +55,7 @@ static char *fmt(const char *f, ...) {
     return b.s;
 }
 
-enum { MAXSLOTS = 4096, MAXDEPTH = 64, MAXGL = 64 };
+enum { MAXSLOTS = 4096, MAXDEPTH = 64, MAXGL = 64, MAXPROVEN = 128 };
 
 /* A session variable (or a member of one) at a fixed address, kept in a
  * local of the compiled code while it runs (native-tier.md "Session
@@ -75,7 +75,14 @@ typedef struct gen {
     int nic, ndc, nlab, ntmp;
     int brk[MAXDEPTH], cont[MAXDEPTH], depth;
     node_t **loops; /* by label: the loop statement (native_src_t) */
+    bool *versioned; /* by label: entered at its version test (native_version.inc) */
     int caploops;
+    /* loop versioning: generating a clean copy; what it may leave unchecked */
+    bool in_clean;
+    node_t *proven[MAXPROVEN * 4]; /* arithmetic that cannot overflow, v's step */
+    int nproven;
+    node_t *site[MAXPROVEN];       /* p[i] sites proven inside their buffer */
+    int site_ra[MAXPROVEN], nsite, nra, niv;
     bool fail;
     node_t *root;
     /* session variables: pass 1 (collect) finds them, pass 2 caches them */
@@ -90,6 +97,34 @@ typedef struct gen {
     char last_kind;
     int last_site;
 } gen_t;
+
+static bool is_proven(gen_t *g, node_t *n) {
+    for (int i = 0; i < g->nproven; i++)
+        if (g->proven[i] == n) return true;
+    return false;
+}
+static void prove(gen_t *g, node_t *n) {
+    if (g->nproven < MAXPROVEN * 4) g->proven[g->nproven++] = n;
+}
+/* the clean copy's base address local of a proven access site, or -1 */
+static int site_ra(gen_t *g, node_t *pl) {
+    for (int i = 0; i < g->nsite; i++)
+        if (g->site[i] == pl) return g->site_ra[i];
+    return -1;
+}
+/* a new loop label for loop statement n (NULL: a copy never entered) */
+static int new_label(gen_t *g, node_t *n) {
+    int L = g->nlab++;
+    if (L >= g->caploops) {
+        g->caploops = 2 * L + 16;
+        g->loops = realloc(g->loops, sizeof(node_t *) * (size_t)g->caploops);
+        g->versioned = realloc(g->versioned, sizeof(bool) * (size_t)g->caploops);
+        if (!g->loops || !g->versioned) abort();
+    }
+    g->loops[L] = n;
+    g->versioned[L] = false;
+    return L;
+}
 
 static int kidx(gen_t *g, void *p) {
     for (int i = 0; i < g->nk; i++)
@@ -474,6 +509,13 @@ static char *addr(gen_t *g, node_t *pl, int wr) {
         return r;
     }
     case PL_INDEX:
+        if (ok == 1 && g->in_clean && site_ra(g, pl) >= 0) { /* proven inside its buffer at the loop's entry */
+            char *i = ex(g, pl->b);
+            char *r = fmt("((char *)(ra%d + (uint64_t)(int64_t)(%s) * %" PRId64 "u))", site_ra(g, pl), i, pl->esz);
+            free(i);
+            g->last_kind = 0;
+            return r;
+        }
         if (ok == 1) { /* through a pointer: p, then i */
             int j = g->nic++, ni = kidx(g, pl);
             char *p = ex(g, pl->a), *i = ex(g, pl->b);
@@ -572,7 +614,8 @@ static char *builtin_call(gen_t *g, node_t *n) {
 
 static char *binop(gen_t *g, node_t *n) {
     char *a = ex(g, n->a), *b = ex(g, n->b);
-    char *c = arith_code(g, n->op, n->kind, "x_", "y_", n);
+    char *c = g->in_clean && is_proven(g, n) ? arith_unchecked(g, n->op, n->kind, "x_", "y_", n)
+                                             : arith_code(g, n->op, n->kind, "x_", "y_", n);
     char *r = fmt("({ %s x_ = %s; %s y_ = %s; %s r; })", vt(n->a->ty), a, vt(n->b->ty), b, c);
     free(a);
     free(b);
@@ -671,6 +714,8 @@ static char *incdec(gen_t *g, node_t *n) {
     else if (c_float(pc))
         calc = fmt("double r_ = o_ + (double)%" PRId64 "; %s", d, pc == T_FLOAT ? "r_ = (double)(float)r_;" : "");
     else if (pc == T_BOOL) calc = fmt("int64_t r_ = %s;", d > 0 ? "1" : "!o_");
+    else if ((pc == T_INT || pc == T_LONG || pc == T_LLONG) && g->in_clean && is_proven(g, n))
+        calc = fmt("int64_t r_ = %s((uint64_t)o_ + (uint64_t)%" PRId64 "LL);", pc == T_INT ? "(int64_t)(int32_t)(uint32_t)" : "(int64_t)", d);
     else if (pc == T_INT || pc == T_LONG || pc == T_LLONG) {
         /* signed ++/-- past the type's range: the interpreter's error, naming the place's type */
         const char *t = pc == T_INT ? "int32_t" : "int64_t";
@@ -822,22 +867,25 @@ static void expr_stmt(gen_t *g, node_t *e) {
     free(s);
 }
 
+#include "native_version.inc"
+
 static void loop(gen_t *g, node_t *n, int kind) {
     if (g->depth == MAXDEPTH) { g->fail = true; return; }
-    int L = g->nlab++;
-    if (L >= g->caploops) {
-        g->caploops = 2 * L + 16;
-        g->loops = realloc(g->loops, sizeof(node_t *) * (size_t)g->caploops);
-        if (!g->loops) abort();
-    }
-    g->loops[L] = n;
+    int L = new_label(g, n);
+    if (kind == NK_S_FOR && loop_versioned(g, n, L)) return;
+    loop_core(g, n, kind, L, true);
+}
+
+/* loop n under label L; init: with its for-init */
+static void loop_core(gen_t *g, node_t *n, int kind, int L, bool init) {
+    if (g->depth == MAXDEPTH) { g->fail = true; return; }
     g->brk[g->depth] = L;
     g->cont[g->depth] = L;
     g->depth++;
     node_t *cond = kind == NK_S_FOR ? n->b : n->a;
     node_t *body = kind == NK_S_FOR ? n->d : n->b;
     sb_add(&g->body, "{\n");
-    if (kind == NK_S_FOR && n->a) stmt(g, n->a);
+    if (init && kind == NK_S_FOR && n->a) stmt(g, n->a);
     if (kind == NK_S_DO) {
         sb_add(&g->body, "H%d:;\n", L);
         stmt(g, body);
@@ -955,6 +1003,7 @@ static gen_t *gen_pass(node_t *loop_node, const gen_t *found) {
         free(g->body.s);
         free(g->k);
         free(g->loops);
+        free(g->versioned);
         free(g);
         return NULL;
     }
@@ -968,6 +1017,7 @@ int native_gen(node_t *loop_node, native_src_t *out) {
     free(g1->body.s);
     free(g1->k);
     free(g1->loops);
+    free(g1->versioned);
     free(g1);
     if (!g) return -1;
     for (int i = 0; i < g->ngv; i++)
@@ -992,6 +1042,7 @@ int native_gen(node_t *loop_node, native_src_t *out) {
         sb_add(&s, "uint64_t cp%d = 0, cs%d = 0; uintptr_t ca%d = 0; int64_t cl%d = 0;\n", j, j, j, j);
         if (g->ncached) sb_add(&s, "int ovi%d = 0;\n", j);
     }
+    for (int j = 0; j < g->nra; j++) sb_add(&s, "uintptr_t ra%d = 0;\n", j);
     for (int j = 0; j < g->ndc; j++) {
         sb_add(&s, "uint64_t dk%d = ~0ULL, dl%d = 0; char *db%d = 0;\n", j, j, j);
         if (g->ncached) sb_add(&s, "int ovd%d = 0;\n", j);
@@ -1000,7 +1051,8 @@ int native_gen(node_t *loop_node, native_src_t *out) {
      * every declaration: a jump must not skip an initialisation */
     sb_add(&s, "switch (osr) {\n");
     for (int L = 0; L < g->nlab; L++)
-        sb_add(&s, "case %d: goto %c%d;\n", L + 1, native_stmt_kind(g->loops[L]) == NK_S_DO ? 'T' : 'H', L);
+        if (g->loops[L])
+            sb_add(&s, "case %d: goto %s%d;\n", L + 1, g->versioned[L] ? "V" : native_stmt_kind(g->loops[L]) == NK_S_DO ? "T" : "H", L);
     sb_add(&s, "default: break;\n}\n");
     sb_add(&s, "%s", g->body.s ? g->body.s : "");
     sb_add(&s, "OUT:;\nNT_SYNC();\n");
@@ -1013,6 +1065,7 @@ int native_gen(node_t *loop_node, native_src_t *out) {
     out->nk = g->nk;
     out->loops = g->loops;
     out->nloops = g->nlab;
+    free(g->versioned);
     free(g);
     return 0;
 }

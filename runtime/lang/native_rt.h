@@ -26,10 +26,13 @@
         /* the interpreter's undefined-behaviour errors (ub_checks.c), raised at the same node */   \
         __attribute__((noreturn)) void (*ovf)(void *node, int op, int64_t a, int64_t b);            \
         __attribute__((noreturn)) void (*ovf_place)(void *node, int op, int64_t a, int64_t b);      \
-        void (*shift)(void *node, int op, int k, int64_t x, int64_t count);                         \
-        void (*f2i)(void *node, double d, int to);                                                  \
+        __attribute__((noreturn)) void (*shift)(void *node, int op, int k, int64_t x, int64_t count); \
+        __attribute__((noreturn)) void (*f2i)(void *node, double d, int to); /* called to raise */  \
         __attribute__((noreturn)) void (*neg)(void *node, int64_t a);                               \
         __attribute__((noreturn)) void (*pwrap)(void *node, uint64_t p, int64_t d);                 \
+        /* the elements of esz bytes p may reach (wr: and write), without raising: 0 none */          \
+        int (*range)(uint64_t p, int64_t esz, int wr, nic_t *c);                                    \
+        long *clean_runs; /* how many times a loop's clean copy ran (native_stats_t) */             \
     } nrt_t;
 
 NATIVE_RT_DEFS

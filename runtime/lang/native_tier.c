@@ -127,14 +127,31 @@ static _Noreturn void rt_ovf_place(void *node, int op, int64_t a, int64_t b) {
     node_t *n = node;
     ub_overflow_typed(n, n->a->ty, op, a, b);
 }
-static void rt_shift(void *node, int op, int k, int64_t x, int64_t count) { ub_shift_check(node, op, k, x, count); }
-static void rt_f2i(void *node, double d, int to) { ub_float_to_int(node, d, to); }
+/* compiled code tests these inline and calls only to raise */
+static _Noreturn void rt_shift(void *node, int op, int k, int64_t x, int64_t count) {
+    ub_shift_check(node, op, k, x, count);
+    abort();
+}
+static _Noreturn void rt_f2i(void *node, double d, int to) {
+    ub_float_to_int(node, d, to);
+    abort();
+}
 static _Noreturn void rt_neg(void *node, int64_t a) { ub_negation(node, a); }
 static _Noreturn void rt_pwrap(void *node, uint64_t p, int64_t d) { ub_pointer_wrap(node, p, d); }
+/* idx_range, for a loop about to run without checks (native_version.inc) */
+static int rt_range(uint64_t p, int64_t esz, int wr, nic_t *c) {
+    uintptr_t addr;
+    int64_t lo;
+    uint64_t span;
+    if (!idx_range(p, esz, wr, &addr, &lo, &span)) return 0;
+    *c = (nic_t){p, addr, lo, span};
+    return 1;
+}
 
-static const nrt_t g_rt = {rt_idx, rt_deref, rt_index_fail, rt_div0, rt_divovf, rt_interrupt, rt_ptr_add, rt_rand,
+static const nrt_t g_rt = { /* clean_runs: the session's, at each entry */
+                           rt_idx, rt_deref, rt_index_fail, rt_div0, rt_divovf, rt_interrupt, rt_ptr_add, rt_rand,
                            (volatile int *)&icuda_interrupt_flag, rt_ovf, rt_ovf_place, rt_shift, rt_f2i, rt_neg,
-                           rt_pwrap};
+                           rt_pwrap, rt_range, NULL};
 
 /* ---- loops ---- */
 static int sx_native(node_t *n, frame_t *f);
@@ -222,8 +239,11 @@ static bool check(nloop_t *L) {
 }
 
 static int run_compiled(nloop_t *L, frame_t *f, int osr) {
-    state(g_in)->st.entries++;
-    int r = L->fn(&g_rt, L->k, f->slots, f->mem, &f->ret, osr);
+    native_state_t *s = state(g_in);
+    s->st.entries++;
+    nrt_t rt = g_rt;
+    rt.clean_runs = &s->st.clean_runs;
+    int r = L->fn(&rt, L->k, f->slots, f->mem, &f->ret, osr);
     return r == X_RETURN ? X_RETURN : X_NORMAL;
 }
 

@@ -41,6 +41,7 @@ static void io_stream(void *ctx, const char *name, const char *text, size_t len)
 /* runs the cells (separated by "\n%%\n") in a fresh interpreter; returns
  * what it printed and how each cell ended, as one string; *entries: how
  * many times compiled code was entered */
+static long g_clean_runs; /* of the last run_cells */
 static char *run_cells(const char *cells, int mode, long *entries) {
     interp_t *in = interp_new();
     native_set_mode(in, mode);
@@ -67,6 +68,7 @@ static char *run_cells(const char *cells, int mode, long *entries) {
         engine_error_clear(&err);
     }
     *entries = native_stats(in).entries;
+    g_clean_runs = native_stats(in).clean_runs;
     free(all);
     interp_free(in);
     return o.s ? o.s : strdup("");
@@ -169,6 +171,9 @@ static void test_enter_outer_loop(void) {
         {"in a function, returning from the nest",
          "int first_over(int n, long lim) { long s = 0; for (int i = 0; i < n; i++) { for (int j = 0; j < n; j++) s += j;"
          " if (s > lim) return i; } return -1; }\nprintf(\"%d %d\\n\", first_over(800, 100000000L), first_over(10, 5));"},
+        {"a versioned inner loop entered mid-way", "int n = 500; double *x = (double *)malloc(n * n * sizeof(double)); double s = 0;\n"
+         "for (int i = 0; i < n; i++) for (int j = 0; j < n; j++) x[i * n + j] = (i + j) * 0.5;\n"
+         "for (int i = 0; i < n; i++) { for (int j = 0; j < n; j++) s += x[i * n + j]; s *= 0.5; }\nprintf(\"%.17g\\n\", s);"},
         {"a while loop around a for loop", "int k = 0; long t = 0;\nwhile (k < 500) { for (int j = 0; j < 500; j++) t += j & k; k++; }\n"
                                           "printf(\"%d %ld\\n\", k, t);"},
         {"an error after the switch to compiled code",
@@ -180,6 +185,50 @@ static void test_enter_outer_loop(void) {
         char *a = run_cells(nests[i][1], NATIVE_OFF, &e0), *b = run_cells(nests[i][1], NATIVE_AUTO, &e1);
         CHECK_MSG(!strcmp(a, b), "%s (auto): interpreted:\n%s\ntiered:\n%s", nests[i][0], a, b);
         CHECK_MSG(e1 > 0, "%s (auto): compiled code never ran", nests[i][0]);
+        free(a);
+        free(b);
+    }
+}
+
+/* Loop versioning (native_version.inc): the clean copy runs where every
+ * check is proven at the loop's entry, the checked one everywhere else,
+ * with the interpreter's output and errors either way. */
+static void test_versioned_loops(void) {
+    static const char *const cases[][3] = {
+        /* title, cells, "1": the clean copy must run, "0": it must not */
+        {"dot product", "int n = 5000; double *x = (double *)malloc(n * sizeof(double)); double s = 0;\n"
+                        "for (int i = 0; i < n; i++) x[i] = i * 0.25;\nfor (int i = 0; i < n; i++) s += x[i] * x[i];\n"
+                        "printf(\"%.17g\\n\", s);", "1"},
+        {"a pointer into the middle, negative indices",
+         "int n = 64; long *a = (long *)malloc(n * sizeof(long)); for (int i = 0; i < n; i++) a[i] = i;\n"
+         "long *m = a + 32; long t = 0;\nfor (int i = -32; i < 32; i++) t += m[i] * (i + 1);\nprintf(\"%ld\\n\", t);", "1"},
+        {"row-major indices with a runtime stride", "int n = 40; float *a = (float *)malloc(n * n * sizeof(float)); float s = 0;\n"
+         "for (int i = 0; i < n; i++) for (int j = 0; j < n; j++) a[i * n + j] = i - j;\n"
+         "for (int i = 1; i < n - 1; i++) for (int j = 1; j < n - 1; j++) s += a[(i - 1) * n + j] * a[i * n + j + 1];\n"
+         "printf(\"%.9g\\n\", s);", "1"},
+        {"<= bound, break and continue in the clean copy", "int a[100]; int *p = a; long t = 0;\n"
+         "for (int i = 0; i <= 99; i++) p[i] = i;\nfor (int i = 10; i <= 90; i++) { if (i % 7 == 0) continue; if (p[i] > 80) break; t += p[i]; }\n"
+         "printf(\"%ld\\n\", t);", "1"},
+        {"one past the end: the checked copy raises at the same place",
+         "int n = 50; int *a = (int *)malloc(n * sizeof(int));\nfor (int i = 0; i <= n; i++) a[i] = i;\n", "0"},
+        {"an index that overflows int", "int *a = (int *)malloc(16 * sizeof(int)); long t = 0;\n"
+         "for (int i = 0; i < 16; i++) t += a[(i * 1000000000) & 15];\n", "0"},
+        {"i <= INT_MAX", "char *a = (char *)malloc(16); long t = 0;\n"
+         "for (int i = 2147483640; i <= 2147483647; i++) t += a[i - 2147483640];\n", "0"},
+        {"a buffer holding a session variable kept in a register",
+         "long s = 0; long *ps = &s;\nfor (int i = 0; i < 1; i++) { ps[i] += 5; s += 1; }\nprintf(\"%ld\\n\", s);", "0"},
+        {"an index invariant the loop changes", "int *a = (int *)malloc(8 * sizeof(int)); int k = 3;\n"
+         "for (int i = 0; i < 8; i++) { a[i + k - 3] = i; k = 2; }\n", "0"},
+        {"a freed buffer", "int *a = (int *)malloc(8 * sizeof(int)); free(a); long t = 0;\nfor (int i = 0; i < 8; i++) t += a[i];\n", "0"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        long e0, e1;
+        char *a = run_cells(cases[i][1], NATIVE_OFF, &e0), *b = run_cells(cases[i][1], NATIVE_ALWAYS, &e1);
+        long clean = g_clean_runs;
+        CHECK_MSG(!strcmp(a, b), "%s: interpreted:\n%s\ncompiled:\n%s", cases[i][0], a, b);
+        CHECK_MSG(e1 > 0, "%s: nothing was compiled", cases[i][0]);
+        if (cases[i][2][0] == '1') CHECK_MSG(clean > 0, "%s: the clean copy never ran", cases[i][0]);
+        else CHECK_MSG(clean == 0, "%s: the clean copy ran (%ld times)", cases[i][0], clean);
         free(a);
         free(b);
     }
@@ -267,6 +316,7 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < sizeof progs / sizeof progs[0]; i++) same(progs[i][0], progs[i][1], progs[i][2][0] == '1');
     test_interrupt_compiled();
     test_enter_outer_loop();
+    test_versioned_loops();
     fuzz(40);
     /* the conformance suite with the tier forced on */
     char *self = strdup(argv[0]), cmd[4200];
