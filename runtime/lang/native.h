@@ -71,5 +71,7 @@ void native_src_free(native_src_t *s);
 /* osr: 0 runs the loop from its start; i + 1 goes on at the head of loops[i] */
 typedef int (*native_fn_t)(const void *rt, void *const *k, val_t *slots, char *mem, val_t *ret, int osr);
 native_fn_t native_compile(const char *src, int opt, int *how, double *secs);
+/* The same, only from the memory or disk cache: NULL when not there. */
+native_fn_t native_lookup(const char *src, int opt, int *how);
 
 #endif

@@ -41,6 +41,8 @@ static double now_s(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+static native_fn_t native_code(const char *src, int opt, int *how, double *secs, bool build);
+
 static const char *compiler(void) {
     const char *c = getenv("ICUDA_HOST_CC");
     return c && *c ? c : "cc";
@@ -119,6 +121,14 @@ static int run_cc(const char *c_path, const char *so_path, int opt) {
 }
 
 native_fn_t native_compile(const char *src, int opt, int *how, double *secs) {
+    return native_code(src, opt, how, secs, true);
+}
+native_fn_t native_lookup(const char *src, int opt, int *how) {
+    double secs;
+    return native_code(src, opt, how, &secs, false);
+}
+
+static native_fn_t native_code(const char *src, int opt, int *how, double *secs, bool build) {
     char tag[64];
     snprintf(tag, sizeof tag, "-O%d|v1|", opt);
     uint64_t h = fnv(fnv(fnv(1469598103934665603ULL, tag), compiler()), src);
@@ -139,6 +149,10 @@ native_fn_t native_compile(const char *src, int opt, int *how, double *secs) {
         *how = 2;
         remember(h, fn);
         return fn;
+    }
+    if (!build) {
+        if (dir == tmpdir) rmdir(tmpdir);
+        return NULL;
     }
     double t0 = now_s();
     FILE *f = fopen(c_path, "w");

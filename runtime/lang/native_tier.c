@@ -155,6 +155,7 @@ static const nrt_t g_rt = { /* clean_runs: the session's, at each entry */
 
 /* ---- loops ---- */
 static int sx_native(node_t *n, frame_t *f);
+static void use_code(nloop_t *L, native_src_t *src, bool build);
 
 int native_stmt_kind(node_t *n) {
     if (n->sfn == sx_native) return ((nloop_t *)n->native)->kind;
@@ -190,16 +191,28 @@ void native_hook_loop(node_t *n, int kind) {
 
 /* compile L's loop: ST_READY, or ST_BAD */
 static void compile_loop(nloop_t *L) {
-    native_state_t *s = state(g_in);
     native_src_t src;
     if (native_gen(L->n, &src) != 0) {
         L->state = ST_BAD;
         return;
     }
+    use_code(L, &src, true);
+}
+
+/* L's code for src (compiled unless build is false: from a cache only):
+ * ST_READY, ST_BAD when the compiler failed, unchanged otherwise. Frees src. */
+static void use_code(nloop_t *L, native_src_t *s_, bool build) {
+    native_state_t *s = state(g_in);
+    native_src_t src = *s_;
     int how = 0;
     double secs = 0;
-    native_fn_t fn = native_compile(src.text, s->opt, &how, &secs);
+    native_fn_t fn = build ? native_compile(src.text, s->opt, &how, &secs) : native_lookup(src.text, s->opt, &how);
     free(src.text);
+    if (!fn && !build) {
+        free(src.k);
+        free(src.loops);
+        return;
+    }
     if (!fn) {
         free(src.k);
         free(src.loops);
@@ -225,14 +238,17 @@ static void compile_loop(nloop_t *L) {
     s->st.compile_s += secs;
 }
 
-/* Is the loop compilable at all? (decided once, on its first run) */
+/* Is the loop compilable at all? (decided once, on its first run) Code
+ * already made for the same loop (a cell run again, a kernel restarted)
+ * is taken at once from the cache, without waiting to get hot. */
 static bool check(nloop_t *L) {
     if (L->state == ST_NEW) {
         native_src_t src;
         if (native_gen(L->n, &src) != 0) L->state = ST_BAD;
         else {
-            native_src_free(&src);
             L->state = ST_OK;
+            if (state(g_in)->mode != NATIVE_OFF) use_code(L, &src, false);
+            else native_src_free(&src);
         }
     }
     return L->state != ST_BAD;
