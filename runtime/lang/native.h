@@ -43,12 +43,16 @@ int native_mode(interp_t *in);
 /* C compiler optimisation level for compiled host code (0 or 2). */
 void native_set_opt(interp_t *in, int level);
 int native_opt(interp_t *in);
+/* Compile hot loops in the foreground (the default is the background, the
+ * loop going on interpreted meanwhile): for tests that count entries. */
+void native_set_sync(interp_t *in, bool sync);
 /* Statistics since the last reset: loops entered compiled, compiles, cache
  * hits, compile time. %timeit reports the tier from them. */
 typedef struct native_stats { long entries, compiles, mem_hits, disk_hits, failures, clean_runs; double compile_s; } native_stats_t;
 native_stats_t native_stats(interp_t *in);
 void native_stats_reset(interp_t *in);
 void native_free(interp_t *in);
+void native_stop_jobs(interp_t *in); /* cancels background compiles (teardown, %reset) */
 
 /* exec.c's hook: the loop statement n was just built (for, while, do). */
 void native_hook_loop(node_t *n, int kind);
@@ -73,5 +77,15 @@ typedef int (*native_fn_t)(const void *rt, void *const *k, val_t *slots, char *m
 native_fn_t native_compile(const char *src, int opt, int *how, double *secs);
 /* The same, only from the memory or disk cache: NULL when not there. */
 native_fn_t native_lookup(const char *src, int opt, int *how);
+/* A compile in the background: NULL with *ready set when the code is
+ * cached (*how 1 or 2), or NULL when it cannot start; else a job. */
+typedef struct native_job native_job_t;
+native_job_t *native_compile_start(const char *src, int opt, native_fn_t *ready, int *how);
+/* 0: still compiling (only when !wait); 1: done, *fn the code or NULL
+ * when the compiler failed; -1: interrupted while waiting. The job is
+ * gone unless 0 was returned. */
+int native_compile_poll(native_job_t *j, bool wait, native_fn_t *fn, double *secs);
+/* stops the compiler; the job is gone */
+void native_compile_cancel(native_job_t *j);
 
 #endif

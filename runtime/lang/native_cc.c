@@ -41,8 +41,6 @@ static double now_s(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static native_fn_t native_code(const char *src, int opt, int *how, double *secs, bool build);
-
 static const char *compiler(void) {
     const char *c = getenv("ICUDA_HOST_CC");
     return c && *c ? c : "cc";
@@ -87,97 +85,153 @@ static void remember(uint64_t h, native_fn_t fn) {
     g_cache[g_ncache++] = (centry_t){h, fn};
 }
 
-/* Runs the compiler on c_path into so_path: 0 on success. Its messages go
- * to a log next to the source (a failure leaves the loop interpreted). */
-static int run_cc(const char *c_path, const char *so_path, int opt) {
+/* A compile under way: the compiler runs as a child process while the
+ * interpreter goes on (native_tier.c polls it at back-edges). */
+struct native_job {
+    pid_t pid;
+    uint64_t h;
+    char *dir, c_path[4096], so_path[4096], tmp_path[4200];
+    bool tmpdir;
+    double t0;
+};
+
+/* Starts the compiler on c_path into tmp_path: its pid, or -1. Its
+ * messages go to a log next to the source (a failure leaves the loop
+ * interpreted). */
+static pid_t spawn_cc(const char *c_path, const char *tmp_path, int opt) {
     char olev[8], log[4200];
     snprintf(olev, sizeof olev, "-O%d", opt);
     snprintf(log, sizeof log, "%s.log", c_path);
     char *argv[] = {(char *)compiler(), olev, "-pipe", "-fPIC", "-shared", "-std=gnu11", "-fwrapv", "-fno-strict-aliasing",
-                    "-ffp-contract=off", "-fno-math-errno", "-w", "-o", (char *)so_path, (char *)c_path, NULL};
+                    "-ffp-contract=off", "-fno-math-errno", "-w", "-o", (char *)tmp_path, (char *)c_path, NULL};
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    /* its own process group: cancelling stops cc1 and as too */
+    posix_spawnattr_t at;
+    posix_spawnattr_init(&at);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&at, 0);
     pid_t pid;
-    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+    int rc = posix_spawnp(&pid, argv[0], &fa, &at, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0) return -1;
-    /* an interrupt stops the compiler: the loop goes on interpreted and
-     * the interpreter's next poll raises KeyboardInterrupt */
-    int st;
-    for (;;) {
-        pid_t r = waitpid(pid, &st, WNOHANG);
-        if (r == pid) break;
-        if (r < 0 && errno != EINTR) return -1;
-        if (interrupt_pending()) {
-            kill(pid, SIGKILL);
-            while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
-            return -2;
-        }
-        usleep(500);
-    }
-    return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+    posix_spawnattr_destroy(&at);
+    return rc == 0 ? pid : -1;
 }
 
-native_fn_t native_compile(const char *src, int opt, int *how, double *secs) {
-    return native_code(src, opt, how, secs, true);
-}
-native_fn_t native_lookup(const char *src, int opt, int *how) {
-    double secs;
-    return native_code(src, opt, how, &secs, false);
-}
-
-static native_fn_t native_code(const char *src, int opt, int *how, double *secs, bool build) {
-    char tag[64];
-    snprintf(tag, sizeof tag, "-O%d|v1|", opt);
-    uint64_t h = fnv(fnv(fnv(1469598103934665603ULL, tag), compiler()), src);
-    *secs = 0;
+/* the cached code of content hash h, from memory or disk; *how 1 or 2 */
+static native_fn_t cached(uint64_t h, const char *dir, int *how) {
     for (size_t i = 0; i < g_ncache; i++)
         if (g_cache[i].h == h) {
             *how = 1;
             return g_cache[i].fn;
         }
-    char *dir = cache_dir();
-    char tmpdir[] = "/tmp/icuda-host-XXXXXX";
-    if (!dir && !(dir = mkdtemp(tmpdir))) return NULL;
-    char c_path[4096], so_path[4096], tmp_path[4200];
-    snprintf(c_path, sizeof c_path, "%s/%016llx.c", dir, (unsigned long long)h);
+    if (!dir) return NULL;
+    char so_path[4096];
     snprintf(so_path, sizeof so_path, "%s/%016llx.so", dir, (unsigned long long)h);
     native_fn_t fn = NULL;
     if (access(so_path, R_OK) == 0 && (fn = load(so_path))) {
         *how = 2;
         remember(h, fn);
-        return fn;
     }
-    if (!build) {
-        if (dir == tmpdir) rmdir(tmpdir);
-        return NULL;
-    }
-    double t0 = now_s();
-    FILE *f = fopen(c_path, "w");
-    if (!f) return NULL;
-    fputs(src, f);
-    fclose(f);
-    /* built under another name and renamed: a reader never sees half a file */
-    snprintf(tmp_path, sizeof tmp_path, "%s.%d.tmp", so_path, (int)getpid());
-    int rc = run_cc(c_path, tmp_path, opt);
-    if (rc == 0 && rename(tmp_path, so_path) == 0) fn = load(so_path);
-    unlink(tmp_path);
-    *secs = now_s() - t0;
-    if (dir == tmpdir) { /* no cache directory: nothing stays */
-        char lg[4300];
-        snprintf(lg, sizeof lg, "%s.log", c_path);
-        unlink(lg);
-        unlink(c_path);
-        unlink(so_path);
-        rmdir(tmpdir);
-    }
-    if (!fn) {
-        *how = rc == -2 ? -1 : 0;
-        return NULL;
-    }
-    *how = 0;
-    remember(h, fn);
     return fn;
+}
+
+static uint64_t content_hash(const char *src, int opt) {
+    char tag[64];
+    snprintf(tag, sizeof tag, "-O%d|v1|", opt);
+    return fnv(fnv(fnv(1469598103934665603ULL, tag), compiler()), src);
+}
+
+native_job_t *native_compile_start(const char *src, int opt, native_fn_t *ready, int *how) {
+    uint64_t h = content_hash(src, opt);
+    char *dir = cache_dir();
+    *ready = cached(h, dir, how);
+    if (*ready) return NULL;
+    native_job_t *j = calloc(1, sizeof *j);
+    if (!j) abort();
+    j->h = h;
+    j->t0 = now_s();
+    if (dir) j->dir = strdup(dir);
+    else {
+        char tmpl[] = "/tmp/icuda-host-XXXXXX";
+        if (!mkdtemp(tmpl)) { free(j); return NULL; }
+        j->dir = strdup(tmpl);
+        j->tmpdir = true; /* no cache directory: nothing stays */
+    }
+    snprintf(j->c_path, sizeof j->c_path, "%s/%016llx.c", j->dir, (unsigned long long)h);
+    snprintf(j->so_path, sizeof j->so_path, "%s/%016llx.so", j->dir, (unsigned long long)h);
+    /* built under another name and renamed: a reader never sees half a file */
+    snprintf(j->tmp_path, sizeof j->tmp_path, "%s.%d.%p.tmp", j->so_path, (int)getpid(), (void *)j);
+    FILE *f = fopen(j->c_path, "w");
+    if (f) {
+        fputs(src, f);
+        fclose(f);
+    }
+    j->pid = f ? spawn_cc(j->c_path, j->tmp_path, opt) : -1;
+    *how = 0;
+    return j;
+}
+
+static void job_free(native_job_t *j) {
+    unlink(j->tmp_path);
+    if (j->tmpdir) {
+        char lg[4300];
+        snprintf(lg, sizeof lg, "%s.log", j->c_path);
+        unlink(lg);
+        unlink(j->c_path);
+        unlink(j->so_path);
+        rmdir(j->dir);
+    }
+    free(j->dir);
+    free(j);
+}
+
+int native_compile_poll(native_job_t *j, bool wait, native_fn_t *fn, double *secs) {
+    *fn = NULL;
+    int st = 0;
+    if (j->pid > 0) {
+        for (;;) {
+            pid_t r = waitpid(j->pid, &st, WNOHANG);
+            if (r == j->pid) break;
+            if (r < 0 && errno != EINTR) { st = -1; break; }
+            if (!wait) return 0;
+            /* an interrupt stops the compiler: the loop goes on interpreted
+             * and the interpreter's next poll raises KeyboardInterrupt */
+            if (interrupt_pending()) {
+                native_compile_cancel(j);
+                return -1;
+            }
+            usleep(500);
+        }
+    }
+    bool ok = j->pid > 0 && st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    if (ok && rename(j->tmp_path, j->so_path) == 0) *fn = load(j->so_path);
+    if (*fn) remember(j->h, *fn);
+    *secs = now_s() - j->t0;
+    job_free(j);
+    return 1;
+}
+
+void native_compile_cancel(native_job_t *j) {
+    if (j->pid > 0) {
+        kill(-j->pid, SIGKILL);
+        while (waitpid(j->pid, NULL, 0) < 0 && errno == EINTR) {}
+    }
+    job_free(j);
+}
+
+native_fn_t native_compile(const char *src, int opt, int *how, double *secs) {
+    native_fn_t fn;
+    *secs = 0;
+    native_job_t *j = native_compile_start(src, opt, &fn, how);
+    if (fn || !j) return fn;
+    int r = native_compile_poll(j, true, &fn, secs);
+    if (r < 0) *how = -1;
+    return fn;
+}
+
+native_fn_t native_lookup(const char *src, int opt, int *how) {
+    return cached(content_hash(src, opt), cache_dir(), how);
 }

@@ -15,7 +15,8 @@
 #include "exec_inline.h"
 #include "../interrupt.h"
 
-enum { ST_NEW, ST_BAD, ST_OK, ST_READY };
+/* ST_COMPILING: its compiler runs in the background (job) */
+enum { ST_NEW, ST_BAD, ST_OK, ST_READY, ST_COMPILING };
 
 typedef struct nloop {
     sfn_t orig;
@@ -27,12 +28,18 @@ typedef struct nloop {
     node_t **loops; /* the loops fn can be entered at the head of (native_src_t) */
     int nloops;
     long backedges;
+    native_job_t *job;      /* ST_COMPILING */
+    native_src_t pend;      /* its constants and loops, kept until it is done */
+    struct nloop *waiting;  /* hot, and waiting for this outer loop's compile */
 } nloop_t;
 
 typedef struct native_state {
     int mode, opt;
+    bool sync; /* compile in the foreground (tests that need to know when code runs) */
     native_stats_t st;
     struct nloop *unwind_to; /* the outer loop compiled code ran to its end (X_NATIVE_DONE) */
+    struct nloop **compiling; /* loops whose compiler runs: stopped at native_free */
+    int ncompiling, capcompiling;
 } native_state_t;
 
 /* how many back-edges (the loop's and its inner loops') make a loop hot:
@@ -60,10 +67,26 @@ static native_state_t *state(interp_t *in) {
 void native_set_mode(interp_t *in, int mode) { state(in)->mode = mode; }
 int native_mode(interp_t *in) { return state(in)->mode; }
 void native_set_opt(interp_t *in, int level) { state(in)->opt = level; }
+void native_set_sync(interp_t *in, bool sync) { state(in)->sync = sync; }
 int native_opt(interp_t *in) { return state(in)->opt; }
 native_stats_t native_stats(interp_t *in) { return state(in)->st; }
 void native_stats_reset(interp_t *in) { memset(&state(in)->st, 0, sizeof state(in)->st); }
+/* before the session's nodes go: no compile may finish into them */
+void native_stop_jobs(interp_t *in) {
+    native_state_t *s = in->native;
+    if (!s) return;
+    for (int i = 0; i < s->ncompiling; i++) {
+        nloop_t *L = s->compiling[i];
+        native_compile_cancel(L->job);
+        L->job = NULL;
+        native_src_free(&L->pend);
+        L->state = ST_OK;
+    }
+    s->ncompiling = 0;
+}
 void native_free(interp_t *in) {
+    native_stop_jobs(in);
+    if (in->native) free(in->native->compiling);
     free(in->native);
     in->native = NULL;
 }
@@ -156,6 +179,8 @@ static const nrt_t g_rt = { /* clean_runs: the session's, at each entry */
 /* ---- loops ---- */
 static int sx_native(node_t *n, frame_t *f);
 static void use_code(nloop_t *L, native_src_t *src, bool build);
+static void install(nloop_t *L, native_src_t *src, native_fn_t fn, int how, double secs);
+static bool finish_job(nloop_t *L, bool wait);
 
 int native_stmt_kind(node_t *n) {
     if (n->sfn == sx_native) return ((nloop_t *)n->native)->kind;
@@ -191,12 +216,68 @@ void native_hook_loop(node_t *n, int kind) {
 
 /* compile L's loop: ST_READY, or ST_BAD */
 static void compile_loop(nloop_t *L) {
+    if (L->state == ST_COMPILING) {
+        finish_job(L, true);
+        return;
+    }
     native_src_t src;
     if (native_gen(L->n, &src) != 0) {
         L->state = ST_BAD;
         return;
     }
     use_code(L, &src, true);
+}
+
+/* Starts compiling L's loop in the background: ST_COMPILING, or at once
+ * ST_READY (cached) or ST_BAD. */
+static void start_job(nloop_t *L) {
+    native_state_t *s = state(g_in);
+    native_src_t src;
+    if (native_gen(L->n, &src) != 0) {
+        L->state = ST_BAD;
+        return;
+    }
+    native_fn_t fn;
+    int how = 0;
+    native_job_t *j = native_compile_start(src.text, s->opt, &fn, &how);
+    if (fn || !j) { /* cached, or the compiler cannot start */
+        use_code(L, &src, fn != NULL);
+        if (!fn) L->state = ST_BAD;
+        return;
+    }
+    free(src.text);
+    src.text = NULL;
+    L->pend = src;
+    L->job = j;
+    L->state = ST_COMPILING;
+    if (s->ncompiling == s->capcompiling) {
+        s->capcompiling = s->capcompiling ? 2 * s->capcompiling : 8;
+        s->compiling = realloc(s->compiling, sizeof *s->compiling * (size_t)s->capcompiling);
+        if (!s->compiling) abort();
+    }
+    s->compiling[s->ncompiling++] = L;
+}
+
+/* Is L's background compile done (wait: wait for it)? Then L is ST_READY
+ * or ST_BAD (ST_OK again when an interrupt stopped it). */
+static bool finish_job(nloop_t *L, bool wait) {
+    native_state_t *s = state(g_in);
+    native_fn_t fn;
+    double secs = 0;
+    int r = native_compile_poll(L->job, wait, &fn, &secs);
+    if (r == 0) return false;
+    L->job = NULL;
+    for (int i = 0; i < s->ncompiling; i++)
+        if (s->compiling[i] == L) s->compiling[i] = s->compiling[--s->ncompiling];
+    native_src_t src = L->pend;
+    memset(&L->pend, 0, sizeof L->pend);
+    if (r < 0) {
+        native_src_free(&src);
+        L->state = ST_OK;
+        return true;
+    }
+    install(L, &src, fn, 0, secs);
+    return true;
 }
 
 /* L's code for src (compiled unless build is false: from a cache only):
@@ -208,15 +289,28 @@ static void use_code(nloop_t *L, native_src_t *s_, bool build) {
     double secs = 0;
     native_fn_t fn = build ? native_compile(src.text, s->opt, &how, &secs) : native_lookup(src.text, s->opt, &how);
     free(src.text);
+    src.text = NULL;
     if (!fn && !build) {
         free(src.k);
         free(src.loops);
         return;
     }
+    if (!fn && how < 0) { /* interrupted: still compilable; the interpreter raises */
+        free(src.k);
+        free(src.loops);
+        return;
+    }
+    install(L, &src, fn, how, secs);
+}
+
+/* L gets code fn for src (NULL: the compiler failed, ST_BAD); frees src */
+static void install(nloop_t *L, native_src_t *s_, native_fn_t fn, int how, double secs) {
+    native_state_t *s = state(g_in);
+    native_src_t src = *s_;
+    free(src.text);
     if (!fn) {
         free(src.k);
         free(src.loops);
-        if (how < 0) return; /* interrupted: still compilable; the interpreter raises */
         s->st.failures++;
         L->state = ST_BAD;
         return;
@@ -279,31 +373,36 @@ static int run_compiled_at(nloop_t *top, nloop_t *L, frame_t *f) {
     return -1;
 }
 
-/* At a back-edge of interpreted loop L: enter compiled code now? */
+/* At a back-edge of interpreted loop L: enter compiled code now? true:
+ * L's own, at its head; or *rc >= 0: an outer loop's code ran (its result) */
 static bool backedge(nloop_t *L, frame_t *f, int *rc) {
     if (L->state == ST_READY) return true;
-    if (++L->backedges < HOT_BACKEDGES) return false;
-    L->backedges = 0;
-    /* the outermost compilable loop around L gets compiled; L itself, if
-     * that is L, is entered now, an outer loop at its own next head */
-    nloop_t *top = L;
-    for (nloop_t *p = L->parent; p && p->state != ST_BAD; p = p->parent) top = p;
-    while (top != L && top->state != ST_READY) {
-        compile_loop(top);
-        if (top->state == ST_READY) break;
-        nloop_t *q = L; /* top failed: the next one inside it */
-        while (q->parent != top) q = q->parent;
-        top = q;
+    nloop_t *top = L->waiting;
+    if (top) { /* an outer loop's compiler runs: look every 256 iterations */
+        if ((++L->backedges & 255) != 0) return false;
+        if (top->state == ST_COMPILING && !finish_job(top, false)) return false;
+        L->waiting = NULL;
+        L->backedges = 0;
+    } else {
+        if (++L->backedges < HOT_BACKEDGES) return false;
+        L->backedges = 0;
+        /* the outermost loop around L that may compile gets compiled, in
+         * the background while L goes on interpreted */
+        top = L;
+        for (nloop_t *p = L->parent; p && p->state != ST_BAD; p = p->parent) top = p;
+        if (top->state == ST_OK) start_job(top);
+        if (top->state == ST_COMPILING && state(g_in)->sync) finish_job(top, true);
+        if (top->state == ST_COMPILING) {
+            L->waiting = top;
+            return false;
+        }
     }
-    if (top == L) compile_loop(L);
-    if (top != L) {
-        /* go on in top's code now, at L's next iteration */
-        if (top->state == ST_READY && (*rc = run_compiled_at(top, L, f)) >= 0) return false;
-        *rc = -1;
-        for (nloop_t *p = L->parent; p && p != top; p = p->parent) p->backedges += HOT_BACKEDGES;
-        return false;
-    }
-    return L->state == ST_READY;
+    if (top->state != ST_READY) return false; /* it failed: next time, a loop further in */
+    if (top == L) return true;
+    /* go on in top's code now, at L's next iteration */
+    *rc = run_compiled_at(top, L, f);
+    if (*rc < 0) *rc = -1;
+    return false;
 }
 
 #define BODY_RESULT(r)                                                        \
@@ -332,6 +431,7 @@ static int sx_native(node_t *n, frame_t *f) {
         return L->orig(n, f);
     }
     if (mode == NATIVE_ALWAYS && L->state != ST_READY) compile_loop(L);
+    if (L->state == ST_COMPILING) finish_job(L, false);
     if (L->state == ST_READY) return run_compiled(L, f, 0);
     if (L->state == ST_BAD) return L->orig(n, f);
     /* interpreted, as exec.c's sx_for / sx_while / sx_do, counting */

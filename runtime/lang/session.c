@@ -51,6 +51,7 @@ interp_t *interp_new(void) {
 static void teardown(interp_t *in) {
     interp_t *saved = g_in;
     g_in = in;
+    native_stop_jobs(in); /* before the nodes its compiles refer to go */
     extern void frames_free(interp_t *);
     frames_free(in);
     mem_free_owner(in->id);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "check.h"
 
@@ -42,9 +43,11 @@ static void io_stream(void *ctx, const char *name, const char *text, size_t len)
  * what it printed and how each cell ended, as one string; *entries: how
  * many times compiled code was entered */
 static long g_clean_runs; /* of the last run_cells */
+static bool g_sync = true; /* hot loops compiled in the foreground */
 static char *run_cells(const char *cells, int mode, long *entries) {
     interp_t *in = interp_new();
     native_set_mode(in, mode);
+    native_set_sync(in, g_sync);
     out_t o = {0};
     engine_io_t io = {&o, io_stream, NULL, NULL};
     char *all = strdup(cells), *save = NULL;
@@ -234,6 +237,39 @@ static void test_versioned_loops(void) {
     }
 }
 
+/* Background compilation (auto): a hot loop goes on interpreted while its
+ * compiler runs, and switches to compiled code when it is done; a slow
+ * compiler costs the loop nothing, and is stopped when the session ends. */
+static void test_background_compile(void) {
+    g_sync = false;
+    const char *loop = "long t = 0; int n = 3000000;\nfor (int i = 0; i < n; i++) t += i % 7;\nprintf(\"%ld\\n\", t);";
+    long e0, e1;
+    char *a = run_cells(loop, NATIVE_OFF, &e0), *b = run_cells(loop, NATIVE_AUTO, &e1);
+    CHECK_MSG(!strcmp(a, b), "background compile: interpreted:\n%s\ntiered:\n%s", a, b);
+    CHECK_MSG(e1 > 0, "background compile: the loop never switched to compiled code");
+    free(b);
+    /* a compiler that takes 30 s: the loop ends interpreted, the session
+     * ends without waiting for it */
+    char dir[] = "/tmp/icuda-slowcc-XXXXXX", path[64];
+    if (mkdtemp(dir)) {
+        snprintf(path, sizeof path, "%s/cc", dir);
+        FILE *f = fopen(path, "w");
+        fprintf(f, "#!/bin/sh\nsleep 30\nexec cc \"$@\"\n");
+        fclose(f);
+        chmod(path, 0755);
+        setenv("ICUDA_HOST_CC", path, 1);
+        b = run_cells(loop, NATIVE_AUTO, &e1);
+        CHECK_MSG(!strcmp(a, b), "slow compiler: interpreted:\n%s\ntiered:\n%s", a, b);
+        CHECK_MSG(e1 == 0, "slow compiler: compiled code ran (%ld entries)", e1);
+        free(b);
+        unsetenv("ICUDA_HOST_CC");
+        unlink(path);
+        rmdir(dir);
+    }
+    free(a);
+    g_sync = true;
+}
+
 static void *raise_later(void *arg) {
     usleep(300000);
     interrupt_raise();
@@ -317,6 +353,7 @@ int main(int argc, char **argv) {
     test_interrupt_compiled();
     test_enter_outer_loop();
     test_versioned_loops();
+    test_background_compile();
     fuzz(40);
     /* the conformance suite with the tier forced on */
     char *self = strdup(argv[0]), cmd[4200];
