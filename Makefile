@@ -244,7 +244,7 @@ bench-timeit: build/icuda build/icuda-worker build/bench/timeit_accuracy venv
 #   make fuzz FUZZ_SECONDS=3600 FUZZ_TARGETS=interp   a long run of one
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 20
-FUZZ_TARGETS ?= split interp wire
+FUZZ_TARGETS ?= split interp wire conn
 FUZZ_FLAGS   := -O1 -g -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined \
                 -fno-omit-frame-pointer \
                 -I. -I$(CUDA)/include $(PKGS_CFLAGS) -DICUDA_VERSION='"$(VERSION)"' -DICUDA_CUDA_HOME='"$(CUDA)"'
@@ -253,6 +253,7 @@ FUZZ_LANG    := $(wildcard runtime/lang/*.c) runtime/cell_io.c runtime/hostmem/a
 FUZZ_SRC_split  := runtime/split.c runtime/include_routes.c
 FUZZ_SRC_interp := $(FUZZ_LANG)
 FUZZ_SRC_wire   := kernel/wire.c kernel/replay.c
+FUZZ_SRC_conn   := kernel/connection.c
 
 build/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
