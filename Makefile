@@ -244,7 +244,7 @@ bench-timeit: build/icuda build/icuda-worker build/bench/timeit_accuracy venv
 #   make fuzz FUZZ_SECONDS=3600 FUZZ_TARGETS=interp   a long run of one
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 20
-FUZZ_TARGETS ?= split interp wire conn magic_args npy
+FUZZ_TARGETS ?= split interp wire conn magic_args npy device_cell
 FUZZ_FLAGS   := -O1 -g -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined \
                 -fno-omit-frame-pointer \
                 -I. -I$(CUDA)/include $(PKGS_CFLAGS) -DICUDA_VERSION='"$(VERSION)"' -DICUDA_CUDA_HOME='"$(CUDA)"'
@@ -256,6 +256,8 @@ FUZZ_SRC_wire   := kernel/wire.c kernel/replay.c
 FUZZ_SRC_conn   := kernel/connection.c
 FUZZ_SRC_magic_args := magics/magic_args.c runtime/strbuf.c runtime/cell_io.c
 FUZZ_SRC_npy    := magics/npy_header.c runtime/strbuf.c runtime/cell_io.c
+FUZZ_SRC_device_cell := runtime/device_unit.c runtime/device_pp.c runtime/device_lines.c runtime/split.c \
+                        runtime/include_routes.c runtime/strbuf.c runtime/cell_io.c
 
 build/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -29,7 +29,7 @@ def test_each_fuzzer_runs_clean_for_ten_seconds():
     if not have_libfuzzer():
         print("skip: clang without libFuzzer")
         return
-    targets = ["split", "interp", "wire", "conn", "magic_args", "npy"]
+    targets = ["split", "interp", "wire", "conn", "magic_args", "npy", "device_cell"]
     r = subprocess.run(["make", "-s"] + [f"build/fuzz/fuzz_{t}" for t in targets], cwd=ROOT,
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
