@@ -1,0 +1,69 @@
+/* The host interpreter as fuzz_interp and fuzz_gen drive it: one session
+ * for FUZZ_INTERP_CELLS inputs (64; state carries over as in a notebook),
+ * an interval timer that raises the interrupt flag after
+ * FUZZ_INTERP_BUDGET_MS (200) so that a loop ends in KeyboardInterrupt, not
+ * a hang. ICUDA_HOST_TIER=off keeps the native tier (a C compiler run per
+ * hot loop) out: see docs/reliability.md for the fast settings. */
+#ifndef ICUDA_FUZZ_INTERP_HARNESS_H
+#define ICUDA_FUZZ_INTERP_HARNESS_H
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+
+#include "runtime/interrupt.h"
+#include "runtime/lang/interp.h"
+
+atomic_int icuda_interrupt_flag; /* the engine defines it; these targets have no engine */
+
+static void harness_on_alarm(int sig) { (void)sig; interrupt_raise(); }
+static void harness_sink(void *ctx, const char *name, const char *text, size_t len) {}
+static void harness_sink_display(void *ctx, json_t *data, json_t *md, bool res) {}
+
+/* The native tier's disk cache (runtime/compile_cache.c, not linked here):
+ * none, so a fuzzing run writes no files. */
+char *compile_cache_default_dir(void);
+char *compile_cache_default_dir(void) { return NULL; }
+
+static long harness_env(const char *name, long dflt) {
+    const char *v = getenv(name);
+    long x = v ? atol(v) : 0;
+    return x > 0 ? x : dflt;
+}
+
+static char harness_evalue[200]; /* the last error's message */
+
+/* Runs code (NUL-terminated) as the next cell; returns the error's name
+ * (static, "" when none) so that callers can count SyntaxErrors. */
+static const char *harness_run(const char *code) {
+    static interp_t *in;
+    static unsigned runs;
+    static long cells, budget_us;
+    static char ename[32];
+    if (!in) {
+        signal(SIGALRM, harness_on_alarm);
+        cells = harness_env("FUZZ_INTERP_CELLS", 64);
+        budget_us = harness_env("FUZZ_INTERP_BUDGET_MS", 200) * 1000;
+    }
+    if (!in || ++runs % cells == 0) {
+        if (in) interp_free(in);
+        in = interp_new();
+    }
+    engine_io_t io = {NULL, harness_sink, harness_sink_display};
+    engine_error_t err = {0};
+    json_t *v = NULL;
+    interrupt_clear();
+    struct itimerval t = {{0, 0}, {budget_us / 1000000, budget_us % 1000000}};
+    setitimer(ITIMER_REAL, &t, NULL);
+    interp_run(in, code, "In [1]", &io, &v, &err);
+    struct itimerval off = {{0, 0}, {0, 0}};
+    setitimer(ITIMER_REAL, &off, NULL);
+    snprintf(ename, sizeof ename, "%s", err.ename ? err.ename : "");
+    snprintf(harness_evalue, sizeof harness_evalue, "%s", err.evalue ? err.evalue : "");
+    json_decref(v);
+    engine_error_clear(&err);
+    return ename;
+}
+
+#endif
