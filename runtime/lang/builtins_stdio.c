@@ -25,7 +25,7 @@ void out_flush(void) {
 
 void out_write(const char *stream, const char *s, size_t n) {
     interp_t *in = g_in;
-    if (!in->io) return; /* user_expressions print nothing */
+    if (!in->io || n == 0) return; /* user_expressions print nothing; nothing: no buffer yet, maybe */
     if (strcmp(stream, "stderr") == 0) {
         out_flush();
         if (in->io->stream) in->io->stream(in->io->ctx, "stderr", s, n);

@@ -10,7 +10,9 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/time.h>
+#include <time.h>
 
 #include "runtime/interrupt.h"
 #include "runtime/lang/interp.h"
@@ -34,6 +36,19 @@ static long harness_env(const char *name, long dflt) {
 
 static char harness_evalue[200]; /* the last error's message */
 
+/* FUZZ_INTERP_STATS=1: where the time goes, printed at exit */
+static struct { unsigned long runs, interrupted, sessions; double secs, interrupted_secs, session_secs; } harness_st;
+static double harness_now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+static void harness_report(void) {
+    fprintf(stderr, "interp harness: %lu cells in %.1f s; %lu interrupted by the budget (%.1f s); %lu new sessions (%.1f s)\n",
+            harness_st.runs, harness_st.secs, harness_st.interrupted, harness_st.interrupted_secs, harness_st.sessions,
+            harness_st.session_secs);
+}
+
 /* Runs code (NUL-terminated) as the next cell; returns the error's name
  * (static, "" when none) so that callers can count SyntaxErrors. */
 static const char *harness_run(const char *code) {
@@ -45,10 +60,14 @@ static const char *harness_run(const char *code) {
         signal(SIGALRM, harness_on_alarm);
         cells = harness_env("FUZZ_INTERP_CELLS", 64);
         budget_us = harness_env("FUZZ_INTERP_BUDGET_MS", 200) * 1000;
+        if (getenv("FUZZ_INTERP_STATS")) atexit(harness_report);
     }
+    double t0 = harness_now();
     if (!in || ++runs % cells == 0) {
         if (in) interp_free(in);
         in = interp_new();
+        harness_st.sessions++;
+        harness_st.session_secs += harness_now() - t0;
     }
     engine_io_t io = {NULL, harness_sink, harness_sink_display};
     engine_error_t err = {0};
@@ -60,6 +79,10 @@ static const char *harness_run(const char *code) {
     struct itimerval off = {{0, 0}, {0, 0}};
     setitimer(ITIMER_REAL, &off, NULL);
     snprintf(ename, sizeof ename, "%s", err.ename ? err.ename : "");
+    double dt = harness_now() - t0;
+    harness_st.runs++;
+    harness_st.secs += dt;
+    if (!strcmp(ename, "KeyboardInterrupt")) harness_st.interrupted++, harness_st.interrupted_secs += dt;
     snprintf(harness_evalue, sizeof harness_evalue, "%s", err.evalue ? err.evalue : "");
     json_decref(v);
     engine_error_clear(&err);
