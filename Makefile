@@ -279,6 +279,7 @@ fuzz: $(FUZZ_TARGETS:%=build/fuzz/fuzz_%)
 	  mkdir -p build/fuzz/work/$$t; \
 	  echo "== fuzz_$$t for $(FUZZ_SECONDS) s$(if $(FUZZ_RUNS), or $(FUZZ_RUNS) executions)"; \
 	  build/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS)) -timeout=10 \
+	    $$(case $$t in interp|gen) echo -detect_leaks=0;; esac) \
 	    -rss_limit_mb=4096 -max_len=65536 -artifact_prefix=build/fuzz/$$t- \
 	    $$(test -f tests/fuzz/$$t.dict && echo -dict=tests/fuzz/$$t.dict) \
 	    -print_final_stats=1 build/fuzz/work/$$t tests/fuzz/corpus/$$t 2>&1 | \
