@@ -242,6 +242,10 @@ bench-timeit: build/icuda build/icuda-worker build/bench/timeit_accuracy venv
 # ---- fuzzing (libFuzzer, clang, ASan + UBSan; tests/fuzz, docs/reliability.md) ----
 #   make fuzz                 every target FUZZ_SECONDS (default 20) from its corpus
 #   make fuzz FUZZ_SECONDS=3600 FUZZ_TARGETS=interp   a long run of one
+#   make fuzz FUZZ_TARGETS=conn FUZZ_RUNS=10000000 FUZZ_SECONDS=0   a count of executions
+# Targets: split, interp (host interpreter), gen (generated C programs), wire,
+# conn (connection file), magic_args, npy (.npy header), device_cell (device
+# unit assembly, no NVRTC). tests/fuzz/<target>.dict is passed as -dict.
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 20
 FUZZ_TARGETS ?= split interp gen wire conn magic_args npy device_cell
