@@ -1,7 +1,6 @@
-/* A cell's device code: assembling its translation unit from the session
- * prelude and the cell, compiling (or finding it in the cache), reporting,
- * and remembering what later cells need. */
-#include <ctype.h>
+/* A cell's device code: its translation unit (assembled by device_unit.c)
+ * compiled, or found in the cache, reported, and remembered for later
+ * cells; NVRTC's options and the headers it may include. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
