@@ -92,7 +92,8 @@ static bool int_lvalue(gen_t *g) {
         break;
     case 2:
         if ((v = var_of(g, V_STRUCT, false))) {
-            sb_printf(&g->out, "%s.%s", v, pick(g, 2) ? "a" : "c[1]");
+            unsigned f = pick(g, 3);
+            sb_printf(&g->out, f == 2 ? "(&%s)->a" : "%s.%s", v, f ? "a" : "c[1]");
             return true;
         }
         break;
@@ -175,8 +176,10 @@ static void int_expr(gen_t *g, int d) {
     case 8: {
         size_t mark = g->out.len;
         emit(g, "(");
+        bool prefix = pick(g, 4) == 3;
+        if (prefix) emit(g, pick(g, 2) ? "++" : "--");
         if (int_lvalue(g)) {
-            unsigned k = pick(g, 15);
+            unsigned k = prefix ? 14 : pick(g, 15);
             if (k < 11) {
                 emit(g, asg[k]);
                 int_expr(g, d + 1);
