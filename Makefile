@@ -242,9 +242,13 @@ bench-timeit: build/icuda build/icuda-worker build/bench/timeit_accuracy venv
 # ---- fuzzing (libFuzzer, clang, ASan + UBSan; tests/fuzz, docs/reliability.md) ----
 #   make fuzz                 every target FUZZ_SECONDS (default 20) from its corpus
 #   make fuzz FUZZ_SECONDS=3600 FUZZ_TARGETS=interp   a long run of one
+#   make fuzz FUZZ_TARGETS=conn FUZZ_RUNS=10000000 FUZZ_SECONDS=0   a count of executions
+# Targets: split, interp (host interpreter), gen (generated C programs), wire,
+# conn (connection file), magic_args, npy (.npy header), device_cell (device
+# unit assembly, no NVRTC). tests/fuzz/<target>.dict is passed as -dict.
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 20
-FUZZ_TARGETS ?= split interp wire
+FUZZ_TARGETS ?= split interp gen wire conn magic_args npy device_cell
 FUZZ_FLAGS   := -O1 -g -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined \
                 -fno-omit-frame-pointer \
                 -I. -I$(CUDA)/include $(PKGS_CFLAGS) -DICUDA_VERSION='"$(VERSION)"' -DICUDA_CUDA_HOME='"$(CUDA)"'
@@ -252,14 +256,24 @@ FUZZ_LANG    := $(wildcard runtime/lang/*.c) runtime/cell_io.c runtime/hostmem/a
                 build/gen/crt_decls.c build/gen/clib_decls.c
 FUZZ_SRC_split  := runtime/split.c runtime/include_routes.c
 FUZZ_SRC_interp := $(FUZZ_LANG)
+FUZZ_SRC_gen    := $(FUZZ_LANG) runtime/strbuf.c
 FUZZ_SRC_wire   := kernel/wire.c kernel/replay.c
+FUZZ_SRC_conn   := kernel/connection.c
+FUZZ_SRC_magic_args := magics/magic_args.c runtime/strbuf.c runtime/cell_io.c
+FUZZ_SRC_npy    := magics/npy_header.c runtime/strbuf.c runtime/cell_io.c
+FUZZ_SRC_device_cell := runtime/device_unit.c runtime/device_pp.c runtime/device_lines.c runtime/split.c \
+                        runtime/include_routes.c runtime/strbuf.c runtime/cell_io.c
 
 build/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -c $< -o $@
+	$(FUZZ_CC) $(FUZZ_FLAGS) -MMD -MP -c $< -o $@
+.PRECIOUS: build/fuzz/obj/%.o
+-include $(shell find build/fuzz/obj -name '*.d' 2>/dev/null)
 
 .SECONDEXPANSION:
-build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $$(patsubst %.c,build/fuzz/obj/%.o,$$(FUZZ_SRC_$$*)) | $(GEN_LIB) $(GEN_CLIB)
+# through a function: a % written in the rule would become the stem first
+fuzz_objs = $(addprefix build/fuzz/obj/,$(patsubst %.c,%.o,$(FUZZ_SRC_$(1))))
+build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $$(call fuzz_objs,$$*) | $(GEN_LIB) $(GEN_CLIB)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $^ $(PKGS_LIBS) -ldl -lm -lpthread -o $@
 
@@ -267,8 +281,11 @@ build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $$(patsubst %.c,build/fuzz/obj/%.o,$$(FUZ
 fuzz: $(FUZZ_TARGETS:%=build/fuzz/fuzz_%)
 	@for t in $(FUZZ_TARGETS); do \
 	  mkdir -p build/fuzz/work/$$t; \
-	  echo "== fuzz_$$t for $(FUZZ_SECONDS) s"; \
-	  build/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=4096 -max_len=65536 \
+	  echo "== fuzz_$$t for $(FUZZ_SECONDS) s$(if $(FUZZ_RUNS), or $(FUZZ_RUNS) executions)"; \
+	  build/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS)) -timeout=10 \
+	    $$(case $$t in interp|gen) echo -detect_leaks=0;; esac) \
+	    -rss_limit_mb=4096 -max_len=65536 -artifact_prefix=build/fuzz/$$t- \
+	    $$(test -f tests/fuzz/$$t.dict && echo -dict=tests/fuzz/$$t.dict) \
 	    -print_final_stats=1 build/fuzz/work/$$t tests/fuzz/corpus/$$t 2>&1 | \
-	    grep -E "stat::number_of_executed_units|ERROR|SUMMARY|crash-|leak-|timeout-" || true; \
+	    grep -E "stat::number_of_executed_units|stat::average_exec_per_sec|ERROR|SUMMARY|crash-|leak-|timeout-" || true; \
 	done

@@ -41,15 +41,14 @@ static int get_str(json_t *root, const char *name, const char *dflt, char *out, 
     return 0;
 }
 
-int connection_load(const char *path, connection_t *c, char *why, size_t whylen) {
-    memset(c, 0, sizeof *c);
-    json_error_t jerr;
-    json_t *root = json_load_file(path, 0, &jerr);
+/* root: the parsed file, or NULL with jerr set; consumed. */
+static int check(json_t *root, json_error_t *jerr, const char *path, connection_t *c, char *why,
+                 size_t whylen) {
     if (!root) {
         /* jansson quotes the text "near" the error, which may be the key */
-        char *near = strstr(jerr.text, " near ");
+        char *near = strstr(jerr->text, " near ");
         if (near) *near = 0;
-        snprintf(why, whylen, "%s: %s (line %d)", path, jerr.text, jerr.line);
+        snprintf(why, whylen, "%s: %s (line %d)", path, jerr->text, jerr->line);
         return -1;
     }
     int rc = -1;
@@ -90,6 +89,20 @@ out:
     json_decref(root);
     if (rc) connection_free(c);
     return rc;
+}
+
+int connection_load(const char *path, connection_t *c, char *why, size_t whylen) {
+    memset(c, 0, sizeof *c);
+    json_error_t jerr;
+    json_t *root = json_load_file(path, 0, &jerr);
+    return check(root, &jerr, path, c, why, whylen);
+}
+
+int connection_parse(const char *text, size_t len, const char *name, connection_t *c, char *why, size_t whylen) {
+    memset(c, 0, sizeof *c);
+    json_error_t jerr;
+    json_t *root = json_loadb(text, len, 0, &jerr);
+    return check(root, &jerr, name, c, why, whylen);
 }
 
 void connection_free(connection_t *c) {

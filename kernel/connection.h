@@ -15,6 +15,9 @@ typedef struct connection {
 
 /* Reads and checks a connection file. Returns 0, or -1 with a reason in why. */
 int connection_load(const char *path, connection_t *c, char *why, size_t whylen);
+/* The same from the file's text (len bytes, no NUL needed); name stands for
+ * the path in messages. The fuzzer (tests/fuzz/fuzz_conn.c) enters here. */
+int connection_parse(const char *text, size_t len, const char *name, connection_t *c, char *why, size_t whylen);
 void connection_free(connection_t *c);
 
 /* The zmq endpoint of one channel: "tcp://127.0.0.1:5555" or "ipc://path-5555"

@@ -5,23 +5,9 @@
  * what is chosen. */
 #include <stdio.h>
 #include <string.h>
+#include "magic_args.h"
 #include "magics.h"
 #include "runtime/lang/interp.h"
-
-/* The words of both forms: a mode and an optimisation level, each optional. */
-static int tier_args(const magic_t *m, const char *args, char *buf, size_t cap, const char **mode, int *opt,
-                     engine_error_t *err) {
-    snprintf(buf, cap, "%s", args ? args : "");
-    *mode = NULL;
-    *opt = -1;
-    for (char *save = NULL, *w = strtok_r(buf, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) {
-        if (!strcmp(w, "-O0")) *opt = 0;
-        else if (!strcmp(w, "-O2")) *opt = 2;
-        else if (!strcmp(w, "off") || !strcmp(w, "auto") || !strcmp(w, "always")) *mode = w;
-        else return magic_usage_error(m, err, "unknown argument '%s'", w);
-    }
-    return 0;
-}
 
 static int host_tier_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
     interp_t *in = mc->e->interp;
@@ -29,7 +15,7 @@ static int host_tier_line(magic_ctx_t *mc, const char *args, engine_error_t *err
     char buf[256];
     const char *mode;
     int opt;
-    if (tier_args(&magic_host_tier, args, buf, sizeof buf, &mode, &opt, err)) return -1;
+    if (host_tier_args(&magic_host_tier, args, buf, sizeof buf, &mode, &opt, err)) return -1;
     interp_set_host_tier(in, mode, opt);
     int o;
     const char *m = interp_host_tier(in, &o);
@@ -55,7 +41,7 @@ static int host_cell(magic_ctx_t *mc, const char *args, const char *body, engine
     char buf[256], was[16];
     const char *mode;
     int opt, was_opt;
-    if (tier_args(&magic_host, args, buf, sizeof buf, &mode, &opt, err)) return -1;
+    if (host_tier_args(&magic_host, args, buf, sizeof buf, &mode, &opt, err)) return -1;
     if (!mode && opt < 0) return magic_usage_error(&magic_host, err, "say how the cell runs: off, auto or always, and/or -O0 or -O2");
     snprintf(was, sizeof was, "%s", interp_host_tier(in, &was_opt));
     interp_set_host_tier(in, mode, opt);

@@ -11,71 +11,12 @@
 #include <unistd.h>
 
 #include "arrays.h"
+#include "npy_header.h"
 #include "runtime/strbuf.h"
-
-#define MAX_DIMS 8
-
-static const struct dtype {
-    char code[4];        /* "f4": kind letter and size */
-    const char *ctype;
-    int elem, esize;
-} dtypes[] = {
-    {"f4", "float", INTERP_ELEM_FLOAT, 4},          {"f8", "double", INTERP_ELEM_FLOAT, 8},
-    {"i1", "signed char", INTERP_ELEM_INT, 1},      {"i2", "short", INTERP_ELEM_INT, 2},
-    {"i4", "int", INTERP_ELEM_INT, 4},              {"i8", "long", INTERP_ELEM_INT, 8},
-    {"u1", "unsigned char", INTERP_ELEM_UINT, 1},   {"u2", "unsigned short", INTERP_ELEM_UINT, 2},
-    {"u4", "unsigned int", INTERP_ELEM_UINT, 4},    {"u8", "unsigned long", INTERP_ELEM_UINT, 8},
-    {"b1", "bool", INTERP_ELEM_BOOL, 1},
-};
-
-static const struct dtype *dtype_of(int elem, size_t esize) {
-    for (size_t i = 0; i < sizeof dtypes / sizeof dtypes[0]; i++)
-        if (dtypes[i].elem == elem && (size_t)dtypes[i].esize == esize) return &dtypes[i];
-    return NULL;
-}
 
 static int io_error(engine_error_t *err, const char *what, const char *path) {
     engine_error_set(err, "OSError", NULL, "%s %s: %s", what, path, strerror(errno));
     return -1;
-}
-
-/* "a,b,c" -> dims; false when it is not a list of whole numbers >= 0. */
-static bool parse_shape(const char *s, long *dims, int *nd) {
-    *nd = 0;
-    while (*s) {
-        char *end;
-        if (!isdigit((unsigned char)*s) || *nd == MAX_DIMS) return false;
-        long v = strtol(s, &end, 10);
-        dims[(*nd)++] = v;
-        if (*end == ',') end++;
-        else if (*end) return false;
-        s = end;
-    }
-    return *nd > 0;
-}
-
-static char *npy_header(const struct dtype *d, const long *dims, int nd, size_t *len) {
-    strbuf_t h = {0};
-    sb_printf(&h, "{'descr': '%c%s', 'fortran_order': False, 'shape': (", d->esize == 1 ? '|' : '<', d->code);
-    for (int i = 0; i < nd; i++) sb_printf(&h, "%ld%s", dims[i], nd == 1 ? "," : i + 1 < nd ? ", " : "");
-    sb_puts(&h, "), }");
-    char *dict = sb_take(&h);
-    size_t dl = strlen(dict);
-    /* magic, version, length field, dict, spaces, '\n': a multiple of 64 */
-    int ver = dl + 1 + 10 <= 65535 ? 1 : 2;
-    size_t pre = ver == 1 ? 10 : 12, total = (pre + dl + 1 + 63) / 64 * 64, hl = total - pre;
-    char *out = malloc(total);
-    if (!out) abort();
-    memcpy(out, "\x93NUMPY", 6);
-    out[6] = (char)ver;
-    out[7] = 0;
-    for (size_t i = 0; i < (ver == 1 ? 2u : 4u); i++) out[8 + i] = (char)(hl >> (8 * i));
-    memcpy(out + pre, dict, dl);
-    memset(out + pre + dl, ' ', hl - dl - 1);
-    out[total - 1] = '\n';
-    free(dict);
-    *len = total;
-    return out;
 }
 
 static int write_file(const char *path, const void *head, size_t hl, const void *data, size_t n, engine_error_t *err) {
@@ -106,11 +47,11 @@ static int save_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
     int argc = magic_split_args(args, &argv);
     const char *pos[3] = {0};
     int npos = 0, nd = 0, rc = 0;
-    long dims[MAX_DIMS];
+    long dims[NPY_MAX_DIMS];
     bool shaped = false;
     for (int i = 0; i < argc && !rc; i++) {
         if (!strcmp(argv[i], "--shape")) {
-            if (i + 1 >= argc || !parse_shape(argv[++i], dims, &nd))
+            if (i + 1 >= argc || !npy_parse_shape(argv[++i], dims, &nd))
                 rc = magic_usage_error(&magic_save, err, "--shape takes whole numbers separated by commas (--shape 64,128)");
             shaped = true;
         } else if (argv[i][0] == '-' && argv[i][1] == '-') rc = magic_usage_error(&magic_save, err, "unknown option %s", argv[i]);
@@ -126,7 +67,7 @@ static int save_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
         rc = magic_array(mc, "%save", arg, &a, err);
         free(arg);
     }
-    const struct dtype *d = rc ? NULL : dtype_of(a.elem, a.esize);
+    const npy_dtype_t *d = rc ? NULL : npy_dtype_of(a.elem, a.esize);
     if (!rc && !d) {
         engine_error_set(err, "TypeError", NULL, "%%save: .npy has no dtype for %s", a.ctype);
         rc = -1;
@@ -163,101 +104,6 @@ static int save_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
     }
     free(data);
     magic_free_args(argv, argc);
-    return rc;
-}
-
-/* ---- reading ---- */
-
-static int bad_file(engine_error_t *err, const char *path, const char *why) {
-    engine_error_set(err, "ValueError", NULL, "%s is not a .npy file icuda can read: %s", path, why);
-    return -1;
-}
-
-/* The value of 'key' in the header's dict: points just past "'key':". */
-static const char *dict_value(const char *dict, const char *key) {
-    char k[32];
-    snprintf(k, sizeof k, "'%s'", key);
-    const char *p = strstr(dict, k);
-    if (!p) return NULL;
-    p += strlen(k);
-    while (*p == ' ') p++;
-    if (*p != ':') return NULL;
-    for (p++; *p == ' ';) p++;
-    return p;
-}
-
-typedef struct npy {
-    const struct dtype *d;
-    bool swap;
-    long dims[MAX_DIMS];
-    int nd;
-    uint64_t count;
-    size_t data_off;
-} npy_t;
-
-static int parse_header(const char *path, const unsigned char *buf, size_t len, npy_t *o, engine_error_t *err) {
-    memset(o, 0, sizeof *o);
-    if (len < 10 || memcmp(buf, "\x93NUMPY", 6)) return bad_file(err, path, "it does not start with \\x93NUMPY");
-    int ver = buf[6];
-    if (ver < 1 || ver > 3) return bad_file(err, path, "an unknown format version");
-    size_t pre = ver == 1 ? 10 : 12;
-    if (len < pre) return bad_file(err, path, "the file ends inside its header");
-    size_t hl = buf[8] | (size_t)buf[9] << 8;
-    if (ver > 1) hl |= (size_t)buf[10] << 16 | (size_t)buf[11] << 24;
-    if (len < pre + hl) return bad_file(err, path, "the file ends inside its header");
-    char *dict = strndup((const char *)buf + pre, hl);
-    if (!dict) abort();
-    int rc = 0;
-    const char *v = dict_value(dict, "descr"), *f = dict_value(dict, "fortran_order"), *s = dict_value(dict, "shape");
-    if (v && *v == '[') {
-        engine_error_set(err, "TypeError", NULL, "%s holds a structured dtype (fields), which icuda cannot hold", path);
-        rc = -1;
-    } else if (!v || !f || !s || *v != '\'' || *s != '(')
-        rc = bad_file(err, path, "its header lacks descr, fortran_order or shape");
-    if (!rc) {
-        char code[16] = "";
-        size_t l = strcspn(v + 1, "'");
-        snprintf(code, sizeof code, "%.*s", (int)(l < 15 ? l : 15), v + 1);
-        char order = code[0];
-        const char *c = (order == '<' || order == '>' || order == '|' || order == '=') ? code + 1 : code;
-        for (size_t i = 0; i < sizeof dtypes / sizeof dtypes[0]; i++)
-            if (!strcmp(dtypes[i].code, c)) o->d = &dtypes[i];
-        if (!strcmp(c, "?")) o->d = dtype_of(INTERP_ELEM_BOOL, 1);
-        if (!o->d) {
-            engine_error_set(err, "TypeError", NULL, "%s holds dtype %s, which icuda cannot hold (it takes f4, f8, i1-i8, u1-u8, b1)",
-                             path, code);
-            rc = -1;
-        }
-        o->swap = order == '>' && o->d && o->d->esize > 1;
-    }
-    if (!rc) {
-        o->count = 1;
-        const char *p = s + 1;
-        while (!rc) {
-            while (*p == ' ' || *p == ',') p++;
-            if (*p == ')') break;
-            char *end;
-            long x = strtol(p, &end, 10);
-            if (end == p || x < 0 || o->nd == MAX_DIMS) rc = bad_file(err, path, "its shape is not a tuple of sizes");
-            else if (__builtin_mul_overflow(o->count, (uint64_t)x, &o->count) ||
-                     o->count > ((uint64_t)1 << 40) / (uint64_t)o->d->esize)
-                rc = bad_file(err, path, "its shape holds more data than a host buffer can (1 TiB)");
-            else {
-                o->dims[o->nd++] = x;
-                p = end;
-            }
-        }
-    }
-    if (!rc && !strncmp(f, "True", 4) && o->nd > 1)
-        rc = bad_file(err, path, "it is in Fortran order (save it with numpy.ascontiguousarray first)");
-    free(dict);
-    o->data_off = pre + hl;
-    if (!rc && (len - o->data_off) / (size_t)o->d->esize < o->count) {
-        char msg[200];
-        snprintf(msg, sizeof msg, "it is truncated: its shape needs %llu bytes of data, it has %zu",
-                 (unsigned long long)(o->count * (uint64_t)o->d->esize), len - o->data_off);
-        rc = bad_file(err, path, msg);
-    }
     return rc;
 }
 
@@ -302,7 +148,7 @@ static int load_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
     if (argc != 2) rc = magic_usage_error(&magic_load, err, "a variable name and a .npy file, please");
     else if (!c_name(argv[0])) rc = magic_usage_error(&magic_load, err, "%s is not a C variable name", argv[0]);
     if (!rc && !(buf = read_all(argv[1], &len, err))) rc = -1;
-    if (!rc) rc = parse_header(argv[1], buf, len, &h, err);
+    if (!rc) rc = npy_parse_header(argv[1], buf, len, &h, err);
     if (!rc) {
         /* the variable and its shape, declared as a cell would declare them */
         strbuf_t c = {0};

@@ -10,65 +10,12 @@
 
 #include "arrays.h"
 #include "chart.h"
+#include "magic_args.h"
 #include "runtime/strbuf.h"
 
 #define MAX_POINTS 10000
-#define MAX_SERIES 10
 #define VEGALITE_MIME "application/vnd.vegalite.v5+json" /* JupyterLab 4 / Notebook 7 take v3, v4 and v5 */
 #define VEGALITE_SCHEMA "https://vega.github.io/schema/vega-lite/v5.json"
-
-enum { K_LINE, K_SCATTER, K_BAR };
-
-typedef struct plot_opts {
-    bool xlog, ylog;
-    const char *title, *xlabel, *ylabel, *labels;
-    int kind;
-    long bins;
-    const char *args[MAX_SERIES + 1];
-    int nargs;
-} plot_opts_t;
-
-/* Options then arrays; argv's strings stay owned by argv. */
-static int parse(const magic_t *m, char **argv, int argc, bool hist, plot_opts_t *o, engine_error_t *err) {
-    memset(o, 0, sizeof *o);
-    o->bins = 10;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        const char **val = NULL;
-        if (!strcmp(a, "--loglog")) o->xlog = o->ylog = true;
-        else if (!strcmp(a, "--logx")) o->xlog = true;
-        else if (!strcmp(a, "--logy")) o->ylog = true;
-        else if (!strcmp(a, "--title")) val = &o->title;
-        else if (!strcmp(a, "--xlabel")) val = &o->xlabel;
-        else if (!strcmp(a, "--ylabel")) val = &o->ylabel;
-        else if (!strcmp(a, "--labels") && !hist) val = &o->labels;
-        else if ((!strcmp(a, "--kind") && !hist) || (!strcmp(a, "--bins") && hist)) {
-            if (i + 1 >= argc) return magic_usage_error(m, err, "%s needs a value", a);
-            const char *v = argv[++i];
-            if (hist) {
-                char *end;
-                o->bins = strtol(v, &end, 10);
-                if (*end || o->bins < 1 || o->bins > 1000)
-                    return magic_usage_error(m, err, "--bins takes a whole number from 1 to 1000, not %s", v);
-            } else if (!strcmp(v, "line")) o->kind = K_LINE;
-            else if (!strcmp(v, "scatter")) o->kind = K_SCATTER;
-            else if (!strcmp(v, "bar")) o->kind = K_BAR;
-            else return magic_usage_error(m, err, "--kind is line, scatter or bar, not %s", v);
-        } else if (a[0] == '-' && a[1] == '-') return magic_usage_error(m, err, "unknown option %s", a);
-        else {
-            if (o->nargs == (hist ? 1 : MAX_SERIES + 1))
-                return magic_usage_error(m, err, hist ? "one array, please" : "at most %d series", MAX_SERIES);
-            o->args[o->nargs++] = a;
-        }
-        if (val) {
-            if (i + 1 >= argc) return magic_usage_error(m, err, "%s needs a value", a);
-            *val = argv[++i];
-        }
-    }
-    if (o->nargs == 0) return magic_usage_error(m, err, "which array%s?", hist ? "" : "s");
-    return 0;
-}
-
 /* One series of points, thinned to at most MAX_POINTS for display. */
 typedef struct series {
     char label[96];
@@ -129,9 +76,9 @@ static int plot_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
     char **argv;
     int argc = magic_split_args(args, &argv);
     plot_opts_t o;
-    series_t ser[MAX_SERIES];
+    series_t ser[PLOT_MAX_SERIES];
     memset(ser, 0, sizeof ser);
-    int nser = 0, rc = parse(&magic_plot, argv, argc, false, &o, err);
+    int nser = 0, rc = plot_parse_opts(&magic_plot, argv, argc, false, &o, err);
     double *xs = NULL;
     uint64_t nx = 0;
     interp_array_t ax;
@@ -196,7 +143,7 @@ static int plot_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
                                o.xlog || o.ylog ? " or hold no positive values for a log axis" : "");
         goto out;
     }
-    if (o.kind == K_BAR && !o.ylog) y0 = fmin(y0, 0);
+    if (o.kind == PLOT_BAR && !o.ylog) y0 = fmin(y0, 0);
     if (x0 == x1) x0 -= o.xlog ? x0 / 2 : 1, x1 += o.xlog ? x1 : 1;
     if (y0 == y1) y0 -= o.ylog ? y0 / 2 : 1, y1 += o.ylog ? y1 : 1;
     char note[160] = "";
@@ -207,14 +154,14 @@ static int plot_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
     const char *xl = o.xlabel ? o.xlabel : indexed ? "index" : o.args[0];
     chart_t *c = chart_new(&(chart_opts_t){.title = title[0] ? title : NULL, .xlabel = xl, .ylabel = o.ylabel,
                                            .xlog = o.xlog, .ylog = o.ylog, .no_legend = nser == 1 && !o.labels});
-    if (o.kind == K_BAR && !o.xlog) {
+    if (o.kind == PLOT_BAR && !o.xlog) {
         double pad = (x1 - x0) / (2.0 * (ser[0].n > 1 ? ser[0].n - 1 : 1));
         chart_range(c, x0 - pad, x1 + pad, y0, y1);
     } else chart_range(c, x0, x1, y0, y1);
     for (int i = 0; i < nser; i++) {
         series_t *s = &ser[i];
-        if (o.kind == K_SCATTER) chart_points(c, s->x, s->y, s->n, i, s->label);
-        else if (o.kind == K_BAR) {
+        if (o.kind == PLOT_SCATTER) chart_points(c, s->x, s->y, s->n, i, s->label);
+        else if (o.kind == PLOT_BAR) {
             double w = s->n > 1 ? (s->x[s->n - 1] - s->x[0]) / (s->n - 1) * 0.8 / nser : 0.8;
             for (int k = 0; k < s->n; k++) {
                 double left = s->x[k] - w * nser / 2 + w * i;
@@ -233,17 +180,17 @@ static int plot_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
     char *svg = chart_finish(c);
     json_t *spec = vl_spec(&o, values);
     if (thinned) json_object_set_new(spec, "title", json_pack("{s:s, s:s}", "text", o.title ? o.title : "", "subtitle", note));
-    const char *mark = o.kind == K_SCATTER ? "point" : o.kind == K_BAR ? "bar" : "line";
+    const char *mark = o.kind == PLOT_SCATTER ? "point" : o.kind == PLOT_BAR ? "bar" : "line";
     json_object_set_new(spec, "mark", json_pack("{s:s, s:b}", "type", mark, "tooltip", 1));
-    if (o.kind == K_LINE && shown <= 60 * nser) json_object_set_new(json_object_get(spec, "mark"), "point", json_true());
+    if (o.kind == PLOT_LINE && shown <= 60 * nser) json_object_set_new(json_object_get(spec, "mark"), "point", json_true());
     json_t *enc = json_object();
-    json_object_set_new(enc, "x", vl_axis("x", xl, o.xlog, o.kind == K_BAR ? "ordinal" : "quantitative"));
+    json_object_set_new(enc, "x", vl_axis("x", xl, o.xlog, o.kind == PLOT_BAR ? "ordinal" : "quantitative"));
     json_object_set_new(enc, "y", vl_axis("y", o.ylabel, o.ylog, "quantitative"));
     json_object_set_new(enc, "color", json_pack("{s:s, s:s, s:n}", "field", "series", "type", "nominal", "title"));
-    if (o.kind == K_BAR && nser > 1) json_object_set_new(enc, "xOffset", json_pack("{s:s}", "field", "series"));
+    if (o.kind == PLOT_BAR && nser > 1) json_object_set_new(enc, "xOffset", json_pack("{s:s}", "field", "series"));
     json_object_set_new(spec, "encoding", enc);
     strbuf_t t = {0};
-    sb_printf(&t, "%s plot of %d series, %llu points", o.kind == K_BAR ? "bar" : o.kind == K_SCATTER ? "scatter" : "line",
+    sb_printf(&t, "%s plot of %d series, %llu points", o.kind == PLOT_BAR ? "bar" : o.kind == PLOT_SCATTER ? "scatter" : "line",
               nser, (unsigned long long)total);
     if (o.xlog || o.ylog) sb_printf(&t, " (%s)", o.xlog && o.ylog ? "log-log" : o.xlog ? "log x" : "log y");
     char a[32], b[32];
@@ -271,7 +218,7 @@ static int hist_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
     plot_opts_t o;
     interp_array_t a;
     double *v = NULL;
-    int rc = parse(&magic_hist, argv, argc, true, &o, err);
+    int rc = plot_parse_opts(&magic_hist, argv, argc, true, &o, err);
     if (!rc) rc = magic_array(mc, "%hist", o.args[0], &a, err);
     if (!rc && !(v = magic_array_doubles(mc, &a, a.count, err))) rc = -1;
     if (rc) goto out;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "magic_args.h"
 #include "magics.h"
 #include "runtime/cuda/cuda_session.h"
 #include "runtime/cuda_tools.h"
@@ -19,91 +20,6 @@
 
 #define RED "\x1b[1;31m"
 #define OFF "\x1b[0m"
-
-typedef struct {
-    char **argv; /* the magic line, split; the fields below point into it */
-    int argc;
-    char **nvcc; /* nvcc's options */
-    int nnvcc;
-    char **args; /* the program's arguments, after -- */
-    int nargs;
-    const char *profile; /* NULL, or "nsys" / "ncu" / "" (whichever there is) */
-} program_opts_t;
-
-/* Options that would make nvcc build something other than one executable
- * here, or that icuda sets itself. */
-static const char *const refused[] = {"-o", "--output-file", "-c", "--compile", "-ptx", "--ptx", "-cubin", "--cubin",
-                                      "-fatbin", "--fatbin", "-E", "--preprocess", "-run", "--run", "-lib", "--lib",
-                                      "-shared", "--shared", "-dc", "--device-c", "-M", "--generate-dependencies",
-                                      "-odir", "--output-directory"};
-
-/* The magic line split as a shell splits words, since it is a command
- * line (-DNAME=\"text\"): '...' as it stands, "..." with \" and \\ inside,
- * a backslash outside quotes keeps the next character. */
-static int split_words(const char *line, char ***out) {
-    int n = 0, cap = 8;
-    char **v = malloc(cap * sizeof *v);
-    if (!v) abort();
-    const char *p = line;
-    for (;;) {
-        while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') p++;
-        if (!*p) break;
-        strbuf_t b = {0};
-        char q = 0;
-        for (; *p && (q || (*p != ' ' && *p != '\t' && *p != '\r' && *p != '\n')); p++) {
-            if (q == '\'') {
-                if (*p == '\'') q = 0;
-                else sb_putc(&b, *p);
-            } else if (*p == '\\' && p[1] && (!q || p[1] == '"' || p[1] == '\\')) {
-                sb_putc(&b, *++p);
-            } else if (q == '"' && *p == '"') {
-                q = 0;
-            } else if (!q && (*p == '"' || *p == '\'')) {
-                q = *p;
-            } else {
-                sb_putc(&b, *p);
-            }
-        }
-        if (n == cap) {
-            cap *= 2;
-            v = realloc(v, cap * sizeof *v);
-            if (!v) abort();
-        }
-        v[n++] = sb_take(&b);
-    }
-    *out = v;
-    return n;
-}
-
-static int parse(const char *line, program_opts_t *o, engine_error_t *err) {
-    memset(o, 0, sizeof *o);
-    o->argc = split_words(line, &o->argv);
-    o->nvcc = o->argv;
-    int i = 0;
-    for (; i < o->argc && strcmp(o->argv[i], "--"); i++) {
-        const char *a = o->argv[i];
-        if (!strcmp(a, "--profile") || !strncmp(a, "--profile=", 10)) {
-            const char *tool = a[9] ? a + 10 : "";
-            if (*tool && strcmp(tool, "nsys") && strcmp(tool, "ncu"))
-                return magic_usage_error(&magic_program, err, "--profile takes nsys or ncu, not '%s'", tool);
-            o->profile = tool;
-            continue;
-        }
-        for (size_t r = 0; r < sizeof refused / sizeof refused[0]; r++) {
-            size_t k = strlen(refused[r]);
-            if (!strncmp(a, refused[r], k) && (!a[k] || a[k] == '='))
-                return magic_usage_error(&magic_program, err,
-                                         "%s is not for %%%%program: icuda builds one executable and runs it",
-                                         refused[r]);
-        }
-        o->nvcc[o->nnvcc++] = o->argv[i];
-    }
-    if (i < o->argc) {
-        o->args = o->argv + i + 1;
-        o->nargs = o->argc - i - 1;
-    }
-    return 0;
-}
 
 /* Lines of the cell before the body: the magic line and any blank lines
  * before it. */
@@ -321,7 +237,7 @@ static int run_program(magic_ctx_t *mc, const char *source, int line_offset, con
 
 static int program_cell(magic_ctx_t *mc, const char *args, const char *body, engine_error_t *err) {
     program_opts_t o;
-    int rc = parse(args, &o, err);
+    int rc = program_parse_opts(&magic_program, args, &o, err);
     if (rc == 0) {
         const char *p = body;
         while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;

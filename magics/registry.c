@@ -1,5 +1,4 @@
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,50 +32,6 @@ char *magic_help_text(const magic_t *m) {
     sb_printf(&b, "%s\n    %s\n", m->usage, m->summary);
     if (m->help && *m->help) sb_printf(&b, "\n%s\n", m->help);
     return sb_take(&b);
-}
-
-int magic_usage_error(const magic_t *m, engine_error_t *err, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    char *msg = NULL;
-    if (vasprintf(&msg, fmt, ap) < 0) msg = NULL;
-    va_end(ap);
-    json_t *tb = json_array();
-    json_array_append_new(tb, json_sprintf("\x1b[1;31mUsageError\x1b[0m: %s", msg ? msg : ""));
-    json_array_append_new(tb, json_sprintf("usage: %s", m->usage));
-    engine_error_set(err, "UsageError", tb, "%s", msg ? msg : "");
-    free(msg);
-    return -1;
-}
-
-int magic_split_args(const char *args, char ***argv) {
-    int n = 0, cap = 8;
-    char **v = malloc(cap * sizeof *v);
-    if (!v) abort();
-    const char *p = args;
-    for (;;) {
-        while (isspace((unsigned char)*p)) p++;
-        if (!*p) break;
-        strbuf_t b = {0};
-        bool quoted = false;
-        for (; *p && (quoted || !isspace((unsigned char)*p)); p++) {
-            if (*p == '"') quoted = !quoted;
-            else sb_putc(&b, *p);
-        }
-        if (n == cap) {
-            cap *= 2;
-            v = realloc(v, cap * sizeof *v);
-            if (!v) abort();
-        }
-        v[n++] = sb_take(&b);
-    }
-    *argv = v;
-    return n;
-}
-
-void magic_free_args(char **argv, int argc) {
-    for (int i = 0; i < argc; i++) free(argv[i]);
-    free(argv);
 }
 
 static int unknown(const char *name, bool cell, engine_error_t *err) {

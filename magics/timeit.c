@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "magic_args.h"
 #include "measure.h"
 #include "runtime/cuda/cuda_session.h"
 #include "runtime/gpu/gpu_client.h"
@@ -22,147 +23,6 @@
 
 #define REPEAT_SECONDS 0.2 /* a repeat's length when -n is not given (IPython's) */
 #define DEFAULT_REPEATS 7
-#define MAX_RUNS 1000000000L
-#define MAX_REPEATS 10000
-
-typedef struct opts {
-    long n;            /* runs per repeat; 0: chosen */
-    long r;            /* repeats; 0: DEFAULT_REPEATS */
-    char *out;         /* -o NAME */
-    bool quiet;
-    char *bytes, *flops;
-    const char *rest;  /* the statement (%timeit) or the setup (%%timeit), inside args */
-} opts_t;
-
-static void opts_free(opts_t *o) {
-    free(o->out);
-    free(o->bytes);
-    free(o->flops);
-}
-
-/* An option's value: up to white space outside brackets and quotes; a value
- * wholly in double quotes loses them. NULL when there is none. */
-static char *value_token(const char **pp) {
-    const char *p = *pp;
-    while (*p == ' ' || *p == '\t') p++;
-    const char *s = p;
-    int depth = 0;
-    char q = 0;
-    for (; *p; p++) {
-        if (q) {
-            if (*p == '\\' && p[1]) p++;
-            else if (*p == q) q = 0;
-        } else if (*p == '"' || *p == '\'') q = *p;
-        else if (*p == '(' || *p == '[' || *p == '{') depth++;
-        else if ((*p == ')' || *p == ']' || *p == '}') && depth > 0) depth--;
-        else if (isspace((unsigned char)*p) && depth == 0) break;
-    }
-    *pp = p;
-    size_t n = (size_t)(p - s);
-    if (!n) return NULL;
-    if (n >= 2 && s[0] == '"' && s[n - 1] == '"') s++, n -= 2;
-    char *v = strndup(s, n);
-    if (!v) abort();
-    return v;
-}
-
-static bool is_c_name(const char *s) {
-    static const char *const kw[] = {"auto", "break", "case", "char", "const", "continue", "default", "do", "double",
-                                     "else", "enum", "extern", "float", "for", "goto", "if", "int", "long",
-                                     "register", "return", "short", "signed", "sizeof", "static", "struct",
-                                     "switch", "typedef", "union", "unsigned", "void", "volatile", "while", "bool",
-                                     "true", "false", "inline", "restrict", "dim3", "timeit_result", NULL};
-    if (!s || !(isalpha((unsigned char)*s) || *s == '_') || strlen(s) > 63) return false;
-    for (const char *p = s; *p; p++)
-        if (!isalnum((unsigned char)*p) && *p != '_') return false;
-    for (int i = 0; kw[i]; i++)
-        if (!strcmp(s, kw[i])) return false;
-    return true;
-}
-
-static bool parse_count(const char *v, long max, long *out) {
-    if (!v || !*v) return false;
-    char *end;
-    long x = strtol(v, &end, 10);
-    if (*end || x < 1 || x > max) return false;
-    *out = x;
-    return true;
-}
-
-/* -n N -r R -o NAME -q --bytes EXPR --flops EXPR, then the rest. */
-static int parse_opts(const magic_t *m, const char *args, opts_t *o, engine_error_t *err) {
-    memset(o, 0, sizeof *o);
-    const char *p = args;
-    for (;;) {
-        while (*p == ' ' || *p == '\t') p++;
-        if (*p != '-') break;
-        const char *s = p;
-        while (*p && !isspace((unsigned char)*p) && *p != '=') p++;
-        char name[32];
-        snprintf(name, sizeof name, "%.*s", (int)(p - s), s);
-        if (!strcmp(name, "--")) break;
-        /* -n10 and --bytes=EXPR as well as -n 10 and --bytes EXPR */
-        const char *glued = NULL;
-        if (s[1] != '-' && (s[1] == 'n' || s[1] == 'r' || s[1] == 'o') && p - s > 2) {
-            glued = s + 2;
-            name[2] = 0;
-        } else if (*p == '=') {
-            glued = ++p;
-        }
-        bool flag = !strcmp(name, "-q");
-        bool known = flag || !strcmp(name, "-n") || !strcmp(name, "-r") || !strcmp(name, "-o") ||
-                     !strcmp(name, "--bytes") || !strcmp(name, "--flops");
-        if (!known) {
-            opts_free(o);
-            return magic_usage_error(m, err, "unknown option %s (write -- before a statement that starts with -)",
-                                     name);
-        }
-        if (flag) {
-            o->quiet = true;
-            continue;
-        }
-        char *v;
-        if (glued) {
-            p = glued;
-            v = value_token(&p);
-        } else v = value_token(&p);
-        if (!v) {
-            opts_free(o);
-            return magic_usage_error(m, err, "%s needs a value", name);
-        }
-        bool ok = true;
-        if (!strcmp(name, "-n")) ok = parse_count(v, MAX_RUNS, &o->n);
-        else if (!strcmp(name, "-r")) ok = parse_count(v, MAX_REPEATS, &o->r);
-        if (!ok) {
-            magic_usage_error(m, err, "%s takes a whole number from 1 to %ld, not %s", name,
-                              name[1] == 'n' ? MAX_RUNS : (long)MAX_REPEATS, v);
-            free(v);
-            opts_free(o);
-            return -1;
-        }
-        if (!strcmp(name, "-o")) {
-            if (!is_c_name(v)) {
-                magic_usage_error(m, err, "-o takes the name of a variable to store the result in, not %s", v);
-                free(v);
-                opts_free(o);
-                return -1;
-            }
-            free(o->out);
-            o->out = v;
-        } else if (!strcmp(name, "--bytes")) {
-            free(o->bytes);
-            o->bytes = v;
-        } else if (!strcmp(name, "--flops")) {
-            free(o->flops);
-            o->flops = v;
-        } else free(v);
-    }
-    if (!strncmp(p, "--", 2) && (p[2] == 0 || isspace((unsigned char)p[2]))) p += 2;
-    while (*p == ' ' || *p == '\t') p++;
-    o->rest = p;
-    return 0;
-}
-
 /* --bytes/--flops: a positive number, evaluated before anything runs. */
 static int eval_amount(magic_ctx_t *mc, const char *opt, const char *expr, double *out, engine_error_t *err) {
     *out = 0;
@@ -198,7 +58,7 @@ enum { PH_WARMUP, PH_DECIDE, PH_AUTO, PH_REPEAT, PH_DONE };
 
 typedef struct timing {
     magic_ctx_t *mc;
-    const opts_t *o;
+    const timeit_opts_t *o;
     int phase;
     unsigned long work0;
     bool events;
@@ -286,7 +146,7 @@ static long batch(void *ctx, char *ename, char *msg, size_t ml) {
         break;
     case PH_AUTO:
         if ((rc = finish(t, &secs))) break;
-        if (secs >= REPEAT_SECONDS || t->n >= MAX_RUNS / 10) t->phase = PH_REPEAT;
+        if (secs >= REPEAT_SECONDS || t->n >= TIMEIT_MAX_RUNS / 10) t->phase = PH_REPEAT;
         else t->n = next_n(t->n);
         rc = begin(t);
         break;
@@ -498,7 +358,7 @@ static char *label_of(const char *stmt) {
 
 /* Both forms: setup (may be NULL) and the statement, as the user wrote
  * them; label names the measurement for %roofline. */
-static int timeit(magic_ctx_t *mc, const opts_t *o, const interp_text_t *setup, const interp_text_t *stmt,
+static int timeit(magic_ctx_t *mc, const timeit_opts_t *o, const interp_text_t *setup, const interp_text_t *stmt,
                   const char *label, engine_error_t *err) {
     double bytes = 0, flops = 0;
     if (eval_amount(mc, "--bytes", o->bytes, &bytes, err) || eval_amount(mc, "--flops", o->flops, &flops, err))
@@ -562,8 +422,8 @@ static bool blank(const char *s) {
 }
 
 static int timeit_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
-    opts_t o;
-    if (parse_opts(&magic_timeit, args, &o, err)) return -1;
+    timeit_opts_t o;
+    if (timeit_parse_opts(&magic_timeit, args, &o, err)) return -1;
     int rc;
     if (blank(o.rest)) rc = magic_usage_error(&magic_timeit, err, "nothing to time: write a statement after the options");
     else {
@@ -574,13 +434,13 @@ static int timeit_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
         free(label);
         free(line);
     }
-    opts_free(&o);
+    timeit_opts_free(&o);
     return rc;
 }
 
 static int timeit_cell(magic_ctx_t *mc, const char *args, const char *body, engine_error_t *err) {
-    opts_t o;
-    if (parse_opts(&magic_timeit, args, &o, err)) return -1;
+    timeit_opts_t o;
+    if (timeit_parse_opts(&magic_timeit, args, &o, err)) return -1;
     int rc = 0;
     cell_split_t sp;
     split_cell(body, &sp);
@@ -609,7 +469,7 @@ static int timeit_cell(magic_ctx_t *mc, const char *args, const char *body, engi
         free(cell);
         free(head);
     }
-    opts_free(&o);
+    timeit_opts_free(&o);
     return rc;
 }
 

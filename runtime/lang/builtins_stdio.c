@@ -25,7 +25,7 @@ void out_flush(void) {
 
 void out_write(const char *stream, const char *s, size_t n) {
     interp_t *in = g_in;
-    if (!in->io) return; /* user_expressions print nothing */
+    if (!in->io || n == 0) return; /* user_expressions print nothing; nothing: no buffer yet, maybe */
     if (strcmp(stream, "stderr") == 0) {
         out_flush();
         if (in->io->stream) in->io->stream(in->io->ctx, "stderr", s, n);
@@ -330,8 +330,10 @@ static val_t bi_sprintf(node_t *c, val_t *a, int n, frame_t *f) {
     char *s;
     size_t len;
     format_printf(c, a, n, 1, &s, &len);
+    g_in->fmt_buf = s; /* a destination too small raises: lang_recover frees it (fuzz_interp: it leaked) */
     char *d = mem_at(a[0].u, len + 1, 1, c->list[0]);
     memcpy(d, s, len + 1);
+    g_in->fmt_buf = NULL;
     free(s);
     return (val_t){.i = (int64_t)len};
 }
@@ -343,9 +345,11 @@ static val_t bi_snprintf(node_t *c, val_t *a, int n, frame_t *f) {
     uint64_t cap = a[1].u;
     if (cap) {
         uint64_t k = len + 1 < cap ? len + 1 : cap;
+        g_in->fmt_buf = s; /* as in sprintf */
         char *d = mem_at(a[0].u, cap, 1, c->list[0]);
         memcpy(d, s, k - 1);
         d[k - 1] = 0;
+        g_in->fmt_buf = NULL;
     }
     free(s);
     return (val_t){.i = (int64_t)len};

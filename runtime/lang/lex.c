@@ -91,9 +91,14 @@ static int escape(const char **pp, loc_t *l) {
     case 'e': c = 27; break;
     case 'x': {
         if (!isxdigit((unsigned char)*p)) syntax_error(l, "\\x used with no following hex digits");
-        c = 0;
-        while (isxdigit((unsigned char)*p)) c = c * 16 + hexv(*p++);
-        c &= 0xff;
+        /* out of a char's range is an error, as gcc says; counted in an
+         * unsigned, since the digits may go on (fuzz_interp: int overflow) */
+        unsigned v = 0;
+        while (isxdigit((unsigned char)*p)) {
+            v = v * 16 + (unsigned)hexv(*p++);
+            if (v > 0xff) syntax_error(l, "hex escape sequence out of range");
+        }
+        c = (int)v;
         break;
     }
     default:

@@ -1016,6 +1016,12 @@ node_t *expr(P *p) {
         nest_enter(p);
         node_t *r = assign_expr(p);
         loc_t l = from(p, &l0);
+        /* a function designator has no value to evaluate (fuzz_interp: it crashed) */
+        for (node_t *side = e; side; side = side == e ? r : NULL)
+            if (side->ty->kind == T_FUNC && !side->is_place) {
+                char b[100];
+                type_error(&side->loc, "'%s' is a function; call it with ()", loc_text(&side->loc, b, sizeof b));
+            }
         e = mk_comma(&l, rvalue(p, e), rvalue(p, r));
     }
     p->nest = nest0;

@@ -128,7 +128,9 @@ static node_t *stmt_inner(P *p) {
     if (t->kind == TK_KW) {
         cxx_check_unsupported(p);
         if (t->id == KW_USING || t->id == KW_NAMESPACE) {
-            cxx_using_item(p);
+            /* false: a namespace block, which only a cell's top level reads;
+             * going on without consuming it would loop for ever (fuzz_interp) */
+            if (!cxx_using_item(p)) syntax_error(&l0, "a namespace is opened at a cell's top level, not inside a block");
             return st_nop(&l0);
         }
         switch (t->id) {

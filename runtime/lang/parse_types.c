@@ -188,6 +188,21 @@ static type_t *enum_spec(P *p) {
         token_t *nm = TOK;
         p->i++;
         if (accept(p, P_ASSIGN)) v = const_int(p, const_expr(p), "an enumerator value");
+        /* the value must fit the enumeration's type (C: int): arithmetic on
+         * the constant is checked as of that type, and would overflow */
+        if (t->size < 8) {
+            int bits = (int)t->size * 8;
+            int64_t lo = t->is_unsigned ? 0 : -((int64_t)1 << (bits - 1));
+            int64_t hi = t->is_unsigned ? ((int64_t)1 << bits) - 1 : ((int64_t)1 << (bits - 1)) - 1;
+            if (v < lo || v > hi) {
+                char tn[64];
+                type_t base = *t;
+                base.is_enum = false;
+                base.enum_tag = NULL;
+                type_error(&nm->loc, "enumerator value %" PRId64 " for '%s' is outside the range of '%s'", v,
+                           pstr(p, nm), ty_name(&base, tn, sizeof tn));
+            }
+        }
         sym_t *s = palloc(p, sizeof *s);
         s->name = pstr(p, nm);
         if (scoped) {

@@ -91,8 +91,10 @@ bool ub_would_fault(int op, int k, int64_t a, int64_t b, type_t *bt) {
     if (k == K_I64 && op == P_MINUS) return __builtin_sub_overflow(a, b, &s);
     if (k == K_I64 && op == P_STAR) return __builtin_mul_overflow(a, b, &s);
     if (k == K_I32 && (op == P_PLUS || op == P_MINUS || op == P_STAR)) {
-        s = op == P_PLUS ? a + b : op == P_MINUS ? a - b : a * b;
-        return s != (int32_t)s;
+        /* checked in 64 bits too: an operand need not be an int's value (fuzz_interp) */
+        bool o = op == P_PLUS ? __builtin_add_overflow(a, b, &s) : op == P_MINUS ? __builtin_sub_overflow(a, b, &s)
+                                                                   : __builtin_mul_overflow(a, b, &s);
+        return o || s != (int32_t)s;
     }
     if ((op == P_SHL || op == P_SHR) && k != K_F32 && k != K_F64) {
         int width = (k == K_I32 || k == K_U32) ? 32 : 64;

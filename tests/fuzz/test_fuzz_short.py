@@ -29,15 +29,18 @@ def test_each_fuzzer_runs_clean_for_ten_seconds():
     if not have_libfuzzer():
         print("skip: clang without libFuzzer")
         return
-    targets = ["split", "interp", "wire"]
+    targets = ["split", "interp", "gen", "wire", "conn", "magic_args", "npy", "device_cell"]
     r = subprocess.run(["make", "-s"] + [f"build/fuzz/fuzz_{t}" for t in targets], cwd=ROOT,
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     for t in targets:
         with tempfile.TemporaryDirectory() as work:
+            d = os.path.join("tests/fuzz", f"{t}.dict")
             p = subprocess.run([f"build/fuzz/fuzz_{t}", "-max_total_time=10", "-timeout=10", "-rss_limit_mb=4096",
-                                "-max_len=65536", "-print_final_stats=1", f"-artifact_prefix={work}/",
-                                work, f"tests/fuzz/corpus/{t}"], cwd=ROOT, capture_output=True, text=True,
+                                "-max_len=65536", "-print_final_stats=1", f"-artifact_prefix={work}/"]
+                               + ([f"-dict={d}"] if os.path.exists(os.path.join(ROOT, d)) else [])
+                               + (["-detect_leaks=0"] if t in ("interp", "gen") else [])  # the harness checks per session
+                               + [work, f"tests/fuzz/corpus/{t}"], cwd=ROOT, capture_output=True, text=True,
                                errors="replace", timeout=300)
             out = p.stdout + p.stderr
             m = re.search(r"stat::number_of_executed_units: (\d+)", out)

@@ -106,6 +106,10 @@ int main(void) {
     for (int i = 0; i < 20; i++) /* printf's text so far, when %s reads past a buffer (fuzz_interp) */
         CHECK(strstr(run(in, "{ char ub[8]; memset(ub, 'x', sizeof ub); printf(\"%d %s\\n\", 1, ub); }", buf, sizeof buf),
                      "RuntimeError"));
+    for (int i = 0; i < 20; i++) { /* sprintf's and snprintf's text, when the destination is too small (fuzz_interp) */
+        CHECK(strstr(run(in, "{ char sd[4]; sprintf(sd, \"%d\", 123456); }", buf, sizeof buf), "RuntimeError"));
+        CHECK(strstr(run(in, "{ char sn[4]; snprintf(sn, 16, \"%d\", 123456); }", buf, sizeof buf), "RuntimeError"));
+    }
     CHECK_STR(run(in, "int sw = 0; switch (3) { case 1: sw = 1; break; case 3: sw = 3; break; }", buf, sizeof buf), "");
     interp_free(in);
     return check_report();
