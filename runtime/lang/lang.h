@@ -223,8 +223,32 @@ int mem_free_heap(uint64_t p, node_t *at);   /* free(); raises on misuse */
  * what made the buffer must match what releases it, as C++ requires. */
 enum { ALLOC_MALLOC, ALLOC_NEW, ALLOC_NEW_ARRAY };
 int mem_release(uint64_t p, int how, node_t *at);
-void mem_free_owner(uint32_t owner);
 extern uint32_t g_owner;   /* interp id that new buffers belong to */
+/* A session's buffer table, raw-address index, managed-memory list and
+ * function boxes while another session is current. The globals (g_bufs,
+ * g_nbufs, g_buf_epoch, g_fboxes, ... in mem.c and exec.c) are the current
+ * session's own copy, so the hot paths read them without an indirection;
+ * lang_use swaps them when a different session is entered. */
+typedef struct lang_tables {
+    buf_t *bufs; uint32_t nbufs, capbufs;
+    uint64_t buf_epoch;
+    uint32_t *fifo; uint32_t fifo_cap, fifo_head, fifo_n;
+    struct raw *raw; uint32_t nraw, capraw;
+    uint32_t managed_epoch;
+    uint32_t *touched; uint32_t ntouched, captouched, nmanaged;
+    struct fbox **fboxes; int nfboxes;
+} lang_tables_t;
+/* Makes in the current session (g_in) and its tables the globals' (mem.c);
+ * NULL only clears g_in. Every public interp_* entry that touches state
+ * calls it; those that run code put the previous session back after. */
+void lang_use(interp_t *in);
+/* A new session's empty tables. */
+void mem_tables_init(lang_tables_t *t);
+/* Frees the current session's tables (interp_free, %reset): every buffer,
+ * the index and the function boxes; in must be current. */
+void mem_tables_free(interp_t *in);
+/* in is gone: the globals are nobody's (interp_free). */
+void mem_tables_forget(interp_t *in);
 uint64_t ptr_from_int(uint64_t v);
 
 /* ---------- nodes ---------- */
@@ -404,6 +428,8 @@ struct interp {
     int counter;
     bool prelude_done;
     hmap_t fboxes;       /* name -> fbox_t */
+    lang_tables_t tables; /* saved here while another session is current (lang_use) */
+    uint64_t tok_next;   /* strtok's place: a pointer word of this session */
     json_t *value_json;  /* the cell's value, set by its last statement */
     interp_hooks_t hooks;
     interp_header_fn header_text; void *header_ctx; /* #include "x" of a %%header (lex.c) */

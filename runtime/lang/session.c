@@ -19,8 +19,7 @@ static uint32_t next_id = 1;
 static void setup(interp_t *in_arg) {
     interp_t *volatile in = in_arg;
     interp_t *volatile saved = g_in;
-    g_in = in;
-    g_owner = in->id;
+    lang_use(in);
     builtins_register(in);
     jmp_buf jb;
     engine_error_t err = {0};
@@ -38,28 +37,23 @@ static void setup(interp_t *in_arg) {
     in->jb = NULL;
     pool_free(&in->scratch);
     rand_seed(in, 1);
-    g_in = saved ? saved : in;
+    lang_use(saved ? saved : in);
 }
 
 interp_t *interp_new(void) {
     interp_t *in = calloc(1, sizeof *in);
     in->id = next_id++;
+    mem_tables_init(&in->tables);
     setup(in);
     return in;
 }
 
 static void teardown(interp_t *in) {
     interp_t *saved = g_in;
-    g_in = in;
+    lang_use(in);
     extern void frames_free(interp_t *);
     frames_free(in);
-    mem_free_owner(in->id);
-    /* function boxes of this session: keep the table slots, forget the code */
-    for (int i = 0; i < g_nfboxes; i++)
-        if (g_fboxes[i] && g_fboxes[i]->owner == in->id) g_fboxes[i] = NULL;
-    bool any = false;
-    for (int i = 0; i < g_nfboxes; i++) any |= g_fboxes[i] != NULL;
-    if (!any) { free(g_fboxes); g_fboxes = NULL; g_nfboxes = 0; }
+    mem_tables_free(in);
     hmap_free(&in->globals);
     hmap_free(&in->tags);
     hmap_free(&in->macros);
@@ -80,13 +74,14 @@ static void teardown(interp_t *in) {
     in->value_json = NULL;
     pool_free(&in->pool);
     pool_free(&in->scratch);
-    g_in = saved == in ? NULL : saved;
+    lang_use(saved == in ? NULL : saved);
 }
 
 void interp_free(interp_t *in) {
     if (!in) return;
     teardown(in);
     native_free(in);
+    mem_tables_forget(in);
     free(in);
 }
 
@@ -95,7 +90,9 @@ void interp_reset(interp_t *in) {
     teardown(in);
     uint32_t id = in->id;
     struct native_state *ns = in->native; /* the tier's choice outlives %reset */
+    lang_tables_t t = in->tables; /* empty; lang_use's globals are still these */
     memset(in, 0, sizeof *in);
+    in->tables = t;
     in->id = id;
     in->hooks = h;
     in->native = ns;
@@ -103,8 +100,7 @@ void interp_reset(interp_t *in) {
 }
 
 void lang_enter(interp_t *in, const engine_io_t *io, engine_error_t *err, jmp_buf *jb, char *here) {
-    g_in = in;
-    g_owner = in->id;
+    lang_use(in);
     in->io = io;
     in->err = err;
     in->exited = false;
@@ -202,7 +198,7 @@ static int run(interp_t *in_arg, const char *text, const char *name, const engin
         }
         in->jb = NULL;
         in->err = NULL;
-        g_in = saved ? saved : in;
+        lang_use(saved ? saved : in);
         return rc;
     }
     src_t *src = src_new(in, name, text);
@@ -218,7 +214,7 @@ static int run(interp_t *in_arg, const char *text, const char *name, const engin
     in->value_json = NULL;
     in->jb = NULL;
     in->err = NULL;
-    g_in = saved ? saved : in;
+    lang_use(saved ? saved : in);
     return 0;
 }
 
@@ -235,12 +231,13 @@ int interp_eval(interp_t *in, const char *expr, json_t **value, engine_error_t *
 void interp_flush_output(interp_t *in) {
     if (!in || !in->outlen) return;
     interp_t *saved = g_in;
-    g_in = in;
+    lang_use(in);
     out_flush();
-    g_in = saved;
+    lang_use(saved);
 }
 
 char *interp_device_constants(interp_t *in) {
+    lang_use(in);
     size_t cap = 256, n = 0;
     char *o = malloc(cap);
     o[0] = 0;
@@ -324,6 +321,7 @@ static const char *place_name(const buf_t *b) {
              s && s->kind == S_VAR_GLOBAL && s->gv->committed; s = NULL)
 
 json_t *interp_who(interp_t *in) {
+    lang_use(in);
     json_t *a = json_array();
     FOR_SESSION_VARS(in, s) {
         char tn[200];
@@ -389,6 +387,7 @@ static void ptr_names_add(void *ctx, const char *name, uint64_t w) {
 }
 
 char *interp_pointer_names(interp_t *in, int place, uint64_t base) {
+    lang_use(in);
     (void)place;
     ptr_names_t pn = {.o = malloc(64), .cap = 64, .base = base};
     if (!pn.o) abort();
