@@ -16,12 +16,21 @@
 #define LIKELY(x) __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
 
-/* ---------- pool: everything compiled lives until interp_free ---------- */
+/* ---------- pool: everything compiled lives until interp_free ----------
+ * (or, for a cell that defined nothing lasting, until the cell ends:
+ * session.c rolls the pool back to where the cell began) */
 typedef struct pool_chunk { struct pool_chunk *next; size_t used, cap; char data[]; } pool_chunk_t;
 typedef struct { pool_chunk_t *head; } pool_t;
 void *pool_alloc(pool_t *p, size_t n); /* zeroed */
 char *pool_strndup(pool_t *p, const char *s, size_t n);
 void pool_free(pool_t *p);
+typedef struct { pool_chunk_t *head; size_t used; } pool_mark_t;
+static inline pool_mark_t pool_mark(pool_t *p) { return (pool_mark_t){p->head, p->head ? p->head->used : 0}; }
+/* Frees what was allocated since m; the space is zeroed for reuse (and
+ * poisoned under ASan until handed out again). */
+void pool_rollback(pool_t *p, pool_mark_t m);
+/* Was x allocated since m (and not yet rolled back)? */
+bool pool_since(pool_t *p, pool_mark_t m, const void *x);
 
 /* ---------- source of one cell: kept for error carets ---------- */
 typedef struct src {
@@ -397,7 +406,7 @@ typedef struct sym {
 enum { S_VAR_GLOBAL = 1, S_VAR_LOCAL, S_TYPEDEF, S_FUNC, S_ENUMC, S_BUILTIN, S_TEMPLATE, S_CXX };
 
 /* a small string->pointer hash map */
-typedef struct hmap { int cap, n; const char **keys; void **vals; } hmap_t;
+typedef struct hmap { int cap, n; const char **keys; void **vals; unsigned puts; /* hmap_put calls ever */ } hmap_t;
 void *hmap_get(hmap_t *m, const char *k);
 void hmap_put(hmap_t *m, const char *k, void *v);
 void hmap_del(hmap_t *m, const char *k);
@@ -429,6 +438,13 @@ struct interp {
     bool prelude_done;
     hmap_t fboxes;       /* name -> fbox_t */
     lang_tables_t tables; /* saved here while another session is current (lang_use) */
+    /* What must outlive a cell whose pool space is given back (session.c
+     * cell_end): string literal bytes (by content), names a buffer record
+     * keeps (interned), the native tier's per-loop arrays; and a count of
+     * definitions that only the map counters do not see. */
+    pool_t keep;
+    hmap_t strlits, interned;
+    unsigned defs;
     uint64_t tok_next;   /* strtok's place: a pointer word of this session */
     json_t *value_json;  /* the cell's value, set by its last statement */
     interp_hooks_t hooks;
@@ -519,6 +535,8 @@ void lang_stack_bounds(interp_t *in, char *here);
  * scratch, tokens, unflushed output, a pending value). */
 void lang_enter(interp_t *in, const engine_io_t *io, engine_error_t *err, jmp_buf *jb, char *here);
 void lang_recover(interp_t *in);
+/* s copied once into in->keep (session-lived), by content. */
+const char *lang_intern(interp_t *in, const char *s);
 
 /* ---------- exec (exec.c) ---------- */
 val_t call_func(func_t *fn, val_t *args, node_t *site, frame_t *caller, char *retbuf);

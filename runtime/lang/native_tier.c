@@ -208,11 +208,12 @@ static void compile_loop(nloop_t *L) {
         L->state = ST_BAD;
         return;
     }
-    /* the constants live as long as the nodes (the session's pool) */
-    void **k = pool_alloc(&g_in->pool, sizeof(void *) * (size_t)(src.nk ? src.nk : 1));
+    /* the constants live as long as the nodes: a loop of an earlier cell's
+     * function may compile while a cell that keeps nothing runs */
+    void **k = pool_alloc(&g_in->keep, sizeof(void *) * (size_t)(src.nk ? src.nk : 1));
     memcpy(k, src.k, sizeof(void *) * (size_t)src.nk);
     free(src.k);
-    L->loops = pool_alloc(&g_in->pool, sizeof(node_t *) * (size_t)(src.nloops ? src.nloops : 1));
+    L->loops = pool_alloc(&g_in->keep, sizeof(node_t *) * (size_t)(src.nloops ? src.nloops : 1));
     memcpy(L->loops, src.loops, sizeof(node_t *) * (size_t)src.nloops);
     L->nloops = src.nloops;
     free(src.loops);

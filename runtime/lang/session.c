@@ -74,6 +74,10 @@ static void teardown(interp_t *in) {
     in->value_json = NULL;
     pool_free(&in->pool);
     pool_free(&in->scratch);
+    pool_free(&in->keep);
+    hmap_free(&in->strlits);
+    hmap_free(&in->interned);
+    in->defs = 0;
     lang_use(saved == in ? NULL : saved);
 }
 
@@ -156,6 +160,44 @@ static void drop_uncommitted(cell_code_t *cc) {
     cc->nnewg = 0;
 }
 
+/* ---- a cell's share of the pool ----
+ * A cell's source, tokens' names and syntax tree go into in->pool after a
+ * mark; when the cell defined nothing that lasts (no function, type,
+ * variable, macro, template instance, ...: every such definition goes
+ * through a session map's hmap_put or one of the counts below), the pool
+ * goes back to the mark when it ends. What must outlive it in any case is
+ * elsewhere: string literal bytes and cell names in in->keep, and the
+ * names buffer records keep are copied there below. */
+static unsigned long lasting(interp_t *in) {
+    unsigned long n = in->globals.puts + in->tags.puts + in->macros.puts + in->builtins.puts + in->fboxes.puts +
+                      in->ns_alias.puts + (unsigned)in->ngvars + (unsigned)in->nusings + (unsigned)g_nfboxes +
+                      in->defs;
+    if (in->cxx) n += in->cxx->instances.puts + in->cxx->gconstructed.puts + in->cxx->libfns.puts + 1;
+    return n;
+}
+
+const char *lang_intern(interp_t *in, const char *s) {
+    const char *k = hmap_get(&in->interned, s);
+    if (k) return k;
+    k = pool_strndup(&in->keep, s, strlen(s));
+    hmap_put(&in->interned, k, (void *)k);
+    return k;
+}
+
+static void cell_end(interp_t *in, pool_mark_t m, unsigned long before) {
+    if (lasting(in) != before) return;
+    /* buffer records outlive the cell (a freed block's "allocated at",
+     * a dead local's name): their names move to in->keep */
+    for (uint32_t i = SLOT_FIRST_BUF; i < g_nbufs; i++) {
+        buf_t *b = &g_bufs[i];
+        if (b->state == BUF_FREE_SLOT) continue;
+        if (b->what && pool_since(&in->pool, m, b->what)) b->what = lang_intern(in, b->what);
+        if (b->fname && pool_since(&in->pool, m, b->fname)) b->fname = lang_intern(in, b->fname);
+        if (b->cell && pool_since(&in->pool, m, b->cell)) b->cell = lang_intern(in, b->cell);
+    }
+    pool_rollback(&in->pool, m);
+}
+
 static int run(interp_t *in_arg, const char *text, const char *name, const engine_io_t *io, json_t **value,
                engine_error_t *err, bool expr_only) {
     interp_t *volatile in = in_arg;
@@ -164,6 +206,8 @@ static int run(interp_t *in_arg, const char *text, const char *name, const engin
     jmp_buf jb;
     char here; /* the depth of the stack is measured from the caller's frame */
     lang_enter(in, io, err, &jb, &here);
+    const pool_mark_t mark = pool_mark(&in->pool);
+    const unsigned long before = lasting(in);
     cell_code_t cc;
     memset(&cc, 0, sizeof cc);
     cell_code_t *volatile ccp = &cc;
@@ -198,6 +242,7 @@ static int run(interp_t *in_arg, const char *text, const char *name, const engin
         }
         in->jb = NULL;
         in->err = NULL;
+        cell_end(in, mark, before);
         lang_use(saved ? saved : in);
         return rc;
     }
@@ -214,6 +259,7 @@ static int run(interp_t *in_arg, const char *text, const char *name, const engin
     in->value_json = NULL;
     in->jb = NULL;
     in->err = NULL;
+    cell_end(in, mark, before);
     lang_use(saved ? saved : in);
     return 0;
 }
