@@ -26,8 +26,8 @@ char *pool_strndup(pool_t *p, const char *s, size_t n);
 void pool_free(pool_t *p);
 typedef struct { pool_chunk_t *head; size_t used; } pool_mark_t;
 static inline pool_mark_t pool_mark(pool_t *p) { return (pool_mark_t){p->head, p->head ? p->head->used : 0}; }
-/* Frees what was allocated since m; the space is zeroed for reuse (and
- * poisoned under ASan until handed out again). */
+/* Frees what was allocated since m; the space is zeroed for reuse (under
+ * ASan: poisoned and never reused, so that a stale pointer is caught). */
 void pool_rollback(pool_t *p, pool_mark_t m);
 /* Was x allocated since m (and not yet rolled back)? */
 bool pool_since(pool_t *p, pool_mark_t m, const void *x);

@@ -39,9 +39,15 @@ void pool_rollback(pool_t *p, pool_mark_t m) {
     }
     pool_chunk_t *c = p->head;
     if (!c || c->used <= m.used) return;
+#if defined(__SANITIZE_ADDRESS__)
+    /* under ASan the space is never handed out again, so that a pointer
+     * left into it is reported when used, not read as another cell's */
+    POISON(c->data + m.used, c->cap - m.used);
+    c->used = c->cap;
+#else
     memset(c->data + m.used, 0, c->used - m.used); /* pool_alloc hands out zeroed memory */
-    POISON(c->data + m.used, c->used - m.used);
     c->used = m.used;
+#endif
 }
 
 bool pool_since(pool_t *p, pool_mark_t m, const void *x) {
