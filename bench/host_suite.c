@@ -150,7 +150,7 @@ static char *sizes_at_run_time(const char *setup) {
         const char *e = strchr(l, '\n');
         size_t len = e ? (size_t)(e - l + 1) : strlen(l);
         const char *eq = strstr(l, " = ");
-        if (!strncmp(l, "int ", 4) && eq && eq < l + len && !memchr(l, ',', len) && len > 2 && l[len - 2] == ';') {
+        if (!strncmp(l, "int ", 4) && l[4] != '*' && eq && eq < l + len && !memchr(l, ',', len) && len > 2 && l[len - 2] == ';') {
             o += sprintf(o, "%.*s = opaque_(%.*s);\n", (int)(eq - l), l, (int)(l + len - 2 - (eq + 3)), eq + 3);
         } else {
             memcpy(o, l, len);

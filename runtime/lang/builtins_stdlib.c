@@ -268,20 +268,20 @@ static val_t b_ldiv(node_t *c, val_t *a, int n, frame_t *f) {
     return (val_t){.p = r};
 }
 
-/* strtok keeps its place as an interpreter pointer, so it stays checked */
-static uint64_t tok_next;
+/* strtok keeps its place as an interpreter pointer (the session's
+ * tok_next), so it stays checked */
 static val_t b_strtok(node_t *c, val_t *a, int n, frame_t *f) {
-    uint64_t s = a[0].u ? a[0].u : tok_next;
+    uint64_t s = a[0].u ? a[0].u : g_in->tok_next;
     if (!s) return (val_t){.u = 0};
     size_t len, dl;
     const char *str = str_at(s, a[0].u ? ARG(0) : c, &len);
     const char *delim = str_at(a[1].u, ARG(1), &dl);
     size_t i = strspn(str, delim);
-    if (str[i] == 0) { tok_next = 0; return (val_t){.u = 0}; }
+    if (str[i] == 0) { g_in->tok_next = 0; return (val_t){.u = 0}; }
     size_t j = i + strcspn(str + i, delim);
     char *w = mem_at(s, len + 1, 1, a[0].u ? ARG(0) : c);
-    if (w[j]) { w[j] = 0; tok_next = ptr_add(s, (int64_t)j + 1); }
-    else tok_next = 0;
+    if (w[j]) { w[j] = 0; g_in->tok_next = ptr_add(s, (int64_t)j + 1); }
+    else g_in->tok_next = 0;
     return (val_t){.u = ptr_add(s, (int64_t)i)};
 }
 

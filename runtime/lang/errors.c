@@ -12,7 +12,7 @@
 
 src_t *src_new(interp_t *in, const char *name, const char *text) {
     src_t *s = pool_alloc(&in->pool, sizeof *s);
-    s->name = pool_strndup(&in->pool, name, strlen(name));
+    s->name = (char *)lang_intern(in, name); /* buffer records name their cell after it is gone */
     s->text = pool_strndup(&in->pool, text, strlen(text));
     int n = 1;
     for (const char *p = s->text; *p; p++) n += *p == '\n';

@@ -188,6 +188,7 @@ node_t *mk_launch(loc_t *l, const char *name, node_t **cfg, int nc, node_t **arg
 }
 
 uint64_t interp_buffer_new(interp_t *in, int place, uint64_t addr, void *host, uint64_t size, const char *what) {
+    lang_use(in);
     int pl = place == INTERP_PLACE_DEVICE ? PLACE_DEVICE : place == INTERP_PLACE_PINNED ? PLACE_PINNED
            : place == INTERP_PLACE_MANAGED ? PLACE_MANAGED : PLACE_NONE;
     if (pl == PLACE_NONE) return 0;
@@ -198,6 +199,7 @@ uint64_t interp_buffer_new(interp_t *in, int place, uint64_t addr, void *host, u
 }
 
 int interp_buffer_free(interp_t *in, uint64_t p, int place) {
+    lang_use(in);
     int64_t off;
     buf_t *b = ptr_is_raw(p) ? ptr_live_buf(p, &off) : NULL;
     int pl = place == INTERP_PLACE_DEVICE ? PLACE_DEVICE : place == INTERP_PLACE_PINNED ? PLACE_PINNED
@@ -209,6 +211,7 @@ int interp_buffer_free(interp_t *in, uint64_t p, int place) {
 }
 
 void *interp_host_for_write(interp_t *in, uint64_t ptr, uint64_t n) {
+    lang_use(in);
     int64_t off;
     buf_t *b = ptr_live_buf(ptr, &off);
     if (!b || off < 0 || (uint64_t)off > b->size || n > b->size - (uint64_t)off || b->ro || !b->base) return NULL;
@@ -227,6 +230,7 @@ int interp_store_u64(interp_t *in, uint64_t ptr, uint64_t value) {
 }
 
 int interp_arg_at(interp_t *in, uint64_t ptr, size_t size, int is_pointer, int is_float, interp_arg_t *out) {
+    lang_use(in);
     memset(out, 0, sizeof *out);
     int64_t off;
     buf_t *b = ptr ? ptr_live_buf(ptr, &off) : NULL;
@@ -254,6 +258,7 @@ int interp_arg_at(interp_t *in, uint64_t ptr, size_t size, int is_pointer, int i
 }
 
 void *interp_host_pointer(interp_t *in, uint64_t word, uint64_t *avail) {
+    lang_use(in);
     int64_t off;
     buf_t *b = word && !ptr_is_raw(word) ? ptr_live_buf(word, &off) : NULL;
     if (!b || !b->base || off < 0 || (uint64_t)off > b->size) return NULL;

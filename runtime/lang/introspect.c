@@ -92,6 +92,7 @@ static json_t *buffer_of(const sym_t *s) {
 
 json_t *interp_describe(interp_t *in, const char *name) {
     if (!in || !name || !*name) return NULL;
+    lang_use(in);
     char sig[600];
     sym_t *s = hmap_get(&in->globals, name);
     if (s) {
@@ -134,6 +135,7 @@ json_t *interp_describe(interp_t *in, const char *name) {
 }
 
 json_t *interp_completions(interp_t *in, const char *prefix) {
+    lang_use(in);
     json_t *a = json_array();
     size_t pl = strlen(prefix);
     char sig[600];
@@ -218,6 +220,7 @@ static type_t *chain_type(interp_t *in, const char *p) {
 }
 
 json_t *interp_members(interp_t *in, const char *chain, bool arrow, const char *prefix) {
+    lang_use(in);
     if (!in) return NULL;
     type_t *t = chain_type(in, chain);
     if (!t) return NULL;

@@ -16,12 +16,21 @@
 #define LIKELY(x) __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
 
-/* ---------- pool: everything compiled lives until interp_free ---------- */
+/* ---------- pool: everything compiled lives until interp_free ----------
+ * (or, for a cell that defined nothing lasting, until the cell ends:
+ * session.c rolls the pool back to where the cell began) */
 typedef struct pool_chunk { struct pool_chunk *next; size_t used, cap; char data[]; } pool_chunk_t;
 typedef struct { pool_chunk_t *head; } pool_t;
 void *pool_alloc(pool_t *p, size_t n); /* zeroed */
 char *pool_strndup(pool_t *p, const char *s, size_t n);
 void pool_free(pool_t *p);
+typedef struct { pool_chunk_t *head; size_t used; } pool_mark_t;
+static inline pool_mark_t pool_mark(pool_t *p) { return (pool_mark_t){p->head, p->head ? p->head->used : 0}; }
+/* Frees what was allocated since m; the space is zeroed for reuse (under
+ * ASan: poisoned and never reused, so that a stale pointer is caught). */
+void pool_rollback(pool_t *p, pool_mark_t m);
+/* Was x allocated since m (and not yet rolled back)? */
+bool pool_since(pool_t *p, pool_mark_t m, const void *x);
 
 /* ---------- source of one cell: kept for error carets ---------- */
 typedef struct src {
@@ -223,8 +232,32 @@ int mem_free_heap(uint64_t p, node_t *at);   /* free(); raises on misuse */
  * what made the buffer must match what releases it, as C++ requires. */
 enum { ALLOC_MALLOC, ALLOC_NEW, ALLOC_NEW_ARRAY };
 int mem_release(uint64_t p, int how, node_t *at);
-void mem_free_owner(uint32_t owner);
 extern uint32_t g_owner;   /* interp id that new buffers belong to */
+/* A session's buffer table, raw-address index, managed-memory list and
+ * function boxes while another session is current. The globals (g_bufs,
+ * g_nbufs, g_buf_epoch, g_fboxes, ... in mem.c and exec.c) are the current
+ * session's own copy, so the hot paths read them without an indirection;
+ * lang_use swaps them when a different session is entered. */
+typedef struct lang_tables {
+    buf_t *bufs; uint32_t nbufs, capbufs;
+    uint64_t buf_epoch;
+    uint32_t *fifo; uint32_t fifo_cap, fifo_head, fifo_n;
+    struct raw *raw; uint32_t nraw, capraw;
+    uint32_t managed_epoch;
+    uint32_t *touched; uint32_t ntouched, captouched, nmanaged;
+    struct fbox **fboxes; int nfboxes;
+} lang_tables_t;
+/* Makes in the current session (g_in) and its tables the globals' (mem.c);
+ * NULL only clears g_in. Every public interp_* entry that touches state
+ * calls it; those that run code put the previous session back after. */
+void lang_use(interp_t *in);
+/* A new session's empty tables. */
+void mem_tables_init(lang_tables_t *t);
+/* Frees the current session's tables (interp_free, %reset): every buffer,
+ * the index and the function boxes; in must be current. */
+void mem_tables_free(interp_t *in);
+/* in is gone: the globals are nobody's (interp_free). */
+void mem_tables_forget(interp_t *in);
 uint64_t ptr_from_int(uint64_t v);
 
 /* ---------- nodes ---------- */
@@ -373,7 +406,7 @@ typedef struct sym {
 enum { S_VAR_GLOBAL = 1, S_VAR_LOCAL, S_TYPEDEF, S_FUNC, S_ENUMC, S_BUILTIN, S_TEMPLATE, S_CXX };
 
 /* a small string->pointer hash map */
-typedef struct hmap { int cap, n; const char **keys; void **vals; } hmap_t;
+typedef struct hmap { int cap, n; const char **keys; void **vals; unsigned puts; /* hmap_put calls ever */ } hmap_t;
 void *hmap_get(hmap_t *m, const char *k);
 void hmap_put(hmap_t *m, const char *k, void *v);
 void hmap_del(hmap_t *m, const char *k);
@@ -404,6 +437,15 @@ struct interp {
     int counter;
     bool prelude_done;
     hmap_t fboxes;       /* name -> fbox_t */
+    lang_tables_t tables; /* saved here while another session is current (lang_use) */
+    /* What must outlive a cell whose pool space is given back (session.c
+     * cell_end): string literal bytes (by content), names a buffer record
+     * keeps (interned), the native tier's per-loop arrays; and a count of
+     * definitions that only the map counters do not see. */
+    pool_t keep;
+    hmap_t strlits, interned;
+    unsigned defs;
+    uint64_t tok_next;   /* strtok's place: a pointer word of this session */
     json_t *value_json;  /* the cell's value, set by its last statement */
     interp_hooks_t hooks;
     interp_header_fn header_text; void *header_ctx; /* #include "x" of a %%header (lex.c) */
@@ -493,6 +535,8 @@ void lang_stack_bounds(interp_t *in, char *here);
  * scratch, tokens, unflushed output, a pending value). */
 void lang_enter(interp_t *in, const engine_io_t *io, engine_error_t *err, jmp_buf *jb, char *here);
 void lang_recover(interp_t *in);
+/* s copied once into in->keep (session-lived), by content. */
+const char *lang_intern(interp_t *in, const char *s);
 
 /* ---------- exec (exec.c) ---------- */
 val_t call_func(func_t *fn, val_t *args, node_t *site, frame_t *caller, char *retbuf);

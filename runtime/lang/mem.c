@@ -25,7 +25,7 @@ static uint32_t g_fifo_cap, g_fifo_head, g_fifo_n;
 /* Real-address buffers, sorted by address, ranges disjoint. A freed one
  * stays until its range or its slot is used again, so a stale device
  * pointer is reported as freed rather than unknown. */
-typedef struct { uint64_t lo, hi; uint32_t slot; } raw_t;
+typedef struct raw { uint64_t lo, hi; uint32_t slot; } raw_t;
 static raw_t *g_raw;
 static uint32_t g_nraw, g_capraw;
 
@@ -36,6 +36,81 @@ static uint32_t g_managed_epoch = 1;
 static uint32_t *g_touched;
 static uint32_t g_ntouched, g_captouched;
 static uint32_t g_nmanaged;
+
+/* ---- sessions: whose tables the globals above hold (lang.h lang_tables_t) ---- */
+static interp_t *g_tables_of;
+
+void mem_tables_init(lang_tables_t *t) {
+    memset(t, 0, sizeof *t);
+    t->buf_epoch = 1;
+    t->managed_epoch = 1;
+}
+
+static void tables_save(lang_tables_t *t) {
+    *t = (lang_tables_t){g_bufs, g_nbufs, g_capbufs, g_buf_epoch, g_fifo, g_fifo_cap, g_fifo_head, g_fifo_n,
+                         g_raw, g_nraw, g_capraw, g_managed_epoch, g_touched, g_ntouched, g_captouched,
+                         g_nmanaged, g_fboxes, g_nfboxes};
+}
+
+static void tables_load(const lang_tables_t *t) {
+    g_bufs = t->bufs;
+    g_nbufs = t->nbufs;
+    g_capbufs = t->capbufs;
+    g_buf_epoch = t->buf_epoch;
+    g_fifo = t->fifo;
+    g_fifo_cap = t->fifo_cap;
+    g_fifo_head = t->fifo_head;
+    g_fifo_n = t->fifo_n;
+    g_raw = t->raw;
+    g_nraw = t->nraw;
+    g_capraw = t->capraw;
+    g_managed_epoch = t->managed_epoch;
+    g_touched = t->touched;
+    g_ntouched = t->ntouched;
+    g_captouched = t->captouched;
+    g_nmanaged = t->nmanaged;
+    g_fboxes = t->fboxes;
+    g_nfboxes = t->nfboxes;
+}
+
+void lang_use(interp_t *in) {
+    g_in = in;
+    if (!in || g_tables_of == in) return;
+    if (g_tables_of) tables_save(&g_tables_of->tables);
+    tables_load(&in->tables);
+    g_tables_of = in;
+    g_owner = in->id;
+}
+
+void mem_tables_free(interp_t *in) {
+    for (uint32_t s = SLOT_FIRST_BUF; s < g_nbufs; s++) {
+        buf_t *b = &g_bufs[s];
+        if (b->state != BUF_LIVE) continue;
+        if (b->place == PLACE_HEAP || b->place == PLACE_GLOBAL || b->place == PLACE_LIB) arena_free(b->base);
+        b->base = NULL;
+    }
+    free(g_bufs);
+    free(g_fifo);
+    free(g_raw);
+    free(g_touched);
+    free(g_fboxes); /* the boxes themselves are in the session's pool */
+    uint64_t epoch = g_buf_epoch + 1; /* never back to a value a stale cache holds */
+    lang_tables_t t;
+    mem_tables_init(&t);
+    t.buf_epoch = epoch;
+    tables_load(&t);
+    in->tables = t;
+}
+
+void mem_tables_forget(interp_t *in) {
+    if (g_tables_of == in) g_tables_of = NULL;
+    if (g_in == in) g_in = NULL;
+}
+
+/* The generation a session's fresh slots start at: sessions differ, so that
+ * a pointer word of one is not a live word of another's table (until slots
+ * have been reused: 6 bits of generation). The first session starts at 0. */
+static uint8_t gen_seed(void) { return (uint8_t)(((g_owner ? g_owner - 1 : 0) * 37u) & PTR_GEN_MASK); }
 
 static uint32_t raw_index(uint64_t a) { /* first entry with hi > a */
     uint32_t lo = 0, hi = g_nraw;
@@ -91,6 +166,7 @@ uint32_t buf_new(char *base, uint64_t size, int place, const char *what, loc_t *
             g_capbufs = g_capbufs ? g_capbufs * 2 : 1024;
             g_bufs = realloc(g_bufs, g_capbufs * sizeof *g_bufs);
             memset(g_bufs + oldcap, 0, (g_capbufs - oldcap) * sizeof *g_bufs);
+            for (uint32_t i = oldcap; i < g_capbufs; i++) g_bufs[i].gen = gen_seed();
         }
         s = g_nbufs++;
     }
@@ -250,32 +326,6 @@ int mem_release(uint64_t p, int how, node_t *at) {
     return 0;
 }
 
-void mem_free_owner(uint32_t owner) {
-    for (uint32_t s = SLOT_FIRST_BUF; s < g_nbufs; s++) {
-        buf_t *b = &g_bufs[s];
-        if (b->owner != owner || b->state != BUF_LIVE) continue;
-        if (b->place == PLACE_HEAP || b->place == PLACE_GLOBAL || b->place == PLACE_LIB) arena_free(b->base);
-        b->base = NULL;
-        buf_kill(s, BUF_FREED);
-    }
-    int all_dead = 1;
-    for (uint32_t s = SLOT_FIRST_BUF; s < g_nbufs; s++)
-        if (g_bufs[s].state == BUF_LIVE) { all_dead = 0; break; }
-    if (all_dead) { /* last interpreter gone: give the tables back */
-        free(g_bufs);
-        free(g_fifo);
-        free(g_raw);
-        free(g_touched);
-        g_bufs = NULL;
-        g_fifo = NULL;
-        g_raw = NULL;
-        g_touched = NULL;
-        g_nbufs = g_capbufs = 0;
-        g_fifo_cap = g_fifo_head = g_fifo_n = 0;
-        g_nraw = g_capraw = g_ntouched = g_captouched = g_nmanaged = 0;
-    }
-}
-
 static const char *ename_of(node_t *at, char *buf, size_t n);
 _Noreturn void oob_fail(buf_t *b, int64_t off, uint64_t n, int wr, node_t *at);
 static int64_t floordiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
@@ -380,9 +430,13 @@ static void mark_written(buf_t *b) {
     }
 }
 
-bool interp_managed_any(interp_t *in) { return g_nmanaged > 0; }
+bool interp_managed_any(interp_t *in) {
+    lang_use(in);
+    return g_nmanaged > 0;
+}
 
 int interp_managed_flush(interp_t *in, interp_managed_copy_fn push, void *ctx, char *msg, size_t ml) {
+    lang_use(in);
     int rc = 0;
     for (uint32_t i = 0; i < g_ntouched; i++) {
         buf_t *b = &g_bufs[g_touched[i]];
@@ -396,6 +450,7 @@ int interp_managed_flush(interp_t *in, interp_managed_copy_fn push, void *ctx, c
 }
 
 void interp_managed_device_wrote(interp_t *in, uint64_t addr) {
+    lang_use(in);
     if (!g_nmanaged) return;
     if (addr) {
         int64_t off;
@@ -408,6 +463,7 @@ void interp_managed_device_wrote(interp_t *in, uint64_t addr) {
 }
 
 void interp_managed_synced(interp_t *in, uint64_t addr) {
+    lang_use(in);
     int64_t off;
     buf_t *b = ptr_live_buf(addr, &off);
     if (b && b->place == PLACE_MANAGED) b->msync = g_managed_epoch;

@@ -53,6 +53,8 @@ native_stats_t native_stats(interp_t *in);
 void native_stats_reset(interp_t *in);
 void native_free(interp_t *in);
 void native_stop_jobs(interp_t *in); /* cancels background compiles (teardown, %reset) */
+/* cancels those of loops allocated after m (a cell whose pool goes back to m) */
+void native_stop_jobs_since(interp_t *in, pool_mark_t m);
 
 /* exec.c's hook: the loop statement n was just built (for, while, do). */
 void native_hook_loop(node_t *n, int kind);

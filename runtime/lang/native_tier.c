@@ -71,19 +71,30 @@ void native_set_sync(interp_t *in, bool sync) { state(in)->sync = sync; }
 int native_opt(interp_t *in) { return state(in)->opt; }
 native_stats_t native_stats(interp_t *in) { return state(in)->st; }
 void native_stats_reset(interp_t *in) { memset(&state(in)->st, 0, sizeof state(in)->st); }
-/* before the session's nodes go: no compile may finish into them */
-void native_stop_jobs(interp_t *in) {
+/* before nodes go (the session's, or a rolled-back cell's: gone(L)): no
+ * compile may finish into them */
+static void stop_jobs(interp_t *in, bool (*gone)(interp_t *, const nloop_t *, const void *), const void *arg) {
     native_state_t *s = in->native;
     if (!s) return;
+    int kept = 0;
     for (int i = 0; i < s->ncompiling; i++) {
         nloop_t *L = s->compiling[i];
+        if (gone && !gone(in, L, arg)) {
+            s->compiling[kept++] = L;
+            continue;
+        }
         native_compile_cancel(L->job);
         L->job = NULL;
         native_src_free(&L->pend);
         L->state = ST_OK;
     }
-    s->ncompiling = 0;
+    s->ncompiling = kept;
 }
+void native_stop_jobs(interp_t *in) { stop_jobs(in, NULL, NULL); }
+static bool in_rolled_back(interp_t *in, const nloop_t *L, const void *mark) {
+    return pool_since(&in->pool, *(const pool_mark_t *)mark, L);
+}
+void native_stop_jobs_since(interp_t *in, pool_mark_t m) { stop_jobs(in, in_rolled_back, &m); }
 void native_free(interp_t *in) {
     native_stop_jobs(in);
     if (in->native) free(in->native->compiling);
@@ -315,11 +326,12 @@ static void install(nloop_t *L, native_src_t *s_, native_fn_t fn, int how, doubl
         L->state = ST_BAD;
         return;
     }
-    /* the constants live as long as the nodes (the session's pool) */
-    void **k = pool_alloc(&g_in->pool, sizeof(void *) * (size_t)(src.nk ? src.nk : 1));
+    /* the constants live as long as the nodes: a loop of an earlier cell's
+     * function may compile while a cell that keeps nothing runs */
+    void **k = pool_alloc(&g_in->keep, sizeof(void *) * (size_t)(src.nk ? src.nk : 1));
     memcpy(k, src.k, sizeof(void *) * (size_t)src.nk);
     free(src.k);
-    L->loops = pool_alloc(&g_in->pool, sizeof(node_t *) * (size_t)(src.nloops ? src.nloops : 1));
+    L->loops = pool_alloc(&g_in->keep, sizeof(node_t *) * (size_t)(src.nloops ? src.nloops : 1));
     memcpy(L->loops, src.loops, sizeof(node_t *) * (size_t)src.nloops);
     L->nloops = src.nloops;
     free(src.loops);

@@ -749,6 +749,7 @@ static void compile_method(P *p, cx_class_t *c, cx_method_t *m, nsdmi_t *nsdmi) 
     cx->cls = saved_cls;
     cx->this_f = saved_this;
     box->cur = fn;
+    p->in->defs++; /* a method's body compiled when first called: its cell keeps its pool */
     m->defined = true;
     p->i = save_i;
 }

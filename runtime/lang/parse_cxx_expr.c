@@ -191,11 +191,10 @@ node_t *cxx_main_args(P *p, const char *name, loc_t *l) {
         size_t n = strlen(fn);
         char *s = palloc(p, n + 1);
         memcpy(s, fn, n + 1);
-        uint32_t slot = buf_new(s, (uint64_t)n + 1, PLACE_STRLIT, NULL, l);
-        if (!slot) type_error(l, "too many buffers");
-        g_bufs[slot].owner = p->in->id;
-        node_t *r = mk_const(l, ty_ptr(ty_const(&ty_char)), (val_t){.u = ptr_make(slot, 0)});
-        r->str = s;
+        const char *bytes;
+        uint64_t w = strlit_word(p, s, n, l, &bytes);
+        node_t *r = mk_const(l, ty_ptr(ty_const(&ty_char)), (val_t){.u = w});
+        r->str = bytes;
         return r;
     }
     return NULL;

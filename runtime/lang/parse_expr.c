@@ -216,6 +216,31 @@ node_t *binary(P *p, int op, node_t *a, node_t *b, loc_t *l, const char *opname)
     syntax_error(l, "unknown operator");
 }
 
+/* The word of a string literal's read-only buffer. Its bytes live in
+ * in->keep, shared by equal literals (C allows it): a session pointer to
+ * one outlives a cell whose syntax tree is given back, and a cell run again
+ * and again adds no buffer. *bytes: the literal's lasting copy. */
+uint64_t strlit_word(P *p, const char *s, size_t len, loc_t *l, const char **bytes) {
+    interp_t *in = p->in;
+    bool plain = strlen(s) == len; /* an embedded NUL cannot be a map key */
+    if (plain) {
+        uintptr_t slot = (uintptr_t)hmap_get(&in->strlits, s);
+        if (slot && slot < g_nbufs && g_bufs[slot].state == BUF_LIVE && g_bufs[slot].place == PLACE_STRLIT &&
+            g_bufs[slot].size == len + 1 && !memcmp(g_bufs[slot].base, s, len + 1)) {
+            *bytes = g_bufs[slot].base;
+            return ptr_make((uint32_t)slot, 0);
+        }
+    }
+    char *k = pool_alloc(&in->keep, len + 1);
+    memcpy(k, s, len + 1);
+    uint32_t slot = buf_new(k, len + 1, PLACE_STRLIT, NULL, l);
+    if (!slot) type_error(l, "too many buffers");
+    g_bufs[slot].owner = in->id;
+    if (plain) hmap_put(&in->strlits, k, (void *)(uintptr_t)slot);
+    *bytes = k;
+    return ptr_make(slot, 0);
+}
+
 node_t *str_literal(P *p) {
     /* adjacent literals concatenate */
     loc_t l = TOK->loc;
@@ -231,13 +256,12 @@ node_t *str_literal(P *p) {
     }
     s[len] = 0;
     l = from(p, &l);
-    uint32_t slot = buf_new(s, len + 1, PLACE_STRLIT, NULL, &l);
-    if (!slot) type_error(&l, "too many buffers");
-    g_bufs[slot].owner = p->in->id;
-    node_t *n = mk_const(&l, ty_array(ty_const(&ty_char), (long)len + 1), (val_t){.u = ptr_make(slot, 0)});
+    const char *bytes;
+    uint64_t w = strlit_word(p, s, len, &l, &bytes);
+    node_t *n = mk_const(&l, ty_array(ty_const(&ty_char), (long)len + 1), (val_t){.u = w});
     n->is_const = false;
     n->p = (void *)1;     /* marks a string literal */
-    n->str = s;           /* the bytes, for char-array initialisers and formats */
+    n->str = bytes;       /* the bytes, for char-array initialisers and formats */
     n->esz = (int64_t)len + 1;
     return n;
 }
@@ -348,11 +372,10 @@ static node_t *device_name_word(P *p, int close) {
     char *s = palloc(p, (size_t)t->n + 1);
     memcpy(s, t->s, (size_t)t->n);
     s[t->n] = 0;
-    uint32_t slot = buf_new(s, (uint64_t)t->n + 1, PLACE_STRLIT, NULL, &t->loc);
-    if (!slot) type_error(&t->loc, "too many buffers");
-    g_bufs[slot].owner = p->in->id;
-    node_t *n = mk_const(&t->loc, ty_ptr(ty_const(&ty_char)), (val_t){.u = ptr_make(slot, 0)});
-    n->str = s;
+    const char *bytes;
+    uint64_t w = strlit_word(p, s, (size_t)t->n, &t->loc, &bytes);
+    node_t *n = mk_const(&t->loc, ty_ptr(ty_const(&ty_char)), (val_t){.u = w});
+    n->str = bytes;
     return n;
 }
 

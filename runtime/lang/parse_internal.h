@@ -63,6 +63,7 @@ enum { PEND_FUNC = 1, PEND_TYPEDEF, PEND_ENUMC, PEND_TAG, PEND_PROTO };
 
 /* ---------------- helpers ---------------- */
 static inline void *palloc(P *p, size_t n) { return pool_alloc(&p->in->pool, n); }
+uint64_t strlit_word(P *p, const char *s, size_t len, loc_t *l, const char **bytes); /* parse_expr.c */
 static inline char *pstr(P *p, token_t *t) { return pool_strndup(&p->in->pool, t->s, (size_t)t->n); }
 
 static inline bool is_p(P *p, int id) { return TOK->kind == TK_PUNCT && TOK->id == id; }

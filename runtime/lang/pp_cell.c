@@ -333,7 +333,7 @@ char *interp_cell_conditionals(interp_t *in_arg, const char *code, const char *c
     pool_free(&in->scratch);
     in->jb = NULL;
     in->err = NULL;
-    g_in = saved ? saved : in;
+    lang_use(saved ? saved : in);
     char *out = p->out;
     *decided = p->any_resolved;
     free(p);

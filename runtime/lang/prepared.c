@@ -117,7 +117,7 @@ static int compile(interp_t *in_arg, const interp_text_t *setup, const interp_te
         pool_free(&in->scratch);
         in->jb = NULL;
         in->err = NULL;
-        g_in = saved ? saved : in;
+        lang_use(saved ? saved : in);
         return -1;
     }
     src_t *gsrc = src_new(in, "<timeit>", glue[0]);
@@ -142,7 +142,7 @@ static int compile(interp_t *in_arg, const interp_text_t *setup, const interp_te
     pool_free(&in->scratch);
     in->jb = NULL;
     in->err = NULL;
-    g_in = saved ? saved : in;
+    lang_use(saved ? saved : in);
     return 0;
 }
 
@@ -200,7 +200,7 @@ out:
     in->err = NULL;
     in->io = NULL;
     g_run = saved_run;
-    g_in = saved ? saved : in;
+    lang_use(saved ? saved : in);
     return rc;
 }
 

@@ -19,8 +19,7 @@ static uint32_t next_id = 1;
 static void setup(interp_t *in_arg) {
     interp_t *volatile in = in_arg;
     interp_t *volatile saved = g_in;
-    g_in = in;
-    g_owner = in->id;
+    lang_use(in);
     builtins_register(in);
     jmp_buf jb;
     engine_error_t err = {0};
@@ -38,29 +37,24 @@ static void setup(interp_t *in_arg) {
     in->jb = NULL;
     pool_free(&in->scratch);
     rand_seed(in, 1);
-    g_in = saved ? saved : in;
+    lang_use(saved ? saved : in);
 }
 
 interp_t *interp_new(void) {
     interp_t *in = calloc(1, sizeof *in);
     in->id = next_id++;
+    mem_tables_init(&in->tables);
     setup(in);
     return in;
 }
 
 static void teardown(interp_t *in) {
     interp_t *saved = g_in;
-    g_in = in;
+    lang_use(in);
     native_stop_jobs(in); /* before the nodes its compiles refer to go */
     extern void frames_free(interp_t *);
     frames_free(in);
-    mem_free_owner(in->id);
-    /* function boxes of this session: keep the table slots, forget the code */
-    for (int i = 0; i < g_nfboxes; i++)
-        if (g_fboxes[i] && g_fboxes[i]->owner == in->id) g_fboxes[i] = NULL;
-    bool any = false;
-    for (int i = 0; i < g_nfboxes; i++) any |= g_fboxes[i] != NULL;
-    if (!any) { free(g_fboxes); g_fboxes = NULL; g_nfboxes = 0; }
+    mem_tables_free(in);
     hmap_free(&in->globals);
     hmap_free(&in->tags);
     hmap_free(&in->macros);
@@ -81,13 +75,18 @@ static void teardown(interp_t *in) {
     in->value_json = NULL;
     pool_free(&in->pool);
     pool_free(&in->scratch);
-    g_in = saved == in ? NULL : saved;
+    pool_free(&in->keep);
+    hmap_free(&in->strlits);
+    hmap_free(&in->interned);
+    in->defs = 0;
+    lang_use(saved == in ? NULL : saved);
 }
 
 void interp_free(interp_t *in) {
     if (!in) return;
     teardown(in);
     native_free(in);
+    mem_tables_forget(in);
     free(in);
 }
 
@@ -96,7 +95,9 @@ void interp_reset(interp_t *in) {
     teardown(in);
     uint32_t id = in->id;
     struct native_state *ns = in->native; /* the tier's choice outlives %reset */
+    lang_tables_t t = in->tables; /* empty; lang_use's globals are still these */
     memset(in, 0, sizeof *in);
+    in->tables = t;
     in->id = id;
     in->hooks = h;
     in->native = ns;
@@ -104,8 +105,7 @@ void interp_reset(interp_t *in) {
 }
 
 void lang_enter(interp_t *in, const engine_io_t *io, engine_error_t *err, jmp_buf *jb, char *here) {
-    g_in = in;
-    g_owner = in->id;
+    lang_use(in);
     in->io = io;
     in->err = err;
     in->exited = false;
@@ -161,6 +161,45 @@ static void drop_uncommitted(cell_code_t *cc) {
     cc->nnewg = 0;
 }
 
+/* ---- a cell's share of the pool ----
+ * A cell's source, tokens' names and syntax tree go into in->pool after a
+ * mark; when the cell defined nothing that lasts (no function, type,
+ * variable, macro, template instance, ...: every such definition goes
+ * through a session map's hmap_put or one of the counts below), the pool
+ * goes back to the mark when it ends. What must outlive it in any case is
+ * elsewhere: string literal bytes and cell names in in->keep, and the
+ * names buffer records keep are copied there below. */
+static unsigned long lasting(interp_t *in) {
+    unsigned long n = in->globals.puts + in->tags.puts + in->macros.puts + in->builtins.puts + in->fboxes.puts +
+                      in->ns_alias.puts + (unsigned)in->ngvars + (unsigned)in->nusings + (unsigned)g_nfboxes +
+                      in->defs;
+    if (in->cxx) n += in->cxx->instances.puts + in->cxx->gconstructed.puts + in->cxx->libfns.puts + 1;
+    return n;
+}
+
+const char *lang_intern(interp_t *in, const char *s) {
+    const char *k = hmap_get(&in->interned, s);
+    if (k) return k;
+    k = pool_strndup(&in->keep, s, strlen(s));
+    hmap_put(&in->interned, k, (void *)k);
+    return k;
+}
+
+static void cell_end(interp_t *in, pool_mark_t m, unsigned long before) {
+    if (lasting(in) != before) return;
+    /* buffer records outlive the cell (a freed block's "allocated at",
+     * a dead local's name): their names move to in->keep */
+    for (uint32_t i = SLOT_FIRST_BUF; i < g_nbufs; i++) {
+        buf_t *b = &g_bufs[i];
+        if (b->state == BUF_FREE_SLOT) continue;
+        if (b->what && pool_since(&in->pool, m, b->what)) b->what = lang_intern(in, b->what);
+        if (b->fname && pool_since(&in->pool, m, b->fname)) b->fname = lang_intern(in, b->fname);
+        if (b->cell && pool_since(&in->pool, m, b->cell)) b->cell = lang_intern(in, b->cell);
+    }
+    native_stop_jobs_since(in, m);
+    pool_rollback(&in->pool, m);
+}
+
 static int run(interp_t *in_arg, const char *text, const char *name, const engine_io_t *io, json_t **value,
                engine_error_t *err, bool expr_only) {
     interp_t *volatile in = in_arg;
@@ -169,6 +208,8 @@ static int run(interp_t *in_arg, const char *text, const char *name, const engin
     jmp_buf jb;
     char here; /* the depth of the stack is measured from the caller's frame */
     lang_enter(in, io, err, &jb, &here);
+    const pool_mark_t mark = pool_mark(&in->pool);
+    const unsigned long before = lasting(in);
     cell_code_t cc;
     memset(&cc, 0, sizeof cc);
     cell_code_t *volatile ccp = &cc;
@@ -203,7 +244,8 @@ static int run(interp_t *in_arg, const char *text, const char *name, const engin
         }
         in->jb = NULL;
         in->err = NULL;
-        g_in = saved ? saved : in;
+        cell_end(in, mark, before);
+        lang_use(saved ? saved : in);
         return rc;
     }
     src_t *src = src_new(in, name, text);
@@ -219,7 +261,8 @@ static int run(interp_t *in_arg, const char *text, const char *name, const engin
     in->value_json = NULL;
     in->jb = NULL;
     in->err = NULL;
-    g_in = saved ? saved : in;
+    cell_end(in, mark, before);
+    lang_use(saved ? saved : in);
     return 0;
 }
 
@@ -236,12 +279,13 @@ int interp_eval(interp_t *in, const char *expr, json_t **value, engine_error_t *
 void interp_flush_output(interp_t *in) {
     if (!in || !in->outlen) return;
     interp_t *saved = g_in;
-    g_in = in;
+    lang_use(in);
     out_flush();
-    g_in = saved;
+    lang_use(saved);
 }
 
 char *interp_device_constants(interp_t *in) {
+    lang_use(in);
     size_t cap = 256, n = 0;
     char *o = malloc(cap);
     o[0] = 0;
@@ -325,6 +369,7 @@ static const char *place_name(const buf_t *b) {
              s && s->kind == S_VAR_GLOBAL && s->gv->committed; s = NULL)
 
 json_t *interp_who(interp_t *in) {
+    lang_use(in);
     json_t *a = json_array();
     FOR_SESSION_VARS(in, s) {
         char tn[200];
@@ -390,6 +435,7 @@ static void ptr_names_add(void *ctx, const char *name, uint64_t w) {
 }
 
 char *interp_pointer_names(interp_t *in, int place, uint64_t base) {
+    lang_use(in);
     (void)place;
     ptr_names_t pn = {.o = malloc(64), .cap = 64, .base = base};
     if (!pn.o) abort();

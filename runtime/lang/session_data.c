@@ -114,6 +114,7 @@ static void heap_name(void *ctx, const char *name, uint64_t w) {
 }
 
 json_t *interp_heap(interp_t *in) {
+    lang_use(in);
     json_t *rows = json_array();
     json_t **by_slot = calloc(g_nbufs ? g_nbufs : 1, sizeof *by_slot);
     if (!by_slot) abort();
