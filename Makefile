@@ -243,12 +243,13 @@ bench-timeit: build/icuda build/icuda-worker build/bench/timeit_accuracy venv
 #   make fuzz                 every target FUZZ_SECONDS (default 20) from its corpus
 #   make fuzz FUZZ_SECONDS=3600 FUZZ_TARGETS=interp   a long run of one
 #   make fuzz FUZZ_TARGETS=conn FUZZ_RUNS=10000000 FUZZ_SECONDS=0   a count of executions
-# Targets: split, interp (host interpreter), gen (generated C programs), wire,
+# Targets: split, interp (host interpreter), gen (generated C programs),
+# native (generated programs, native tier against the interpreter), wire,
 # conn (connection file), magic_args, npy (.npy header), device_cell (device
 # unit assembly, no NVRTC). tests/fuzz/<target>.dict is passed as -dict.
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 20
-FUZZ_TARGETS ?= split interp gen wire conn magic_args npy device_cell
+FUZZ_TARGETS ?= split interp gen native wire conn magic_args npy device_cell
 FUZZ_FLAGS   := -O1 -g -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined \
                 -fno-omit-frame-pointer \
                 -I. -I$(CUDA)/include $(PKGS_CFLAGS) -DICUDA_VERSION='"$(VERSION)"' -DICUDA_CUDA_HOME='"$(CUDA)"'
@@ -257,6 +258,7 @@ FUZZ_LANG    := $(wildcard runtime/lang/*.c) runtime/cell_io.c runtime/hostmem/a
 FUZZ_SRC_split  := runtime/split.c runtime/include_routes.c
 FUZZ_SRC_interp := $(FUZZ_LANG)
 FUZZ_SRC_gen    := $(FUZZ_LANG) runtime/strbuf.c
+FUZZ_SRC_native := $(FUZZ_LANG) runtime/strbuf.c
 FUZZ_SRC_wire   := kernel/wire.c kernel/replay.c
 FUZZ_SRC_conn   := kernel/connection.c
 FUZZ_SRC_magic_args := magics/magic_args.c runtime/strbuf.c runtime/cell_io.c
@@ -282,8 +284,8 @@ fuzz: $(FUZZ_TARGETS:%=build/fuzz/fuzz_%)
 	@for t in $(FUZZ_TARGETS); do \
 	  mkdir -p build/fuzz/work/$$t; \
 	  echo "== fuzz_$$t for $(FUZZ_SECONDS) s$(if $(FUZZ_RUNS), or $(FUZZ_RUNS) executions)"; \
-	  build/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS)) -timeout=10 \
-	    $$(case $$t in interp|gen) echo -detect_leaks=0;; esac) \
+	  build/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS)) -timeout=$$(case $$t in native) echo 60;; *) echo 10;; esac) \
+	    $$(case $$t in interp|gen|native) echo -detect_leaks=0;; esac) \
 	    -rss_limit_mb=4096 -max_len=65536 -artifact_prefix=build/fuzz/$$t- \
 	    $$(test -f tests/fuzz/$$t.dict && echo -dict=tests/fuzz/$$t.dict) \
 	    -print_final_stats=1 build/fuzz/work/$$t tests/fuzz/corpus/$$t 2>&1 | \

@@ -147,31 +147,31 @@ static char *rt_deref(void *node, uint64_t p, int wr, ndc_t *c) {
     else *c = (ndc_t){~0ULL, NULL, 0};
     return a;
 }
-static _Noreturn void rt_index_fail(void *node, int64_t i, int wr) { native_index_fail(node, i, wr); }
-static _Noreturn void rt_div0(void *node) { native_div0(node); }
-static _Noreturn void rt_divovf(void *node) { native_divovf(node); }
-static _Noreturn void rt_interrupt(void *node) { raise_interrupt(node); }
+__attribute__((noreturn)) static void rt_index_fail(void *node, int64_t i, int wr) { native_index_fail(node, i, wr); }
+__attribute__((noreturn)) static void rt_div0(void *node) { native_div0(node); }
+__attribute__((noreturn)) static void rt_divovf(void *node) { native_divovf(node); }
+__attribute__((noreturn)) static void rt_interrupt(void *node) { raise_interrupt(node); }
 static uint64_t rt_ptr_add(uint64_t p, int64_t d) { return ptr_add(p, d); }
 extern int32_t rand_next(interp_t *in);
 static int32_t rt_rand(void) { return rand_next(g_in); }
 
-static _Noreturn void rt_ovf(void *node, int op, int64_t a, int64_t b) { ub_overflow(node, op, a, b); }
+__attribute__((noreturn)) static void rt_ovf(void *node, int op, int64_t a, int64_t b) { ub_overflow(node, op, a, b); }
 /* ++ and -- name the type of the place they change, as exec.c does */
-static _Noreturn void rt_ovf_place(void *node, int op, int64_t a, int64_t b) {
+__attribute__((noreturn)) static void rt_ovf_place(void *node, int op, int64_t a, int64_t b) {
     node_t *n = node;
     ub_overflow_typed(n, n->a->ty, op, a, b);
 }
 /* compiled code tests these inline and calls only to raise */
-static _Noreturn void rt_shift(void *node, int op, int k, int64_t x, int64_t count) {
+__attribute__((noreturn)) static void rt_shift(void *node, int op, int k, int64_t x, int64_t count) {
     ub_shift_check(node, op, k, x, count);
     abort();
 }
-static _Noreturn void rt_f2i(void *node, double d, int to) {
+__attribute__((noreturn)) static void rt_f2i(void *node, double d, int to) {
     ub_float_to_int(node, d, to);
     abort();
 }
-static _Noreturn void rt_neg(void *node, int64_t a) { ub_negation(node, a); }
-static _Noreturn void rt_pwrap(void *node, uint64_t p, int64_t d) { ub_pointer_wrap(node, p, d); }
+__attribute__((noreturn)) static void rt_neg(void *node, int64_t a) { ub_negation(node, a); }
+__attribute__((noreturn)) static void rt_pwrap(void *node, uint64_t p, int64_t d) { ub_pointer_wrap(node, p, d); }
 /* idx_range, for a loop about to run without checks (native_version.inc) */
 static int rt_range(uint64_t p, int64_t esz, int wr, nic_t *c) {
     uintptr_t addr;

@@ -29,7 +29,7 @@ def test_each_fuzzer_runs_clean_for_ten_seconds():
     if not have_libfuzzer():
         print("skip: clang without libFuzzer")
         return
-    targets = ["split", "interp", "gen", "wire", "conn", "magic_args", "npy", "device_cell"]
+    targets = ["split", "interp", "gen", "native", "wire", "conn", "magic_args", "npy", "device_cell"]
     r = subprocess.run(["make", "-s"] + [f"build/fuzz/fuzz_{t}" for t in targets], cwd=ROOT,
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
@@ -39,7 +39,8 @@ def test_each_fuzzer_runs_clean_for_ten_seconds():
             p = subprocess.run([f"build/fuzz/fuzz_{t}", "-max_total_time=10", "-timeout=10", "-rss_limit_mb=4096",
                                 "-max_len=65536", "-print_final_stats=1", f"-artifact_prefix={work}/"]
                                + ([f"-dict={d}"] if os.path.exists(os.path.join(ROOT, d)) else [])
-                               + (["-detect_leaks=0"] if t in ("interp", "gen") else [])  # the harness checks per session
+                               + (["-detect_leaks=0"] if t in ("interp", "gen", "native") else [])  # the harness checks per session
+                               + (["-timeout=60"] if t == "native" else [])  # a C compiler run per loop
                                + [work, f"tests/fuzz/corpus/{t}"], cwd=ROOT, capture_output=True, text=True,
                                errors="replace", timeout=300)
             out = p.stdout + p.stderr

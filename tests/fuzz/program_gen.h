@@ -1,0 +1,560 @@
+/* The generator of host C programs behind fuzz_gen and fuzz_native: the
+ * input's bytes are its choices (types, declarations, every operator,
+ * if/switch/loops, pointers, arrays, structs, functions, printf); a choice
+ * past the input's end is 0, the simplest form, so every input ends as a
+ * finished program. generate() returns it, malloc'd. */
+#ifndef ICUDA_FUZZ_PROGRAM_GEN_H
+#define ICUDA_FUZZ_PROGRAM_GEN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/strbuf.h"
+
+#define MAX_VARS 48
+#define MAX_DEPTH 4
+
+enum { V_INT, V_DBL, V_CHAR, V_PTR, V_ARR, V_STRUCT, V_STR };
+
+typedef struct {
+    char name[16];
+    int kind;
+    bool ro;    /* a loop counter: read, never written */
+    bool wide;  /* long, unsigned, short: no int * points at it */
+} var_t;
+
+typedef struct {
+    const uint8_t *p;
+    size_t n, i;
+    strbuf_t out;
+    var_t vars[MAX_VARS];
+    int nvars, uid, loops, switches, indent;
+    int prog; /* names the program's struct and functions: a session holds many programs */
+    bool in_func, have_struct;
+    int nfuncs; /* int f0(int, int), f1 ... defined so far */
+} gen_t;
+
+static unsigned pick(gen_t *g, unsigned k) { return g->i < g->n ? g->p[g->i++] % k : 0; }
+
+static const char *fresh(gen_t *g, int kind, bool ro) {
+    static char tmp[16];
+    snprintf(tmp, sizeof tmp, "%c%d", "idcpasz"[kind], g->uid++);
+    if (g->nvars < MAX_VARS) {
+        var_t *v = &g->vars[g->nvars++];
+        snprintf(v->name, sizeof v->name, "%s", tmp);
+        v->kind = kind;
+        v->ro = ro;
+        v->wide = false;
+    }
+    return tmp;
+}
+
+/* A variable of kind (writable if asked), chosen by the bytes; NULL if none. */
+static const char *var_of(gen_t *g, int kind, bool writable) {
+    int idx[MAX_VARS], n = 0;
+    for (int i = 0; i < g->nvars; i++)
+        if (g->vars[i].kind == kind && !(writable && g->vars[i].ro)) idx[n++] = i;
+    return n ? g->vars[idx[pick(g, (unsigned)n)]].name : NULL;
+}
+
+static void emit(gen_t *g, const char *s) { sb_puts(&g->out, s); }
+static void line(gen_t *g) {
+    sb_putc(&g->out, '\n');
+    for (int i = 0; i < g->indent; i++) sb_puts(&g->out, "    ");
+}
+
+static void int_expr(gen_t *g, int d);
+static void dbl_expr(gen_t *g, int d);
+
+static void int_lit(gen_t *g) {
+    static const char *const special[] = {"0", "1", "-1", "2147483647", "(-2147483647 - 1)", "255", "31", "32",
+                                          "0x7f", "010", "100000", "'A'", "'\\n'", "3L", "4u", "1000000007"};
+    unsigned c = pick(g, 3);
+    if (c == 2) emit(g, special[pick(g, 16)]);
+    else sb_printf(&g->out, "%d", (int)pick(g, 256) - (c ? 128 : 0));
+}
+
+/* An int lvalue: a variable, an array element, a struct field, *p. */
+static bool int_lvalue(gen_t *g) {
+    const char *v;
+    switch (pick(g, 4)) {
+    case 1:
+        if ((v = var_of(g, V_ARR, false))) {
+            sb_printf(&g->out, "%s[", v);
+            int_expr(g, MAX_DEPTH);
+            emit(g, " & 7]");
+            return true;
+        }
+        break;
+    case 2:
+        if ((v = var_of(g, V_STRUCT, false))) {
+            unsigned f = pick(g, 3);
+            sb_printf(&g->out, f == 2 ? "(&%s)->a" : "%s.%s", v, f ? "a" : "c[1]");
+            return true;
+        }
+        break;
+    case 3:
+        if ((v = var_of(g, V_PTR, false))) {
+            sb_printf(&g->out, "*%s", v);
+            return true;
+        }
+        break;
+    }
+    if ((v = var_of(g, V_INT, true))) {
+        emit(g, v);
+        return true;
+    }
+    return false;
+}
+
+static void int_expr(gen_t *g, int d) {
+    static const char *const bin[] = {" + ", " - ", " * ", " / ", " % ", " << ", " >> ", " & ", " | ", " ^ ",
+                                      " && ", " || ", " == ", " != ", " < ", " > ", " <= ", " >= ", ", "};
+    static const char *const asg[] = {" = ", " += ", " -= ", " *= ", " /= ", " %= ", " <<= ", " >>= ", " &= ",
+                                      " |= ", " ^= "};
+    const char *v;
+    unsigned c = d >= MAX_DEPTH ? pick(g, 2) : pick(g, 16);
+    switch (c) {
+    case 1:
+        if ((v = var_of(g, V_INT, false))) {
+            emit(g, v);
+            return;
+        }
+        break;
+    case 2: {
+        unsigned op = pick(g, 19);
+        emit(g, "(");
+        int_expr(g, d + 1);
+        emit(g, bin[op]);
+        if (op == 3 || op == 4 || op == 5 || op == 6) { /* mostly defined: a divisor of 1..16, a shift of 0..15 */
+            if (pick(g, 8)) {
+                emit(g, op <= 4 ? "(1 + ((" : "((");
+                int_expr(g, d + 1);
+                emit(g, op <= 4 ? ") & 15))" : ") & 15)");
+            } else int_expr(g, d + 1);
+        } else int_expr(g, d + 1);
+        emit(g, ")");
+        return;
+    }
+    case 3:
+        emit(g, (const char *[]){"-", "~", "!", "+"}[pick(g, 4)]);
+        emit(g, "(");
+        int_expr(g, d + 1);
+        emit(g, ")");
+        return;
+    case 4:
+        emit(g, "(");
+        int_expr(g, d + 1);
+        emit(g, " ? ");
+        int_expr(g, d + 1);
+        emit(g, " : ");
+        int_expr(g, d + 1);
+        emit(g, ")");
+        return;
+    case 5:
+        emit(g, pick(g, 2) ? "(int)(" : "(long)(");
+        bool wrap = pick(g, 8); /* mostly within range: out of it is UB the interpreter reports */
+        if (wrap) emit(g, "fmod(");
+        dbl_expr(g, d + 1);
+        emit(g, wrap ? ", 1e9))" : ")");
+        return;
+    case 6:
+        if (g->nfuncs) {
+            sb_printf(&g->out, "f%d_%u(", g->prog, pick(g, (unsigned)g->nfuncs));
+            int_expr(g, d + 1);
+            emit(g, ", ");
+            int_expr(g, d + 1);
+            emit(g, ")");
+            return;
+        }
+        break;
+    case 7:
+    case 8: {
+        size_t mark = g->out.len;
+        emit(g, "(");
+        bool prefix = pick(g, 4) == 3;
+        if (prefix) emit(g, pick(g, 2) ? "++" : "--");
+        if (int_lvalue(g)) {
+            unsigned k = prefix ? 14 : pick(g, 15);
+            if (k < 11) {
+                emit(g, asg[k]);
+                int_expr(g, d + 1);
+            } else emit(g, k == 11 ? "++" : k == 12 ? "--" : "");
+            emit(g, ")");
+            return;
+        }
+        g->out.len = mark;
+        g->out.data[mark] = 0;
+        break;
+    }
+    case 9:
+        emit(g, (const char *[]){"(int)sizeof(int)", "(int)sizeof(double)", "(int)sizeof(long)", "'z' - 'a'"}[pick(g, 4)]);
+        return;
+    case 10:
+    case 11:
+        if (int_lvalue(g)) return;
+        break;
+    case 12:
+        if ((v = var_of(g, V_STR, false))) {
+            sb_printf(&g->out, "%s[%u]", v, pick(g, 8));
+            return;
+        }
+        if ((v = var_of(g, V_CHAR, false))) {
+            emit(g, v);
+            return;
+        }
+        break;
+    case 13:
+        emit(g, pick(g, 2) ? "abs(" : "(unsigned)(");
+        int_expr(g, d + 1);
+        emit(g, ")");
+        return;
+    case 14:
+        if ((v = var_of(g, V_PTR, false)) && var_of(g, V_ARR, false)) {
+            sb_printf(&g->out, "(int)(%s - %s)", v, v);
+            return;
+        }
+        break;
+    }
+    int_lit(g);
+}
+
+static void dbl_expr(gen_t *g, int d) {
+    static const char *const lit[] = {"0.0", "1.5", "-2.25", "1e300", "3.14159", "0.1f", "1e-310", "2.0"};
+    const char *v;
+    switch (d >= MAX_DEPTH ? 0 : pick(g, 8)) {
+    case 1:
+        if ((v = var_of(g, V_DBL, false))) {
+            emit(g, v);
+            return;
+        }
+        break;
+    case 2:
+        emit(g, "(");
+        dbl_expr(g, d + 1);
+        emit(g, (const char *[]){" + ", " - ", " * ", " / "}[pick(g, 4)]);
+        dbl_expr(g, d + 1);
+        emit(g, ")");
+        return;
+    case 3:
+        emit(g, (const char *[]){"sqrt(fabs(", "floor((", "sin((", "pow(2.0, (", "log10(fabs("}[pick(g, 5)]);
+        dbl_expr(g, d + 1);
+        emit(g, "))");
+        return;
+    case 4:
+        emit(g, "(double)(");
+        int_expr(g, d + 1);
+        emit(g, ")");
+        return;
+    case 5:
+        if ((v = var_of(g, V_STRUCT, false))) {
+            sb_printf(&g->out, "%s.b", v);
+            return;
+        }
+        break;
+    case 6:
+        emit(g, "(");
+        int_expr(g, d + 1);
+        emit(g, " ? ");
+        dbl_expr(g, d + 1);
+        emit(g, " : ");
+        dbl_expr(g, d + 1);
+        emit(g, ")");
+        return;
+    }
+    emit(g, lit[pick(g, 8)]);
+}
+
+static void stmts(gen_t *g, int d, int max);
+
+static void block(gen_t *g, int d) {
+    int saved = g->nvars;
+    emit(g, "{");
+    g->indent++;
+    stmts(g, d + 1, 3);
+    g->indent--;
+    line(g);
+    emit(g, "}");
+    g->nvars = saved;
+}
+
+static void decl(gen_t *g) {
+    switch (pick(g, 8)) {
+    case 0:
+        sb_printf(&g->out, "int %s = ", fresh(g, V_INT, false));
+        g->nvars--; /* not visible in its own initialiser */
+        int_expr(g, 1);
+        g->nvars++;
+        emit(g, ";");
+        return;
+    case 1:
+        sb_printf(&g->out, "double %s = ", fresh(g, V_DBL, false));
+        g->nvars--;
+        dbl_expr(g, 1);
+        g->nvars++;
+        emit(g, ";");
+        return;
+    case 2: {
+        const char *name = fresh(g, V_ARR, false);
+        sb_printf(&g->out, "int %s[8] = {", name);
+        for (unsigned i = 0, n = pick(g, 9); i < n; i++) {
+            if (i) emit(g, ", ");
+            int_lit(g);
+        }
+        emit(g, "};");
+        return;
+    }
+    case 3: {
+        const char *target = var_of(g, V_ARR, false);
+        if (!target) target = var_of(g, V_INT, false);
+        for (int i = 0; target && i < g->nvars; i++)
+            if (!strcmp(g->vars[i].name, target) && g->vars[i].wide) target = NULL;
+        if (!target) break;
+        char t[16];
+        snprintf(t, sizeof t, "%s", target);
+        bool arr = t[0] == 'a';
+        sb_printf(&g->out, "int *%s = ", fresh(g, V_PTR, false));
+        if (arr) sb_printf(&g->out, "%s + %u;", t, pick(g, 8));
+        else sb_printf(&g->out, "&%s;", t);
+        return;
+    }
+    case 4:
+        if (!g->have_struct) break;
+        sb_printf(&g->out, "struct S%d %s = {", g->prog, fresh(g, V_STRUCT, false));
+        int_lit(g);
+        emit(g, ", 2.5, {1, 2}};");
+        return;
+    case 5:
+        sb_printf(&g->out, "char %s[16] = \"%s\";", fresh(g, V_STR, false),
+                  (const char *[]){"", "hello", "a%d b", "tab\\tnl\\n", "\\x41\\101"}[pick(g, 5)]);
+        return;
+    case 6:
+        sb_printf(&g->out, "char %s = ", fresh(g, V_CHAR, false));
+        int_lit(g);
+        emit(g, ";");
+        return;
+    case 7:
+        sb_printf(&g->out, "%s %s = ", (const char *[]){"long", "unsigned", "short", "long long"}[pick(g, 4)],
+                  fresh(g, V_INT, false));
+        g->nvars--;
+        int_expr(g, 1);
+        g->nvars++;
+        g->vars[g->nvars - 1].wide = true;
+        emit(g, ";");
+        return;
+    }
+    sb_printf(&g->out, "int %s = 0;", fresh(g, V_INT, false));
+}
+
+/* sub: the statement of an else or a case label, where C takes no
+ * declaration: one is braced. */
+static void stmt(gen_t *g, int d, bool sub) {
+    line(g);
+    unsigned c = d >= MAX_DEPTH ? pick(g, 2) : pick(g, 14);
+    if (sub && (c == 0 || c == 4 || c == 10)) {
+        emit(g, "{");
+        g->indent++;
+        int saved = g->nvars;
+        stmt(g, d + 1, false);
+        g->nvars = saved;
+        g->indent--;
+        line(g);
+        emit(g, "}");
+        return;
+    }
+    switch (c) {
+    case 0:
+        decl(g);
+        return;
+    case 2:
+        emit(g, "if (");
+        int_expr(g, 1);
+        emit(g, ") ");
+        block(g, d);
+        if (pick(g, 2)) {
+            emit(g, " else ");
+            if (pick(g, 2)) stmt(g, d + 1, true);
+            else block(g, d);
+        }
+        return;
+    case 3: {
+        int saved = g->nvars;
+        const char *i = fresh(g, V_INT, true);
+        sb_printf(&g->out, "for (int %s = 0; %s < %u; %s++) ", i, i, pick(g, 12), i);
+        g->loops++;
+        block(g, d);
+        g->loops--;
+        g->nvars = saved;
+        return;
+    }
+    case 4: {
+        char w[16];
+        snprintf(w, sizeof w, "%s", fresh(g, V_INT, true));
+        sb_printf(&g->out, "int %s = 0;", w);
+        line(g);
+        unsigned k = pick(g, 10);
+        bool dowhile = pick(g, 2);
+        if (dowhile) emit(g, "do {");
+        else sb_printf(&g->out, "while (%s < %u) {", w, k);
+        g->indent++;
+        line(g);
+        sb_printf(&g->out, "%s++;", w); /* first, so that a continue cannot skip it */
+        g->loops++;
+        int saved = g->nvars;
+        stmts(g, d + 1, 3);
+        g->nvars = saved;
+        g->loops--;
+        g->indent--;
+        line(g);
+        if (dowhile) sb_printf(&g->out, "} while (%s < %u);", w, k);
+        else emit(g, "}");
+        return;
+    }
+    case 5:
+        emit(g, "switch (");
+        int_expr(g, 1);
+        emit(g, ") {");
+        for (unsigned i = 0, n = 1 + pick(g, 4); i < n; i++) {
+            line(g);
+            if (i == n - 1 && pick(g, 2)) emit(g, "default:");
+            else sb_printf(&g->out, "case %d:", (int)i - 1);
+            g->indent++;
+            g->switches++; /* break is allowed, continue only in a loop */
+            stmt(g, d + 1, true);
+            if (pick(g, 2)) {
+                line(g);
+                emit(g, "break;");
+            }
+            g->switches--;
+            g->indent--;
+        }
+        line(g);
+        emit(g, "}");
+        return;
+    case 6: {
+        unsigned f = pick(g, 4);
+        emit(g, (const char *[]){"printf(\"%d %x\\n\", ", "printf(\"%.3f %g\\n\", ", "printf(\"[%5d|%-4c]\\n\", ",
+                                 "printf(\"%s.\\n\", "}[f]);
+        if (f == 0 || f == 2) {
+            emit(g, "(int)(");
+            int_expr(g, 1);
+            emit(g, f == 0 ? "), (unsigned)(" : "), 'a' + (int)(");
+            int_expr(g, 2);
+            emit(g, f == 2 ? ") % 26" : ")");
+        } else if (f == 1) {
+            dbl_expr(g, 1);
+            emit(g, ", ");
+            dbl_expr(g, 2);
+        } else {
+            const char *s = var_of(g, V_STR, false);
+            emit(g, s ? s : "\"lit\"");
+        }
+        emit(g, ");");
+        return;
+    }
+    case 7:
+        block(g, d);
+        return;
+    case 8:
+        if (g->loops || g->switches) {
+            emit(g, g->loops && pick(g, 2) ? "continue;" : "break;");
+            return;
+        }
+        break;
+    case 9: {
+        const char *p = var_of(g, V_PTR, false), *a = var_of(g, V_ARR, false);
+        if (p && a) {
+            sb_printf(&g->out, "%s = %s + (", p, a);
+            int_expr(g, 2);
+            emit(g, " & 7);");
+            return;
+        }
+        break;
+    }
+    case 10: {
+        char m[16];
+        snprintf(m, sizeof m, "%s", fresh(g, V_PTR, false));
+        g->nvars--; /* freed below */
+        unsigned n = pick(g, 6);
+        sb_printf(&g->out, "int *%s = (int *)malloc(%u * sizeof(int));", m, n + 1);
+        line(g);
+        sb_printf(&g->out, "for (int k = 0; k <= %u; k++) %s[k] = k * ", n, m);
+        int_expr(g, 2);
+        emit(g, ";");
+        line(g);
+        sb_printf(&g->out, "printf(\"%%d\\n\", %s[%u]);", m, pick(g, n + 1));
+        line(g);
+        sb_printf(&g->out, "free(%s);", m);
+        return;
+    }
+    case 11:
+        if (g->in_func) {
+            emit(g, "return ");
+            int_expr(g, 1);
+            emit(g, ";");
+            return;
+        }
+        break;
+    case 12: {
+        const char *v = var_of(g, V_DBL, false);
+        if (v) {
+            sb_printf(&g->out, "%s %s ", v, (const char *[]){"=", "+=", "*=", "/="}[pick(g, 4)]);
+            dbl_expr(g, 1);
+            emit(g, ";");
+            return;
+        }
+        break;
+    }
+    }
+    int_expr(g, 0); /* an expression statement, often an assignment */
+    emit(g, ";");
+}
+
+static void stmts(gen_t *g, int d, int max) {
+    for (unsigned i = 0, n = 1 + pick(g, (unsigned)max); i < n; i++) stmt(g, d, false);
+}
+
+static void func_def(gen_t *g) {
+    int saved = g->nvars;
+    sb_printf(&g->out, "int f%d_%d(int ", g->prog, g->nfuncs);
+    emit(g, fresh(g, V_INT, false));
+    emit(g, ", int ");
+    emit(g, fresh(g, V_INT, false));
+    emit(g, ") {");
+    g->in_func = true;
+    g->indent++;
+    stmts(g, 1, 4);
+    line(g);
+    emit(g, "return ");
+    int_expr(g, 1);
+    emit(g, ";");
+    g->indent--;
+    g->in_func = false;
+    emit(g, "\n}\n");
+    g->nvars = saved;
+    g->nfuncs++;
+}
+
+/* The program the bytes choose (malloc'd). */
+static char *generate(const uint8_t *data, size_t n) {
+    static unsigned prog_no;
+    gen_t g = {.p = data, .n = n, .prog = (int)(prog_no++ % 1000)};
+    if (pick(&g, 2)) {
+        sb_printf(&g.out, "struct S%d { int a; double b; int c[2]; };\n", g.prog);
+        g.have_struct = true;
+    }
+    for (unsigned i = 0, k = pick(&g, 3); i < k; i++) func_def(&g);
+    stmts(&g, 0, 8);
+    if (pick(&g, 2)) { /* a last expression without ';': its value is displayed */
+        line(&g);
+        if (pick(&g, 2)) int_expr(&g, 1);
+        else dbl_expr(&g, 1);
+    }
+    sb_putc(&g.out, '\n');
+    return sb_take(&g.out);
+}
+
+#endif
