@@ -117,6 +117,7 @@ static int run(interp_t *in, const char *code, bool show) {
 static double icuda_time(const bench_t *b, int mode, int runs, double *first, native_stats_t *st) {
     interp_t *in = interp_new();
     native_set_mode(in, mode);
+    if (getenv("HOST_SUITE_OPT")) native_set_opt(in, atoi(getenv("HOST_SUITE_OPT"))); /* the C compiler's -O */
     double best = 1e30;
     if (run(in, b->setup, false)) return NAN;
     for (int r = 0; r < runs; r++) {
