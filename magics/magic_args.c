@@ -26,6 +26,16 @@ int magic_usage_error(const magic_t *m, engine_error_t *err, const char *fmt, ..
     return -1;
 }
 
+/* appends w to the word vector *v of *n words, room for *cap */
+static void push_word(char ***v, int *n, int *cap, char *w) {
+    if (*n == *cap) {
+        *cap *= 2;
+        *v = realloc(*v, (size_t)*cap * sizeof **v);
+        if (!*v) abort();
+    }
+    (*v)[(*n)++] = w;
+}
+
 int magic_split_args(const char *args, char ***argv) {
     int n = 0, cap = 8;
     char **v = malloc(cap * sizeof *v);
@@ -40,12 +50,7 @@ int magic_split_args(const char *args, char ***argv) {
             if (*p == '"') quoted = !quoted;
             else sb_putc(&b, *p);
         }
-        if (n == cap) {
-            cap *= 2;
-            v = realloc(v, cap * sizeof *v);
-            if (!v) abort();
-        }
-        v[n++] = sb_take(&b);
+        push_word(&v, &n, &cap, sb_take(&b));
     }
     *argv = v;
     return n;
@@ -272,12 +277,7 @@ static int split_words(const char *line, char ***out) {
                 sb_putc(&b, *p);
             }
         }
-        if (n == cap) {
-            cap *= 2;
-            v = realloc(v, cap * sizeof *v);
-            if (!v) abort();
-        }
-        v[n++] = sb_take(&b);
+        push_word(&v, &n, &cap, sb_take(&b));
     }
     *out = v;
     return n;

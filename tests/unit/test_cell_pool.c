@@ -13,19 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
+#include "out_capture.h"
 #include "runtime/lang/interp.h"
 #include "runtime/lang/lang.h"
 #include "runtime/lang/native.h"
 
-typedef struct { char *s; size_t n; } out_t;
-static void io_stream(void *ctx, const char *name, const char *text, size_t len) {
-    (void)name;
-    out_t *o = ctx;
-    o->s = realloc(o->s, o->n + len + 1);
-    memcpy(o->s + o->n, text, len);
-    o->n += len;
-    o->s[o->n] = 0;
-}
 
 static interp_t *in;
 static out_t out;

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "check.h"
+#include "out_capture.h"
 
 #define CHECK_MSG(cond, ...)                        \
     do {                                            \
@@ -31,14 +32,6 @@
 #include "runtime/lang/lang.h"
 #include "runtime/lang/native.h"
 
-typedef struct { char *s; size_t n; } out_t;
-static void io_stream(void *ctx, const char *name, const char *text, size_t len) {
-    out_t *o = ctx;
-    o->s = realloc(o->s, o->n + len + 1);
-    memcpy(o->s + o->n, text, len);
-    o->n += len;
-    o->s[o->n] = 0;
-}
 
 /* runs the cells (separated by "\n%%\n") in a fresh interpreter; returns
  * what it printed and how each cell ended, as one string; *entries: how

@@ -12,17 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
+#include "out_capture.h"
 #include "runtime/lang/interp.h"
 
-typedef struct { char *s; size_t n; } out_t;
-static void io_stream(void *ctx, const char *name, const char *text, size_t len) {
-    (void)name;
-    out_t *o = ctx;
-    o->s = realloc(o->s, o->n + len + 1);
-    memcpy(o->s + o->n, text, len);
-    o->n += len;
-    o->s[o->n] = 0;
-}
 
 typedef struct { interp_t *in; out_t out; engine_io_t io; char ename[64], evalue[512]; } sess_t;
 
