@@ -44,8 +44,9 @@ int native_mode(interp_t *in);
 void native_set_opt(interp_t *in, int level);
 int native_opt(interp_t *in);
 /* Compile hot loops in the foreground (the default is the background, the
- * loop going on interpreted meanwhile): for tests that count entries. */
-void native_set_sync(interp_t *in, bool sync);
+ * loop going on interpreted meanwhile): %timeit's timed runs, and tests
+ * that count entries. Returns the previous choice. */
+bool native_set_sync(interp_t *in, bool sync);
 /* Statistics since the last reset: loops entered compiled, compiles, cache
  * hits, compile time. %timeit reports the tier from them. */
 typedef struct native_stats { long entries, compiles, mem_hits, disk_hits, failures, clean_runs; double compile_s; } native_stats_t;

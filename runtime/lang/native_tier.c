@@ -67,7 +67,11 @@ static native_state_t *state(interp_t *in) {
 void native_set_mode(interp_t *in, int mode) { state(in)->mode = mode; }
 int native_mode(interp_t *in) { return state(in)->mode; }
 void native_set_opt(interp_t *in, int level) { state(in)->opt = level; }
-void native_set_sync(interp_t *in, bool sync) { state(in)->sync = sync; }
+bool native_set_sync(interp_t *in, bool sync) {
+    bool was = state(in)->sync;
+    state(in)->sync = sync;
+    return was;
+}
 int native_opt(interp_t *in) { return state(in)->opt; }
 native_stats_t native_stats(interp_t *in) { return state(in)->st; }
 void native_stats_reset(interp_t *in) { memset(&state(in)->st, 0, sizeof state(in)->st); }

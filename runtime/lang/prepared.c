@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lang.h"
+#include "native.h"
 #include "../interrupt.h"
 
 struct interp_prepared {
@@ -207,7 +208,12 @@ out:
 int interp_run_prepared(interp_t *in, interp_prepared_t *p, const engine_io_t *io, interp_batch_fn batch, void *ctx,
                         engine_error_t *err) {
     prep_run_t run = {batch, ctx, 0, false};
-    return execute(in, &p->cc, io, &run, err);
+    /* one tier for every timed repeat: a loop that gets hot in the warm-up
+     * compiles then, in the foreground, not in the middle of a repeat */
+    bool was = native_set_sync(in, true);
+    int rc = execute(in, &p->cc, io, &run, err);
+    native_set_sync(in, was);
+    return rc;
 }
 
 static const char *const value_glue[3] = {"{ __icuda_value((double)(\n", "", "\n)); }\n"};

@@ -3,6 +3,12 @@
 compiled, gives the interpreter's result, and %timeit says the native tier
 ran; an out-of-bounds write in a compiled hot loop is the interpreter's
 error at the cell's line, and the session goes on."""
+import os
+import random
+import re
+import shutil
+import tempfile
+
 import support
 from support import kernel, stdout_of
 
@@ -66,3 +72,27 @@ def test_host_cell_magic_chooses_for_one_cell():
         for bad, words in [("%%host\nint z;", "say how the cell runs"), ("%%host fast\nint z;", "unknown argument 'fast'")]:
             reply, _ = k.execute(bad, timeout=60)
             assert reply["content"]["ename"] == "UsageError" and words in reply["content"]["evalue"], reply["content"]
+
+
+def test_timeit_times_one_tier():
+    """A loop that gets hot in %timeit's warm-up is compiled then, in the
+    foreground, so that every timed repeat runs the same code: with a C
+    compiler that takes 1.5 s, each of the 3 repeats still enters compiled
+    code (in the background they would all have run interpreted)."""
+    d = tempfile.mkdtemp(prefix="icuda-slowcc-")
+    try:
+        cc = os.path.join(d, "cc")
+        with open(cc, "w") as f:
+            f.write('#!/bin/sh\nsleep 1.5\nexec cc "$@"\n')
+        os.chmod(cc, 0o755)
+        salt = random.randrange(1000, 10 ** 6)  # no compiled code to find in any cache
+        with kernel(env={"ICUDA_HOST_CC": cc, "XDG_CACHE_HOME": d}) as k:
+            ok(k, "int n = 300000; long s = 0;")
+            out = stdout_of(ok(k, f"%timeit -n 1 -r 3 for (int i = 0; i < n; i++) s += i % {salt};"))
+            m = re.search(r"compiled loops entered (\d+) times", out)
+            # the warm-up switches to compiled code when the loop gets hot, then 3 repeats
+            assert m and int(m.group(1)) == 4, out
+            # and the session's own hot loops go back to compiling in the background
+            ok(k, f"for (int i = 0; i < n; i++) s -= i % {salt + 1};")
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
