@@ -258,8 +258,9 @@ static void report(magic_ctx_t *mc, const timing_t *t, const stats_t *s, double 
  * line, the statement was interpreted. */
 static void host_tier_note(magic_ctx_t *mc, long entries, long compiled, double compile_s) {
     if (entries > 0)
-        io_printf(mc->io, "stdout", "host code: native tier (compiled loops entered %ld times; %ld loop%s compiled or "
-                  "loaded, %.0f ms compiling)\n", entries, compiled, compiled == 1 ? "" : "s", compile_s * 1e3);
+        io_printf(mc->io, "stdout", "host code: native tier (compiled code entered %ld times; %ld loop%s or function%s "
+                  "compiled or loaded, %.0f ms compiling)\n", entries, compiled, compiled == 1 ? "" : "s",
+                  compiled == 1 ? "" : "s", compile_s * 1e3);
 }
 
 /* "NAME.field = value;" with a value C reads back exactly (inf and nan too). */

@@ -103,6 +103,13 @@ static frame_t *frame_get(interp_t *in, func_t *fn, node_t *site) {
 val_t call_func(func_t *fn, val_t *args, node_t *site, frame_t *caller, char *retbuf) {
     frame_enter_check(site);
     interp_t *in = g_in;
+    int tier = 0;
+    if (UNLIKELY(++fn->hot >= in->native_hot_calls)) {
+        val_t r;
+        tier = native_call(fn, args, &r);
+        if (tier == 1) return r;
+        in->native_block += tier == 2; /* its calls interpreted too, or each would give up again */
+    }
     frame_t *fr = frame_get(in, fn, site);
     fr->retbuf = retbuf;
     fr->ret.u = 0;
@@ -125,6 +132,7 @@ val_t call_func(func_t *fn, val_t *args, node_t *site, frame_t *caller, char *re
     val_t r = fr->ret;
     if (ty_is_aggr(fn->ty->base)) r.p = retbuf;
     frame_release(fr);
+    in->native_block -= tier == 2;
     return r;
 }
 
@@ -141,6 +149,15 @@ static val_t ev_call(node_t *n, frame_t *f) {
     val_t args[n->nlist ? n->nlist : 1];
     for (int i = 0; i < n->nlist; i++) args[i] = EV(n->list[i], f);
     return call_func(fn, args, n, f, n->esz >= 0 ? f->mem + n->esz : NULL);
+}
+
+func_t *native_call_target(node_t *n, void **box) {
+    if (n->fn != ev_call || n->esz >= 0) return NULL;
+    fbox_t *b = n->p;
+    func_t *fn = b->cur;
+    if (!fn || !fn->body || (fn->ty != n->d->ty && !ty_same(fn->ty, n->d->ty))) return NULL;
+    *box = b;
+    return fn;
 }
 
 static val_t ev_callptr(node_t *n, frame_t *f) {

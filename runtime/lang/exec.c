@@ -993,31 +993,40 @@ static val_t ev_incdec(node_t *n, frame_t *f) {
     else f->slots[pl->slot] = r;
     return n->op ? old : r;
 }
-static val_t ev_inc_i64_s(node_t *n, frame_t *f) { val_t o = f->slots[n->slot]; f->slots[n->slot].u++; return o; }
+/* ++ and -- of a slot: the old value when postfix (n->op), else the new */
+static val_t ev_inc_i64_s(node_t *n, frame_t *f) {
+    val_t o = f->slots[n->slot];
+    f->slots[n->slot].u++;
+    return n->op ? o : f->slots[n->slot];
+}
 static val_t ev_inc_i32_s(node_t *n, frame_t *f) {
     val_t o = f->slots[n->slot];
     if (UNLIKELY(o.i == INT32_MAX)) ub_overflow_typed(n, n->ty, P_PLUS, o.i, 1);
     f->slots[n->slot].i = o.i + 1;
-    return o;
+    return n->op ? o : f->slots[n->slot];
 }
 static val_t ev_inc_s64_s(node_t *n, frame_t *f) {
     val_t o = f->slots[n->slot];
     if (UNLIKELY(o.i == INT64_MAX)) ub_overflow_typed(n, n->ty, P_PLUS, o.i, 1);
     f->slots[n->slot].i = o.i + 1;
-    return o;
+    return n->op ? o : f->slots[n->slot];
 }
 static val_t ev_dec_s64_s(node_t *n, frame_t *f) {
     val_t o = f->slots[n->slot];
     if (UNLIKELY(o.i == INT64_MIN)) ub_overflow_typed(n, n->ty, P_MINUS, o.i, 1);
     f->slots[n->slot].i = o.i - 1;
-    return o;
+    return n->op ? o : f->slots[n->slot];
 }
-static val_t ev_dec_i64_s(node_t *n, frame_t *f) { val_t o = f->slots[n->slot]; f->slots[n->slot].u--; return o; }
+static val_t ev_dec_i64_s(node_t *n, frame_t *f) {
+    val_t o = f->slots[n->slot];
+    f->slots[n->slot].u--;
+    return n->op ? o : f->slots[n->slot];
+}
 static val_t ev_dec_i32_s(node_t *n, frame_t *f) {
     val_t o = f->slots[n->slot];
     if (UNLIKELY(o.i == INT32_MIN)) ub_overflow_typed(n, n->ty, P_MINUS, o.i, 1);
     f->slots[n->slot].i = o.i - 1;
-    return o;
+    return n->op ? o : f->slots[n->slot];
 }
 node_t *mk_incdec(loc_t *l, node_t *pl, int delta, bool post) {
     node_t *n = node_new(l);

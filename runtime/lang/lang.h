@@ -338,6 +338,8 @@ struct func {
     struct builtin *bi;
     loc_t loc;
     int nvla;            /* VLA buffer handles kept in slots */
+    int hot;             /* calls counted toward the native tier (native_call) */
+    void *native;        /* the native tier's record of a pure function (native_tier.c) */
 };
 
 typedef struct frame_vla { uint32_t slot; } frame_vla_t;
@@ -460,6 +462,8 @@ struct interp {
     uint64_t argv_word;  /* main's argv, made when a cell first names it */
     char *fmt_buf;       /* printf's text while it is formatted: freed if a conversion's error stops the cell */
     struct native_state *native; /* the native tier's mode and figures (native_tier.c) */
+    int native_block;    /* > 0: calls run interpreted (a compiled call gave up) */
+    int native_hot_calls; /* calls that make a function hot (native_call sets it) */
 };
 
 extern interp_t *g_in;   /* the interpreter running now */

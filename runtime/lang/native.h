@@ -49,7 +49,11 @@ int native_opt(interp_t *in);
 bool native_set_sync(interp_t *in, bool sync);
 /* Statistics since the last reset: loops entered compiled, compiles, cache
  * hits, compile time. %timeit reports the tier from them. */
-typedef struct native_stats { long entries, compiles, mem_hits, disk_hits, failures, clean_runs; double compile_s; } native_stats_t;
+typedef struct native_stats {
+    long entries, compiles, mem_hits, disk_hits, failures, clean_runs;
+    long gave_up; /* compiled calls of pure functions that gave up (run again interpreted) */
+    double compile_s;
+} native_stats_t;
 native_stats_t native_stats(interp_t *in);
 void native_stats_reset(interp_t *in);
 void native_free(interp_t *in);
@@ -67,8 +71,22 @@ void native_hook_loop(node_t *n, int kind);
  * The source names no address, so equal loops give equal text. loops[i]:
  * the loop statement the code enters at the head of when called with osr
  * i + 1 (loops[0] is n). */
-typedef struct native_src { char *text; void **k; int nk; node_t **loops; int nloops; } native_src_t;
+typedef struct native_src {
+    char *text; void **k; int nk; node_t **loops; int nloops;
+    void **deps; int ndeps; /* a function's: (fbox, func) of each function it calls, as compiled */
+} native_src_t;
 int native_gen(node_t *loop, native_src_t *out);
+/* The C source of pure host function fn and those it calls
+ * (native_func.inc); -1 when it does not qualify. */
+int native_gen_func(func_t *fn, native_src_t *out);
+/* calls.c: the function direct call n runs now, and its fbox; NULL when n
+ * is no direct call or would fail */
+func_t *native_call_target(node_t *n, void **box);
+/* native_tier.c, from call_func once fn is hot: 1 the compiled code ran
+ * (*r its value); 2 it gave up (run fn interpreted, with nothing compiled
+ * inside: in->native_block); 0 run it interpreted */
+int native_call(func_t *fn, val_t *args, val_t *r);
+enum { NATIVE_FN_HOT = 1000 }; /* calls that make a function hot */
 void native_src_free(native_src_t *s);
 
 /* ---- native_cc.c ---- */

@@ -96,6 +96,7 @@ typedef struct gen {
      * reload after a store that may have hit a cached variable */
     char last_kind;
     int last_site;
+    struct unit *unit; /* compiling pure functions (native_func.inc), not a loop */
 } gen_t;
 
 static bool is_proven(gen_t *g, node_t *n) {
@@ -453,6 +454,7 @@ static char *arith_unchecked(gen_t *g, int op, int k, const char *x, const char 
 }
 
 static char *ex(gen_t *g, node_t *n);
+static char *user_call(gen_t *g, node_t *n); /* native_func.inc */
 
 /* The interpreter's float-to-integer range error (ub_float_to_int) for the
  * double named d, tested inline: the call is only made to raise it. */
@@ -482,7 +484,7 @@ static char *padd_scaled(gen_t *g, node_t *n, const char *p, const char *i, int6
 /* A place's checked host address (a char * expression); wr as the interpreter passes it. */
 static char *addr(gen_t *g, node_t *pl, int wr) {
     int ok = native_place_ok(pl);
-    if (!ok || pl->place == PL_SLOT) return bad(g);
+    if (!ok || pl->place == PL_SLOT || g->unit) return bad(g); /* a pure function touches no memory */
     bool alias = !g->collect && g->ncached;
     switch (pl->place) {
     case PL_FRAME: g->last_kind = 0; return fmt("(M + %" PRId64 ")", pl->k.i);
@@ -585,7 +587,7 @@ static bool math2(const char *s) {
 static char *builtin_call(gen_t *g, node_t *n) {
     builtin_t *b = n->p;
     const char *nm = b->name;
-    if (!strcmp(nm, "rand") && n->nlist == 0) return strdup("((int64_t)rt->rand())");
+    if (!strcmp(nm, "rand") && n->nlist == 0) return g->unit ? bad(g) : strdup("((int64_t)rt->rand())");
     size_t L = strlen(nm);
     char base[64];
     bool fl = false;
@@ -851,6 +853,7 @@ static char *ex(gen_t *g, node_t *n) {
     case NK_INCDEC: return incdec(g, n);
     case NK_BUILTIN: return builtin_call(g, n);
     }
+    if (g->unit && native_call_target(n, &(void *){NULL})) return user_call(g, n);
     return bad(g);
 }
 
@@ -942,6 +945,12 @@ static void stmt(gen_t *g, node_t *n) {
         return;
     case NK_S_RETURN:
         if (n->esz) break;
+        if (g->unit) {
+            char *v = n->a ? ex(g, n->a) : strdup("0");
+            sb_add(&g->body, "return (nval_t){.%s = %s};\n", n->a && isf(n->a->ty) ? "d" : "i", v);
+            free(v);
+            return;
+        }
         if (n->a) {
             char *v = ex(g, n->a);
             sb_add(&g->body, "{ nval_t rv_; rv_.%s = %s; *R = rv_; }\n", isf(n->a->ty) ? "d" : "i", v);
@@ -1011,6 +1020,7 @@ static gen_t *gen_pass(node_t *loop_node, const gen_t *found) {
 }
 
 int native_gen(node_t *loop_node, native_src_t *out) {
+    memset(out, 0, sizeof *out);
     gen_t *g1 = gen_pass(loop_node, NULL);
     if (!g1) return -1;
     gen_t *g = gen_pass(loop_node, g1);
@@ -1074,5 +1084,8 @@ void native_src_free(native_src_t *s) {
     free(s->text);
     free(s->k);
     free(s->loops);
+    free(s->deps);
     memset(s, 0, sizeof *s);
 }
+
+#include "native_func.inc"

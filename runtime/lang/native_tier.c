@@ -8,6 +8,7 @@
  * with the interpreter's current variables. Compiled code calls back into
  * this file for every slow path and every error, and the interpreter's own
  * routines raise them, so an error in compiled code is the interpreter's. */
+#include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
 #include "native.h"
@@ -190,6 +191,105 @@ static const nrt_t g_rt = { /* clean_runs: the session's, at each entry */
                            rt_idx, rt_deref, rt_index_fail, rt_div0, rt_divovf, rt_interrupt, rt_ptr_add, rt_rand,
                            (volatile int *)&icuda_interrupt_flag, rt_ovf, rt_ovf_place, rt_shift, rt_f2i, rt_neg,
                            rt_pwrap, rt_range, NULL};
+
+/* ---- pure functions (native_func.inc) ----
+ * A call of a compiled pure function runs with a table whose raising
+ * routines give up instead: they jump back to native_call, which has the
+ * call run interpreted, where the interpreter raises its own error. */
+enum { NF_READY = 1, NF_BAD };
+typedef struct nfunc {
+    int state;
+    native_fn_t fn;
+    void **k;
+    void **deps; /* (fbox, func) of each function it calls, as compiled */
+    int ndeps;
+} nfunc_t;
+
+static jmp_buf *give_up_to;
+static _Noreturn void give_up(void) { longjmp(*give_up_to, 1); }
+__attribute__((noreturn)) static void gu_index_fail(void *n, int64_t i, int wr) { give_up(); }
+__attribute__((noreturn)) static void gu_node(void *n) { give_up(); }
+__attribute__((noreturn)) static void gu_ovf(void *n, int op, int64_t a, int64_t b) { give_up(); }
+__attribute__((noreturn)) static void gu_shift(void *n, int op, int k, int64_t x, int64_t c) { give_up(); }
+__attribute__((noreturn)) static void gu_f2i(void *n, double d, int to) { give_up(); }
+__attribute__((noreturn)) static void gu_neg(void *n, int64_t a) { give_up(); }
+__attribute__((noreturn)) static void gu_pwrap(void *n, uint64_t p, int64_t d) { give_up(); }
+static long fn_clean_runs;
+static const nrt_t fn_rt = {rt_idx, rt_deref, gu_index_fail, gu_node, gu_node, gu_node, rt_ptr_add, rt_rand,
+                            (volatile int *)&icuda_interrupt_flag, gu_ovf, gu_ovf, gu_shift, gu_f2i, gu_neg,
+                            gu_pwrap, rt_range, &fn_clean_runs};
+
+/* fn's record, made (generated and compiled, or found in the cache) on
+ * its first hot call */
+static nfunc_t *fn_record(func_t *fn) {
+    native_state_t *s = state(g_in);
+    nfunc_t *F = pool_alloc(&g_in->keep, sizeof *F);
+    fn->native = F;
+    native_src_t src;
+    if (native_gen_func(fn, &src) != 0) {
+        F->state = NF_BAD;
+        return F;
+    }
+    int how = 0;
+    double secs = 0;
+    F->fn = native_compile(src.text, s->opt, &how, &secs);
+    if (!F->fn) {
+        s->st.failures++;
+        F->state = NF_BAD;
+        native_src_free(&src);
+        return F;
+    }
+    F->k = pool_alloc(&g_in->keep, sizeof(void *) * (size_t)(src.nk ? src.nk : 1));
+    if (src.nk) memcpy(F->k, src.k, sizeof(void *) * (size_t)src.nk);
+    F->deps = pool_alloc(&g_in->keep, sizeof(void *) * (size_t)(2 * src.ndeps + 1));
+    if (src.ndeps) memcpy(F->deps, src.deps, sizeof(void *) * (size_t)(2 * src.ndeps));
+    F->ndeps = src.ndeps;
+    native_src_free(&src);
+    F->state = NF_READY;
+    if (how == 0) s->st.compiles++;
+    else if (how == 1) s->st.mem_hits++;
+    else s->st.disk_hits++;
+    s->st.compile_s += secs;
+    return F;
+}
+
+int native_call(func_t *fn, val_t *args, val_t *r) {
+    interp_t *in = g_in;
+    native_state_t *s = state(in);
+    /* always: every function the tier can compile, from its first call */
+    in->native_hot_calls = s->mode == NATIVE_ALWAYS ? 1 : NATIVE_FN_HOT;
+    if (s->mode == NATIVE_OFF) {
+        fn->hot = 0;
+        return 0;
+    }
+    fn->hot = in->native_hot_calls; /* stays hot: every call comes here */
+    if (in->native_block) return 0;
+    nfunc_t *F = fn->native;
+    if (F && F->state == NF_READY)
+        for (int i = 0; i < F->ndeps; i++)
+            if (((fbox_t *)F->deps[2 * i])->cur != F->deps[2 * i + 1]) {
+                F = NULL; /* a function it calls was redefined: compile again */
+                break;
+            }
+    if (!F) F = fn_record(fn);
+    if (F->state != NF_READY) {
+        fn->hot = INT32_MIN; /* never again */
+        return 0;
+    }
+    jmp_buf jb, *saved = give_up_to;
+    give_up_to = &jb;
+    val_t ret = {0};
+    if (setjmp(jb)) {
+        give_up_to = saved;
+        s->st.gave_up++;
+        return 2;
+    }
+    F->fn(&fn_rt, F->k, args, in->stack_base - in->stack_limit, &ret, 0);
+    give_up_to = saved;
+    s->st.entries++;
+    *r = ret;
+    return 1;
+}
 
 /* ---- loops ---- */
 static int sx_native(node_t *n, frame_t *f);

@@ -111,6 +111,7 @@ void lang_enter(interp_t *in, const engine_io_t *io, engine_error_t *err, jmp_bu
     in->exited = false;
     in->top = NULL;
     in->jb = jb;
+    in->native_block = 0; /* left raised by an error in an interpreted call */
     lang_stack_bounds(in, here);
 }
 

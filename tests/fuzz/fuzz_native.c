@@ -80,7 +80,7 @@ static char *run_tier(const char *code, int mode, long budget_ms, bool *interrup
 static bool print;
 static void report(void) {
     if (print && programs)
-        fprintf(stderr, "fuzz_native: %lu programs, %lu compared between the tiers (%lu ran compiled loops), "
+        fprintf(stderr, "fuzz_native: %lu programs, %lu compared between the tiers (%lu ran compiled code), "
                 "%lu skipped (interrupted)\n", programs, compared, with_compiled, skipped);
 }
 

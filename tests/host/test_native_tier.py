@@ -89,7 +89,7 @@ def test_timeit_times_one_tier():
         with kernel(env={"ICUDA_HOST_CC": cc, "XDG_CACHE_HOME": d}) as k:
             ok(k, "int n = 300000; long s = 0;")
             out = stdout_of(ok(k, f"%timeit -n 1 -r 3 for (int i = 0; i < n; i++) s += i % {salt};"))
-            m = re.search(r"compiled loops entered (\d+) times", out)
+            m = re.search(r"compiled code entered (\d+) times", out)
             # the warm-up switches to compiled code when the loop gets hot, then 3 repeats
             assert m and int(m.group(1)) == 4, out
             # and the session's own hot loops go back to compiling in the background

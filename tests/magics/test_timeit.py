@@ -42,7 +42,7 @@ def timing_lines(n, r, clock):
                       rf"min {T}, max {T} per run\n"
                       # a loop whose compiled code is in the host cache (any earlier
                       # session's) runs compiled even for -n 1, and the report says so
-                      r"(?:host code: native tier \(compiled loops entered \d+ times?; \d+ loops? compiled or loaded, \d+ ms compiling\)\n)?")
+                      r"(?:host code: native tier \(compiled code entered \d+ times?; \d+ loops? or functions? compiled or loaded, \d+ ms compiling\)\n)?")
 
 
 def test_usage_errors():

@@ -84,6 +84,36 @@ static void same(const char *title, const char *cells, bool compiled) {
 
 static const char *const progs[][3] = {
     /* title, cells ("%" separates cells), "1" when a loop must compile */
+    /* pure functions (native_func.inc): compiled whole, calls between them direct */
+    {"pure recursive functions", "int fib(int k) { return k < 2 ? k : fib(k - 1) + fib(k - 2); }\n"
+     "unsigned mix(unsigned a, long b) { return a * 2654435761u ^ (unsigned)(b >> 3); }\n"
+     "double harm(double x, int n) { double s = 0; for (int i = 1; i <= n; i++) { if (i % 7 == 0) continue; "
+     "s += x / i; } return s; }\n"
+     "long both(int k) { long t = 0; int j = 0; while (j < k) { t += fib(j % 15) + mix((unsigned)j, -t); j++; } return t; }\n"
+     "\x01" "printf(\"%d %u %.17g %ld\\n\", fib(22), mix(7, 1234567), harm(1.5, 300), both(200));\n"
+     "\x01" "both(10)", "1"},
+    {"signed overflow deep in a compiled recursion: the interpreter's error and traceback",
+     "int bad(int k) { return k == 0 ? 2147483647 + (k + 1) * 2147483647 : bad(k - 1) + 0; }\n"
+     "\x01" "int r = bad(50);\n\x01" "printf(\"%d\\n\", 7);", "1"},
+    {"division by zero, a bad shift and an out-of-range conversion in pure functions",
+     "int q(int a, int b) { return a / b; }\nint sh(int a, int b) { return a << b; }\n"
+     "int cv(double d) { return (int)d; }\nint sum(int n) { int s = 0; for (int i = 0; i < n; i++) s += q(100, 9 - i); "
+     "return s; }\n\x01" "sum(9)\n\x01" "sum(10)\n\x01" "sh(1, 31)\n\x01" "sh(1, 40)\n\x01" "cv(3e9)\n\x01" "cv(-7.9)", "1"},
+    {"a function redefined after its callers compiled: they call the new one",
+     "int g(int x) { return x + 1; }\nint f(int x) { return g(x) * 2; }\n\x01" "f(3)\n\x01"
+     "int g(int x) { return x + 5; }\n\x01" "f(3)\n", "1"},
+    {"functions that touch memory, print or draw random numbers stay interpreted",
+     "int cnt = 0;\nint bump(int x) { cnt += x; return cnt; }\nint rd(int *p) { return p[1]; }\n"
+     "int say(int x) { printf(\"%d;\", x); return x; }\nint rr(int x) { return rand() % 10 + x; }\n"
+     "int st(int x) { static int k = 0; k += x; return k; }\nint arr(int x) { int a[3] = {x, x, x}; return a[x % 3]; }\n"
+     "\x01" "int v[2] = {4, 5};\nfor (int i = 0; i < 3; i++) printf(\"%d %d %d %d %d %d\\n\", bump(i), rd(v), say(i), "
+     "rr(i), st(i), arr(i));", ""},
+    /* (how deep is too deep is the stack's size, not the language's: compiled
+     * calls take less of it, so a depth between the two limits finishes
+     * compiled where the interpreter stops; docs/native-tier.md) */
+    {"recursion deeper than the stack allows: the interpreter's error",
+     "int deep(int k) { return k == 0 ? 0 : 1 + deep(k - 1); }\n\x01" "deep(2000)\n\x01" "deep(100000000)\n\x01"
+     "deep(3)", "1"},
     {"dot product", "int n = 1000; double *x = (double *)malloc(n * sizeof(double)); double s = 0;\n"
                     "for (int i = 0; i < n; i++) x[i] = i * 0.5;\n"
                     "for (int i = 0; i < n; i++) s += x[i] * x[i];\nprintf(\"%.17g\\n\", s);", "1"},
