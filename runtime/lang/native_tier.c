@@ -34,6 +34,19 @@ typedef struct nloop {
     struct nloop *waiting;  /* hot, and waiting for this outer loop's compile */
 } nloop_t;
 
+/* a pure function's record (native_func.inc, native_call below) */
+enum { NF_READY = 1, NF_BAD, NF_COMPILING };
+typedef struct nfunc {
+    int state;
+    native_fn_t fn;
+    void **k;
+    void **deps; /* (fbox, func) of each function it calls, as compiled */
+    int ndeps;
+    native_job_t *job; /* NF_COMPILING */
+    native_src_t pend; /* its source and constants until it is done */
+    unsigned polls;
+} nfunc_t;
+
 typedef struct native_state {
     int mode, opt;
     bool sync; /* compile in the foreground (tests that need to know when code runs) */
@@ -41,6 +54,8 @@ typedef struct native_state {
     struct nloop *unwind_to; /* the outer loop compiled code ran to its end (X_NATIVE_DONE) */
     struct nloop **compiling; /* loops whose compiler runs: stopped at native_free */
     int ncompiling, capcompiling;
+    struct nfunc **fjobs; /* pure functions whose compiler runs */
+    int nfjobs, capfjobs;
 } native_state_t;
 
 /* how many back-edges (the loop's and its inner loops') make a loop hot:
@@ -94,6 +109,15 @@ static void stop_jobs(interp_t *in, bool (*gone)(interp_t *, const nloop_t *, co
         L->state = ST_OK;
     }
     s->ncompiling = kept;
+    if (gone) return; /* functions are never in a rolled-back cell's pool */
+    for (int i = 0; i < s->nfjobs; i++) {
+        struct nfunc *F = s->fjobs[i];
+        native_compile_cancel(F->job);
+        F->job = NULL;
+        native_src_free(&F->pend);
+        F->state = NF_BAD;
+    }
+    s->nfjobs = 0;
 }
 void native_stop_jobs(interp_t *in) { stop_jobs(in, NULL, NULL); }
 static bool in_rolled_back(interp_t *in, const nloop_t *L, const void *mark) {
@@ -102,7 +126,10 @@ static bool in_rolled_back(interp_t *in, const nloop_t *L, const void *mark) {
 void native_stop_jobs_since(interp_t *in, pool_mark_t m) { stop_jobs(in, in_rolled_back, &m); }
 void native_free(interp_t *in) {
     native_stop_jobs(in);
-    if (in->native) free(in->native->compiling);
+    if (in->native) {
+        free(in->native->compiling);
+        free(in->native->fjobs);
+    }
     free(in->native);
     in->native = NULL;
 }
@@ -196,14 +223,6 @@ static const nrt_t g_rt = { /* clean_runs: the session's, at each entry */
  * A call of a compiled pure function runs with a table whose raising
  * routines give up instead: they jump back to native_call, which has the
  * call run interpreted, where the interpreter raises its own error. */
-enum { NF_READY = 1, NF_BAD };
-typedef struct nfunc {
-    int state;
-    native_fn_t fn;
-    void **k;
-    void **deps; /* (fbox, func) of each function it calls, as compiled */
-    int ndeps;
-} nfunc_t;
 
 static jmp_buf *give_up_to;
 static _Noreturn void give_up(void) { longjmp(*give_up_to, 1); }
@@ -219,38 +238,75 @@ static const nrt_t fn_rt = {rt_idx, rt_deref, gu_index_fail, gu_node, gu_node, g
                             (volatile int *)&icuda_interrupt_flag, gu_ovf, gu_ovf, gu_shift, gu_f2i, gu_neg,
                             gu_pwrap, rt_range, &fn_clean_runs};
 
-/* fn's record, made (generated and compiled, or found in the cache) on
- * its first hot call */
-static nfunc_t *fn_record(func_t *fn) {
+/* F gets code fn for src (NULL: the compiler failed, NF_BAD); frees src */
+static void fn_install(nfunc_t *F, native_src_t *src, native_fn_t code, int how, double secs) {
     native_state_t *s = state(g_in);
-    nfunc_t *F = pool_alloc(&g_in->keep, sizeof *F);
-    fn->native = F;
-    native_src_t src;
-    if (native_gen_func(fn, &src) != 0) {
-        F->state = NF_BAD;
-        return F;
-    }
-    int how = 0;
-    double secs = 0;
-    F->fn = native_compile(src.text, s->opt, &how, &secs);
-    if (!F->fn) {
+    if (!code) {
         s->st.failures++;
         F->state = NF_BAD;
-        native_src_free(&src);
-        return F;
+        native_src_free(src);
+        return;
     }
-    F->k = pool_alloc(&g_in->keep, sizeof(void *) * (size_t)(src.nk ? src.nk : 1));
-    if (src.nk) memcpy(F->k, src.k, sizeof(void *) * (size_t)src.nk);
-    F->deps = pool_alloc(&g_in->keep, sizeof(void *) * (size_t)(2 * src.ndeps + 1));
-    if (src.ndeps) memcpy(F->deps, src.deps, sizeof(void *) * (size_t)(2 * src.ndeps));
-    F->ndeps = src.ndeps;
-    native_src_free(&src);
+    F->k = pool_alloc(&g_in->keep, sizeof(void *) * (size_t)(src->nk ? src->nk : 1));
+    if (src->nk) memcpy(F->k, src->k, sizeof(void *) * (size_t)src->nk);
+    F->deps = pool_alloc(&g_in->keep, sizeof(void *) * (size_t)(2 * src->ndeps + 1));
+    if (src->ndeps) memcpy(F->deps, src->deps, sizeof(void *) * (size_t)(2 * src->ndeps));
+    F->ndeps = src->ndeps;
+    native_src_free(src);
+    F->fn = code;
     F->state = NF_READY;
     if (how == 0) s->st.compiles++;
     else if (how == 1) s->st.mem_hits++;
     else s->st.disk_hits++;
     s->st.compile_s += secs;
+}
+
+/* fn's record on its first hot call: the code from the cache, or a
+ * compile started (in the background unless the session compiles in the
+ * foreground) */
+static nfunc_t *fn_record(func_t *fn) {
+    native_state_t *s = state(g_in);
+    nfunc_t *F = pool_alloc(&g_in->keep, sizeof *F);
+    fn->native = F;
+    if (native_gen_func(fn, &F->pend) != 0) {
+        F->state = NF_BAD;
+        return F;
+    }
+    native_fn_t code = NULL;
+    int how = 0;
+    double secs = 0;
+    if (s->sync) {
+        code = native_compile(F->pend.text, s->opt, &how, &secs);
+        fn_install(F, &F->pend, code, how, secs);
+        return F;
+    }
+    F->job = native_compile_start(F->pend.text, s->opt, &code, &how);
+    if (!F->job) {
+        fn_install(F, &F->pend, code, how, 0);
+        return F;
+    }
+    F->state = NF_COMPILING;
+    if (s->nfjobs == s->capfjobs) {
+        s->capfjobs = s->capfjobs ? 2 * s->capfjobs : 8;
+        s->fjobs = realloc(s->fjobs, sizeof *s->fjobs * (size_t)s->capfjobs);
+        if (!s->fjobs) abort();
+    }
+    s->fjobs[s->nfjobs++] = F;
     return F;
+}
+
+/* F's background compile: done yet? (looked at every 256 calls) */
+static void fn_poll(nfunc_t *F) {
+    if ((++F->polls & 255) != 0) return;
+    native_fn_t code = NULL;
+    double secs = 0;
+    int r = native_compile_poll(F->job, false, &code, &secs);
+    if (r == 0) return;
+    F->job = NULL;
+    native_state_t *s = state(g_in);
+    for (int i = 0; i < s->nfjobs; i++)
+        if (s->fjobs[i] == F) s->fjobs[i] = s->fjobs[--s->nfjobs];
+    fn_install(F, &F->pend, r == 1 ? code : NULL, 0, secs);
 }
 
 int native_call(func_t *fn, val_t *args, val_t *r) {
@@ -272,6 +328,8 @@ int native_call(func_t *fn, val_t *args, val_t *r) {
                 break;
             }
     if (!F) F = fn_record(fn);
+    if (F->state == NF_COMPILING) fn_poll(F);
+    if (F->state == NF_COMPILING) return 0;
     if (F->state != NF_READY) {
         fn->hot = INT32_MIN; /* never again */
         return 0;

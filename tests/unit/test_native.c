@@ -272,6 +272,13 @@ static void test_background_compile(void) {
     CHECK_MSG(!strcmp(a, b), "background compile: interpreted:\n%s\ntiered:\n%s", a, b);
     CHECK_MSG(e1 > 0, "background compile: the loop never switched to compiled code");
     free(b);
+    /* a pure function compiles in the background too, its calls interpreted meanwhile */
+    const char *calls = "int fib(int k) { return k < 2 ? k : fib(k - 1) + fib(k - 2); }\x01"
+                        "long t = 0;\nfor (int r = 0; r < 300; r++) t += fib(18);\nprintf(\"%ld\\n\", t);";
+    char *fa = run_cells(calls, NATIVE_OFF, &e0), *fb = run_cells(calls, NATIVE_AUTO, &e1);
+    CHECK_MSG(!strcmp(fa, fb), "background compile of a function: interpreted:\n%s\ntiered:\n%s", fa, fb);
+    CHECK_MSG(e1 > 0, "background compile: the function never switched to compiled code");
+    free(fb);
     /* a compiler that takes 30 s: the loop ends interpreted, the session
      * ends without waiting for it */
     char dir[] = "/tmp/icuda-slowcc-XXXXXX", path[64];
@@ -285,6 +292,11 @@ static void test_background_compile(void) {
         b = run_cells(loop, NATIVE_AUTO, &e1);
         CHECK_MSG(!strcmp(a, b), "slow compiler: interpreted:\n%s\ntiered:\n%s", a, b);
         CHECK_MSG(e1 == 0, "slow compiler: compiled code ran (%ld entries)", e1);
+        free(b);
+        /* the function's compile is still running when the session ends: cancelled */
+        b = run_cells(calls, NATIVE_AUTO, &e1);
+        CHECK_MSG(!strcmp(fa, b), "slow compiler, a function: interpreted:\n%s\ntiered:\n%s", fa, b);
+        CHECK_MSG(e1 == 0, "slow compiler: a compiled function ran (%ld entries)", e1);
         free(b);
         /* the loop alone in a cell that keeps nothing: its syntax tree goes
          * when the cell ends, and its compile with it (under ASan, a job
@@ -305,6 +317,7 @@ static void test_background_compile(void) {
         rmdir(dir);
     }
     free(a);
+    free(fa);
     g_sync = true;
 }
 
