@@ -87,6 +87,7 @@ func_t *native_call_target(node_t *n, void **box);
  * inside: in->native_block); 0 run it interpreted */
 int native_call(func_t *fn, val_t *args, val_t *r);
 enum { NATIVE_FN_HOT = 1000 }; /* calls that make a function hot */
+enum { NT_STALE = -7 };         /* a loop's code: a function it calls was redefined, nothing ran */
 void native_src_free(native_src_t *s);
 
 /* ---- native_cc.c ---- */

@@ -14,6 +14,7 @@
  * choices (conversions, arithmetic) live in this file, next to each other,
  * so that a new check in exec.c has one place to be mirrored. */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,7 +97,8 @@ typedef struct gen {
      * reload after a store that may have hit a cached variable */
     char last_kind;
     int last_site;
-    struct unit *unit; /* compiling pure functions (native_func.inc), not a loop */
+    struct unit *unit; /* the pure functions its calls go to (native_func.inc) */
+    bool fnmode;       /* generating those functions, not a loop */
 } gen_t;
 
 static bool is_proven(gen_t *g, node_t *n) {
@@ -484,7 +486,7 @@ static char *padd_scaled(gen_t *g, node_t *n, const char *p, const char *i, int6
 /* A place's checked host address (a char * expression); wr as the interpreter passes it. */
 static char *addr(gen_t *g, node_t *pl, int wr) {
     int ok = native_place_ok(pl);
-    if (!ok || pl->place == PL_SLOT || g->unit) return bad(g); /* a pure function touches no memory */
+    if (!ok || pl->place == PL_SLOT || g->fnmode) return bad(g); /* a pure function touches no memory */
     bool alias = !g->collect && g->ncached;
     switch (pl->place) {
     case PL_FRAME: g->last_kind = 0; return fmt("(M + %" PRId64 ")", pl->k.i);
@@ -587,7 +589,7 @@ static bool math2(const char *s) {
 static char *builtin_call(gen_t *g, node_t *n) {
     builtin_t *b = n->p;
     const char *nm = b->name;
-    if (!strcmp(nm, "rand") && n->nlist == 0) return g->unit ? bad(g) : strdup("((int64_t)rt->rand())");
+    if (!strcmp(nm, "rand") && n->nlist == 0) return g->fnmode ? bad(g) : strdup("((int64_t)rt->rand())");
     size_t L = strlen(nm);
     char base[64];
     bool fl = false;
@@ -945,7 +947,7 @@ static void stmt(gen_t *g, node_t *n) {
         return;
     case NK_S_RETURN:
         if (n->esz) break;
-        if (g->unit) {
+        if (g->fnmode) {
             char *v = n->a ? ex(g, n->a) : strdup("0");
             sb_add(&g->body, "return (nval_t){.%s = %s};\n", n->a && isf(n->a->ty) ? "d" : "i", v);
             free(v);
@@ -963,7 +965,7 @@ static void stmt(gen_t *g, node_t *n) {
 }
 
 static const char prelude[] =
-    "#include <stdint.h>\n"
+    "#include <setjmp.h>\n#include <stdint.h>\n"
     NATIVE_STR(NATIVE_RT_DEFS) "\n"
     "#define NT_OFF_BITS %d\n"
     "static inline int64_t nt_off(uint64_t p) { return (int64_t)(p << (64 - NT_OFF_BITS)) >> (64 - NT_OFF_BITS); }\n"
@@ -992,11 +994,14 @@ static const char prelude[] =
     "NT_LDST(u32, uint32_t, int64_t, (uint64_t)v, x) NT_LDST(f32, float, double, v, x)\n"
     "NT_LDST(f64, double, double, v, x) NT_LDST(u64, uint64_t, int64_t, (uint64_t)v, x)\n";
 
+#include "native_func.inc"
+
 /* one pass over the loop; NULL when it holds something not compiled */
 static gen_t *gen_pass(node_t *loop_node, const gen_t *found) {
     gen_t *g = calloc(1, sizeof *g);
     if (!g) abort();
     g->root = loop_node;
+    g->unit = unit_new();
     if (found) { /* pass 2: the session variables pass 1 found */
         memcpy(g->gv, found->gv, sizeof g->gv);
         g->ngv = found->ngv;
@@ -1013,6 +1018,7 @@ static gen_t *gen_pass(node_t *loop_node, const gen_t *found) {
         free(g->k);
         free(g->loops);
         free(g->versioned);
+        free(g->unit);
         free(g);
         return NULL;
     }
@@ -1028,13 +1034,31 @@ int native_gen(node_t *loop_node, native_src_t *out) {
     free(g1->k);
     free(g1->loops);
     free(g1->versioned);
+    free(g1->unit);
     free(g1);
     if (!g) return -1;
     for (int i = 0; i < g->ngv; i++)
         if (g->gv[i].cached) g->gv[i].kb = kidx(g, g->gv[i].root);
+    /* the pure functions its calls go to, before the loop in the file */
+    sb_t fns = {0};
+    unit_t *u = g->unit;
+    if (u->n && !unit_functions(g, u, &fns)) {
+        free(fns.s);
+        free(g->body.s);
+        free(g->k);
+        free(g->loops);
+        free(g->versioned);
+        free(u);
+        free(g);
+        return -1;
+    }
     sb_t s = {0};
     sb_add(&s, prelude, PTR_OFF_BITS, PTR_SLOT_SHIFT, PTR_SLOT_SHIFT, (unsigned long long)PTR_RAW_LIMIT,
            (unsigned long long)PTR_RAW_LIMIT);
+    if (u->n) sb_add(&s, "%s%s%s", unit_statics, unit_give_up, fns.s);
+    free(fns.s);
+    sb_t checks = {0};
+    if (u->n) unit_entry_checks(g, u, &checks); /* adds constants: before they are declared */
     gvar_macros(g, &s);
     sb_add(&s, "int icuda_native(const nrt_t *rt, void *const *K, nval_t *S, char *M, nval_t *R, int osr) {\n"
                "(void)M; (void)R; int rc = 0; int nt_tick = 1024;\n");
@@ -1045,6 +1069,8 @@ int native_gen(node_t *loop_node, native_src_t *out) {
         }
     /* the constants in locals: the compiler then knows no store changes them */
     for (int j = 0; j < g->nk; j++) sb_add(&s, "void *const k%d = K[%d];\n", j, j);
+    if (checks.s) sb_add(&s, "%s", checks.s);
+    free(checks.s);
     for (int i = 0; i < g->ngv; i++)
         if (g->gv[i].cached) sb_add(&s, "%s g%d;\n", gvar_ctype(g->gv[i].code), i);
     sb_add(&s, "NT_RELOAD();\n");
@@ -1075,6 +1101,7 @@ int native_gen(node_t *loop_node, native_src_t *out) {
     out->nk = g->nk;
     out->loops = g->loops;
     out->nloops = g->nlab;
+    free(u);
     free(g->versioned);
     free(g);
     return 0;
@@ -1088,4 +1115,3 @@ void native_src_free(native_src_t *s) {
     memset(s, 0, sizeof *s);
 }
 
-#include "native_func.inc"

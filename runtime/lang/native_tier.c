@@ -217,7 +217,7 @@ static int rt_range(uint64_t p, int64_t esz, int wr, nic_t *c) {
 static const nrt_t g_rt = { /* clean_runs: the session's, at each entry */
                            rt_idx, rt_deref, rt_index_fail, rt_div0, rt_divovf, rt_interrupt, rt_ptr_add, rt_rand,
                            (volatile int *)&icuda_interrupt_flag, rt_ovf, rt_ovf_place, rt_shift, rt_f2i, rt_neg,
-                           rt_pwrap, rt_range, NULL};
+                           rt_pwrap, rt_range, NULL, NULL, NULL};
 
 /* ---- pure functions (native_func.inc) ----
  * A call of a compiled pure function runs with a table whose raising
@@ -236,7 +236,7 @@ __attribute__((noreturn)) static void gu_pwrap(void *n, uint64_t p, int64_t d) {
 static long fn_clean_runs;
 static const nrt_t fn_rt = {rt_idx, rt_deref, gu_index_fail, gu_node, gu_node, gu_node, rt_ptr_add, rt_rand,
                             (volatile int *)&icuda_interrupt_flag, gu_ovf, gu_ovf, gu_shift, gu_f2i, gu_neg,
-                            gu_pwrap, rt_range, &fn_clean_runs};
+                            gu_pwrap, rt_range, &fn_clean_runs, NULL, NULL};
 
 /* F gets code fn for src (NULL: the compiler failed, NF_BAD); frees src */
 static void fn_install(nfunc_t *F, native_src_t *src, native_fn_t code, int how, double secs) {
@@ -522,12 +522,38 @@ static bool check(nloop_t *L) {
     return L->state != ST_BAD;
 }
 
+/* a call of a pure function from compiled loop code that gave up: the
+ * interpreter's call, which raises the error the compiled call met, with
+ * its frames; nothing inside it compiled */
+static nval_t rt_call(void *node, nval_t *args) {
+    void *box;
+    func_t *fn = native_call_target(node, &box);
+    if (!fn) rt_error(node, "internal error: a compiled loop's call has no function"); /* the entry checks it */
+    g_in->native_block++;
+    val_t r = call_func(fn, (val_t *)args, node, NULL, NULL);
+    g_in->native_block--;
+    nval_t v;
+    memcpy(&v, &r, sizeof v);
+    return v;
+}
+
+/* L's code from its start (osr 0) or a loop head; NT_STALE: a function
+ * it calls was redefined, nothing ran, and L compiles again when hot */
 static int run_compiled(nloop_t *L, frame_t *f, int osr) {
-    native_state_t *s = state(g_in);
-    s->st.entries++;
+    interp_t *in = g_in;
+    native_state_t *s = state(in);
     nrt_t rt = g_rt;
     rt.clean_runs = &s->st.clean_runs;
+    rt.call = rt_call;
+    rt.stack_lo = in->stack_base - in->stack_limit;
+    s->st.entries++;
     int r = L->fn(&rt, L->k, f->slots, f->mem, &f->ret, osr);
+    if (r == NT_STALE) {
+        s->st.entries--;
+        L->state = ST_OK;
+        L->fn = NULL;
+        return NT_STALE;
+    }
     return r == X_RETURN ? X_RETURN : X_NORMAL;
 }
 
@@ -540,6 +566,7 @@ static int run_compiled_at(nloop_t *top, nloop_t *L, frame_t *f) {
     for (int i = 0; i < top->nloops; i++)
         if (top->loops[i] == L->n) {
             int r = run_compiled(top, f, i + 1);
+            if (r == NT_STALE) return -1;
             if (r == X_RETURN) return r;
             state(g_in)->unwind_to = top;
             return X_NATIVE_DONE;
@@ -592,7 +619,7 @@ static bool backedge(nloop_t *L, frame_t *f, int *rc) {
 #define BACKEDGE()                                                            \
     do {                                                                      \
         int rc_ = -1;                                                         \
-        if (UNLIKELY(backedge(L, f, &rc_))) return run_compiled(L, f, 1);      \
+        if (UNLIKELY(backedge(L, f, &rc_)) && (rc_ = run_compiled(L, f, 1)) != NT_STALE) return rc_; \
         if (UNLIKELY(rc_ >= 0)) return rc_;                                   \
     } while (0)
 
@@ -606,7 +633,10 @@ static int sx_native(node_t *n, frame_t *f) {
     }
     if (mode == NATIVE_ALWAYS && L->state != ST_READY) compile_loop(L);
     if (L->state == ST_COMPILING) finish_job(L, false);
-    if (L->state == ST_READY) return run_compiled(L, f, 0);
+    if (L->state == ST_READY) {
+        int rc = run_compiled(L, f, 0);
+        if (rc != NT_STALE) return rc;
+    }
     if (L->state == ST_BAD) return L->orig(n, f);
     /* interpreted, as exec.c's sx_for / sx_while / sx_do, counting */
     int r;

@@ -102,6 +102,20 @@ static const char *const progs[][3] = {
     {"a function redefined after its callers compiled: they call the new one",
      "int g(int x) { return x + 1; }\nint f(int x) { return g(x) * 2; }\n\x01" "f(3)\n\x01"
      "int g(int x) { return x + 5; }\n\x01" "f(3)\n", "1"},
+    {"loops calling pure functions: values, and errors with the interpreter's traceback",
+     "float sq(float x) { return x * x + 1.0f; }\nint q(int a, int b) { return a / b; }\n"
+     "int outer(int a, int b) { return q(a, b) + 1; }\n"
+     "\x01" "int n = 200; float *x = (float *)malloc(n * sizeof(float)); double t = 0; long u = 0;\n"
+     "for (int i = 0; i < n; i++) x[i] = i * 0.5f;\nfor (int i = 0; i < n; i++) t += sq(x[i]);\n"
+     "printf(\"%.17g\\n\", t);\n"
+     "\x01" "for (int i = 0; i < n; i++) u += q(1000, 150 - i);\n"
+     "\x01" "for (int i = 0; i < n; i++) u += outer(1000, 120 - i);\n"
+     "\x01" "printf(\"%ld\\n\", u);", "1"},
+    {"a loop compiled with a function, the function redefined: the loop calls the new one",
+     "int f(int x) { return x + 1; }\nlong run(int *v, int n) { long t = 0; for (int i = 0; i < n; i++) t += f(v[i]); return t; }\n"
+     "\x01" "int w[5] = {1, 2, 3, 4, 5};\nprintf(\"%ld\\n\", run(w, 5));\n"
+     "\x01" "int f(int x) { return x * 10; }\n"
+     "\x01" "printf(\"%ld\\n\", run(w, 5));\n", "1"},
     {"functions that touch memory, print or draw random numbers stay interpreted",
      "int cnt = 0;\nint bump(int x) { cnt += x; return cnt; }\nint rd(int *p) { return p[1]; }\n"
      "int say(int x) { printf(\"%d;\", x); return x; }\nint rr(int x) { return rand() % 10 + x; }\n"
