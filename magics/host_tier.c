@@ -25,12 +25,14 @@ static int host_tier_line(magic_ctx_t *mc, const char *args, engine_error_t *err
 
 const magic_t magic_host_tier = {
     "host_tier", "%host_tier [off|auto|always] [-O0|-O2]",
-    "choose how host code runs: interpreted, or hot loops compiled with every check kept",
+    "choose how host code runs: interpreted, or hot loops and functions compiled with every check kept",
     "off: host code is interpreted. auto (the default): a loop that runs long is compiled to machine code\n"
     "from the interpreter's own representation, with bounds, liveness and interrupt checks compiled in,\n"
-    "and entered at its next iteration. always: every loop the native tier handles is compiled on its\n"
-    "first run. -O0 / -O2: the C compiler's optimisation for compiled code. Errors are the same in every\n"
-    "mode. Compiled code is cached by content under the user's cache directory (icuda/host).",
+    "and entered at its next iteration; a function that only computes on its arguments (no memory, no\n"
+    "output) is compiled whole after 1,000 calls. always: every loop and function the native tier\n"
+    "handles is compiled on its first run. -O0 / -O2: the C compiler's optimisation for compiled code.\n"
+    "Errors are the same in every mode. Compiled code is cached by content under the user's cache\n"
+    "directory (icuda/host).",
     host_tier_line, NULL};
 
 /* %%host [off|auto|always] [-O0|-O2]: this cell only; the session's choice
