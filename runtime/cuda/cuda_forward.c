@@ -115,6 +115,14 @@ static int arg_error(fwd_t *w, int i, const char *fmt, ...) {
  * a worker is ready, assumed: the call is refused for its absence anyway). */
 static bool shared(fwd_t *w) { return !w->ready || gpu_client_arena_shared(w->c->cs->gc); }
 
+/* The worker reads host memory at this process's addresses: where it could
+ * not map the arena there, a host pointer would name some other memory of
+ * its own, so the call is refused instead of writing there. */
+static int unshared_host(fwd_t *w, int i) {
+    return arg_error(w, i, "it points to host memory, and this session's GPU worker could not map host memory at the "
+                           "kernel's addresses; restart the kernel");
+}
+
 /* A word stored in memory the worker reads: a pointer to the interpreter's
  * host memory becomes the memory's arena address; anything else (NULL, a
  * device address, a handle, a number) stays. */
@@ -288,7 +296,8 @@ static int put_pointer(fwd_t *w, int i, unsigned char *slot) {
             w->managed = true;
             break;
         case INTERP_PLACE_HOST:
-            if (shared(w) && arena_contains(a->host, a->avail ? a->avail : 1)) {
+            if (!shared(w)) return unshared_host(w, i);
+            if (arena_contains(a->host, a->avail ? a->avail : 1)) {
                 out = (uint64_t)(uintptr_t)a->host;
             } else {
                 bounce_t *b = bounce(w, i, a->host, a->avail, !p->pointee_const);
@@ -317,7 +326,8 @@ static int put_pointer(fwd_t *w, int i, unsigned char *slot) {
                         (p->pointee == CRT_PT_STRUCT && p->fields >= 0 && w->pf[p->fields].n > 0);
     void *h = a->place == INTERP_PLACE_MANAGED ? interp_host_for_write(w->c->cs->e->interp, a->bits, a->avail) : a->host;
     if (!h) return arg_error(w, i, "its memory cannot be used now");
-    if (!has_pointers && shared(w) && arena_contains(h, a->avail ? a->avail : 1)) {
+    if (!shared(w)) return unshared_host(w, i);
+    if (!has_pointers && arena_contains(h, a->avail ? a->avail : 1)) {
         out = (uint64_t)(uintptr_t)h;
     } else {
         bounce_t *b = bounce(w, i, h, a->avail, !p->pointee_const);

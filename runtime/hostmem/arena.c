@@ -218,7 +218,19 @@ int arena_init(size_t reserve) {
         errno = e;
         goto out;
     }
-    void *p = mmap(NULL, reserve, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+    /* At a fixed address first: the GPU worker maps the arena at this
+     * process's address, and a fresh process's libraries, placed anywhere
+     * in the terabyte below the stack, collided with a 64 GiB range put
+     * there too (one worker start in ten). Nothing is placed this low by
+     * default (executables and their heap sit above it, ASan's shadow far
+     * below), and the device range (GPU_VA_BASE) is higher still. */
+    void *p = mmap((void *)ARENA_ADDR, reserve, PROT_READ | PROT_WRITE,
+                   MAP_SHARED | MAP_NORESERVE | MAP_FIXED_NOREPLACE, fd, 0);
+    if (p != MAP_FAILED && p != (void *)ARENA_ADDR) { /* a kernel that ignores the flag */
+        munmap(p, reserve);
+        p = MAP_FAILED;
+    }
+    if (p == MAP_FAILED) p = mmap(NULL, reserve, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
     if (p == MAP_FAILED) {
         int e = errno;
         close(fd);

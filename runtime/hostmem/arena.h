@@ -12,6 +12,8 @@
 /* Creates the arena once per process: reserve is the virtual size of the
  * mapping (pages cost nothing until touched). Returns 0 or -1 (errno). */
 int arena_init(size_t reserve);
+/* where arena_init maps it when that range is free (80 TiB; arena.c says why) */
+#define ARENA_ADDR 0x500000000000ULL
 /* 64-byte aligned, zero-filled. NULL when the arena is full or n == 0. */
 void *arena_alloc(size_t n);
 /* p must be a pointer arena_alloc returned; returns -1 if it is not one. */

@@ -201,3 +201,18 @@ scale<double><<<1, 4>>>(dd, 0.5, 4);
 cudaMemcpy(hd, dd, sizeof hd, cudaMemcpyDeviceToHost);
 printf("%g %g\\n", hf[7], hd[3]);""")
         assert "14 2" in stdout_of(msgs)
+
+
+@needs_gpu
+@timeout(240)
+def test_first_call_fills_host_memory_in_every_session():
+    """The worker writes host out-parameters at the kernel's own addresses:
+    a fresh process's libraries once sat where the kernel's arena was (one
+    start in ten), and cudaGetDeviceProperties, as a session's first call,
+    then 'succeeded' with an all-zero struct (written into the worker's own
+    memory). Many fresh sessions, each asking first thing."""
+    for i in range(16):
+        with kernel() as k:
+            msgs = ok(k, 'cudaDeviceProp p; cudaError_t rc = cudaGetDeviceProperties(&p, 0);\n'
+                         'printf("%d %d %d\\n", rc, p.multiProcessorCount > 0, p.name[0] != 0);')
+            assert stdout_of(msgs).strip() == "0 1 1", (i, stdout_of(msgs))

@@ -47,6 +47,8 @@ int main(void) {
     CHECK(arena_reserved() == (size_t)8 << 30);
     CHECK(arena_fd() >= 0);
     CHECK(arena_in_use() == 0);
+    /* at the fixed address, which the GPU worker maps too */
+    CHECK((uintptr_t)0 - arena_offset(NULL) == ARENA_ADDR);
 
     /* basics */
     CHECK(arena_alloc(0) == NULL);
