@@ -174,7 +174,7 @@ static node_t *stmt_inner(P *p) {
             node_t *c = NULL, *step = NULL;
             if (!is_p(p, P_SEMI)) { c = rvalue(p, expr(p)); need_scalar(c, "a loop condition"); }
             expect(p, P_SEMI, "';'");
-            if (!is_p(p, P_RPAREN)) step = expr(p);
+            if (!is_p(p, P_RPAREN)) step = rvalue(p, expr(p)); /* a bare name too: `for (i = 0; i < n; i)` */
             expect(p, P_RPAREN, "')'");
             node_t *body = loop_body(p);
             scope_pop(p);
