@@ -19,6 +19,7 @@
 #include "runtime/gpu/cuda_driver.h"
 #include "runtime/gpu/worker_cudart.h"
 #include "runtime/gpu/worker_profile.h"
+#include "runtime/hostmem/arena.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -522,14 +523,7 @@ int main(int argc, char **argv) {
 
     /* the arena first, before the driver takes address space */
     if (arena_fd >= 0 && arena_size) {
-        void *p = MAP_FAILED;
-        if (want_addr)
-            p = mmap((void *)want_addr, arena_size, PROT_READ | PROT_WRITE,
-                     MAP_SHARED | MAP_NORESERVE | MAP_FIXED_NOREPLACE, arena_fd, 0);
-        if (p != MAP_FAILED && (uintptr_t)p != want_addr) { /* old kernels ignore the flag */
-            munmap(p, arena_size);
-            p = MAP_FAILED;
-        }
+        void *p = want_addr ? arena_map_at(arena_fd, arena_size, want_addr) : MAP_FAILED;
         if (p != MAP_FAILED) v[2] = CH_HELLO_ARENA_SHARED;
         else p = mmap(NULL, arena_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
                       arena_fd, 0);

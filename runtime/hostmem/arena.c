@@ -192,6 +192,15 @@ static void clear_range(uint64_t off, uint64_t size) {
 
 /* ---- API ---- */
 
+void *arena_map_at(int fd, size_t size, uintptr_t addr) {
+    void *p = mmap((void *)addr, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE | MAP_FIXED_NOREPLACE, fd, 0);
+    if (p != MAP_FAILED && (uintptr_t)p != addr) { /* a kernel that ignores the flag */
+        munmap(p, size);
+        p = MAP_FAILED;
+    }
+    return p;
+}
+
 int arena_init(size_t reserve) {
     pthread_mutex_lock(&A.mu);
     if (A.base) {
@@ -224,12 +233,7 @@ int arena_init(size_t reserve) {
      * there too (one worker start in ten). Nothing is placed this low by
      * default (executables and their heap sit above it, ASan's shadow far
      * below), and the device range (GPU_VA_BASE) is higher still. */
-    void *p = mmap((void *)ARENA_ADDR, reserve, PROT_READ | PROT_WRITE,
-                   MAP_SHARED | MAP_NORESERVE | MAP_FIXED_NOREPLACE, fd, 0);
-    if (p != MAP_FAILED && p != (void *)ARENA_ADDR) { /* a kernel that ignores the flag */
-        munmap(p, reserve);
-        p = MAP_FAILED;
-    }
+    void *p = arena_map_at(fd, reserve, ARENA_ADDR);
     if (p == MAP_FAILED) p = mmap(NULL, reserve, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
     if (p == MAP_FAILED) {
         int e = errno;

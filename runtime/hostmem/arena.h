@@ -14,6 +14,10 @@
 int arena_init(size_t reserve);
 /* where arena_init maps it when that range is free (80 TiB; arena.c says why) */
 #define ARENA_ADDR 0x500000000000ULL
+/* Maps the first size bytes of fd shared at exactly addr, or MAP_FAILED
+ * when anything is there already (the kernel process and the GPU worker
+ * both place the arena this way). */
+void *arena_map_at(int fd, size_t size, uintptr_t addr);
 /* 64-byte aligned, zero-filled. NULL when the arena is full or n == 0. */
 void *arena_alloc(size_t n);
 /* p must be a pointer arena_alloc returned; returns -1 if it is not one. */
