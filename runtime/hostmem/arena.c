@@ -230,9 +230,10 @@ int arena_init(size_t reserve) {
     /* At a fixed address first: the GPU worker maps the arena at this
      * process's address, and a fresh process's libraries, placed anywhere
      * in the terabyte below the stack, collided with a 64 GiB range put
-     * there too (one worker start in ten). Nothing is placed this low by
-     * default (executables and their heap sit above it, ASan's shadow far
-     * below), and the device range (GPU_VA_BASE) is higher still. */
+     * there too (one worker start in ten). Nothing is placed here by
+     * default: executables and their heap sit above it, ASan's shadow
+     * below, and ASan's heap at 80 or 96 TiB (newer and older versions)
+     * as the device range (GPU_VA_BASE) is, above it. */
     void *p = arena_map_at(fd, reserve, ARENA_ADDR);
     if (p == MAP_FAILED) p = mmap(NULL, reserve, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
     if (p == MAP_FAILED) {

@@ -12,8 +12,8 @@
 /* Creates the arena once per process: reserve is the virtual size of the
  * mapping (pages cost nothing until touched). Returns 0 or -1 (errno). */
 int arena_init(size_t reserve);
-/* where arena_init maps it when that range is free (80 TiB; arena.c says why) */
-#define ARENA_ADDR 0x500000000000ULL
+/* where arena_init maps it when that range is free (48 TiB; arena.c says why) */
+#define ARENA_ADDR 0x300000000000ULL
 /* Maps the first size bytes of fd shared at exactly addr, or MAP_FAILED
  * when anything is there already (the kernel process and the GPU worker
  * both place the arena this way). */
