@@ -12,9 +12,8 @@
 
 /* How deep the C stack may go before an interpreted recursion is stopped. */
 void frame_enter_check(node_t *at) {
-    char here;
     interp_t *in = g_in;
-    if (in->stack_base && (size_t)(in->stack_base - &here) > in->stack_limit)
+    if (in->stack_base && (size_t)(in->stack_base - STACK_HERE()) > in->stack_limit)
         rt_error(at, "stack overflow: the recursion is too deep");
     poll_interrupt(at);
 }

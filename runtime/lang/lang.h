@@ -530,11 +530,15 @@ typedef struct cell_code {
 void parse_cell(interp_t *in, tokvec_t *toks, src_t *src, cell_code_t *out, bool expr_only);
 void parse_prelude(interp_t *in);
 
-/* How deep the C stack may go below here (session.c): in->stack_base, stack_limit. */
+/* How deep the C stack may go below here (session.c): in->stack_base, stack_limit.
+ * Depth is measured with the frame address, never the address of a local:
+ * under AddressSanitizer with fake stacks (detect_stack_use_after_return,
+ * on by default in gcc 13's) locals live in the heap, not on the stack. */
+#define STACK_HERE() ((char *)__builtin_frame_address(0))
 void lang_stack_bounds(interp_t *in, char *here);
 /* Makes in the running interpreter, its errors jumping to jb (a setjmp the
- * caller makes next) and its stack measured from here (a local of the
- * caller's: not of lang_enter's own frame, which is gone when it returns);
+ * caller makes next) and its stack measured from here (the caller's
+ * STACK_HERE(): not lang_enter's own frame, which is gone when it returns);
  * lang_recover undoes what a jump left half done (frames, a builtin's
  * scratch, tokens, unflushed output, a pending value). */
 void lang_enter(interp_t *in, const engine_io_t *io, engine_error_t *err, jmp_buf *jb, char *here);

@@ -7,9 +7,8 @@
 #include "parse_internal.h"
 
 void nest_enter(P *p) {
-    char here;
     interp_t *in = p->in;
-    bool stack_low = in->stack_base && (size_t)(in->stack_base - &here) > in->stack_limit / 2;
+    bool stack_low = in->stack_base && (size_t)(in->stack_base - STACK_HERE()) > in->stack_limit / 2;
     if (++p->nest > LANG_MAX_NEST || stack_low) syntax_error(&TOK->loc, "expression nested too deeply");
 }
 

@@ -315,8 +315,7 @@ char *interp_cell_conditionals(interp_t *in_arg, const char *code, const char *c
     p->io = io;
     p->out = strdup(code);
     jmp_buf jb;
-    char here;
-    lang_enter(in, NULL, err, &jb, &here);
+    lang_enter(in, NULL, err, &jb, STACK_HERE());
     bool ok = setjmp(jb) == 0;
     if (ok) {
         if (cuda_arch) {

@@ -110,8 +110,7 @@ static int compile(interp_t *in_arg, const interp_text_t *setup, const interp_te
     interp_t *volatile in = in_arg;
     interp_t *volatile saved = g_in;
     jmp_buf jb;
-    char here;
-    lang_enter(in, NULL, err, &jb, &here);
+    lang_enter(in, NULL, err, &jb, STACK_HERE());
     memset(out, 0, sizeof *out);
     if (setjmp(jb)) {
         parse_abort_cleanup();
@@ -180,8 +179,7 @@ static int execute(interp_t *in_arg, cell_code_t *cc, const engine_io_t *io, pre
     prep_run_t *volatile saved_run = g_run;
     g_run = run;
     jmp_buf jb;
-    char here; /* the depth of the stack is measured from the caller's frame */
-    lang_enter(in, io, err, &jb, &here);
+    lang_enter(in, io, err, &jb, STACK_HERE());
     int rc = 0;
     if (setjmp(jb)) {
         lang_recover(in);

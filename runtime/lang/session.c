@@ -207,8 +207,7 @@ static int run(interp_t *in_arg, const char *text, const char *name, const engin
     interp_t *volatile saved = g_in;
     if (value) *value = NULL;
     jmp_buf jb;
-    char here; /* the depth of the stack is measured from the caller's frame */
-    lang_enter(in, io, err, &jb, &here);
+    lang_enter(in, io, err, &jb, STACK_HERE());
     const pool_mark_t mark = pool_mark(&in->pool);
     const unsigned long before = lasting(in);
     cell_code_t cc;
