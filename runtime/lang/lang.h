@@ -286,6 +286,7 @@ struct node {
     loc_t loc;
     int op, kind;        /* operator id, operating kind */
     bool is_const, is_place, is_bitless;
+    bool is_decl;        /* a local's own place in its declaration's initialisation */
     int place;           /* PL_* when is_place */
     node_t *a, *b, *c, *d;
     node_t **list; int nlist;

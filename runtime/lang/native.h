@@ -50,7 +50,8 @@ bool native_set_sync(interp_t *in, bool sync);
 /* Statistics since the last reset: loops entered compiled, compiles, cache
  * hits, compile time. %timeit reports the tier from them. */
 typedef struct native_stats {
-    long entries, compiles, mem_hits, disk_hits, failures, clean_runs;
+    long entries, compiles, mem_hits, disk_hits, failures;
+    long clean_runs[2]; /* clean copies run: [0] of single loops, [1] of whole nests */
     long gave_up; /* compiled calls of pure functions that gave up (run again interpreted) */
     double compile_s;
 } native_stats_t;

@@ -80,6 +80,12 @@ typedef struct gen {
     int caploops;
     /* loop versioning: generating a clean copy; what it may leave unchecked */
     bool in_clean;
+    /* whole nests (native_nest.inc): the clean nests' functions; making one
+     * (its buffers are restrict parameters rb<i>, it polls only on its
+     * outermost loop), or the checked copy of one */
+    sb_t nestfns;
+    bool nest_fn, in_nest;
+    node_t *poll_only;
     node_t *proven[MAXPROVEN * 4]; /* arithmetic that cannot overflow, v's step */
     int nproven;
     node_t *site[MAXPROVEN];       /* p[i] sites proven inside their buffer */
@@ -515,7 +521,8 @@ static char *addr(gen_t *g, node_t *pl, int wr) {
     case PL_INDEX:
         if (ok == 1 && g->in_clean && site_ra(g, pl) >= 0) { /* proven inside its buffer at the loop's entry */
             char *i = ex(g, pl->b);
-            char *r = fmt("((char *)(ra%d + (uint64_t)(int64_t)(%s) * %" PRId64 "u))", site_ra(g, pl), i, pl->esz);
+            char *r = g->nest_fn ? fmt("(rb%d + (int64_t)(%s) * %" PRId64 ")", site_ra(g, pl), i, pl->esz)
+                                 : fmt("((char *)(ra%d + (uint64_t)(int64_t)(%s) * %" PRId64 "u))", site_ra(g, pl), i, pl->esz);
             free(i);
             g->last_kind = 0;
             return r;
@@ -618,8 +625,13 @@ static char *builtin_call(gen_t *g, node_t *n) {
 
 static char *binop(gen_t *g, node_t *n) {
     char *a = ex(g, n->a), *b = ex(g, n->b);
-    char *c = g->in_clean && is_proven(g, n) ? arith_unchecked(g, n->op, n->kind, "x_", "y_", n)
-                                             : arith_code(g, n->op, n->kind, "x_", "y_", n);
+    bool proven = g->in_clean && is_proven(g, n), sgn = n->kind == K_I32 || n->kind == K_I64;
+    char *c;
+    /* proven not to overflow: plain 64-bit arithmetic, which gcc sees as affine (the wrapped
+     * 32-bit form is not, and then it cannot vectorise a loop indexed by it) */
+    if (proven && sgn && (n->op == P_PLUS || n->op == P_MINUS || n->op == P_STAR))
+        c = fmt("int64_t r = x_ %s y_;", n->op == P_PLUS ? "+" : n->op == P_MINUS ? "-" : "*");
+    else c = proven ? arith_unchecked(g, n->op, n->kind, "x_", "y_", n) : arith_code(g, n->op, n->kind, "x_", "y_", n);
     char *r = fmt("({ %s x_ = %s; %s y_ = %s; %s r; })", vt(n->a->ty), a, vt(n->b->ty), b, c);
     free(a);
     free(b);
@@ -862,6 +874,7 @@ static char *ex(gen_t *g, node_t *n) {
 static void stmt(gen_t *g, node_t *n);
 
 static void poll_code(gen_t *g, node_t *loop) {
+    if (g->poll_only && loop != g->poll_only) return; /* a clean nest's inner loop: bounded (NEST_WORK) */
     sb_add(&g->body, "if (__builtin_expect(--nt_tick <= 0, 0)) { nt_tick = 1024; if (*rt->iflag) { NT_SYNC(); rt->interrupt(k%d); } }\n",
            kidx(g, loop));
 }
@@ -873,11 +886,12 @@ static void expr_stmt(gen_t *g, node_t *e) {
 }
 
 #include "native_version.inc"
+#include "native_nest.inc"
 
 static void loop(gen_t *g, node_t *n, int kind) {
     if (g->depth == MAXDEPTH) { g->fail = true; return; }
-    int L = new_label(g, n);
-    if (kind == NK_S_FOR && loop_versioned(g, n, L)) return;
+    int L = new_label(g, g->in_clean ? NULL : n); /* a clean copy's loops are never entered */
+    if (kind == NK_S_FOR && (nest_versioned(g, n, L) || loop_versioned(g, n, L))) return;
     loop_core(g, n, kind, L, true);
 }
 
@@ -1015,6 +1029,7 @@ static gen_t *gen_pass(node_t *loop_node, const gen_t *found) {
     else stmt(g, loop_node);
     if (g->fail) {
         free(g->body.s);
+        free(g->nestfns.s);
         free(g->k);
         free(g->loops);
         free(g->versioned);
@@ -1031,6 +1046,7 @@ int native_gen(node_t *loop_node, native_src_t *out) {
     if (!g1) return -1;
     gen_t *g = gen_pass(loop_node, g1);
     free(g1->body.s);
+    free(g1->nestfns.s);
     free(g1->k);
     free(g1->loops);
     free(g1->versioned);
@@ -1045,6 +1061,7 @@ int native_gen(node_t *loop_node, native_src_t *out) {
     if (u->n && !unit_functions(g, u, &fns)) {
         free(fns.s);
         free(g->body.s);
+        free(g->nestfns.s);
         free(g->k);
         free(g->loops);
         free(g->versioned);
@@ -1060,6 +1077,12 @@ int native_gen(node_t *loop_node, native_src_t *out) {
     sb_t checks = {0};
     if (u->n) unit_entry_checks(g, u, &checks); /* adds constants: before they are declared */
     gvar_macros(g, &s);
+    if (g->nestfns.s) { /* the clean nests: each declares the constants it may name */
+        sb_add(&s, "#define NT_KDECL");
+        for (int j = 0; j < g->nk; j++) sb_add(&s, " void *const k%d = K[%d]; (void)k%d;", j, j, j);
+        sb_add(&s, "\n%s", g->nestfns.s);
+        free(g->nestfns.s);
+    }
     sb_add(&s, "int icuda_native(const nrt_t *rt, void *const *K, nval_t *S, char *M, nval_t *R, int osr) {\n"
                "(void)M; (void)R; int rc = 0; int nt_tick = 1024;\n");
     for (int i = 0; i < MAXSLOTS; i++)

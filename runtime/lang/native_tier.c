@@ -233,10 +233,10 @@ __attribute__((noreturn)) static void gu_shift(void *n, int op, int k, int64_t x
 __attribute__((noreturn)) static void gu_f2i(void *n, double d, int to) { give_up(); }
 __attribute__((noreturn)) static void gu_neg(void *n, int64_t a) { give_up(); }
 __attribute__((noreturn)) static void gu_pwrap(void *n, uint64_t p, int64_t d) { give_up(); }
-static long fn_clean_runs;
+static long fn_clean_runs[2];
 static const nrt_t fn_rt = {rt_idx, rt_deref, gu_index_fail, gu_node, gu_node, gu_node, rt_ptr_add, rt_rand,
                             (volatile int *)&icuda_interrupt_flag, gu_ovf, gu_ovf, gu_shift, gu_f2i, gu_neg,
-                            gu_pwrap, rt_range, &fn_clean_runs, NULL, NULL};
+                            gu_pwrap, rt_range, fn_clean_runs, NULL, NULL};
 
 /* F gets code fn for src (NULL: the compiler failed, NF_BAD); frees src */
 static void fn_install(nfunc_t *F, native_src_t *src, native_fn_t code, int how, double secs) {
@@ -543,7 +543,7 @@ static int run_compiled(nloop_t *L, frame_t *f, int osr) {
     interp_t *in = g_in;
     native_state_t *s = state(in);
     nrt_t rt = g_rt;
-    rt.clean_runs = &s->st.clean_runs;
+    rt.clean_runs = s->st.clean_runs;
     rt.call = rt_call;
     rt.stack_lo = in->stack_base - in->stack_limit;
     s->st.entries++;

@@ -523,6 +523,7 @@ void declaration(P *p, type_t *base, int storage, bool global, ilist_t *o) {
                 } else {
                     s->slot = new_slot(p);
                     pl = pl_slot(&l, t, s->slot);
+                    pl->is_decl = true; /* its scope starts here (the native tier's nests) */
                 }
                 /* the initializer sees the variable (int x = sizeof x), so add it first */
                 scope_add(p, s);

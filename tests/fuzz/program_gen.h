@@ -68,6 +68,7 @@ static void line(gen_t *g) {
 
 static void int_expr(gen_t *g, int d);
 static void dbl_expr(gen_t *g, int d);
+static void nest_stmt(gen_t *g);
 
 static void int_lit(gen_t *g) {
     static const char *const special[] = {"0", "1", "-1", "2147483647", "(-2147483647 - 1)", "255", "31", "32",
@@ -353,7 +354,7 @@ static void decl(gen_t *g) {
  * declaration: one is braced. */
 static void stmt(gen_t *g, int d, bool sub) {
     line(g);
-    unsigned c = d >= MAX_DEPTH ? pick(g, 2) : pick(g, 14);
+    unsigned c = d >= MAX_DEPTH ? pick(g, 2) : pick(g, 15);
     if (sub && (c == 0 || c == 4 || c == 10)) {
         emit(g, "{");
         g->indent++;
@@ -368,6 +369,9 @@ static void stmt(gen_t *g, int d, bool sub) {
     switch (c) {
     case 0:
         decl(g);
+        return;
+    case 14:
+        nest_stmt(g);
         return;
     case 2:
         emit(g, "if (");
@@ -511,6 +515,55 @@ static void stmt(gen_t *g, int d, bool sub) {
     }
     int_expr(g, 0); /* an expression statement, often an assignment */
     emit(g, ";");
+}
+
+/* A loop nest over a matrix, the shape the native tier proves whole
+ * (native_nest.inc): affine indices, a full row or a triangle, a variable
+ * declared inside, an inner loop; a target that is its own buffer, the
+ * source itself, or the source one element on (which aliases it and may run
+ * past its end), at an offset that may too. */
+static void nest_stmt(gen_t *g) {
+    unsigned r = 1 + pick(g, 5), c = 1 + pick(g, 6), off = pick(g, 4) ? 0 : pick(g, 3), alias = pick(g, 3);
+    int u = g->uid++, saved = g->nvars;
+    static const char *const target[] = {"(int *)calloc(%u, sizeof(int))", "m%d + 1", "m%d"};
+    sb_printf(&g->out, "{ int *m%d = (int *)malloc(%u * sizeof(int)); int *q%d = ", u, r * c, u);
+    if (alias == 0) sb_printf(&g->out, target[0], r * c);
+    else sb_printf(&g->out, target[alias], u);
+    emit(g, ";");
+    line(g);
+    sb_printf(&g->out, "for (int k%d = 0; k%d < %u; k%d++) m%d[k%d] = k%d * 3 - 7;", u, u, r * c, u, u, u, u);
+    line(g);
+    char iv[16], jv[16];
+    snprintf(iv, sizeof iv, "%s", fresh(g, V_INT, true));
+    snprintf(jv, sizeof jv, "%s", fresh(g, V_INT, true));
+    sb_printf(&g->out, "for (int %s = 0; %s < %u; %s++)", iv, iv, r, iv);
+    if (pick(g, 2)) sb_printf(&g->out, " for (int %s = 0; %s < %u; %s++) {", jv, jv, c, jv);
+    else sb_printf(&g->out, " for (int %s = 0; %s <= %s; %s++) {", jv, jv, iv, jv);
+    g->indent++;
+    line(g);
+    sb_printf(&g->out, "int t%d = ", u);
+    int_expr(g, 2);
+    emit(g, ";");
+    if (pick(g, 2)) {
+        line(g);
+        sb_printf(&g->out, "for (int h%d = 0; h%d < %s; h%d++) t%d += m%d[%s * %u + h%d] * %u;", u, u,
+                  pick(g, 2) ? jv : iv, u, u, u, iv, c, u, 1 + pick(g, 3));
+    }
+    line(g);
+    sb_printf(&g->out, "q%d[%s * %u + %s + %u] = t%d;", u, iv, c, jv, off, u);
+    g->indent--;
+    line(g);
+    emit(g, "}");
+    g->nvars = saved;
+    line(g);
+    sb_printf(&g->out, "long s%d = 0; for (int k%d = 0; k%d < %u; k%d++) s%d = (s%d * 31 + m%d[k%d] + q%d[k%d %% %u]) %% 1000003;",
+              u, u, u, r * c, u, u, u, u, u, u, u, r * c - (alias == 1));
+    line(g);
+    sb_printf(&g->out, "printf(\"%%ld\\n\", s%d);", u);
+    line(g);
+    sb_printf(&g->out, "free(m%d);", u);
+    if (alias == 0) sb_printf(&g->out, " free(q%d);", u);
+    emit(g, " }");
 }
 
 static void stmts(gen_t *g, int d, int max) {

@@ -36,7 +36,7 @@
 /* runs the cells (separated by "\n%%\n") in a fresh interpreter; returns
  * what it printed and how each cell ended, as one string; *entries: how
  * many times compiled code was entered */
-static long g_clean_runs; /* of the last run_cells */
+static long g_clean_runs, g_nest_runs; /* of the last run_cells: clean copies of loops, of whole nests */
 static bool g_sync = true; /* hot loops compiled in the foreground */
 static char *run_cells(const char *cells, int mode, long *entries) {
     interp_t *in = interp_new();
@@ -65,7 +65,8 @@ static char *run_cells(const char *cells, int mode, long *entries) {
         engine_error_clear(&err);
     }
     *entries = native_stats(in).entries;
-    g_clean_runs = native_stats(in).clean_runs;
+    g_clean_runs = native_stats(in).clean_runs[0] + native_stats(in).clean_runs[1];
+    g_nest_runs = native_stats(in).clean_runs[1];
     free(all);
     interp_free(in);
     return o.s ? o.s : strdup("");
@@ -275,6 +276,64 @@ static void test_versioned_loops(void) {
     }
 }
 
+/* Whole nests (native_nest.inc): one entry test for a counted loop and the
+ * counted loops inside it, then a clean copy with restrict buffers (and one
+ * that knows the sizes); the interpreter's output and errors either way. */
+static void test_nests(void) {
+    static const char *const setup =
+        "int n = 24; float *a = (float *)malloc(n * n * sizeof(float)), *b = (float *)malloc(n * n * sizeof(float)),\n"
+        "  *c = (float *)malloc(n * n * sizeof(float));\n"
+        "for (int i = 0; i < n * n; i++) { a[i] = (i % 7) * 0.5f; b[i] = (i % 5) * 0.25f; c[i] = 0; }\n\x01";
+    static const char *const cases[][3] = {
+        /* title, cells after setup, "1": the whole nest must run clean, "0": it must not */
+        {"matrix product, its variables declared inside",
+         "for (int i = 0; i < n; i++) for (int j = 0; j < n; j++) { float s = 0;\n"
+         "  for (int k = 0; k < n; k++) s += a[i * n + k] * b[k * n + j];\n  c[i * n + j] = s; }\n"
+         "double cs = 0; for (int i = 0; i < n * n; i++) cs += c[i] * (i % 3 + 1);\nprintf(\"%.17g\\n\", cs);", "1"},
+        {"loop variables declared outside, read after the nest",
+         "{ int i, j, k; float s = 5;\nfor (i = 1; i < n - 1; i++) for (j = 0; j < n; j++) { s = 0;\n"
+         "  for (k = 0; k < j; k++) s += a[i * n + k] * b[(k + 1) * n + j];\n  c[(i - 1) * n + j] = s; }\n"
+         "printf(\"%d %d %d %.9g %.9g\\n\", i, j, k, s, c[5 * n + 7]); }", "1"},
+        {"a declaration that reads its own variable",
+         "for (int i = 0; i < n; i++) for (int j = 0; j < n; j++) { int t = t + 1; c[i * n + j] = t; }\n"
+         "\x01" "for (int i = 0; i < n; i++) for (int j = 0; j < n; j++) { int t = t + 1; c[i * n + j] += t; }\n"
+         "printf(\"%.9g %.9g\\n\", c[0], c[n * n - 1]);", "*"},
+        {"the size changed after the code was made",
+         "for (int i = 0; i < n; i++) for (int j = 0; j < n; j++) c[i * n + j] = a[j * n + i] + 1;\n"
+         "\x01" "n = 9;\n\x01"
+         "for (int i = 0; i < n; i++) for (int j = 0; j < n; j++) c[i * n + j] = a[j * n + i] + 1;\n"
+         "printf(\"%.9g %.9g %.9g\\n\", c[0], c[80], c[81]);", "1"},
+        {"a triangle, 64-bit sums", "long *t = (long *)malloc(n * n * sizeof(long)); long all = 0;\n"
+         "for (long i = 0; i < n; i++) for (long j = 0; j <= i; j++) t[i * n + j] = i * 1000003L - j;\n"
+         "for (int i = 0; i < n; i++) for (int j = 0; j <= i; j++) all += t[i * n + j];\nprintf(\"%ld\\n\", all);", "1"},
+        {"writing the buffer it reads: the checked copy",
+         "float *d = a + 1;\nfor (int i = 0; i < n - 1; i++) for (int j = 0; j < n; j++) d[i * n + j] = a[i * n + j] * 2;\n"
+         "printf(\"%.9g\\n\", a[n * n - 1]);", "0"},
+        {"an inner bound one past the end: the same error at the same line",
+         "for (int i = 0; i < n; i++)\n  for (int j = 0; j <= n * n; j++)\n    c[j] = a[i] + 1;\n", "0"},
+        {"signed overflow in the clean nest: the interpreter's error",
+         "int *q = (int *)malloc(n * n * sizeof(int)); for (int i = 0; i < n * n; i++) q[i] = i * 100000;\n"
+         "long tot = 0;\nfor (int i = 0; i < n; i++)\n  for (int j = 0; j < n; j++)\n    tot += q[i * n + j] = q[i * n + j] * 40;\n"
+         "\x01" "printf(\"%d %ld\\n\", q[5], tot);", "1"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *cells = malloc(strlen(setup) + strlen(cases[i][1]) + 1);
+        strcpy(cells, setup);
+        strcat(cells, cases[i][1]);
+        long e0, e1;
+        char *a = run_cells(cells, NATIVE_OFF, &e0), *b = run_cells(cells, NATIVE_ALWAYS, &e1);
+        long nests = g_nest_runs;
+        CHECK_MSG(!strcmp(a, b), "%s: interpreted:\n%s\ncompiled:\n%s", cases[i][0], a, b);
+        CHECK_MSG(e1 > 0, "%s: nothing was compiled", cases[i][0]);
+        if (cases[i][2][0] == '1') CHECK_MSG(nests > 0, "%s: the clean nest never ran", cases[i][0]);
+        else if (cases[i][2][0] == '0') CHECK_MSG(nests == 0, "%s: the clean nest ran (%ld times)", cases[i][0], nests);
+        if (getenv("NEST_SHOW")) fprintf(stderr, "%s: nests %ld\n%s", cases[i][0], nests, b);
+        free(a);
+        free(b);
+        free(cells);
+    }
+}
+
 /* Background compilation (auto): a hot loop goes on interpreted while its
  * compiler runs, and switches to compiled code when it is done; a slow
  * compiler costs the loop nothing, and is stopped when the session ends. */
@@ -418,6 +477,7 @@ int main(int argc, char **argv) {
     test_interrupt_compiled();
     test_enter_outer_loop();
     test_versioned_loops();
+    test_nests();
     test_background_compile();
     fuzz(40);
     /* the conformance suite with the tier forced on */
