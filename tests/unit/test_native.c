@@ -303,6 +303,11 @@ static void test_nests(void) {
          "\x01" "n = 9;\n\x01"
          "for (int i = 0; i < n; i++) for (int j = 0; j < n; j++) c[i * n + j] = a[j * n + i] + 1;\n"
          "printf(\"%.9g %.9g %.9g\\n\", c[0], c[80], c[81]);", "1"},
+        {"a CPU reference function: its pointer parameters, its size a parameter",
+         "void mm(const float *x, const float *y, float *z, int m) {\n"
+         "  for (int i = 0; i < m; i++) for (int j = 0; j < m; j++) { float s = 0;\n"
+         "    for (int k = 0; k < m; k++) s += x[i * m + k] * y[k * m + j];\n    z[i * m + j] = s; } }\n"
+         "mm(a, b, c, n); mm(c, a, b, n - 1);\nprintf(\"%.9g %.9g\\n\", c[n * n - 1], b[7]);", "1"},
         {"a triangle, 64-bit sums", "long *t = (long *)malloc(n * n * sizeof(long)); long all = 0;\n"
          "for (long i = 0; i < n; i++) for (long j = 0; j <= i; j++) t[i * n + j] = i * 1000003L - j;\n"
          "for (int i = 0; i < n; i++) for (int j = 0; j <= i; j++) all += t[i * n + j];\nprintf(\"%ld\\n\", all);", "1"},
