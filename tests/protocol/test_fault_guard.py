@@ -28,10 +28,16 @@ def test_each_fault_is_an_error_and_a_fresh_session():
         assert k.stderr_text().count("internal fault:") == 4
 
 
+@support.timeout(240)
 def test_cells_queued_behind_a_fault_are_aborted_and_counts_go_on():
     with kernel(support.PLAIN_KERNEL, env=FAULTS) as k:
+        # a cell slow to compile first, so that the other two are surely
+        # waiting on shell when the fault's reply goes (a fault alone is
+        # answered before a loaded machine has sent the next request)
+        slow = k.kc.execute(support.slow_cell())
         first = k.kc.execute("%icuda_test_fault segv")
         queued = k.kc.execute("int after = 1;")
+        assert k.reply_to(slow, timeout=200)["content"]["status"] == "ok"
         r1 = k.reply_to(first)
         r2 = k.reply_to(queued)
         assert r1["content"]["ename"] == "InternalError"
