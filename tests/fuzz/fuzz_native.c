@@ -40,7 +40,7 @@ static void cap_display(void *ctx, json_t *data, json_t *md, bool res) {
 
 /* the whole visible result of code in a fresh session; *interrupted when
  * the budget stopped it */
-static unsigned long programs, compared, skipped, with_compiled;
+static unsigned long programs, compared, skipped, with_compiled, with_nest;
 static char *run_tier(const char *code, int mode, long budget_ms, bool *interrupted) {
     cap_t cap = {0};
     strbuf_t *out = &cap.out;
@@ -72,6 +72,7 @@ static char *run_tier(const char *code, int mode, long budget_ms, bool *interrup
     }
     engine_error_clear(&err);
     if (mode == NATIVE_ALWAYS && native_stats(in).entries > 0) with_compiled++;
+    if (mode == NATIVE_ALWAYS && native_stats(in).clean_runs[1] > 0) with_nest++;
     interp_free(in);
     interrupt_clear();
     return sb_take(out);
@@ -80,8 +81,8 @@ static char *run_tier(const char *code, int mode, long budget_ms, bool *interrup
 static bool print;
 static void report(void) {
     if (print && programs)
-        fprintf(stderr, "fuzz_native: %lu programs, %lu compared between the tiers (%lu ran compiled code), "
-                "%lu skipped (interrupted)\n", programs, compared, with_compiled, skipped);
+        fprintf(stderr, "fuzz_native: %lu programs, %lu compared between the tiers (%lu ran compiled code, "
+                "%lu a whole nest clean), %lu skipped (interrupted)\n", programs, compared, with_compiled, with_nest, skipped);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n) {
