@@ -621,7 +621,7 @@ static int64_t pe_unary(pex_t *p) {
     token_t *t = pe_peek(p);
     if (!t) syntax_error(p->n ? &p->v[p->n - 1].loc : NULL, "#if with no expression");
     if (pe_punct(p, P_NOT)) return !pe_unary(p);
-    if (pe_punct(p, P_MINUS)) return -pe_unary(p);
+    if (pe_punct(p, P_MINUS)) return (int64_t)(0 - (uint64_t)pe_unary(p)); /* wraps, as cpp does: no UB */
     if (pe_punct(p, P_PLUS)) return pe_unary(p);
     if (pe_punct(p, P_TILDE)) return ~pe_unary(p);
     if (pe_punct(p, P_LPAREN)) {
@@ -664,12 +664,17 @@ static int64_t pe_bin(pex_t *p, int minp) {
         p->i++;
         int64_t r = pe_bin(p, pr + 1);
         switch (t->id) {
-        case P_STAR: l *= r; break;
-        case P_DIV: if (!r) syntax_error(&t->loc, "division by zero in #if"); l /= r; break;
-        case P_MOD: if (!r) syntax_error(&t->loc, "division by zero in #if"); l %= r; break;
-        case P_PLUS: l += r; break;
-        case P_MINUS: l -= r; break;
-        case P_SHL: l <<= (r & 63); break;
+        /* a preprocessor's integers wrap (gcc warns, and goes on): in unsigned arithmetic here */
+        case P_STAR: l = (int64_t)((uint64_t)l * (uint64_t)r); break;
+        case P_DIV:
+        case P_MOD:
+            if (!r) syntax_error(&t->loc, "division by zero in #if");
+            if (r == -1) l = t->id == P_DIV ? (int64_t)(0 - (uint64_t)l) : 0; /* INT64_MIN / -1 */
+            else l = t->id == P_DIV ? l / r : l % r;
+            break;
+        case P_PLUS: l = (int64_t)((uint64_t)l + (uint64_t)r); break;
+        case P_MINUS: l = (int64_t)((uint64_t)l - (uint64_t)r); break;
+        case P_SHL: l = (int64_t)((uint64_t)l << (r & 63)); break;
         case P_SHR: l >>= (r & 63); break;
         case P_LT: l = l < r; break;
         case P_GT: l = l > r; break;
