@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -60,6 +61,7 @@ static struct {
     uint64_t top;      /* first byte never handed out */
     uint32_t last;     /* record ending at top, NIL if none */
     size_t in_use;
+    size_t limit;      /* in_use may not pass it: most of this machine's memory */
     size_t page;
     block_t *recs;
     uint32_t nrecs, caprecs, free_recs; /* free_recs: chain through bin_next */
@@ -201,6 +203,22 @@ void *arena_map_at(int fd, size_t size, uintptr_t addr) {
     return p;
 }
 
+/* What this process may use: the machine's memory, or its cgroup's limit
+ * when lower (a container's); 0 when unknown. */
+static size_t memory_size(void) {
+    long pages = sysconf(_SC_PHYS_PAGES), pg = sysconf(_SC_PAGESIZE);
+    size_t m = pages > 0 && pg > 0 ? (size_t)pages * (size_t)pg : 0;
+    static const char *const limits[] = {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"};
+    for (int i = 0; i < 2; i++) {
+        FILE *f = fopen(limits[i], "r");
+        unsigned long long v;
+        if (!f) continue;
+        if (fscanf(f, "%llu", &v) == 1 && v > 0 && (m == 0 || v < m)) m = (size_t)v; /* "max" reads as nothing */
+        fclose(f);
+    }
+    return m;
+}
+
 int arena_init(size_t reserve) {
     pthread_mutex_lock(&A.mu);
     if (A.base) {
@@ -245,6 +263,13 @@ int arena_init(size_t reserve) {
     A.fd = fd;
     A.base = p;
     A.reserve = reserve;
+    /* Pages are taken as cells touch them (the memfd is not reserved), so a
+     * cell that allocates more than the machine has would be killed, with
+     * its session, by the kernel's OOM killer; past three quarters of the
+     * memory, allocations fail as malloc does (NULL) instead. */
+    size_t mem = memory_size();
+    A.limit = mem ? mem / 4 * 3 : reserve;
+    if (A.limit > reserve) A.limit = reserve;
     A.top = 0;
     A.last = NIL;
     A.free_recs = NIL;
@@ -272,7 +297,7 @@ void *arena_alloc(size_t n) {
     uint64_t sz = ((uint64_t)n + ALIGN - 1) & ~(uint64_t)(ALIGN - 1);
     void *res = NULL;
     pthread_mutex_lock(&A.mu);
-    if (!A.base) goto out;
+    if (!A.base || sz > A.limit - A.in_use) goto out;
     uint32_t r = find_free(sz);
     if (r != NIL) {
         bin_remove(r);

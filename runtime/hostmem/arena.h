@@ -18,7 +18,9 @@ int arena_init(size_t reserve);
  * when anything is there already (the kernel process and the GPU worker
  * both place the arena this way). */
 void *arena_map_at(int fd, size_t size, uintptr_t addr);
-/* 64-byte aligned, zero-filled. NULL when the arena is full or n == 0. */
+/* 64-byte aligned, zero-filled. NULL when the arena is full, when the live
+ * allocations would pass three quarters of the machine's (or the cgroup's)
+ * memory, or n == 0. */
 void *arena_alloc(size_t n);
 /* p must be a pointer arena_alloc returned; returns -1 if it is not one. */
 int arena_free(void *p);

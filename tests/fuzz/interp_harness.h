@@ -67,6 +67,10 @@ static const char *harness_run(const char *code) {
     static char ename[32];
     if (!in) {
         signal(SIGALRM, harness_on_alarm);
+        /* cells may fill what they allocate in one builtin call, which no
+         * budget stops: a 2 GiB arena keeps them under the 4 GB RSS limit
+         * of `make fuzz` (two such out-of-memory reports in session 9) */
+        setenv("ICUDA_ARENA_MB", "2048", 0);
         cells = harness_env("FUZZ_INTERP_CELLS", 1024);
         budget_us = harness_env("FUZZ_INTERP_BUDGET_MS", 200) * 1000;
         stats = getenv("FUZZ_INTERP_STATS") != NULL;

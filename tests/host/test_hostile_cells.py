@@ -2,6 +2,7 @@
 Each case is a crash or blow-up found by hand or by a fuzzer; each must end in
 a clear error reply, and the session must still answer afterwards. Limits are
 documented in docs/reliability.md."""
+import os
 import time
 
 from support import kernel, stdout_of
@@ -109,6 +110,20 @@ def test_huge_local_frames_are_refused():
                      " f[1 << 20], g[1 << 20], h[1 << 20], i[1 << 20]; }"],
                     "TypeError", "frame may hold",
                     "void h(void) { char ok[1 << 20]; ok[5] = 3; printf(\"%d\\n\", ok[5]); }\nh();", "3\n")
+
+
+def test_more_memory_than_the_machine_has_is_a_null_malloc():
+    # the arena's pages are taken as they are touched: a buffer larger than
+    # the machine, filled, would have the OOM killer end the kernel
+    ram = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGESIZE")
+    with kernel() as k:
+        reply, msgs = k.execute(f"char *huge = (char *)malloc({ram * 9 // 10}ULL);\n"
+                                'printf("%d\\n", huge == NULL);')
+        assert reply["content"]["status"] == "ok", reply["content"]
+        assert stdout_of(msgs) == "1\n"
+        reply, msgs = k.execute('char *fine = (char *)malloc(1 << 20); fine[5] = 7; printf("%d\\n", fine[5]);')
+        assert stdout_of(msgs) == "7\n"
+        assert_alive(k)
 
 
 def test_switch_error_leaks_nothing():
