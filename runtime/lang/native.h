@@ -76,7 +76,7 @@ typedef struct native_src {
     char *text; void **k; int nk; node_t **loops; int nloops;
     void **deps; int ndeps; /* a function's: (fbox, func) of each function it calls, as compiled */
 } native_src_t;
-int native_gen(node_t *loop, native_src_t *out);
+int native_gen(node_t *loop, const val_t *slots, native_src_t *out);
 /* The C source of pure host function fn and those it calls
  * (native_func.inc); -1 when it does not qualify. */
 int native_gen_func(func_t *fn, native_src_t *out);

@@ -85,6 +85,7 @@ typedef struct gen {
      * outermost loop), or the checked copy of one */
     sb_t nestfns;
     bool nest_fn, in_nest;
+    const val_t *slotv; /* the frame's slots when the code is made (NULL: unknown) */
     node_t *poll_only;
     node_t *proven[MAXPROVEN * 4]; /* arithmetic that cannot overflow, v's step */
     int nproven;
@@ -1015,10 +1016,11 @@ static const char prelude[] =
 #include "native_func.inc"
 
 /* one pass over the loop; NULL when it holds something not compiled */
-static gen_t *gen_pass(node_t *loop_node, const gen_t *found) {
+static gen_t *gen_pass(node_t *loop_node, const gen_t *found, const val_t *slots) {
     gen_t *g = calloc(1, sizeof *g);
     if (!g) abort();
     g->root = loop_node;
+    g->slotv = slots;
     g->unit = unit_new();
     if (found) { /* pass 2: the session variables pass 1 found */
         memcpy(g->gv, found->gv, sizeof g->gv);
@@ -1044,11 +1046,11 @@ static gen_t *gen_pass(node_t *loop_node, const gen_t *found) {
     return g;
 }
 
-int native_gen(node_t *loop_node, native_src_t *out) {
+int native_gen(node_t *loop_node, const val_t *slots, native_src_t *out) {
     memset(out, 0, sizeof *out);
-    gen_t *g1 = gen_pass(loop_node, NULL);
+    gen_t *g1 = gen_pass(loop_node, NULL, NULL);
     if (!g1) return -1;
-    gen_t *g = gen_pass(loop_node, g1);
+    gen_t *g = gen_pass(loop_node, g1, slots);
     free(g1->body.s);
     free(g1->nestfns.s);
     free(g1->k);

@@ -387,14 +387,15 @@ void native_hook_loop(node_t *n, int kind) {
     else adopt(n->b, L);
 }
 
-/* compile L's loop: ST_READY, or ST_BAD */
-static void compile_loop(nloop_t *L) {
+/* compile L's loop, in frame f (the code may be made for its slots' values
+ * now: native_nest.inc): ST_READY, or ST_BAD */
+static void compile_loop(nloop_t *L, frame_t *f) {
     if (L->state == ST_COMPILING) {
         finish_job(L, true);
         return;
     }
     native_src_t src;
-    if (native_gen(L->n, &src) != 0) {
+    if (native_gen(L->n, f->slots, &src) != 0) {
         L->state = ST_BAD;
         return;
     }
@@ -403,10 +404,10 @@ static void compile_loop(nloop_t *L) {
 
 /* Starts compiling L's loop in the background: ST_COMPILING, or at once
  * ST_READY (cached) or ST_BAD. */
-static void start_job(nloop_t *L) {
+static void start_job(nloop_t *L, frame_t *f) {
     native_state_t *s = state(g_in);
     native_src_t src;
-    if (native_gen(L->n, &src) != 0) {
+    if (native_gen(L->n, f->slots, &src) != 0) {
         L->state = ST_BAD;
         return;
     }
@@ -509,10 +510,10 @@ static void install(nloop_t *L, native_src_t *s_, native_fn_t fn, int how, doubl
 /* Is the loop compilable at all? (decided once, on its first run) Code
  * already made for the same loop (a cell run again, a kernel restarted)
  * is taken at once from the cache, without waiting to get hot. */
-static bool check(nloop_t *L) {
+static bool check(nloop_t *L, frame_t *f) {
     if (L->state == ST_NEW) {
         native_src_t src;
-        if (native_gen(L->n, &src) != 0) L->state = ST_BAD;
+        if (native_gen(L->n, f->slots, &src) != 0) L->state = ST_BAD;
         else {
             L->state = ST_OK;
             if (state(g_in)->mode != NATIVE_OFF) use_code(L, &src, false);
@@ -591,7 +592,7 @@ static bool backedge(nloop_t *L, frame_t *f, int *rc) {
          * the background while L goes on interpreted */
         top = L;
         for (nloop_t *p = L->parent; p && p->state != ST_BAD; p = p->parent) top = p;
-        if (top->state == ST_OK) start_job(top);
+        if (top->state == ST_OK) start_job(top, f);
         if (top->state == ST_COMPILING && state(g_in)->sync) finish_job(top, true);
         if (top->state == ST_COMPILING) {
             L->waiting = top;
@@ -627,11 +628,11 @@ static int sx_native(node_t *n, frame_t *f) {
     nloop_t *L = n->native;
     int mode = state(g_in)->mode;
     if (mode == NATIVE_OFF) return L->orig(n, f);
-    if (!check(L)) {
+    if (!check(L, f)) {
         n->sfn = L->orig; /* for good: nothing in it will ever compile */
         return L->orig(n, f);
     }
-    if (mode == NATIVE_ALWAYS && L->state != ST_READY) compile_loop(L);
+    if (mode == NATIVE_ALWAYS && L->state != ST_READY) compile_loop(L, f);
     if (L->state == ST_COMPILING) finish_job(L, false);
     if (L->state == ST_READY) {
         int rc = run_compiled(L, f, 0);
