@@ -420,6 +420,17 @@ static void test_interrupt_compiled(void) {
     CHECK(rc == -1 && err.ename && !strcmp(err.ename, "KeyboardInterrupt"));
     CHECK(native_stats(in).entries > 0);
     engine_error_clear(&err);
+    /* a clean nest polls on its outermost loop only: still stopped */
+    CHECK(interp_run(in, "int *a = (int *)malloc(64 * sizeof(int));", "In [2]", NULL, &v, &err) == 0);
+    interrupt_clear();
+    pthread_create(&t, NULL, raise_later, NULL);
+    rc = interp_run(in, "for (long r = 0; r < 4000000000000L; r++)\n  for (int j = 0; j < 64; j++) a[j] = (int)(r & 7) + j;\n",
+                    "In [3]", NULL, &v, &err);
+    pthread_join(t, NULL);
+    interrupt_clear();
+    CHECK(rc == -1 && err.ename && !strcmp(err.ename, "KeyboardInterrupt"));
+    CHECK(native_stats(in).clean_runs[1] > 0);
+    engine_error_clear(&err);
     interp_free(in);
 }
 
