@@ -609,7 +609,12 @@ static void define(interp_t *in, token_t *v, int n, bool builtin) {
 }
 
 /* #if expressions: integers, defined(), ! ~ - + * / % + - << >> < > <= >= == != & ^ | && || ?: */
-typedef struct { token_t *v; int n, i; interp_t *in; } pex_t;
+typedef struct {
+    token_t *v;
+    int n, i;
+    interp_t *in;
+    int skip; /* inside an operand C does not evaluate (0 && x, 1 || x, ?:): no division error */
+} pex_t;
 static int64_t pe_cond(pex_t *p);
 static token_t *pe_peek(pex_t *p) { return p->i < p->n ? &p->v[p->i] : NULL; }
 static bool pe_punct(pex_t *p, int id) {
@@ -662,14 +667,18 @@ static int64_t pe_bin(pex_t *p, int minp) {
         int pr = binary_precedence(t);
         if (pr < minp) return l;
         p->i++;
+        bool unevaluated = (t->id == P_LAND && !l) || (t->id == P_LOR && l);
+        p->skip += unevaluated;
         int64_t r = pe_bin(p, pr + 1);
+        p->skip -= unevaluated;
         switch (t->id) {
         /* a preprocessor's integers wrap (gcc warns, and goes on): in unsigned arithmetic here */
         case P_STAR: l = (int64_t)((uint64_t)l * (uint64_t)r); break;
         case P_DIV:
         case P_MOD:
-            if (!r) syntax_error(&t->loc, "division by zero in #if");
-            if (r == -1) l = t->id == P_DIV ? (int64_t)(0 - (uint64_t)l) : 0; /* INT64_MIN / -1 */
+            if (!r && !p->skip) syntax_error(&t->loc, "division by zero in #if");
+            if (!r) l = 0;
+            else if (r == -1) l = t->id == P_DIV ? (int64_t)(0 - (uint64_t)l) : 0; /* INT64_MIN / -1 */
             else l = t->id == P_DIV ? l / r : l % r;
             break;
         case P_PLUS: l = (int64_t)((uint64_t)l + (uint64_t)r); break;
@@ -693,9 +702,13 @@ static int64_t pe_bin(pex_t *p, int minp) {
 static int64_t pe_cond(pex_t *p) {
     int64_t c = pe_bin(p, 1);
     if (pe_punct(p, P_QUEST)) {
+        p->skip += !c;
         int64_t a = pe_cond(p);
+        p->skip -= !c;
         if (!pe_punct(p, P_COLON)) syntax_error(&p->v[p->i - 1].loc, "expected ':' in #if");
+        p->skip += !!c;
         int64_t b = pe_cond(p);
+        p->skip -= !!c;
         return c ? a : b;
     }
     return c;
@@ -722,7 +735,7 @@ static bool eval_if(interp_t *in, token_t *v, int n) {
     tokvec_t ex = {0};
     active_t act = {.n = 0};
     expand(in, pre.v, pre.n, &ex, &act, 0);
-    pex_t p = {ex.v, ex.n, 0, in};
+    pex_t p = {.v = ex.v, .n = ex.n, .in = in};
     int64_t r;
     r = pe_cond(&p);
     return r != 0;
