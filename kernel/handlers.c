@@ -10,6 +10,7 @@
 #include "../runtime/interrupt.h"
 #include "../runtime/progress.h"
 #include "fault_guard.h"
+#include "utf8.h"
 #include "log.h"
 
 #ifndef ICUDA_VERSION
@@ -198,8 +199,11 @@ static void handle_execute(request_t *rq) {
         c = json_pack("{s:s, s:i, s:o, s:O}", "status", "ok", "execution_count", count,
                       "user_expressions", ue, "payload", x.payload);
     } else {
-        const char *ename = err.ename ? err.ename : "Error";
-        const char *evalue = err.evalue ? err.evalue : "";
+        /* an engine's message may quote bytes that are not UTF-8 (a compiler's log, say) */
+        size_t ignored;
+        char *ename_s = utf8_sanitize(err.ename ? err.ename : "Error", strlen(err.ename ? err.ename : "Error"), &ignored);
+        char *evalue_s = utf8_sanitize(err.evalue ? err.evalue : "", strlen(err.evalue ? err.evalue : ""), &ignored);
+        const char *ename = ename_s, *evalue = evalue_s;
         json_t *tb = json_is_array(err.traceback) ? coloured(err.traceback, ename) : json_array();
         if (!silent)
             server_publish(rq, "error", json_pack("{s:s, s:s, s:O}", "ename", ename, "evalue",
@@ -208,6 +212,8 @@ static void handle_execute(request_t *rq) {
                       "execution_count", count, "ename", ename, "evalue", evalue, "traceback", tb,
                       "user_expressions", "payload");
         if (stop_on_error) rq->abort_queue = true;
+        free(ename_s);
+        free(evalue_s);
     }
     engine_error_clear(&err);
     json_decref(x.payload);

@@ -47,24 +47,47 @@ char *loc_text(loc_t *l, char *buf, size_t n) {
     return buf;
 }
 
+/* A JSON string of s, whose bytes may not be UTF-8 (a source line cut at
+ * 400 bytes, a stray byte): invalid bytes become '?', never a lost line or
+ * a reply the kernel cannot encode. */
+static json_t *text_json(const char *s) {
+    json_t *j = json_string(s);
+    if (j) return j;
+    char *c = strdup(s);
+    if (!c) abort();
+    for (unsigned char *p = (unsigned char *)c; *p;) {
+        int n = *p < 0x80 ? 1 : (*p & 0xE0) == 0xC0 ? 2 : (*p & 0xF0) == 0xE0 ? 3 : (*p & 0xF8) == 0xF0 ? 4 : 0;
+        int k = 1;
+        while (n > 1 && k < n && (p[k] & 0xC0) == 0x80) k++;
+        if (n == 0 || k < n || (n == 2 && *p < 0xC2)) {
+            *p++ = '?';
+            continue;
+        }
+        p += n;
+    }
+    j = json_string(c);
+    free(c);
+    return j ? j : json_string("?");
+}
+
 static void add_loc(json_t *tb, loc_t *l, const char *prefix) {
     char b[512];
     if (!l || !l->src) return;
     snprintf(b, sizeof b, "%s%s, line %d:", prefix, l->src->name, l->line);
-    json_array_append_new(tb, json_string(b));
+    json_array_append_new(tb, text_json(b));
     if (l->line < 1 || l->line > l->src->nlines) return;
     const char *ln = l->src->lines[l->line - 1];
     int ll = l->src->linelen[l->line - 1];
     if (ll > 400) ll = 400;
     snprintf(b, sizeof b, "    %.*s", ll, ln);
-    json_array_append_new(tb, json_string(b));
+    json_array_append_new(tb, text_json(b));
     int k = 4, c;
     for (c = 0; c < l->col && c < ll && k < 480; c++) b[k++] = ln[c] == '\t' ? '\t' : ' ';
     memcpy(b, "    ", 4);
     b[k++] = '^';
     for (int i = 1; i < l->len && c + i < ll && k < 500; i++) b[k++] = '~';
     b[k] = 0;
-    json_array_append_new(tb, json_string(b));
+    json_array_append_new(tb, text_json(b));
 }
 
 static void set_error(const char *ename, loc_t *at, const char *msg) {
@@ -75,7 +98,9 @@ static void set_error(const char *ename, loc_t *at, const char *msg) {
     free(e->evalue);
     if (e->traceback) json_decref(e->traceback);
     e->ename = strdup(ename);
-    e->evalue = strdup(msg);
+    json_t *m = text_json(msg); /* the message as valid UTF-8 */
+    e->evalue = strdup(json_string_value(m));
+    json_decref(m);
     json_t *tb = json_array();
     add_loc(tb, at, "");
     /* the calls that led here, innermost first */
@@ -93,11 +118,11 @@ static void set_error(const char *ename, loc_t *at, const char *msg) {
         while (ll > 0 && (*ln == ' ' || *ln == '\t')) ln++, ll--;
         snprintf(t, sizeof t, "%.*s", ll > 300 ? 300 : ll, ln);
         snprintf(b, sizeof b, "  called from %s, line %d: %s", l->src->name, l->line, t);
-        json_array_append_new(tb, json_string(b));
+        json_array_append_new(tb, text_json(b));
     }
     char b[2200];
     snprintf(b, sizeof b, "%s: %s", ename, msg);
-    json_array_append_new(tb, json_string(b));
+    json_array_append_new(tb, text_json(b));
     e->traceback = tb;
 }
 

@@ -191,6 +191,24 @@ static void lex_number(interp_t *in, const char *p, token_t *t) {
     t->lit_type = ty;
 }
 
+/* A character the lexer does not know: shown as the character it is (a
+ * non-ASCII letter, say) or as a byte, never as half a UTF-8 sequence. */
+static _Noreturn void stray(loc_t *at, const char *s) {
+    const unsigned char *p = (const unsigned char *)s;
+    int n = *p < 0x80 ? 1 : (*p & 0xE0) == 0xC0 ? 2 : (*p & 0xF0) == 0xE0 ? 3 : (*p & 0xF8) == 0xF0 ? 4 : 0;
+    uint32_t cp = n == 1 ? *p : n == 2 ? *p & 0x1F : n == 3 ? *p & 0x0F : *p & 0x07;
+    for (int k = 1; k < n; k++) {
+        if ((p[k] & 0xC0) != 0x80) n = 0;
+        else cp = cp << 6 | (p[k] & 0x3F);
+        if (!n) break;
+    }
+    if (n == 1 && *p >= 0x20 && *p < 0x7F) syntax_error(at, "stray '%c' in program", *p);
+    if (n > 1)
+        syntax_error(at, "stray '%.*s' (U+%04X) in program: names may use only ASCII letters, digits and '_'", n, s,
+                     (unsigned)cp);
+    syntax_error(at, "stray byte 0x%02X in program", *p);
+}
+
 /* raw tokens of a source text from p, which starts line `line` of src */
 static void lex_raw_at(interp_t *in, src_t *src, const char *p, int line, tokvec_t *out) {
     const char *lstart = p;
@@ -282,7 +300,7 @@ static void lex_raw_at(interp_t *in, src_t *src, const char *p, int line, tokvec
                     break;
                 }
             }
-            if (!found) syntax_error(&t.loc, "stray '%c' in program", *p);
+            if (!found) stray(&t.loc, p);
         }
         t.loc.len = t.n;
         vpush(out, &t);

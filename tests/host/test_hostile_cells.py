@@ -126,6 +126,20 @@ def test_more_memory_than_the_machine_has_is_a_null_malloc():
         assert_alive(k)
 
 
+def test_non_ascii_text_in_errors_is_utf8():
+    # half a UTF-8 character in an error made the reply unencodable (InternalError)
+    with kernel() as k:
+        ename, evalue = error_of(k.execute("int \u00e9t\u00e9 = 3;")[0])
+        assert ename == "SyntaxError" and "stray '\u00e9' (U+00E9)" in evalue, (ename, evalue)
+        # a source line is cut at 400 bytes in the traceback: mid-character here
+        line = 'const char *s = "' + "\u00e9" * 300 + '"; int bad = 1 / 0;'
+        reply, _ = k.execute(line)
+        c = reply["content"]
+        assert c["status"] == "error" and c["ename"] != "InternalError", c
+        assert len(c["traceback"]) >= 3 and "\u00e9\u00e9" in c["traceback"][1], c["traceback"]
+        assert_alive(k)
+
+
 def test_switch_error_leaks_nothing():
     # 192 bytes a failing cell leaked in the parser; LeakSanitizer (the ASan
     # kernel's exit check) would report it
