@@ -206,6 +206,7 @@ static int run_code(magic_ctx_t *mc, const char *code_in, engine_error_t *err) {
 int engine_execute(engine_t *e, const char *code, int execution_count, bool silent, const engine_io_t *io,
                    engine_error_t *err) {
     interrupt_clear();
+    if (!strncmp(code, "\xEF\xBB\xBF", 3)) code += 3; /* a byte-order mark, from a pasted file */
     if (silent || !io) io = &silent_io;
     if (engine_question(e, code, io)) return 0; /* NAME?: help in the pager (inspect.c) */
     io_cap_t cap;

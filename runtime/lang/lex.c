@@ -239,8 +239,9 @@ static void lex_raw_at(interp_t *in, src_t *src, const char *p, int line, tokvec
             t.kind = TK_IDENT;
             t.s = s;
             t.n = (int)(p - s);
-            if (t.n == 1 && (*s == 'L' || *s == 'u' || *s == 'U') && (*p == '"' || *p == '\'')) {
-                /* wide literals are read as narrow ones */
+            if (((t.n == 1 && (*s == 'L' || *s == 'u' || *s == 'U')) || (t.n == 2 && s[0] == 'u' && s[1] == '8')) &&
+                (*p == '"' || *p == '\'')) {
+                /* wide literals are read as narrow ones; u8"..." is what a narrow one is here: UTF-8 */
                 goto quote;
             }
             for (size_t i = 0; i < sizeof kwtab / sizeof *kwtab; i++)

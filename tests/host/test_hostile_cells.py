@@ -137,6 +137,9 @@ def test_non_ascii_text_in_errors_is_utf8():
         c = reply["content"]
         assert c["status"] == "error" and c["ename"] != "InternalError", c
         assert len(c["traceback"]) >= 3 and "\u00e9\u00e9" in c["traceback"][1], c["traceback"]
+        # a byte-order mark at the start (a pasted file) is not code
+        reply, msgs = k.execute("\ufeffint bom = 41; bom + 1")
+        assert reply["content"]["status"] == "ok" and results(msgs) == ["(int) 42"], reply["content"]
         assert_alive(k)
 
 
