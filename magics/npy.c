@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "arrays.h"
@@ -19,13 +20,55 @@ static int io_error(engine_error_t *err, const char *what, const char *path) {
     return -1;
 }
 
+/* path with its symlinks followed to the name they lead to, which need
+ * not exist yet (malloc'd); NULL when path is not a link (or a loop). */
+static char *link_target(const char *path) {
+    char *p = strdup(path);
+    struct stat st;
+    int hops = 0;
+    while (p && lstat(p, &st) == 0 && S_ISLNK(st.st_mode)) {
+        char buf[4096];
+        ssize_t n = readlink(p, buf, sizeof buf - 1);
+        if (n < 0 || ++hops > 40) {
+            free(p);
+            return NULL;
+        }
+        buf[n] = 0;
+        char *next = NULL;
+        const char *slash = strrchr(p, '/');
+        if (buf[0] == '/' || !slash) next = strdup(buf);
+        else if (asprintf(&next, "%.*s/%s", (int)(slash - p), p, buf) < 0) next = NULL;
+        free(p);
+        p = next;
+    }
+    if (hops == 0) {
+        free(p);
+        return NULL;
+    }
+    return p;
+}
+
 static int write_file(const char *path, const void *head, size_t hl, const void *data, size_t n, engine_error_t *err) {
+    /* The rename would put a new file in place of whatever the name is: a
+     * symlink (numpy writes through it, so this does too) or a device
+     * (%save /dev/null as root replaced the machine's /dev/null). */
+    char *real = link_target(path);
+    struct stat st;
+    if (stat(real ? real : path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        engine_error_set(err, "OSError", NULL, "cannot write %s: it is not a regular file (%s)", path,
+                         S_ISDIR(st.st_mode) ? "a directory" : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+                         : S_ISFIFO(st.st_mode) ? "a pipe" : "a special file");
+        free(real);
+        return -1;
+    }
+    if (real) path = real;
     char *tmp = NULL;
     if (asprintf(&tmp, "%s.tmp-%d", path, (int)getpid()) < 0) abort();
     FILE *f = fopen(tmp, "wb");
     if (!f) {
         io_error(err, "cannot write", path);
         free(tmp);
+        free(real);
         return -1;
     }
     bool ok = fwrite(head, 1, hl, f) == hl && (n == 0 || fwrite(data, 1, n, f) == n);
@@ -36,9 +79,11 @@ static int write_file(const char *path, const void *head, size_t hl, const void 
         errno = e;
         io_error(err, "cannot write", path);
         free(tmp);
+        free(real);
         return -1;
     }
     free(tmp);
+    free(real);
     return 0;
 }
 

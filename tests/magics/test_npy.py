@@ -3,6 +3,7 @@ from C types, --shape and counts, big-endian and version 2.0 files, and
 clear errors for malformed, truncated and unholdable files and paths that
 cannot be written (nothing half-written). On a GPU: a device buffer saved."""
 import os
+import stat
 import sys
 import tempfile
 
@@ -124,6 +125,25 @@ def test_errors_lose_nothing():
         c = err(k, "q")
         assert "undeclared" in c["evalue"]
         assert value(k, "v[3]") == "(float) 4"
+
+
+def test_save_writes_through_links_and_never_replaces_a_special_file():
+    # the save's temporary file is renamed into place: into a link's target,
+    # and never over a device or a pipe (%save /dev/null as root replaced it)
+    with tempfile.TemporaryDirectory() as d, kernel() as k:
+        ok(k, "float v[3] = {1, 2, 3};")
+        os.makedirs(f"{d}/real")
+        os.symlink(f"{d}/real/target.npy", f"{d}/link.npy")
+        ok(k, f"%save {d}/link.npy v")
+        assert os.path.islink(f"{d}/link.npy")
+        assert np.load(f"{d}/real/target.npy").tolist() == [1, 2, 3]
+        os.mkfifo(f"{d}/pipe")
+        for target, words in [(f"{d}/pipe", "not a regular file (a pipe)"), (d, "not a regular file (a directory)")]:
+            c = err(k, f"%save {target} v")
+            assert c["ename"] == "OSError" and words in c["evalue"], c["evalue"]
+        assert stat.S_ISFIFO(os.stat(f"{d}/pipe").st_mode)
+        assert sorted(os.listdir(d)) == ["link.npy", "pipe", "real"], os.listdir(d)
+        assert value(k, "v[2]") == "(float) 3"
 
 
 @needs_gpu
