@@ -56,7 +56,7 @@ void chart_escape(const char *s, char *buf, size_t n) {
             buf[o++] = *s;
         }
     }
-    buf[o] = 0;
+    buf[utf8_whole(buf, o)] = 0;
 }
 
 void chart_fmt(double v, char *buf, size_t n) {

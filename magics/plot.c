@@ -151,6 +151,7 @@ static int plot_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
                           (unsigned long long)total);
     char title[400];
     snprintf(title, sizeof title, "%s%s%s", o.title ? o.title : "", o.title && thinned ? " — " : "", note);
+    title[utf8_whole(title, strlen(title))] = 0;
     const char *xl = o.xlabel ? o.xlabel : indexed ? "index" : o.args[0];
     chart_t *c = chart_new(&(chart_opts_t){.title = title[0] ? title : NULL, .xlabel = xl, .ylabel = o.ylabel,
                                            .xlog = o.xlog, .ylog = o.ylog, .no_legend = nser == 1 && !o.labels});
@@ -246,6 +247,7 @@ static int hist_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
     for (int i = 0; i < nb; i++) cmax = fmax(cmax, cnt[i]);
     char title[300];
     snprintf(title, sizeof title, "%s", o.title ? o.title : "");
+    title[utf8_whole(title, strlen(title))] = 0;
     chart_t *c = chart_new(&(chart_opts_t){.title = title[0] ? title : NULL, .xlabel = o.xlabel ? o.xlabel : o.args[0],
                                            .ylabel = o.ylabel ? o.ylabel : "count", .xlog = o.xlog, .ylog = o.ylog,
                                            .no_legend = true});

@@ -6,6 +6,7 @@
 
 #include "check.h"
 #include "magics/chart.h"
+#include "runtime/strbuf.h"
 
 static int count(const char *s, const char *sub) {
     int n = 0;
@@ -37,6 +38,15 @@ int main(void) {
     CHECK_STR(b, "1e-05");
     chart_fmt(0.25, b, sizeof b);
     CHECK_STR(b, "0.25");
+    /* a title cut to the buffer keeps whole UTF-8 characters (a cut one made
+     * the plot's JSON invalid and the plot vanished) */
+    char e[9] = "";
+    chart_escape("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", e, sizeof e); /* room for two bytes (9 - 7): one é */
+    CHECK_STR(e, "\xc3\xa9");
+    char ez[9] = "";
+    chart_escape("a\xc3\xa9\xc3\xa9", ez, sizeof ez); /* two bytes: "a" and half an é, which goes */
+    CHECK_STR(ez, "a");
+    CHECK(utf8_whole("ab\xe2\x82", 4) == 2 && utf8_whole("ab\xe2\x82\xac", 5) == 5 && utf8_whole("abc", 3) == 3);
     chart_escape("a<b & \"c\">", b, sizeof b);
     CHECK_STR(b, "a&lt;b &amp; &quot;c&quot;&gt;");
     chart_escape("truncated at the buffer's end, never past it", b, 12);
