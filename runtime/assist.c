@@ -55,7 +55,7 @@ const char *engine_is_complete(engine_t *e, const char *code, char **indent) {
     while (end > 0 && isspace((unsigned char)code[end - 1])) end--;
     if (depth > 0 || (end > 0 && code[end - 1] == '\\')) {
         strbuf_t b = {0};
-        for (int d = 0; d < (depth > 0 ? depth : 0); d++) sb_puts(&b, "    ");
+        for (int d = 0; d < (depth > 0 ? depth : 0) && d < 16; d++) sb_puts(&b, "    "); /* not 400 KB of spaces */
         *indent = sb_take(&b);
         return "incomplete";
     }

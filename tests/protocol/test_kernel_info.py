@@ -102,6 +102,9 @@ def test_is_complete():
         r = k.request("is_complete_request", {"code": "__global__ void k(int *p) {\n  p[0] = 1;"})
         assert r["content"]["status"] == "incomplete"
         assert isinstance(r["content"]["indent"], str)
+        # the indent is bounded, however deep the nesting
+        r = k.request("is_complete_request", {"code": "{" * 100000})
+        assert r["content"]["status"] == "incomplete" and r["content"]["indent"] == " " * 64
         r = k.request("is_complete_request", {"code": 42})
         assert r["content"]["status"] == "error"
         assert r["content"]["ename"] == "BadRequest"
