@@ -239,6 +239,12 @@ json_t *engine_complete(engine_t *e, const char *code, int cursor_cp) {
         return reply(&ms, code, start, cur);
     }
     if (start > 0 && code[start - 1] == '#') start--;
+    /* a qualified name (std::vec): the library's names are kept whole */
+    while (start >= 2 && code[start - 1] == ':' && code[start - 2] == ':' && start - 2 > ls &&
+           ident_char(code[start - 3])) {
+        start -= 2;
+        while (start > ls && ident_char(code[start - 1])) start--;
+    }
     snprintf(prefix, sizeof prefix, "%.*s", cur - start, code + start);
     ms.plen = strlen(prefix);
 

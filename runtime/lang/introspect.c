@@ -143,7 +143,8 @@ json_t *interp_completions(interp_t *in, const char *prefix) {
     for (int m = 0; m < 3; m++)
         for (int i = 0; i < maps[m]->cap; i++) {
             const char *k = maps[m]->keys ? maps[m]->keys[i] : NULL;
-            if (!k || k == (const char *)1 || strncmp(k, prefix, pl) != 0 || !strncmp(k, "__", 2)) continue;
+            if (!k || k == (const char *)1 || strncmp(k, prefix, pl) != 0 || !strncmp(k, "__", 2) || strstr(k, "::_"))
+                continue; /* reserved names, the library's own helpers among them */
             const char *kind = "function";
             sig[0] = 0;
             if (m == 0) {

@@ -101,6 +101,11 @@ def test_complete_without_duplicates_with_types_and_offsets():
         assert c["matches"] == ["twice_it"], c
         t = c["metadata"]["_jupyter_types_experimental"][0]
         assert t["type"] == "function" and t["signature"] == "int twice_it(int v)", t
+        # a qualified name: the C++ library's, whole, from the qualifier on
+        c = complete(k, "  std::vec")
+        assert c["matches"] == ["std::vector"] and (c["cursor_start"], c["cursor_end"]) == (2, 10), c
+        assert "std::cout" in complete(k, "std::co")["matches"]
+        assert not [m for m in complete(k, "std::")["matches"] if "::_" in m]
         c = complete(k, "cudaMemcpyH")
         assert c["matches"] == ["cudaMemcpyHostToDevice", "cudaMemcpyHostToHost"], c
         assert c["metadata"]["_jupyter_types_experimental"][0]["type"] == "enum value"
