@@ -56,6 +56,17 @@ int compile_log_format(const char *log, json_t *lines, char **first_error) {
         int lineno = 0;
         const char *rest = NULL;
         if (!parse_diag(line, file, sizeof file, &lineno, &rest)) {
+            /* ptxas's own errors ("ptxas error   : File uses too much global constant
+             * data", "ptxas application ptx input, line 22; fatal   : Parsing error ...") */
+            const char *pm = !strncmp(line, "ptxas", 5) ? strstr(line, "error   : ") : NULL;
+            if (!pm && !strncmp(line, "ptxas", 5)) pm = strstr(line, "fatal   : ");
+            if (pm && !strstr(line, "aborted due to errors")) {
+                errors++;
+                if (!*first_error) {
+                    *first_error = strdup(pm + 10);
+                    if (!*first_error) abort();
+                }
+            }
             /* summary lines ("1 error detected in ...") and blank ones add nothing */
             if (line[0] && !strstr(line, "detected in the compilation of") &&
                 strcmp(line, "Compilation terminated.") != 0)

@@ -157,7 +157,10 @@ static void compile_error(engine_error_t *err, const char *log, const char *cell
                                            n == 1 ? "" : "s", cell));
     json_array_extend(tb, body);
     json_decref(body);
-    engine_error_set(err, "CompileError", tb, "%s", first ? first : "the device code did not compile");
+    engine_error_set(err, "CompileError", tb, "%s",
+                     first ? first
+                           : "the device code did not compile, and the compiler gave no reason (ptxas refuses "
+                             "more than 64 KB of __constant__ data this way, for one)");
     free(first);
 }
 

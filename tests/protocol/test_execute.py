@@ -58,6 +58,11 @@ def test_compile_error_reply_and_error_message():
         reply, _ = k.execute(DEVICE_CELL)
         assert reply["content"]["status"] == "ok"
         assert reply["content"]["execution_count"] == 2
+        # ptxas's own errors are the message, not "did not compile"
+        reply, _ = k.execute('__global__ void bad_asm() { asm("this is not ptx"); }')
+        c = reply["content"]
+        assert c["ename"] == "CompileError" and "Parsing error near 'not'" in c["evalue"], c["evalue"]
+        assert c["traceback"][0].endswith("1 error in the device code of In [3]"), c["traceback"]
 
 
 def test_user_expressions_answered():
