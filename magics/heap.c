@@ -75,11 +75,12 @@ static int heap_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
         uint64_t word = (uint64_t)json_integer_value(json_object_get(r, "word"));
         double size = (double)json_integer_value(json_object_get(r, "size"));
         int place = (int)json_integer_value(json_object_get(r, "place"));
-        int dev;
-        const char *surv = survives(g, place, word, &dev);
         int pi = place == INTERP_PLACE_PINNED ? 1 : place == INTERP_PLACE_MANAGED ? 2 : place == INTERP_PLACE_DEVICE ? 3 : 0;
         total[pi] += size;
         count[pi]++;
+        if (i >= MAGIC_TABLE_ROWS) continue; /* counted, not shown: a table a front end can draw */
+        int dev;
+        const char *surv = survives(g, place, word, &dev);
         char where[48], made[96], sz[32], addr[32];
         if (place == INTERP_PLACE_DEVICE && dev >= 0) snprintf(where, sizeof where, "device %d", dev);
         else snprintf(where, sizeof where, "%s", magic_place_name(place));
@@ -100,6 +101,10 @@ static int heap_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
         free(nm);
     }
     sb_puts(&h, "</tbody></table>");
+    if (n > MAGIC_TABLE_ROWS) {
+        sb_printf(&t, "... and %zu more buffers (in the totals)\n", n - MAGIC_TABLE_ROWS);
+        sb_printf(&h, "<p>... and %zu more buffers (in the totals)</p>", n - MAGIC_TABLE_ROWS);
+    }
     if (n == 0) {
         free(sb_take(&t));
         sb_puts(&t, "no live buffers: nothing allocated with malloc, new, cudaMalloc, cudaMallocHost or cudaMallocManaged\n");

@@ -36,7 +36,7 @@ static int who_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
     strbuf_t t = {0}, h = {0};
     sb_printf(&t, "%-20s %-28s %10s  %s\n", "name", "type", "size", "place");
     sb_puts(&h, "<table><thead><tr><th>name</th><th>type</th><th>size</th><th>place</th></tr></thead><tbody>");
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n && i < MAGIC_TABLE_ROWS; i++) {
         const char *name = json_string_value(json_object_get(v[i], "name"));
         const char *type = json_string_value(json_object_get(v[i], "type"));
         const char *place = json_string_value(json_object_get(v[i], "place"));
@@ -49,6 +49,10 @@ static int who_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
                   "<td>%s</td></tr>", en, et, size, place ? place : "");
     }
     sb_puts(&h, "</tbody></table>");
+    if (n > MAGIC_TABLE_ROWS) { /* a table a front end can draw */
+        sb_printf(&t, "... and %zu more variables\n", n - MAGIC_TABLE_ROWS);
+        sb_printf(&h, "<p>... and %zu more variables</p>", n - MAGIC_TABLE_ROWS);
+    }
     char *plain = sb_take(&t), *html = sb_take(&h);
     io_display_text(mc->io, plain, html);
     free(plain);

@@ -38,6 +38,18 @@ def test_heap_of_host_buffers():
         assert re.search(r"\(none\)\s+24 B", heap(k)["text/plain"])
 
 
+def test_long_listings_are_capped_and_counted():
+    # 200,000 buffers made a 46 MB %heap display; the rows stop at 500
+    with kernel() as k:
+        ok(k, "int **ps = (int **)malloc(700 * sizeof(int *)); for (int i = 0; i < 700; i++) ps[i] = (int *)malloc(4);\n"
+              + "\n".join(f"int w{i} = {i};" for i in range(600)))
+        t = heap(k)["text/plain"]
+        assert "... and 201 more buffers (in the totals)" in t, t[-300:]
+        assert "total host: 701 buffers" in t, t[-300:]
+        w = displays(ok(k, "%who"))[0]["text/plain"]
+        assert "... and " in w and "more variables" in w and len(w.splitlines()) < 520, w[-200:]
+
+
 def test_free_the_right_way_for_each_allocation():
     with kernel() as k:
         ok(k, "float *a = (float *)malloc(4000); float *b = a; float *c = a + 4;\n"
