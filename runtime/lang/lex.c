@@ -63,7 +63,15 @@ const char *tok_str(token_t *t, char *buf, size_t n) {
 /* token vectors live in the interpreter's scratch pool, emptied after each
  * cell, so an error that longjmps out of the preprocessor leaks nothing */
 static void *scratch(size_t n) { return pool_alloc(&g_in->scratch, n); }
+/* Tokens one vector may hold: a cell of 10 MB has fewer than 5 million; a
+ * macro that repeats its argument ten times, nested eight deep, makes 10^8
+ * (9 GB of tokens: the allocation failed and the kernel aborted). */
+#define LEX_MAX_TOKENS 8000000
+
 static void vpush(tokvec_t *v, token_t *t) {
+    if (v->n >= LEX_MAX_TOKENS)
+        syntax_error(&t->loc, "the cell expands to more than %d tokens (a macro that repeats its argument at every level?)",
+                     LEX_MAX_TOKENS);
     if (v->n == v->cap) {
         int nc = v->cap ? v->cap * 2 : 64;
         token_t *nv = scratch(sizeof(token_t) * (size_t)nc);
@@ -398,6 +406,13 @@ static void expand_macro(interp_t *in, macro_t *m, token_t *at, token_t **args, 
     tokvec_t body = {0};
     int nbody = m->nbody;
     token_t *mbody = m->variadic ? variadic_body(m, nargs, argc, &nbody) : m->body;
+    /* each argument is expanded once, however often its parameter occurs:
+     * expanding it per occurrence made A(A(A(...))) with ten x's in A take
+     * ten times the work at every level (8.5 GB for 10^6 tokens) */
+    tokvec_t *expanded = argc ? scratch(sizeof *expanded * (size_t)argc) : NULL;
+    if (expanded) memset(expanded, 0, sizeof *expanded * (size_t)argc);
+    bool *have = argc ? scratch(sizeof *have * (size_t)argc) : NULL;
+    if (have) memset(have, 0, sizeof *have * (size_t)argc);
     for (int i = 0; i < nbody; i++) {
         token_t *b = &mbody[i];
         int pi = -1;
@@ -450,9 +465,11 @@ static void expand_macro(interp_t *in, macro_t *m, token_t *at, token_t **args, 
             if (next_paste || prev_paste) {
                 for (int j = 0; j < nargs[pi]; j++) vpush(&body, &args[pi][j]);
             } else {
-                tokvec_t ex = {0};
-                expand(in, args[pi], nargs[pi], &ex, act, depth + 1);
-                for (int j = 0; j < ex.n; j++) vpush(&body, &ex.v[j]);
+                if (!have[pi]) {
+                    expand(in, args[pi], nargs[pi], &expanded[pi], act, depth + 1);
+                    have[pi] = true;
+                }
+                for (int j = 0; j < expanded[pi].n; j++) vpush(&body, &expanded[pi].v[j]);
             }
         } else {
             token_t t = *b;

@@ -143,6 +143,19 @@ def test_non_ascii_text_in_errors_is_utf8():
         assert_alive(k)
 
 
+def test_exponential_macro_expansion_is_bounded():
+    # A(x) repeats x ten times; nested eight deep that is 10^8 tokens: the
+    # argument was expanded again at every occurrence (8.5 GB at six levels)
+    # and then the kernel aborted on a failed allocation
+    bomb = "#define A(x) x x x x x x x x x x\n#define B(x) A(A(A(A(A(A(A(A(x))))))))\nint q = B(1);"
+    with kernel() as k:
+        ename, evalue = error_of(k.execute(bomb, timeout=120)[0])
+        assert ename == "SyntaxError" and "expands to more than 8000000 tokens" in evalue, (ename, evalue)
+        reply, msgs = k.execute("#define T(x) x + x + x\nint six = T(T(2)) - 12; six")
+        assert results(msgs) == ["(int) 6"], msgs
+        assert_alive(k)
+
+
 def test_switch_error_leaks_nothing():
     # 192 bytes a failing cell leaked in the parser; LeakSanitizer (the ASan
     # kernel's exit check) would report it
