@@ -11,7 +11,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-static const int guarded[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+/* SIGABRT: the interpreter aborts where an allocation fails (a cell that took
+ * all the memory): a fresh session, not a dead kernel */
+static const int guarded[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 #define NGUARDED (sizeof guarded / sizeof guarded[0])
 static struct sigaction previous[NGUARDED];
 static __thread fault_guard_t *armed;
@@ -90,6 +92,7 @@ const char *fault_guard_signame(int sig) {
     case SIGBUS: return "SIGBUS";
     case SIGFPE: return "SIGFPE";
     case SIGILL: return "SIGILL";
+    case SIGABRT: return "SIGABRT";
     }
     return "signal";
 }
@@ -128,6 +131,8 @@ void fault_guard_test_trigger(const char *code) {
         if (p != MAP_FAILED) (void)p[0];
     } else if (!strcmp(what, "stack")) {
         recurse(NULL, 0);
+    } else if (!strcmp(what, "abort")) {
+        abort(); /* as the interpreter does where an allocation fails */
     }
 }
 

@@ -12,7 +12,8 @@ FAULTS = {"ICUDA_TEST_FAULTS": "1"}
 
 def test_each_fault_is_an_error_and_a_fresh_session():
     with kernel(support.PLAIN_KERNEL, env=FAULTS) as k:
-        for kind, sig in (("segv", "SIGSEGV"), ("fpe", "SIGFPE"), ("bus", "SIGBUS"), ("stack", "SIGSEGV")):
+        for kind, sig in (("segv", "SIGSEGV"), ("fpe", "SIGFPE"), ("bus", "SIGBUS"), ("stack", "SIGSEGV"),
+                          ("abort", "SIGABRT")):
             ok(k, "int kept = 41;")
             reply, msgs = k.execute(f"%icuda_test_fault {kind}")
             c = reply["content"]
@@ -25,7 +26,7 @@ def test_each_fault_is_an_error_and_a_fresh_session():
             assert stdout_of(ok(k, 'printf("%d\\n", 6 * 7);')) == "42\n"
         ok(k, support.DEVICE_CELL)  # device cells compile in the new session
         assert k.is_alive()
-        assert k.stderr_text().count("internal fault:") == 4
+        assert k.stderr_text().count("internal fault:") == 5
 
 
 @support.timeout(240)
