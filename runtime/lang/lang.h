@@ -425,6 +425,7 @@ struct interp {
     hmap_t macros;       /* name -> macro_t */
     hmap_t builtins;     /* name -> builtin_t */
     int ncells;
+    long pp_expansions;  /* macro expansions in the text being preprocessed (lex.c) */
     /* running */
     jmp_buf *jb;
     const engine_io_t *io;

@@ -67,6 +67,10 @@ static void *scratch(size_t n) { return pool_alloc(&g_in->scratch, n); }
  * macro that repeats its argument ten times, nested eight deep, makes 10^8
  * (9 GB of tokens: the allocation failed and the kernel aborted). */
 #define LEX_MAX_TOKENS 8000000
+/* Macro expansions one text may make: an object-like macro of ten copies
+ * of another, eight deep, is 10^8 of them, each with its own body (10 GB
+ * before a single vector reached LEX_MAX_TOKENS). */
+#define LEX_MAX_EXPANSIONS 2000000
 
 static void vpush(tokvec_t *v, token_t *t) {
     if (v->n >= LEX_MAX_TOKENS)
@@ -403,9 +407,13 @@ static token_t *variadic_body(macro_t *m, int *nargs, int argc, int *nb) {
 
 static void expand_macro(interp_t *in, macro_t *m, token_t *at, token_t **args, int *nargs,
                          int argc, tokvec_t *out, active_t *act, int depth) {
-    tokvec_t body = {0};
+    if (++in->pp_expansions > LEX_MAX_EXPANSIONS)
+        syntax_error(&at->loc, "more than %d macro expansions (a macro made of copies of another, nested?)",
+                     LEX_MAX_EXPANSIONS);
     int nbody = m->nbody;
     token_t *mbody = m->variadic ? variadic_body(m, nargs, argc, &nbody) : m->body;
+    /* sized for the body: most expansions are small, and each one's vector lives to the cell's end */
+    tokvec_t body = {scratch(sizeof(token_t) * (size_t)(nbody + 4)), 0, nbody + 4};
     /* each argument is expanded once, however often its parameter occurs:
      * expanding it per occurrence made A(A(A(...))) with ten x's in A take
      * ten times the work at every level (8.5 GB for 10^6 tokens) */
@@ -806,6 +814,7 @@ static void include_header(interp_t *in, token_t *d, token_t *v, int n, tokvec_t
 
 static void preprocess(interp_t *in, tokvec_t *raw, tokvec_t *out, bool builtin) {
     includes_t inc = {.n = 0};
+    in->pp_expansions = 0;
     preprocess_tokens(in, raw, out, builtin, &inc);
     vpush(out, &raw->v[raw->n - 1]);
 }
