@@ -266,19 +266,24 @@ node_t *str_literal(P *p) {
     return n;
 }
 
-static field_t *find_field(type_t *st, const char *nm, int64_t *off) {
+/* depth: anonymous members inside anonymous members; a struct that holds
+ * itself that way (struct U { struct U { ... }; }, found by fuzz_interp)
+ * recursed until the stack ran out */
+static field_t *find_field_in(type_t *st, const char *nm, int64_t *off, int depth) {
     sdef_t *sd = st->sd;
+    if (!sd || depth > 64) return NULL;
     for (int i = 0; i < sd->nfields; i++) {
         field_t *f = &sd->fields[i];
         if (f->name && strcmp(f->name, nm) == 0) { *off += (int64_t)f->off; return f; }
-        if (!f->name && (f->ty->kind == T_STRUCT || f->ty->kind == T_UNION)) {
+        if (!f->name && (f->ty->kind == T_STRUCT || f->ty->kind == T_UNION) && f->ty->sd != sd) {
             int64_t o = *off + (int64_t)f->off;
-            field_t *r = find_field(f->ty, nm, &o);
+            field_t *r = find_field_in(f->ty, nm, &o, depth + 1);
             if (r) { *off = o; return r; }
         }
     }
     return NULL;
 }
+static field_t *find_field(type_t *st, const char *nm, int64_t *off) { return find_field_in(st, nm, off, 0); }
 
 static type_t *qualify(type_t *ft, type_t *outer) {
     return outer->is_const && !ft->is_const ? ty_const(ft) : ft;
