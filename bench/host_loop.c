@@ -12,6 +12,7 @@
 /* the kernel process defines this in runtime/engine.c; the benchmark links
  * only runtime/lang and runtime/hostmem */
 atomic_int icuda_interrupt_flag;
+char *_Atomic icuda_interrupt_guard;
 
 static double now(void) {
     struct timespec ts;

@@ -25,6 +25,7 @@
 #include "strbuf.h"
 
 atomic_int icuda_interrupt_flag;
+char *_Atomic icuda_interrupt_guard;
 
 engine_t *engine_new(const engine_config_t *cfg) {
     engine_t *e = calloc(1, sizeof *e);

@@ -6,11 +6,19 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 extern atomic_int icuda_interrupt_flag;
+/* The lowest stack address compiled host functions may reach; they test it
+ * once a call (runtime/lang/native_func.inc). Raising the flag sets it past
+ * every stack, so that one test polls the interrupt as well. */
+extern char *_Atomic icuda_interrupt_guard;
 
 /* Async-signal-safe. */
-static inline void interrupt_raise(void) { atomic_store(&icuda_interrupt_flag, 1); }
+static inline void interrupt_raise(void) {
+    atomic_store(&icuda_interrupt_flag, 1);
+    atomic_store(&icuda_interrupt_guard, (char *)UINTPTR_MAX);
+}
 static inline bool interrupt_pending(void) {
     return atomic_load_explicit(&icuda_interrupt_flag, memory_order_relaxed) != 0;
 }

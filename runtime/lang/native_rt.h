@@ -37,6 +37,9 @@
          * compiled one gives up; the lowest stack address compiled calls may reach */               \
         nval_t (*call)(void *node, nval_t *args);                                                   \
         char *stack_lo;                                                                             \
+        /* what compiled functions test their frame against: stack_lo, or past every stack when  \
+         * the interrupt was raised (interrupt.h) */                                                 \
+        char *volatile *guard;                                                                      \
     } nrt_t;
 
 NATIVE_RT_DEFS

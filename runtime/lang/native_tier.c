@@ -217,7 +217,7 @@ static int rt_range(uint64_t p, int64_t esz, int wr, nic_t *c) {
 static const nrt_t g_rt = { /* clean_runs: the session's, at each entry */
                            rt_idx, rt_deref, rt_index_fail, rt_div0, rt_divovf, rt_interrupt, rt_ptr_add, rt_rand,
                            (volatile int *)&icuda_interrupt_flag, rt_ovf, rt_ovf_place, rt_shift, rt_f2i, rt_neg,
-                           rt_pwrap, rt_range, NULL, NULL, NULL};
+                           rt_pwrap, rt_range, NULL, NULL, NULL, (char *volatile *)&icuda_interrupt_guard};
 
 /* ---- pure functions (native_func.inc) ----
  * A call of a compiled pure function runs with a table whose raising
@@ -236,7 +236,7 @@ __attribute__((noreturn)) static void gu_pwrap(void *n, uint64_t p, int64_t d) {
 static long fn_clean_runs[2];
 static const nrt_t fn_rt = {rt_idx, rt_deref, gu_index_fail, gu_node, gu_node, gu_node, rt_ptr_add, rt_rand,
                             (volatile int *)&icuda_interrupt_flag, gu_ovf, gu_ovf, gu_shift, gu_f2i, gu_neg,
-                            gu_pwrap, rt_range, fn_clean_runs, NULL, NULL};
+                            gu_pwrap, rt_range, fn_clean_runs, NULL, NULL, (char *volatile *)&icuda_interrupt_guard};
 
 /* F gets code fn for src (NULL: the compiler failed, NF_BAD); frees src */
 static void fn_install(nfunc_t *F, native_src_t *src, native_fn_t code, int how, double secs) {

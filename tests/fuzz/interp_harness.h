@@ -22,6 +22,7 @@
 #include "runtime/lang/interp.h"
 
 atomic_int icuda_interrupt_flag; /* the engine defines it; these targets have no engine */
+char *_Atomic icuda_interrupt_guard;
 
 /* LeakSanitizer's check, where linked (the ASan builds) */
 int __lsan_do_recoverable_leak_check(void) __attribute__((weak));

@@ -431,6 +431,32 @@ static void test_interrupt_compiled(void) {
     CHECK(rc == -1 && err.ename && !strcmp(err.ename, "KeyboardInterrupt"));
     CHECK(native_stats(in).clean_runs[1] > 0);
     engine_error_clear(&err);
+    /* a compiled recursive function has no loop: its one test a call (the
+     * guard word) sees the interrupt, called from a cell and from a loop */
+    CHECK(interp_run(in, "long fibl(long k) { return k < 2 ? k : fibl(k - 1) + fibl(k - 2); }\nlong warm = 0;\n"
+                         "for (int w = 0; w < 300; w++) warm += fibl(12);",
+                     "In [4]", NULL, &v, &err) == 0);
+    const char *calls[] = {"fibl(90)", "long q = 0;\nfor (int i = 0; i < 100000; i++) q += fibl(i < 90000 ? 3 : 90);"};
+    for (int i = 0; i < 2; i++) {
+        native_stats_t st = native_stats(in);
+        long before = st.entries + st.gave_up;
+        interrupt_clear();
+        pthread_create(&t, NULL, raise_later, NULL);
+        rc = interp_run(in, calls[i], "In [5]", NULL, &v, &err);
+        pthread_join(t, NULL);
+        interrupt_clear();
+        CHECK(rc == -1 && err.ename && !strcmp(err.ename, "KeyboardInterrupt"));
+        st = native_stats(in);
+        CHECK(st.entries + st.gave_up > before);
+        engine_error_clear(&err);
+    }
+    /* and once cleared, the guard word is the stack limit again: it runs */
+    v = NULL;
+    CHECK(interp_run(in, "fibl(20)", "In [6]", NULL, &v, &err) == 0 && v);
+    char *shown = v ? json_dumps(v, 0) : NULL;
+    CHECK(shown && strstr(shown, "6765"));
+    free(shown);
+    if (v) json_decref(v);
     interp_free(in);
 }
 
