@@ -76,7 +76,10 @@ typedef struct native_src {
     char *text; void **k; int nk; node_t **loops; int nloops;
     void **deps; int ndeps; /* a function's: (fbox, func) of each function it calls, as compiled */
 } native_src_t;
-int native_gen(node_t *loop, const val_t *slots, native_src_t *out);
+/* lean: a whole nest that is the loop itself gets its clean copy only;
+ * where its entry test fails the code returns NT_LEAN before anything ran,
+ * and the loop is made again, whole (a third of the compile; docs/native-tier.md) */
+int native_gen(node_t *loop, const val_t *slots, bool lean, native_src_t *out);
 /* The C source of pure host function fn and those it calls
  * (native_func.inc); -1 when it does not qualify. */
 int native_gen_func(func_t *fn, native_src_t *out);
@@ -89,6 +92,7 @@ func_t *native_call_target(node_t *n, void **box);
 int native_call(func_t *fn, val_t *args, val_t *r);
 enum { NATIVE_FN_HOT = 1000 }; /* calls that make a function hot */
 enum { NT_STALE = -7 };         /* a loop's code: a function it calls was redefined, nothing ran */
+enum { NT_LEAN = -8 };          /* a lean loop's code: its nest's entry test failed, nothing ran */
 void native_src_free(native_src_t *s);
 
 /* ---- native_cc.c ---- */

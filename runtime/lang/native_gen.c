@@ -85,6 +85,7 @@ typedef struct gen {
      * outermost loop), or the checked copy of one */
     sb_t nestfns;
     bool nest_fn, in_nest;
+    bool lean, leaned; /* the root nest without its checked copy (native_gen); it was */
     const val_t *slotv; /* the frame's slots when the code is made (NULL: unknown) */
     node_t *poll_only;
     node_t *proven[MAXPROVEN * 4]; /* arithmetic that cannot overflow, v's step */
@@ -1016,10 +1017,11 @@ static const char prelude[] =
 #include "native_func.inc"
 
 /* one pass over the loop; NULL when it holds something not compiled */
-static gen_t *gen_pass(node_t *loop_node, const gen_t *found, const val_t *slots) {
+static gen_t *gen_pass(node_t *loop_node, const gen_t *found, const val_t *slots, bool lean) {
     gen_t *g = calloc(1, sizeof *g);
     if (!g) abort();
     g->root = loop_node;
+    g->lean = lean;
     g->slotv = slots;
     g->unit = unit_new();
     if (found) { /* pass 2: the session variables pass 1 found */
@@ -1046,11 +1048,11 @@ static gen_t *gen_pass(node_t *loop_node, const gen_t *found, const val_t *slots
     return g;
 }
 
-int native_gen(node_t *loop_node, const val_t *slots, native_src_t *out) {
+int native_gen(node_t *loop_node, const val_t *slots, bool lean, native_src_t *out) {
     memset(out, 0, sizeof *out);
-    gen_t *g1 = gen_pass(loop_node, NULL, NULL);
+    gen_t *g1 = gen_pass(loop_node, NULL, NULL, false);
     if (!g1) return -1;
-    gen_t *g = gen_pass(loop_node, g1, slots);
+    gen_t *g = gen_pass(loop_node, g1, slots, lean);
     free(g1->body.s);
     free(g1->nestfns.s);
     free(g1->k);
@@ -1089,6 +1091,9 @@ int native_gen(node_t *loop_node, const val_t *slots, native_src_t *out) {
         sb_add(&s, "\n%s", g->nestfns.s);
         free(g->nestfns.s);
     }
+    /* lean code's entry is the nest's entry test, run once: -O1 makes it
+     * as fast and takes a fifth off the compile (stencil 80 -> 63 ms) */
+    if (g->leaned) sb_add(&s, "#ifdef __OPTIMIZE__\n__attribute__((optimize(\"O1\")))\n#endif\n");
     sb_add(&s, "int icuda_native(const nrt_t *rt, void *const *K, nval_t *S, char *M, nval_t *R, int osr) {\n"
                "(void)M; (void)R; int rc = 0; int nt_tick = 1024;\n");
     for (int i = 0; i < MAXSLOTS; i++)

@@ -32,6 +32,7 @@ typedef struct nloop {
     native_job_t *job;      /* ST_COMPILING */
     native_src_t pend;      /* its constants and loops, kept until it is done */
     struct nloop *waiting;  /* hot, and waiting for this outer loop's compile */
+    bool whole;             /* its lean code met a case it lacks (NT_LEAN): made whole from now on */
 } nloop_t;
 
 /* a pure function's record (native_func.inc, native_call below) */
@@ -395,7 +396,7 @@ static void compile_loop(nloop_t *L, frame_t *f) {
         return;
     }
     native_src_t src;
-    if (native_gen(L->n, f->slots, &src) != 0) {
+    if (native_gen(L->n, f->slots, !L->whole, &src) != 0) {
         L->state = ST_BAD;
         return;
     }
@@ -407,7 +408,7 @@ static void compile_loop(nloop_t *L, frame_t *f) {
 static void start_job(nloop_t *L, frame_t *f) {
     native_state_t *s = state(g_in);
     native_src_t src;
-    if (native_gen(L->n, f->slots, &src) != 0) {
+    if (native_gen(L->n, f->slots, !L->whole, &src) != 0) {
         L->state = ST_BAD;
         return;
     }
@@ -513,7 +514,7 @@ static void install(nloop_t *L, native_src_t *s_, native_fn_t fn, int how, doubl
 static bool check(nloop_t *L, frame_t *f) {
     if (L->state == ST_NEW) {
         native_src_t src;
-        if (native_gen(L->n, f->slots, &src) != 0) L->state = ST_BAD;
+        if (native_gen(L->n, f->slots, !L->whole, &src) != 0) L->state = ST_BAD;
         else {
             L->state = ST_OK;
             if (state(g_in)->mode != NATIVE_OFF) use_code(L, &src, false);
@@ -549,10 +550,15 @@ static int run_compiled(nloop_t *L, frame_t *f, int osr) {
     rt.stack_lo = in->stack_base - in->stack_limit;
     s->st.entries++;
     int r = L->fn(&rt, L->k, f->slots, f->mem, &f->ret, osr);
-    if (r == NT_STALE) {
+    if (r == NT_STALE || r == NT_LEAN) {
         s->st.entries--;
         L->state = ST_OK;
         L->fn = NULL;
+        if (r == NT_LEAN) { /* the whole code, now: the loop is hot already */
+            L->whole = true;
+            start_job(L, f);
+            if (L->state == ST_COMPILING && s->sync) finish_job(L, true);
+        }
         return NT_STALE;
     }
     return r == X_RETURN ? X_RETURN : X_NORMAL;
@@ -579,6 +585,8 @@ static int run_compiled_at(nloop_t *top, nloop_t *L, frame_t *f) {
  * L's own, at its head; or *rc >= 0: an outer loop's code ran (its result) */
 static bool backedge(nloop_t *L, frame_t *f, int *rc) {
     if (L->state == ST_READY) return true;
+    if (L->state == ST_COMPILING && L->whole) /* its own whole code on the way (NT_LEAN) */
+        return (++L->backedges & 255) == 0 && finish_job(L, false) && L->state == ST_READY;
     nloop_t *top = L->waiting;
     if (top) { /* an outer loop's compiler runs: look every 256 iterations */
         if ((++L->backedges & 255) != 0) return false;
