@@ -10,7 +10,7 @@
 #include "../runtime/interrupt.h"
 #include "../runtime/progress.h"
 #include "fault_guard.h"
-#include "utf8.h"
+#include "runtime/utf8.h"
 #include "log.h"
 
 #ifndef ICUDA_VERSION

@@ -30,7 +30,7 @@
 #include "heartbeat.h"
 #include "log.h"
 #include "parent_watch.h"
-#include "utf8.h"
+#include "runtime/utf8.h"
 
 #define MAX_FRAMES 1024               /* per message; more is malformed */
 #define MAX_FRAME_BYTES (64LL << 20)  /* ZMQ_MAXMSGSIZE: a bigger frame drops the peer */

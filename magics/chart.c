@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "runtime/strbuf.h"
+#include "runtime/utf8.h"
 
 #define ML 72.0 /* margins: room for tick labels and axis titles */
 #define MR 24.0

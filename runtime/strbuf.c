@@ -48,12 +48,3 @@ char *sb_take(strbuf_t *b) {
     b->len = b->cap = 0;
     return s;
 }
-
-size_t utf8_whole(const char *s, size_t n) {
-    const unsigned char *p = (const unsigned char *)s;
-    size_t k = n;
-    while (k > 0 && n - k < 4 && (p[k - 1] & 0xC0) == 0x80) k--; /* back over continuation bytes */
-    if (k == 0 || p[k - 1] < 0xC0) return n;                      /* ends in ASCII (or stray bytes): as is */
-    size_t need = p[k - 1] >= 0xF0 ? 4 : p[k - 1] >= 0xE0 ? 3 : 2;
-    return n - (k - 1) >= need ? n : k - 1;                        /* the last character whole, or cut before it */
-}

@@ -15,8 +15,5 @@ void sb_putc(strbuf_t *b, char c);
 void sb_printf(strbuf_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The text (never NULL, "" when empty); b is reset. Caller frees. */
 char *sb_take(strbuf_t *b);
-/* The length, at most n, of s[0..n) without a UTF-8 character cut off at
- * its end: text truncated to a fixed buffer stays valid for JSON. */
-size_t utf8_whole(const char *s, size_t n);
 
 #endif

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lang.h"
+#include "runtime/utf8.h"
 
 src_t *src_new(interp_t *in, const char *name, const char *text) {
     src_t *s = pool_alloc(&in->pool, sizeof *s);
@@ -48,24 +49,12 @@ char *loc_text(loc_t *l, char *buf, size_t n) {
 }
 
 /* A JSON string of s, whose bytes may not be UTF-8 (a source line cut at
- * 400 bytes, a stray byte): invalid bytes become '?', never a lost line or
- * a reply the kernel cannot encode. */
+ * 400 bytes, a stray byte): invalid bytes become U+FFFD, never a lost line
+ * or a reply the kernel cannot encode. */
 static json_t *text_json(const char *s) {
-    json_t *j = json_string(s);
-    if (j) return j;
-    char *c = strdup(s);
-    if (!c) abort();
-    for (unsigned char *p = (unsigned char *)c; *p;) {
-        int n = *p < 0x80 ? 1 : (*p & 0xE0) == 0xC0 ? 2 : (*p & 0xF0) == 0xE0 ? 3 : (*p & 0xF8) == 0xF0 ? 4 : 0;
-        int k = 1;
-        while (n > 1 && k < n && (p[k] & 0xC0) == 0x80) k++;
-        if (n == 0 || k < n || (n == 2 && *p < 0xC2)) {
-            *p++ = '?';
-            continue;
-        }
-        p += n;
-    }
-    j = json_string(c);
+    size_t n;
+    char *c = utf8_sanitize(s, strlen(s), &n);
+    json_t *j = json_stringn(c, n);
     free(c);
     return j ? j : json_string("?");
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lang.h"
+#include "runtime/utf8.h"
 
 static const struct { const char *s; int id; } kwtab[] = {
     {"void", KW_VOID}, {"char", KW_CHAR}, {"short", KW_SHORT}, {"int", KW_INT}, {"long", KW_LONG},
@@ -207,16 +208,11 @@ static void lex_number(interp_t *in, const char *p, token_t *t) {
  * non-ASCII letter, say) or as a byte, never as half a UTF-8 sequence. */
 static _Noreturn void stray(loc_t *at, const char *s) {
     const unsigned char *p = (const unsigned char *)s;
-    int n = *p < 0x80 ? 1 : (*p & 0xE0) == 0xC0 ? 2 : (*p & 0xF0) == 0xE0 ? 3 : (*p & 0xF8) == 0xF0 ? 4 : 0;
-    uint32_t cp = n == 1 ? *p : n == 2 ? *p & 0x1F : n == 3 ? *p & 0x0F : *p & 0x07;
-    for (int k = 1; k < n; k++) {
-        if ((p[k] & 0xC0) != 0x80) n = 0;
-        else cp = cp << 6 | (p[k] & 0x3F);
-        if (!n) break;
-    }
+    uint32_t cp;
+    size_t n = utf8_char(s, strnlen(s, 4), &cp);
     if (n == 1 && *p >= 0x20 && *p < 0x7F) syntax_error(at, "stray '%c' in program", *p);
     if (n > 1)
-        syntax_error(at, "stray '%.*s' (U+%04X) in program: names may use only ASCII letters, digits and '_'", n, s,
+        syntax_error(at, "stray '%.*s' (U+%04X) in program: names may use only ASCII letters, digits and '_'", (int)n, s,
                      (unsigned)cp);
     syntax_error(at, "stray byte 0x%02X in program", *p);
 }

@@ -9,7 +9,7 @@
 #include "kernel/connection.h"
 #include "kernel/history.h"
 #include "kernel/replay.h"
-#include "kernel/utf8.h"
+#include "runtime/utf8.h"
 #include "kernel/wire.h"
 #include "tests/unit/check.h"
 
@@ -239,6 +239,14 @@ static void test_utf8(void) {
     CHECK(utf8_incomplete_tail("ab\xe2\x82\xac", 5) == 0);
     CHECK(utf8_incomplete_tail("abc", 3) == 0);
     CHECK(utf8_incomplete_tail("\xf0\x9f\x98", 3) == 3);
+    CHECK(utf8_whole("ab\xe2\x82", 4) == 2 && utf8_whole("\xf0\x9f\x98\x80", 4) == 4);
+    uint32_t cp = 0;
+    CHECK(utf8_char("A", 1, &cp) == 1 && cp == 'A');
+    CHECK(utf8_char("\xc3\xa9t", 3, &cp) == 2 && cp == 0xE9);
+    CHECK(utf8_char("\xe2\x82\xac", 3, &cp) == 3 && cp == 0x20AC);
+    CHECK(utf8_char("\xf0\x9f\x98\x80", 4, &cp) == 4 && cp == 0x1F600);
+    CHECK(utf8_char("\xe2\x82", 2, &cp) == 0 && utf8_char("\xc0\xaf", 2, &cp) == 0 && utf8_char("\xff", 1, &cp) == 0);
+    CHECK(utf8_char("", 0, &cp) == 0);
 }
 
 static void test_connection(void) {

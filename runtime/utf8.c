@@ -1,5 +1,5 @@
 /* A strict UTF-8 decoder (no overlongs, no surrogates, nothing above
- * U+10FFFF), the same rules jansson applies to strings. */
+ * U+10FFFF), the same rules jansson applies to strings (utf8.h). */
 #include "utf8.h"
 
 #include <stdlib.h>
@@ -60,4 +60,14 @@ size_t utf8_incomplete_tail(const char *str, size_t len) {
         return need > back ? back : 0;
     }
     return 0;
+}
+
+size_t utf8_char(const char *str, size_t n, uint32_t *cp) {
+    const unsigned char *s = (const unsigned char *)str;
+    size_t k = n ? valid_seq(s, n) : 0;
+    if (!k) return 0;
+    uint32_t c = k == 1 ? s[0] : s[0] & (0x7f >> k);
+    for (size_t i = 1; i < k; i++) c = c << 6 | (s[i] & 0x3f);
+    *cp = c;
+    return k;
 }
