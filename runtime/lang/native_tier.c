@@ -234,10 +234,10 @@ __attribute__((noreturn)) static void gu_shift(void *n, int op, int k, int64_t x
 __attribute__((noreturn)) static void gu_f2i(void *n, double d, int to) { give_up(); }
 __attribute__((noreturn)) static void gu_neg(void *n, int64_t a) { give_up(); }
 __attribute__((noreturn)) static void gu_pwrap(void *n, uint64_t p, int64_t d) { give_up(); }
-static long fn_clean_runs[2];
-static const nrt_t fn_rt = {rt_idx, rt_deref, gu_index_fail, gu_node, gu_node, gu_node, rt_ptr_add, rt_rand,
+static const nrt_t fn_rt = { /* clean_runs: the session's, at each call */
+                            rt_idx, rt_deref, gu_index_fail, gu_node, gu_node, gu_node, rt_ptr_add, rt_rand,
                             (volatile int *)&icuda_interrupt_flag, gu_ovf, gu_ovf, gu_shift, gu_f2i, gu_neg,
-                            gu_pwrap, rt_range, fn_clean_runs, NULL, NULL, (char *volatile *)&icuda_interrupt_guard};
+                            gu_pwrap, rt_range, NULL, NULL, NULL, (char *volatile *)&icuda_interrupt_guard};
 
 /* F gets code fn for src (NULL: the compiler failed, NF_BAD); frees src */
 static void fn_install(nfunc_t *F, native_src_t *src, native_fn_t code, int how, double secs) {
@@ -343,7 +343,9 @@ int native_call(func_t *fn, val_t *args, val_t *r) {
         s->st.gave_up++;
         return 2;
     }
-    F->fn(&fn_rt, F->k, args, in->stack_base - in->stack_limit, &ret, 0);
+    nrt_t rt = fn_rt;
+    rt.clean_runs = s->st.clean_runs;
+    F->fn(&rt, F->k, args, in->stack_base - in->stack_limit, &ret, 0);
     give_up_to = saved;
     s->st.entries++;
     *r = ret;
