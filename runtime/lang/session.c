@@ -131,20 +131,33 @@ void lang_recover(interp_t *in) {
     }
 }
 
-void lang_stack_bounds(interp_t *in, char *here) {
+/* The lowest address of this thread's stack, found once a thread: for the
+ * main thread glibc reads /proc/self/maps to answer, 60 us of every cell */
+static char *thread_stack_low(void) {
+    static __thread char *low;
+    static __thread bool known;
+    if (known) return low;
     pthread_attr_t a;
     void *addr = NULL;
     size_t size = 0;
+    if (pthread_getattr_np(pthread_self(), &a) == 0) {
+        if (pthread_attr_getstack(&a, &addr, &size) != 0) addr = NULL;
+        pthread_attr_destroy(&a);
+    }
+    low = addr;
+    known = true;
+    return low;
+}
+
+void lang_stack_bounds(interp_t *in, char *here) {
+    char *low = thread_stack_low();
     in->stack_base = here;
     in->stack_limit = 1 << 20;
-    if (pthread_getattr_np(pthread_self(), &a) == 0) {
-        if (pthread_attr_getstack(&a, &addr, &size) == 0 && addr) {
-            size_t left = (size_t)(here - (char *)addr);
-            /* keep a margin for the evaluator's own frames and for libc */
-            in->stack_limit = left > (512u << 10) ? left - (384u << 10) : left / 2;
-            if (in->stack_limit > (256u << 20)) in->stack_limit = 256u << 20;
-        }
-        pthread_attr_destroy(&a);
+    if (low && low < here) {
+        size_t left = (size_t)(here - low);
+        /* keep a margin for the evaluator's own frames and for libc */
+        in->stack_limit = left > (512u << 10) ? left - (384u << 10) : left / 2;
+        if (in->stack_limit > (256u << 20)) in->stack_limit = 256u << 20;
     }
 }
 
