@@ -53,6 +53,7 @@ typedef struct native_stats {
     long entries, compiles, mem_hits, disk_hits, failures;
     long clean_runs[2]; /* clean copies run: [0] of single loops, [1] of whole nests */
     long gave_up; /* compiled calls of pure functions that gave up (run again interpreted) */
+    long lean_misses; /* lean code whose nest's entry test failed (NT_LEAN): made whole */
     double compile_s;
 } native_stats_t;
 native_stats_t native_stats(interp_t *in);

@@ -557,6 +557,7 @@ static int run_compiled(nloop_t *L, frame_t *f, int osr) {
         L->state = ST_OK;
         L->fn = NULL;
         if (r == NT_LEAN) { /* the whole code, now: the loop is hot already */
+            s->st.lean_misses++;
             L->whole = true;
             start_job(L, f);
             if (L->state == ST_COMPILING && s->sync) finish_job(L, true);
