@@ -57,6 +57,10 @@ static char *fmt(const char *f, ...) {
 }
 
 enum { MAXSLOTS = 4096, MAXDEPTH = 64, MAXGL = 64, MAXPROVEN = 128 };
+/* index sites whose access caches are locals (registers); the rest live in
+ * an array (ic[]) and miss through one function, or gcc's register
+ * allocator takes seconds over a long loop body */
+enum { NIC_REGS = 16, MAXIC = 1024 };
 
 /* A session variable (or a member of one) at a fixed address, kept in a
  * local of the compiled code while it runs (native-tier.md "Session
@@ -105,6 +109,9 @@ typedef struct gen {
      * reload after a store that may have hit a cached variable */
     char last_kind;
     int last_site;
+    /* p[i] access caches: one per base pointer text, element size and
+     * direction (ic_share); a hash of that for each */
+    uint64_t ickey[MAXIC];
     struct unit *unit; /* the pure functions its calls go to (native_func.inc) */
     bool fnmode;       /* generating those functions, not a loop */
 } gen_t;
@@ -304,6 +311,7 @@ static char *gvar_write(gen_t *g, int i, const char *v) {
  * overlaps a cached variable, the locals are reloaded. */
 static char *after_store(gen_t *g) {
     if (g->collect || !g->ncached || !g->last_kind) return strdup("");
+    if (g->last_kind == 'm') return strdup(" if (__builtin_expect(ovm, 0)) NT_RELOAD();"); /* one flag for them all */
     return fmt(" if (__builtin_expect(ov%c%d, 0)) NT_RELOAD();", g->last_kind, g->last_site);
 }
 /* The definitions a function with cached variables needs before its body:
@@ -491,6 +499,22 @@ static char *padd_scaled(gen_t *g, node_t *n, const char *p, const char *i, int6
     return r;
 }
 
+/* The access cache for p[i] of esz-byte elements (wr: written): shared by
+ * every site with the same pointer text, size and direction, since a cache
+ * holds what is valid for its pointer whatever the index (an index outside
+ * misses and is checked); a loop of 46 statements over three arrays needs
+ * 4 caches, not 185. Equal hashes of different texts share too: a cache
+ * that misses more, never a wrong one (its pointer is compared). */
+static int ic_share(gen_t *g, const char *p, int64_t esz, int wr) {
+    uint64_t h = 1469598103934665603ULL;
+    for (const char *c = p; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+    h = (h ^ (uint64_t)esz) * 1099511628211ULL ^ (uint64_t)wr;
+    for (int j = 0; j < g->nic && j < MAXIC; j++)
+        if (g->ickey[j] == h) return j;
+    if (g->nic < MAXIC) g->ickey[g->nic] = h;
+    return g->nic++;
+}
+
 /* A place's checked host address (a char * expression); wr as the interpreter passes it. */
 static char *addr(gen_t *g, node_t *pl, int wr) {
     int ok = native_place_ok(pl);
@@ -529,20 +553,32 @@ static char *addr(gen_t *g, node_t *pl, int wr) {
             g->last_kind = 0;
             return r;
         }
+        char *p = ok == 1 ? ex(g, pl->a) : NULL;
+        int jc = ok == 1 ? ic_share(g, p, pl->esz, wr) : 0;
+        if (ok == 1 && jc >= NIC_REGS) { /* through a pointer, its cache in memory (ic[]) */
+            int j = jc - NIC_REGS, ni = kidx(g, pl);
+            char *i = ex(g, pl->b);
+            char *r = fmt("({ uint64_t p_ = (uint64_t)%s; int64_t i_ = %s; char *a_; nic_t *c_ = &ic[%d];"
+                          " if (__builtin_expect(p_ == c_->p && (uint64_t)i_ - (uint64_t)c_->lo < c_->span, 1))"
+                          " a_ = (char *)(c_->addr + (uint64_t)i_ * %" PRId64 "u);"
+                          " else { NT_SYNC(); a_ = nt_imiss(rt, K, k%d, p_, i_, %d, %" PRId64 "u, c_, &ovm); } a_; })",
+                          p, i, j, pl->esz, ni, wr, pl->esz);
+            frees(2, p, i);
+            g->last_kind = 'm';
+            g->last_site = 0;
+            return r;
+        }
         if (ok == 1) { /* through a pointer: p, then i */
-            int j = g->nic++, ni = kidx(g, pl);
-            char *p = ex(g, pl->a), *i = ex(g, pl->b);
-            char *chk = alias ? fmt(" if (NT_ALIAS((uintptr_t)a_, %" PRId64 "u) || (c_.span && NT_ALIAS(c_.addr +"
-                                    " (uint64_t)c_.lo * %" PRId64 "u, c_.span * %" PRId64 "u))) { cs%d = 0; ovi%d = 1; }",
-                                    pl->esz, pl->esz, pl->esz, j, j)
-                              : strdup("");
+            int j = jc, ni = kidx(g, pl);
+            char *i = ex(g, pl->b);
+            char *ov = g->ncached ? fmt("ovi%d", j) : strdup("ovm");
             char *r = fmt("({ uint64_t p_ = (uint64_t)%s; int64_t i_ = %s; char *a_;"
                           " if (__builtin_expect(p_ == cp%d && (uint64_t)i_ - (uint64_t)cl%d < cs%d, 1))"
                           " a_ = (char *)(ca%d + (uint64_t)i_ * %" PRId64 "u);"
-                          " else { NT_SYNC(); nic_t c_; a_ = rt->idx(k%d, p_, i_, %d, &c_); cp%d = c_.p; ca%d = c_.addr;"
-                          " cl%d = c_.lo; cs%d = c_.span;%s } a_; })",
-                          p, i, j, j, j, j, pl->esz, ni, wr, j, j, j, j, chk);
-            frees(3, p, i, chk);
+                          " else { NT_SYNC(); nic_t c_; a_ = nt_imiss(rt, K, k%d, p_, i_, %d, %" PRId64 "u, &c_, &%s);"
+                          " cp%d = c_.p; ca%d = c_.addr; cl%d = c_.lo; cs%d = c_.span; } a_; })",
+                          p, i, j, j, j, j, pl->esz, ni, wr, pl->esz, ov, j, j, j, j);
+            frees(3, p, i, ov);
             g->last_kind = 'i';
             g->last_site = j;
             return r;
@@ -1016,6 +1052,23 @@ static const char prelude[] =
 
 #include "native_func.inc"
 
+/* A cache miss of an access whose cache lives in memory (the sites past
+ * NIC_REGS): the interpreter's check, which raises, then the cache filled;
+ * *ov set when the buffer holds a cached session variable (NT_ALIAS, whose
+ * constants it declares). One call instead of the check inline at every
+ * site: a 50-line loop of 185 accesses took 5.2 s to compile with 740 cache
+ * variables in registers. */
+static void nic_miss(gen_t *g, sb_t *s) {
+    sb_add(s, "static __attribute__((noinline, cold)) char *nt_imiss(const nrt_t *rt, void *const *K, void *k, uint64_t p,\n"
+              "    int64_t i, int wr, uint64_t esz, nic_t *c, int *ov) {\n");
+    for (int i = 0; i < g->ngv; i++)
+        if (g->gv[i].cached) sb_add(s, "  void *const k%d = K[%d]; (void)k%d;\n", g->gv[i].kb, g->gv[i].kb, g->gv[i].kb);
+    sb_add(s, "  char *a = rt->idx(k, p, i, wr, c);\n"
+              "  if (NT_ALIAS((uintptr_t)a, esz) || (c->span && NT_ALIAS(c->addr + (uint64_t)c->lo * esz, c->span * esz))) {\n"
+              "    c->span = 0; *ov = 1; }\n"
+              "  return a; }\n");
+}
+
 /* one pass over the loop; NULL when it holds something not compiled */
 static gen_t *gen_pass(node_t *loop_node, const gen_t *found, const val_t *slots, bool lean) {
     gen_t *g = calloc(1, sizeof *g);
@@ -1085,6 +1138,7 @@ int native_gen(node_t *loop_node, const val_t *slots, bool lean, native_src_t *o
     sb_t checks = {0};
     if (u->n) unit_entry_checks(g, u, &checks); /* adds constants: before they are declared */
     gvar_macros(g, &s);
+    if (g->nic) nic_miss(g, &s);
     if (g->nestfns.s) { /* the clean nests: each declares the constants it may name */
         sb_add(&s, "#define NT_KDECL");
         for (int j = 0; j < g->nk; j++) sb_add(&s, " void *const k%d = K[%d]; (void)k%d;", j, j, j);
@@ -1108,10 +1162,12 @@ int native_gen(node_t *loop_node, const val_t *slots, bool lean, native_src_t *o
     for (int i = 0; i < g->ngv; i++)
         if (g->gv[i].cached) sb_add(&s, "%s g%d;\n", gvar_ctype(g->gv[i].code), i);
     sb_add(&s, "NT_RELOAD();\n");
-    for (int j = 0; j < g->nic; j++) {
+    for (int j = 0; j < g->nic && j < NIC_REGS; j++) {
         sb_add(&s, "uint64_t cp%d = 0, cs%d = 0; uintptr_t ca%d = 0; int64_t cl%d = 0;\n", j, j, j, j);
         if (g->ncached) sb_add(&s, "int ovi%d = 0;\n", j);
     }
+    if (g->nic) sb_add(&s, "int ovm = 0; (void)ovm;\n");
+    if (g->nic > NIC_REGS) sb_add(&s, "nic_t ic[%d] = {{0}};\n", g->nic - NIC_REGS);
     for (int j = 0; j < g->nra; j++) sb_add(&s, "uintptr_t ra%d = 0;\n", j);
     for (int j = 0; j < g->ndc; j++) {
         sb_add(&s, "uint64_t dk%d = ~0ULL, dl%d = 0; char *db%d = 0;\n", j, j, j);

@@ -28,6 +28,7 @@
         }                                           \
     } while (0)
 #include "runtime/interrupt.h"
+#include "runtime/strbuf.h"
 #include "runtime/lang/interp.h"
 #include "runtime/lang/lang.h"
 #include "runtime/lang/native.h"
@@ -414,6 +415,32 @@ static void *raise_later(void *arg) {
 }
 
 /* an interrupt stops compiled code with KeyboardInterrupt */
+/* A long loop body over many arrays: its access caches are shared per
+ * pointer (ic_share) and past 16 live in memory (ic[], nt_imiss); the
+ * interpreter's output, and its error at the same line for a short array. */
+static void test_many_access_sites(void) {
+    for (int shortened = 0; shortened < 2; shortened++) {
+        strbuf_t c = {0};
+        sb_printf(&c, "int n = 300; float *a[24]; long chk = 0;\n"
+                      "for (int k = 0; k < 24; k++) { a[k] = (float *)malloc((n - (%d && k == 19 ? 7 : 0)) * sizeof(float));\n"
+                      "  for (int i = 0; i < n - (%d && k == 19 ? 7 : 0); i++) a[k][i] = k + i * 0.5f; }\n"
+                      "float *b0 = a[0]", shortened, shortened);
+        for (int k = 1; k < 24; k++) sb_printf(&c, ", *b%d = a[%d]", k, k);
+        sb_printf(&c, ";\n\x01" "for (int i = 0; i < n; i++) {\n");
+        for (int k = 0; k < 24; k++) sb_printf(&c, "  b%d[i] = b%d[i] * 0.5f + b%d[i];\n", k, (k + 1) % 24, (k + 7) % 24);
+        sb_printf(&c, "}\nfor (int k = 0; k < 24; k++) chk += (long)(b0[k] * 8 + a[k][n / 2]);\nprintf(\"%%ld\\n\", chk);\n");
+        char *cells = sb_take(&c);
+        long e0, e1;
+        char *x = run_cells(cells, NATIVE_OFF, &e0), *y = run_cells(cells, NATIVE_ALWAYS, &e1);
+        CHECK_MSG(!strcmp(x, y), "many access sites (%d): interpreted:\n%s\ncompiled:\n%s", shortened, x, y);
+        CHECK_MSG(e1 > 0, "many access sites (%d): nothing was compiled:\n%s", shortened, y);
+        CHECK_MSG(!shortened || strstr(y, "Error"), "many access sites: no error for the short array:\n%s", y);
+        free(x);
+        free(y);
+        free(cells);
+    }
+}
+
 static void test_interrupt_compiled(void) {
     interp_t *in = interp_new();
     native_set_mode(in, NATIVE_ALWAYS);
@@ -528,6 +555,7 @@ int main(int argc, char **argv) {
     test_enter_outer_loop();
     test_versioned_loops();
     test_nests();
+    test_many_access_sites();
     test_background_compile();
     fuzz(40);
     /* the conformance suite with the tier forced on */
