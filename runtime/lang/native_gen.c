@@ -56,7 +56,7 @@ static char *fmt(const char *f, ...) {
     return b.s;
 }
 
-enum { MAXSLOTS = 4096, MAXDEPTH = 64, MAXGL = 64, MAXPROVEN = 128 };
+enum { MAXSLOTS = 4096, MAXDEPTH = 64, MAXGL = 64, MAXPROVEN = 512 };
 /* index sites whose access caches are locals (registers); the rest live in
  * an array (ic[]) and miss through one function, or gcc's register
  * allocator takes seconds over a long loop body */
@@ -112,6 +112,7 @@ typedef struct gen {
     /* p[i] access caches: one per base pointer text, element size and
      * direction (ic_share); a hash of that for each */
     uint64_t ickey[MAXIC];
+    bool rcheck; /* a versioned loop's entry test calls nt_rcheck */
     struct unit *unit; /* the pure functions its calls go to (native_func.inc) */
     bool fnmode;       /* generating those functions, not a loop */
 } gen_t;
@@ -1058,11 +1059,14 @@ static const char prelude[] =
  * constants it declares). One call instead of the check inline at every
  * site: a 50-line loop of 185 accesses took 5.2 s to compile with 740 cache
  * variables in registers. */
+static void gvar_kdecl(gen_t *g, sb_t *s) {
+    for (int i = 0; i < g->ngv; i++)
+        if (g->gv[i].cached) sb_add(s, "  void *const k%d = K[%d]; (void)k%d;\n", g->gv[i].kb, g->gv[i].kb, g->gv[i].kb);
+}
 static void nic_miss(gen_t *g, sb_t *s) {
     sb_add(s, "static __attribute__((noinline, cold)) char *nt_imiss(const nrt_t *rt, void *const *K, void *k, uint64_t p,\n"
               "    int64_t i, int wr, uint64_t esz, nic_t *c, int *ov) {\n");
-    for (int i = 0; i < g->ngv; i++)
-        if (g->gv[i].cached) sb_add(s, "  void *const k%d = K[%d]; (void)k%d;\n", g->gv[i].kb, g->gv[i].kb, g->gv[i].kb);
+    gvar_kdecl(g, s);
     sb_add(s, "  char *a = rt->idx(k, p, i, wr, c);\n"
               "  if (NT_ALIAS((uintptr_t)a, esz) || (c->span && NT_ALIAS(c->addr + (uint64_t)c->lo * esz, c->span * esz))) {\n"
               "    c->span = 0; *ov = 1; }\n"
@@ -1139,6 +1143,15 @@ int native_gen(node_t *loop_node, const val_t *slots, bool lean, native_src_t *o
     if (u->n) unit_entry_checks(g, u, &checks); /* adds constants: before they are declared */
     gvar_macros(g, &s);
     if (g->nic) nic_miss(g, &s);
+    if (g->rcheck) { /* a versioned loop's check of one buffer: its address, or 0 */
+        sb_add(&s, "static __attribute__((noinline)) uintptr_t nt_rcheck(const nrt_t *rt, void *const *K, uint64_t p, int64_t esz,\n"
+                   "    int wr, int64_t vl, int64_t vh) {\n");
+        gvar_kdecl(g, &s);
+        sb_add(&s, "  nic_t c_;\n"
+                   "  if (!rt->range(p, esz, wr, &c_) || vl < c_.lo || vh >= c_.lo + (int64_t)c_.span ||\n"
+                   "      NT_ALIAS(c_.addr + (uint64_t)vl * (uint64_t)esz, (uint64_t)(vh - vl + 1) * (uint64_t)esz)) return 0;\n"
+                   "  return c_.addr; }\n");
+    }
     if (g->nestfns.s) { /* the clean nests: each declares the constants it may name */
         sb_add(&s, "#define NT_KDECL");
         for (int j = 0; j < g->nk; j++) sb_add(&s, " void *const k%d = K[%d]; (void)k%d;", j, j, j);

@@ -561,6 +561,9 @@ static int run_compiled(nloop_t *L, frame_t *f, int osr) {
             L->whole = true;
             start_job(L, f);
             if (L->state == ST_COMPILING && s->sync) finish_job(L, true);
+            /* ready at once (cached, or compiled in the foreground): it
+             * runs from where the lean code gave up, which stored nothing */
+            if (L->state == ST_READY) return run_compiled(L, f, osr);
         }
         return NT_STALE;
     }
