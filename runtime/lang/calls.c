@@ -23,6 +23,11 @@ _Noreturn void raise_interrupt(node_t *at) {
     lang_raise("KeyboardInterrupt", at ? &at->loc : NULL, "interrupted by the user");
 }
 
+void interrupt_at(node_t *at) {
+    if (g_in->setting_up) return; /* left pending: the next cell starts by clearing it */
+    raise_interrupt(at);
+}
+
 static void frame_release(frame_t *fr) {
     func_t *fn = fr->fn;
     for (int i = 0; i < fn->nmem; i++) {

@@ -116,6 +116,11 @@ static void set_error(const char *ename, loc_t *at, const char *msg) {
 }
 
 static _Noreturn void jump(void) {
+    if (!g_in->jb) { /* an error with no cell to end: a bug, said, and the fault guard's restart */
+        fprintf(stderr, "icuda: an error outside any cell: %s: %s\n", g_in->err && g_in->err->ename ? g_in->err->ename : "?",
+                g_in->err && g_in->err->evalue ? g_in->err->evalue : "?");
+        abort();
+    }
     longjmp(*g_in->jb, 1);
 }
 

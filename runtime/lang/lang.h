@@ -465,6 +465,7 @@ struct interp {
     char *fmt_buf;       /* printf's text while it is formatted: freed if a conversion's error stops the cell */
     struct native_state *native; /* the native tier's mode and figures (native_tier.c) */
     int native_block;    /* > 0: calls run interpreted (a compiled call gave up) */
+    bool setting_up;     /* interp_new's setup: no cell to interrupt (interrupt_at) */
     int native_hot_calls; /* calls that make a function hot (native_call sets it) */
 };
 
@@ -555,12 +556,15 @@ void exec_unwind(interp_t *in, frame_t *to);
 void frame_enter_check(node_t *at);
 extern int g_tick;
 _Noreturn void raise_interrupt(node_t *at);
+/* raise_interrupt, but not while a session is being set up: there is no
+ * cell to stop, and its prelude must be whole (calls.c) */
+void interrupt_at(node_t *at);
 static inline void poll_interrupt(node_t *at);
 #include "../interrupt.h"
 static inline void poll_interrupt(node_t *at) {
     if (UNLIKELY(--g_tick <= 0)) {
         g_tick = 1024;
-        if (interrupt_pending()) raise_interrupt(at);
+        if (interrupt_pending()) interrupt_at(at);
     }
 }
 /* ---------- builders (exec.c): typed pieces -> evaluators ---------- */

@@ -20,6 +20,7 @@ static void setup(interp_t *in_arg) {
     interp_t *volatile in = in_arg;
     interp_t *volatile saved = g_in;
     lang_use(in);
+    in->setting_up = true; /* an interrupt now (fuzz_gen's timer, a user's click during %reset) stops nothing */
     builtins_register(in);
     jmp_buf jb;
     engine_error_t err = {0};
@@ -35,6 +36,7 @@ static void setup(interp_t *in_arg) {
     if (err.traceback) json_decref(err.traceback);
     in->err = NULL;
     in->jb = NULL;
+    in->setting_up = false;
     pool_free(&in->scratch);
     rand_seed(in, 1);
     lang_use(saved ? saved : in);

@@ -13,6 +13,7 @@
 #include <string.h>
 #include "check.h"
 #include "out_capture.h"
+#include "runtime/interrupt.h"
 #include "runtime/lang/interp.h"
 
 
@@ -186,7 +187,23 @@ static void test_reset(void) {
     sess_free(&b);
 }
 
+/* An interrupt raised while a session is being made (fuzz_gen's 200 ms
+ * timer did it; so could a click during %reset) stopped nothing: the lexer
+ * of the builtins' macros jumped to no cell (SIGSEGV), or the prelude was
+ * left half read. It stays pending for the next cell, which clears it. */
+static void test_interrupt_during_setup(void) {
+    interrupt_raise();
+    sess_t s;
+    sess_init(&s);
+    CHECK(interrupt_pending());
+    interrupt_clear();
+    CHECK_STR(run(&s, "std::vector<int> v(3, 7); printf(\"%d %zu\\n\", v[2] + (int)cudaMemcpyHostToDevice, v.size());"), "8 3\n");
+    CHECK_STR(s.ename, "");
+    sess_free(&s);
+}
+
 int main(void) {
+    test_interrupt_during_setup();
     sess_t a, b;
     sess_init(&a);
     sess_init(&b);
