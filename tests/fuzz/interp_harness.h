@@ -1,8 +1,8 @@
 /* The host interpreter as fuzz_interp and fuzz_gen drive it: one session
  * for FUZZ_INTERP_CELLS inputs (1024; state carries over as in a notebook),
  * an interval timer that raises the interrupt flag after
- * FUZZ_INTERP_BUDGET_MS (200) so that a loop ends in KeyboardInterrupt, not
- * a hang. Leaks are looked for when a session ends (interp_free, then
+ * FUZZ_INTERP_BUDGET_MS (HARNESS_BUDGET_MS: 200, or the target's own) so
+ * that a loop ends in KeyboardInterrupt, not a hang. Leaks are looked for when a session ends (interp_free, then
  * LeakSanitizer's check), not by libFuzzer after each input: a session's
  * state grows by design, so libFuzzer's own check (-detect_leaks=1) ran
  * every input twice and scanned the heap each time, and found nothing it
@@ -20,6 +20,10 @@
 
 #include "runtime/interrupt.h"
 #include "runtime/lang/interp.h"
+
+#ifndef HARNESS_BUDGET_MS
+#define HARNESS_BUDGET_MS 200
+#endif
 
 atomic_int icuda_interrupt_flag; /* the engine defines it; these targets have no engine */
 char *_Atomic icuda_interrupt_guard;
@@ -73,7 +77,7 @@ static const char *harness_run(const char *code) {
          * of `make fuzz` (two such out-of-memory reports in session 9) */
         setenv("ICUDA_ARENA_MB", "2048", 0);
         cells = harness_env("FUZZ_INTERP_CELLS", 1024);
-        budget_us = harness_env("FUZZ_INTERP_BUDGET_MS", 200) * 1000;
+        budget_us = harness_env("FUZZ_INTERP_BUDGET_MS", HARNESS_BUDGET_MS) * 1000;
         stats = getenv("FUZZ_INTERP_STATS") != NULL;
     }
     double t0 = harness_now();
