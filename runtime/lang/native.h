@@ -97,6 +97,14 @@ enum { NT_LEAN = -8 };          /* a lean loop's code: its nest's entry test fai
 void native_src_free(native_src_t *s);
 
 /* ---- native_cc.c ---- */
+/* FNV-1a of s's bytes, going on from h (start: NATIVE_FNV_START): the
+ * code cache's key and the generator's access-cache keys */
+#define NATIVE_FNV_START 1469598103934665603ULL
+static inline uint64_t native_fnv(uint64_t h, const char *s) {
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
 /* The compiled entry of src (compiled, or from the memory or disk cache);
  * NULL when the compiler fails, or was stopped by an interrupt (*how -1).
  * *how: 0 compiled, 1 memory, 2 disk. */

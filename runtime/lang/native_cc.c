@@ -30,11 +30,6 @@ typedef struct centry { uint64_t h; native_fn_t fn; } centry_t;
 static centry_t *g_cache;
 static size_t g_ncache, g_capcache;
 
-static uint64_t fnv(uint64_t h, const char *s) {
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
-}
-
 static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -141,7 +136,7 @@ static native_fn_t cached(uint64_t h, const char *dir, int *how) {
 static uint64_t content_hash(const char *src, int opt) {
     char tag[64];
     snprintf(tag, sizeof tag, "-O%d|v1|", opt);
-    return fnv(fnv(fnv(1469598103934665603ULL, tag), compiler()), src);
+    return native_fnv(native_fnv(native_fnv(NATIVE_FNV_START, tag), compiler()), src);
 }
 
 native_job_t *native_compile_start(const char *src, int opt, native_fn_t *ready, int *how) {

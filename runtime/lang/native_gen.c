@@ -507,8 +507,7 @@ static char *padd_scaled(gen_t *g, node_t *n, const char *p, const char *i, int6
  * 4 caches, not 185. Equal hashes of different texts share too: a cache
  * that misses more, never a wrong one (its pointer is compared). */
 static int ic_share(gen_t *g, const char *p, int64_t esz, int wr) {
-    uint64_t h = 1469598103934665603ULL;
-    for (const char *c = p; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+    uint64_t h = native_fnv(NATIVE_FNV_START, p);
     h = (h ^ (uint64_t)esz) * 1099511628211ULL ^ (uint64_t)wr;
     for (int j = 0; j < g->nic && j < MAXIC; j++)
         if (g->ickey[j] == h) return j;
