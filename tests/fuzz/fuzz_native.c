@@ -5,7 +5,8 @@
  * message and traceback must be the same, byte for byte; a difference
  * aborts with both. A program the interpreted run could not finish within
  * FUZZ_INTERP_BUDGET_MS (200) is skipped, as is one whose compiled run was
- * interrupted: where an interrupt lands is timing, not semantics. After
+ * interrupted: where an interrupt lands is timing, not semantics. Every
+ * unit generated must compile (native_stats' failures: none). After
  * each program, LeakSanitizer's check: both sessions are freed by then.
  * FUZZ_NATIVE_PRINT=1 prints each program and the counts at exit. */
 #include <stdint.h>
@@ -41,6 +42,7 @@ static void cap_display(void *ctx, json_t *data, json_t *md, bool res) {
 /* the whole visible result of code in a fresh session; *interrupted when
  * the budget stopped it */
 static unsigned long programs, compared, skipped, with_compiled, with_nest;
+static long refused; /* of the last forced run: units the C compiler did not build (a generator bug) */
 static char *run_tier(const char *code, int mode, long budget_ms, bool *interrupted) {
     cap_t cap = {0};
     strbuf_t *out = &cap.out;
@@ -73,6 +75,7 @@ static char *run_tier(const char *code, int mode, long budget_ms, bool *interrup
     engine_error_clear(&err);
     if (mode == NATIVE_ALWAYS && native_stats(in).entries > 0) with_compiled++;
     if (mode == NATIVE_ALWAYS && native_stats(in).clean_runs[1] > 0) with_nest++;
+    if (mode == NATIVE_ALWAYS) refused = native_stats(in).failures;
     interp_free(in);
     interrupt_clear();
     return sb_take(out);
@@ -110,6 +113,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n) {
         if (strcmp(a, b)) {
             fprintf(stderr, "fuzz_native: the tiers differ on this program:\n%s\n==== interpreted:\n%s\n==== compiled:\n%s\n",
                     code, a, b);
+            abort();
+        }
+        /* what the generator writes must compile: a unit that does not
+         * (a loop inside a function, session 11) leaves its code interpreted,
+         * right but slow, and no comparison would notice */
+        if (refused) {
+            fprintf(stderr, "fuzz_native: the C compiler refused %ld generated units of this program:\n%s\n", refused, code);
             abort();
         }
     }
