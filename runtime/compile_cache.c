@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -223,60 +222,6 @@ const compiled_module_t *compile_cache_put(compile_cache_t *c, compiled_module_t
 
 const char *compile_cache_dir(const compile_cache_t *c) { return c ? c->dir : NULL; }
 
-/* ---- the disk cache's bound: least recently used modules go first ---- */
-
-uint64_t compile_cache_disk_limit(void) {
-    const char *env = getenv("ICUDA_CACHE_MAX_BYTES");
-    if (env && *env) {
-        unsigned long long v = strtoull(env, NULL, 10);
-        if (v > 0) return v;
-    }
-    return COMPILE_CACHE_DISK_MAX;
-}
-
-typedef struct { char name[96]; uint64_t size; struct timespec used; } cached_file_t;
-
-static int older_first(const void *a, const void *b) {
-    const cached_file_t *x = a, *y = b;
-    if (x->used.tv_sec != y->used.tv_sec) return x->used.tv_sec < y->used.tv_sec ? -1 : 1;
-    if (x->used.tv_nsec != y->used.tv_nsec) return x->used.tv_nsec < y->used.tv_nsec ? -1 : 1;
-    return strcmp(x->name, y->name);
-}
-
 int compile_cache_evict(const char *dir, uint64_t max_bytes) {
-    if (!dir) return 0;
-    DIR *d = opendir(dir);
-    if (!d) return 0;
-    cached_file_t *files = NULL;
-    size_t n = 0, cap = 0;
-    uint64_t total = 0;
-    for (struct dirent *e; (e = readdir(d));) {
-        size_t len = strlen(e->d_name);
-        if (len < 5 || len >= sizeof files->name || strcmp(e->d_name + len - 4, ".mod") != 0) continue;
-        struct stat st;
-        if (fstatat(dirfd(d), e->d_name, &st, 0) != 0 || !S_ISREG(st.st_mode)) continue;
-        if (n == cap) {
-            cap = cap ? 2 * cap : 64;
-            files = realloc(files, cap * sizeof *files);
-            if (!files) abort();
-        }
-        memcpy(files[n].name, e->d_name, len + 1);
-        files[n].size = (uint64_t)st.st_size;
-        files[n].used = st.st_mtim;
-        total += files[n].size;
-        n++;
-    }
-    int removed = 0;
-    if (total > max_bytes || n > COMPILE_CACHE_DISK_FILES) {
-        qsort(files, n, sizeof *files, older_first);
-        for (size_t i = 0; i < n && (total > max_bytes || n - (size_t)removed > COMPILE_CACHE_DISK_FILES); i++) {
-            if (unlinkat(dirfd(d), files[i].name, 0) == 0) {
-                total -= files[i].size;
-                removed++;
-            }
-        }
-    }
-    closedir(d);
-    free(files);
-    return removed;
+    return cache_evict(dir, ".mod", max_bytes, COMPILE_CACHE_DISK_FILES);
 }

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cache_evict.h"
 #include "nvrtc_compile.h"
 
 typedef struct compile_cache compile_cache_t;
@@ -38,15 +39,8 @@ size_t compile_cache_evicted(const compile_cache_t *c);
 /* The disk cache's folder, or NULL where there is none. */
 const char *compile_cache_dir(const compile_cache_t *c);
 
-/* The disk cache is bounded: after each save, the least recently used
- * modules (by file time; a load touches its file) are removed until the
- * folder holds at most compile_cache_disk_limit() bytes
- * (COMPILE_CACHE_DISK_MAX, or ICUDA_CACHE_MAX_BYTES) and at most
- * COMPILE_CACHE_DISK_FILES modules. docs/reliability.md. */
-#define COMPILE_CACHE_DISK_MAX ((uint64_t)256 << 20)
-#define COMPILE_CACHE_DISK_FILES 4096
-uint64_t compile_cache_disk_limit(void);
-/* Removes modules from dir, oldest first, down to max_bytes; how many. */
+/* Removes modules from dir, least recently used first, down to max_bytes
+ * (cache_evict.h); how many. */
 int compile_cache_evict(const char *dir, uint64_t max_bytes);
 
 /* The default directory: $XDG_CACHE_HOME/icuda or ~/.cache/icuda. malloc'd. */

@@ -54,11 +54,14 @@ typedef struct native_stats {
     long clean_runs[2]; /* clean copies run: [0] of single loops, [1] of whole nests */
     long gave_up; /* compiled calls of pure functions that gave up (run again interpreted) */
     long lean_misses; /* lean code whose nest's entry test failed (NT_LEAN): made whole */
+    long refused; /* code not loaded: the session holds NATIVE_MAX_LOADED objects (since it began) */
     double compile_s;
 } native_stats_t;
 native_stats_t native_stats(interp_t *in);
 void native_stats_reset(interp_t *in);
 void native_free(interp_t *in);
+/* the session's nodes are gone (teardown, %reset): its compiles stopped, its code closed */
+void native_unload(interp_t *in);
 void native_stop_jobs(interp_t *in); /* cancels background compiles (teardown, %reset) */
 /* cancels those of loops allocated after m (a cell whose pool goes back to m) */
 void native_stop_jobs_since(interp_t *in, pool_mark_t m);
@@ -105,18 +108,30 @@ static inline uint64_t native_fnv(uint64_t h, const char *s) {
     return h;
 }
 
-/* The compiled entry of src (compiled, or from the memory or disk cache);
- * NULL when the compiler fails, or was stopped by an interrupt (*how -1).
- * *how: 0 compiled, 1 memory, 2 disk. */
 /* osr: 0 runs the loop from its start; i + 1 goes on at the head of loops[i] */
 typedef int (*native_fn_t)(const void *rt, void *const *k, val_t *slots, char *mem, val_t *ret, int osr);
-native_fn_t native_compile(const char *src, int opt, int *how, double *secs);
-/* The same, only from the memory or disk cache: NULL when not there. */
-native_fn_t native_lookup(const char *src, int opt, int *how);
+
+/* The code a session has loaded (dlopen'd objects, ~40 KB and five
+ * mappings each), closed when the session ends or is reset, when no node
+ * that runs it is left. At most native_max_loaded(): past it no more code
+ * is loaded and loops stay interpreted (counted in refused). */
+#define NATIVE_MAX_LOADED 2048
+size_t native_max_loaded(void); /* NATIVE_MAX_LOADED, or ICUDA_HOST_MAX_LOADED (tests) */
+typedef struct native_lib { uint64_t h; native_fn_t fn; void *handle; } native_lib_t;
+typedef struct native_libs { native_lib_t *e; size_t n, cap; long refused; } native_libs_t;
+void native_libs_close(native_libs_t *libs);
+
+/* The compiled entry of src for a session's libs (compiled, or from its
+ * loaded code or the disk cache); NULL when the compiler fails, or was
+ * stopped by an interrupt (*how -1). *how: 0 compiled, 1 memory, 2 disk. */
+native_fn_t native_compile(native_libs_t *libs, const char *src, int opt, int *how, double *secs);
+/* The same, only from the session's loaded code or the disk cache: NULL
+ * when not there. */
+native_fn_t native_lookup(native_libs_t *libs, const char *src, int opt, int *how);
 /* A compile in the background: NULL with *ready set when the code is
  * cached (*how 1 or 2), or NULL when it cannot start; else a job. */
 typedef struct native_job native_job_t;
-native_job_t *native_compile_start(const char *src, int opt, native_fn_t *ready, int *how);
+native_job_t *native_compile_start(native_libs_t *libs, const char *src, int opt, native_fn_t *ready, int *how);
 /* 0: still compiling (only when !wait); 1: done, *fn the code or NULL
  * when the compiler failed; -1: interrupted while waiting. The job is
  * gone unless 0 was returned. */

@@ -1,10 +1,11 @@
 /* Native tier, C -> machine code (native.h): the system's C compiler builds
  * the generated source into a shared object that is loaded with dlopen.
- * Code is cached by content: in memory for the process, and on disk under
- * the user's cache directory (host/<hash>.so next to the device cache), so a
- * re-run cell or a restarted kernel loads instead of compiling. The hash
- * covers the source, the options and the compiler's name. The cache maps
- * content to code, like the device compile cache: it is not session state. */
+ * Code is cached by content: on disk under the user's cache directory
+ * (host/<hash>.so next to the device cache, bounded as that one is:
+ * cache_evict.h), so a re-run cell or a restarted kernel loads instead of
+ * compiling; and in the session that loaded it, which closes it at its end
+ * (the loader shares one object between sessions that load the same file).
+ * The hash covers the source, the options and the compiler's name. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -21,14 +22,12 @@
 #include <time.h>
 #include <unistd.h>
 #include "native.h"
+#include "../cache_evict.h"
 #include "../compile_cache.h"
 #include "../interrupt.h"
 
 extern char **environ;
 
-typedef struct centry { uint64_t h; native_fn_t fn; } centry_t;
-static centry_t *g_cache;
-static size_t g_ncache, g_capcache;
 
 static double now_s(void) {
     struct timespec ts;
@@ -65,24 +64,44 @@ static char *cache_dir(void) {
     return dir;
 }
 
-static native_fn_t load(const char *so) {
-    void *h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
-    if (!h) return NULL;
-    return (native_fn_t)(uintptr_t)dlsym(h, "icuda_native");
+size_t native_max_loaded(void) {
+    const char *env = getenv("ICUDA_HOST_MAX_LOADED");
+    long v = env ? atol(env) : 0;
+    return v > 0 ? (size_t)v : NATIVE_MAX_LOADED;
 }
 
-static void remember(uint64_t h, native_fn_t fn) {
-    if (g_ncache == g_capcache) {
-        g_capcache = g_capcache ? 2 * g_capcache : 64;
-        g_cache = realloc(g_cache, g_capcache * sizeof *g_cache);
-        if (!g_cache) abort();
+/* so's entry, kept in libs (NULL: not loadable, or libs is full) */
+static native_fn_t load(native_libs_t *libs, uint64_t h, const char *so) {
+    if (libs->n >= native_max_loaded()) {
+        libs->refused++;
+        return NULL;
     }
-    g_cache[g_ncache++] = (centry_t){h, fn};
+    void *dl = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+    if (!dl) return NULL;
+    native_fn_t fn = (native_fn_t)(uintptr_t)dlsym(dl, "icuda_native");
+    if (!fn) {
+        dlclose(dl);
+        return NULL;
+    }
+    if (libs->n == libs->cap) {
+        libs->cap = libs->cap ? 2 * libs->cap : 64;
+        libs->e = realloc(libs->e, libs->cap * sizeof *libs->e);
+        if (!libs->e) abort();
+    }
+    libs->e[libs->n++] = (native_lib_t){h, fn, dl};
+    return fn;
+}
+
+void native_libs_close(native_libs_t *libs) {
+    for (size_t i = 0; i < libs->n; i++) dlclose(libs->e[i].handle);
+    free(libs->e);
+    *libs = (native_libs_t){0};
 }
 
 /* A compile under way: the compiler runs as a child process while the
  * interpreter goes on (native_tier.c polls it at back-edges). */
 struct native_job {
+    native_libs_t *libs; /* the session's, where the code goes */
     pid_t pid;
     uint64_t h;
     char *dir, c_path[4096], so_path[4096], tmp_path[4200];
@@ -115,20 +134,21 @@ static pid_t spawn_cc(const char *c_path, const char *tmp_path, int opt) {
     return rc == 0 ? pid : -1;
 }
 
-/* the cached code of content hash h, from memory or disk; *how 1 or 2 */
-static native_fn_t cached(uint64_t h, const char *dir, int *how) {
-    for (size_t i = 0; i < g_ncache; i++)
-        if (g_cache[i].h == h) {
+/* the cached code of content hash h, from the session's loaded code or
+ * disk; *how 1 or 2 */
+static native_fn_t cached(native_libs_t *libs, uint64_t h, const char *dir, int *how) {
+    for (size_t i = 0; i < libs->n; i++)
+        if (libs->e[i].h == h) {
             *how = 1;
-            return g_cache[i].fn;
+            return libs->e[i].fn;
         }
     if (!dir) return NULL;
     char so_path[4096];
     snprintf(so_path, sizeof so_path, "%s/%016llx.so", dir, (unsigned long long)h);
     native_fn_t fn = NULL;
-    if (access(so_path, R_OK) == 0 && (fn = load(so_path))) {
+    if (access(so_path, R_OK) == 0 && (fn = load(libs, h, so_path))) {
         *how = 2;
-        remember(h, fn);
+        utimensat(AT_FDCWD, so_path, NULL, 0); /* used now: the last to be evicted */
     }
     return fn;
 }
@@ -139,13 +159,19 @@ static uint64_t content_hash(const char *src, int opt) {
     return native_fnv(native_fnv(native_fnv(NATIVE_FNV_START, tag), compiler()), src);
 }
 
-native_job_t *native_compile_start(const char *src, int opt, native_fn_t *ready, int *how) {
+native_job_t *native_compile_start(native_libs_t *libs, const char *src, int opt, native_fn_t *ready, int *how) {
     uint64_t h = content_hash(src, opt);
     char *dir = cache_dir();
-    *ready = cached(h, dir, how);
+    *ready = cached(libs, h, dir, how);
     if (*ready) return NULL;
+    if (libs->n >= native_max_loaded()) { /* its code could not be loaded */
+        libs->refused++;
+        *how = 0;
+        return NULL;
+    }
     native_job_t *j = calloc(1, sizeof *j);
     if (!j) abort();
+    j->libs = libs;
     j->h = h;
     j->t0 = now_s();
     if (dir) j->dir = strdup(dir);
@@ -202,8 +228,10 @@ int native_compile_poll(native_job_t *j, bool wait, native_fn_t *fn, double *sec
         }
     }
     bool ok = j->pid > 0 && st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
-    if (ok && rename(j->tmp_path, j->so_path) == 0) *fn = load(j->so_path);
-    if (*fn) remember(j->h, *fn);
+    if (ok && rename(j->tmp_path, j->so_path) == 0) {
+        *fn = load(j->libs, j->h, j->so_path);
+        if (!j->tmpdir) cache_evict(j->dir, ".so", compile_cache_disk_limit(), COMPILE_CACHE_DISK_FILES);
+    }
     *secs = now_s() - j->t0;
     job_free(j);
     return 1;
@@ -217,16 +245,16 @@ void native_compile_cancel(native_job_t *j) {
     job_free(j);
 }
 
-native_fn_t native_compile(const char *src, int opt, int *how, double *secs) {
+native_fn_t native_compile(native_libs_t *libs, const char *src, int opt, int *how, double *secs) {
     native_fn_t fn;
     *secs = 0;
-    native_job_t *j = native_compile_start(src, opt, &fn, how);
+    native_job_t *j = native_compile_start(libs, src, opt, &fn, how);
     if (fn || !j) return fn;
     int r = native_compile_poll(j, true, &fn, secs);
     if (r < 0) *how = -1;
     return fn;
 }
 
-native_fn_t native_lookup(const char *src, int opt, int *how) {
-    return cached(content_hash(src, opt), cache_dir(), how);
+native_fn_t native_lookup(native_libs_t *libs, const char *src, int opt, int *how) {
+    return cached(libs, content_hash(src, opt), cache_dir(), how);
 }

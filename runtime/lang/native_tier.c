@@ -57,6 +57,7 @@ typedef struct native_state {
     int ncompiling, capcompiling;
     struct nfunc **fjobs; /* pure functions whose compiler runs */
     int nfjobs, capfjobs;
+    native_libs_t libs; /* the code this session has loaded: closed when its nodes are gone */
 } native_state_t;
 
 /* how many back-edges (the loop's and its inner loops') make a loop hot:
@@ -90,7 +91,11 @@ bool native_set_sync(interp_t *in, bool sync) {
     return was;
 }
 int native_opt(interp_t *in) { return state(in)->opt; }
-native_stats_t native_stats(interp_t *in) { return state(in)->st; }
+native_stats_t native_stats(interp_t *in) {
+    native_stats_t r = state(in)->st;
+    r.refused = state(in)->libs.refused;
+    return r;
+}
 void native_stats_reset(interp_t *in) { memset(&state(in)->st, 0, sizeof state(in)->st); }
 /* before nodes go (the session's, or a rolled-back cell's: gone(L)): no
  * compile may finish into them */
@@ -125,8 +130,12 @@ static bool in_rolled_back(interp_t *in, const nloop_t *L, const void *mark) {
     return pool_since(&in->pool, *(const pool_mark_t *)mark, L);
 }
 void native_stop_jobs_since(interp_t *in, pool_mark_t m) { stop_jobs(in, in_rolled_back, &m); }
-void native_free(interp_t *in) {
+void native_unload(interp_t *in) {
     native_stop_jobs(in);
+    if (in->native) native_libs_close(&in->native->libs);
+}
+void native_free(interp_t *in) {
+    native_unload(in);
     if (in->native) {
         free(in->native->compiling);
         free(in->native->fjobs);
@@ -277,11 +286,11 @@ static nfunc_t *fn_record(func_t *fn) {
     int how = 0;
     double secs = 0;
     if (s->sync) {
-        code = native_compile(F->pend.text, s->opt, &how, &secs);
+        code = native_compile(&s->libs, F->pend.text, s->opt, &how, &secs);
         fn_install(F, &F->pend, code, how, secs);
         return F;
     }
-    F->job = native_compile_start(F->pend.text, s->opt, &code, &how);
+    F->job = native_compile_start(&s->libs, F->pend.text, s->opt, &code, &how);
     if (!F->job) {
         fn_install(F, &F->pend, code, how, 0);
         return F;
@@ -416,7 +425,7 @@ static void start_job(nloop_t *L, frame_t *f) {
     }
     native_fn_t fn;
     int how = 0;
-    native_job_t *j = native_compile_start(src.text, s->opt, &fn, &how);
+    native_job_t *j = native_compile_start(&s->libs, src.text, s->opt, &fn, &how);
     if (fn || !j) { /* cached, or the compiler cannot start */
         use_code(L, &src, fn != NULL);
         if (!fn) L->state = ST_BAD;
@@ -464,7 +473,8 @@ static void use_code(nloop_t *L, native_src_t *s_, bool build) {
     native_src_t src = *s_;
     int how = 0;
     double secs = 0;
-    native_fn_t fn = build ? native_compile(src.text, s->opt, &how, &secs) : native_lookup(src.text, s->opt, &how);
+    native_fn_t fn = build ? native_compile(&s->libs, src.text, s->opt, &how, &secs)
+                           : native_lookup(&s->libs, src.text, s->opt, &how);
     free(src.text);
     src.text = NULL;
     if (!fn && !build) {

@@ -81,6 +81,7 @@ static void teardown(interp_t *in) {
     hmap_free(&in->strlits);
     hmap_free(&in->interned);
     in->defs = 0;
+    native_unload(in); /* no node is left to run its code */
     lang_use(saved == in ? NULL : saved);
 }
 

@@ -274,6 +274,37 @@ def part_compiles(k, n, cache_dir, cache_limit):
              f"never over the limit")], (before, after, evicted)
 
 
+def part_host_loops(k, n, cache_dir, cache_limit):
+    """n distinct hot host loops, each compiled by the native tier: the
+    host/ folder stays within the disk limit (a loop's .so, .c and log are
+    one entry) and the kernel's RSS within its bound of loaded code."""
+    pid = kernel_pid(k)
+    host = os.path.join(cache_dir, "host")
+    support.ok(k, "%host_tier always")
+    before = rss(pid)
+    peak_bytes = peak_entries = 0
+    for i in range(n):
+        m = 7 + i
+        out = support.stdout_of(support.ok(k, f"{{ long s = 0; for (int i = 0; i < 3000; i++) s += i % {m}; "
+                                              f"printf(\"%ld\\n\", s); }}"))
+        assert out.strip() == str(sum(j % m for j in range(3000))), out
+        if i % 10 == 9 or i == n - 1:
+            names = os.listdir(host)
+            used = sum(os.path.getsize(os.path.join(host, f)) for f in names)
+            entries = len({f.split(".")[0] for f in names})
+            peak_entries, peak_bytes = max(peak_entries, entries), max(peak_bytes, used)
+            assert used <= cache_limit, f"the host code cache holds {used} bytes, over its limit {cache_limit}"
+    after = rss(pid)
+    evicted = n - len([f for f in os.listdir(host) if f.endswith(".so")])
+    support.ok(k, "%host_tier auto")
+    return [(f"{n:,} distinct compiled host loops",
+             f"kernel RSS {mib(before)} → {mib(after)} MiB "
+             f"(+{(after - before) / n / 1024:.1f} KiB a loop)"),
+            (f"host code cache (limit {mib(cache_limit)} MiB)",
+             f"peak {mib(peak_bytes)} MiB in {peak_entries} loops; {evicted} evicted, never over the limit")], \
+        (before, after, evicted)
+
+
 # ---- host cells ----
 
 def part_host(k, n):
@@ -343,7 +374,7 @@ def main():
                     help="ICUDA_CACHE_MAX_BYTES for the compile part (small, so eviction happens)")
     a = ap.parse_args()
     support.KERNEL = os.path.abspath(a.kernel)
-    parts = a.only or ["pipelined", "control", "compiles", "host"] + (["gpu"] if a.gpu else [])
+    parts = a.only or ["pipelined", "control", "compiles", "host", "loops"] + (["gpu"] if a.gpu else [])
     n = lambda x: max(1, int(x * a.scale))  # noqa: E731
     rows = []
     tmp = tempfile.mkdtemp(prefix="icuda-stress-")
@@ -357,6 +388,8 @@ def main():
             rows += part_compiles(k, n(1000), cache_dir, a.cache_limit)[0]
         if "host" in parts:
             rows += part_host(k, n(1000))[0]
+        if "loops" in parts:
+            rows += part_host_loops(k, n(1000), cache_dir, a.cache_limit)[0]
         if "gpu" in parts:
             rows += part_gpu(k, n(1000))[0]
     w = max(len(r[0]) for r in rows)

@@ -33,6 +33,10 @@ def test_compiles_keep_memory_and_the_disk_cache_bounded():
         assert after - before < 64 * MiB, f"40 compiles grew the kernel by {after - before} bytes"
         _, (before, after) = soak.part_host(k, 100)
         assert after - before < 32 * MiB, f"100 malloc/free cells grew the kernel by {after - before} bytes"
+        # distinct compiled host loops: the host/ folder is evicted too (it never was)
+        _, (before, after, evicted) = soak.part_host_loops(k, 30, cache_dir, limit)
+        assert evicted > 0, "the host code cache never evicted"
+        assert after - before < 32 * MiB, f"30 compiled loops grew the kernel by {after - before} bytes"
 
 
 @needs_gpu

@@ -1,7 +1,11 @@
 /* The disk cache of compiled modules is bounded (issue 13): 1,000 distinct
  * modules written through a cache with a small limit leave at most that
- * many bytes on disk, the newest kept; a module loaded is used, so kept. */
+ * many bytes on disk, the newest kept; a module loaded is used, so kept.
+ * The host tier's folder is bounded the same way, an entry being a loop's
+ * files together (cache_evict). */
 #include <dirent.h>
+#include <fcntl.h>
+#include <sys/time.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -36,7 +40,60 @@ static compiled_module_t *module(int i) {
     return m;
 }
 
+/* a file of n bytes whose time is t seconds after the epoch */
+static void put_file(const char *dir, const char *name, size_t n, time_t t) {
+    char p[600];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    FILE *f = fopen(p, "w");
+    for (size_t i = 0; f && i < n; i++) fputc('x', f);
+    if (f) fclose(f);
+    struct timespec ts[2] = {{t, 0}, {t, 0}};
+    utimensat(AT_FDCWD, p, ts, 0);
+}
+
+static bool exists(const char *dir, const char *name) {
+    char p[600];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    return access(p, F_OK) == 0;
+}
+
+/* a loop's .so, .c and log go together, aged by the .so; an entry with no
+ * .so (a failed compile) by its newest file */
+static void test_entries_of_several_files(void) {
+    char dir[] = "/tmp/icuda-cache-evict-XXXXXX";
+    if (!mkdtemp(dir)) return;
+    put_file(dir, "aaaa.so", 1000, 100); /* the oldest .so, its source newer */
+    put_file(dir, "aaaa.c", 500, 900);
+    put_file(dir, "aaaa.c.log", 10, 900);
+    put_file(dir, "bbbb.so", 1000, 300);
+    put_file(dir, "bbbb.c", 500, 300);
+    put_file(dir, "cccc.c", 500, 200); /* no .so: aged by its newest file */
+    put_file(dir, "cccc.c.log", 100, 250);
+    put_file(dir, "dddd.so", 1000, 400);
+    int files;
+    CHECK(cache_evict(dir, ".so", 1000000, 100) == 0); /* within both limits: nothing */
+    CHECK(folder_bytes(dir, &files) == 4610 && files == 8);
+    CHECK(cache_evict(dir, ".so", 1000000, 3) == 1); /* four entries, three allowed: the oldest goes whole */
+    CHECK(!exists(dir, "aaaa.so") && !exists(dir, "aaaa.c") && !exists(dir, "aaaa.c.log"));
+    CHECK(exists(dir, "cccc.c") && exists(dir, "bbbb.so"));
+    CHECK(cache_evict(dir, ".so", 1600, 100) == 2); /* 3100 bytes down to 1600: cccc, then bbbb */
+    CHECK(!exists(dir, "cccc.c") && !exists(dir, "cccc.c.log") && !exists(dir, "bbbb.c"));
+    CHECK(exists(dir, "dddd.so") && folder_bytes(dir, &files) == 1000 && files == 1);
+    CHECK(cache_evict(dir, ".so", 1, 100) == 1);
+    /* every file counts, the key file too, wherever it sorts (it sorts
+     * last here: a miscount of the entry's size once kept the cache whole) */
+    put_file(dir, "eeee.c", 10, 500);
+    put_file(dir, "eeee.so", 3000, 500);
+    put_file(dir, "ffff.c", 10, 600);
+    put_file(dir, "ffff.so", 3000, 600);
+    CHECK(cache_evict(dir, ".so", 6020, 100) == 0);
+    CHECK(cache_evict(dir, ".so", 6019, 100) == 1 && !exists(dir, "eeee.so") && exists(dir, "ffff.so"));
+    CHECK(cache_evict(dir, ".so", 1, 100) == 1);
+    rmdir(dir);
+}
+
 int main(void) {
+    test_entries_of_several_files();
     char dir[] = "/tmp/icuda-cache-test-XXXXXX";
     if (!mkdtemp(dir)) return 1;
     setenv("ICUDA_CACHE_MAX_BYTES", "200000", 1); /* about 20 modules */

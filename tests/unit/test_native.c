@@ -39,6 +39,7 @@
  * many times compiled code was entered */
 static long g_clean_runs, g_nest_runs, g_lean_misses; /* of the last run_cells: clean copies of loops, of whole
                                                      * nests; lean code that fell back (NT_LEAN) */
+static long g_failures; /* of the last run_cells: generated code the C compiler refused (a generator bug) */
 static bool g_sync = true; /* hot loops compiled in the foreground */
 static char *run_cells(const char *cells, int mode, long *entries) {
     interp_t *in = interp_new();
@@ -70,6 +71,7 @@ static char *run_cells(const char *cells, int mode, long *entries) {
     g_clean_runs = native_stats(in).clean_runs[0] + native_stats(in).clean_runs[1];
     g_nest_runs = native_stats(in).clean_runs[1];
     g_lean_misses = native_stats(in).lean_misses;
+    g_failures = native_stats(in).failures;
     free(all);
     interp_free(in);
     return o.s ? o.s : strdup("");
@@ -82,6 +84,7 @@ static void same(const char *title, const char *cells, bool compiled) {
     CHECK_MSG(!strcmp(a, b), "%s: interpreted:\n%s\ncompiled:\n%s", title, a, b);
     CHECK_MSG(e0 == 0, "%s: the tier ran while off", title);
     if (compiled) CHECK_MSG(e1 > 0, "%s: nothing was compiled", title);
+    CHECK_MSG(g_failures == 0, "%s: the C compiler refused %ld generated units", title, g_failures);
     free(a);
     free(b);
 }
@@ -413,6 +416,63 @@ static void test_background_compile(void) {
     g_sync = true;
 }
 
+/* compiled objects this process has mapped (the cache's host/<hash>.so, or
+ * a temporary folder's when there is no cache) */
+static int mapped_objects(void) {
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[1024], last[1024] = "";
+    int n = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        char *path = strchr(line, '/');
+        if (!path || !strstr(path, ".so") || (!strstr(path, "/host/") && !strstr(path, "icuda-host-"))) continue;
+        if (strcmp(path, last)) n++; /* an object's mappings are adjacent */
+        snprintf(last, sizeof last, "%s", path);
+    }
+    if (f) fclose(f);
+    return n;
+}
+
+/* A session keeps at most native_max_loaded() compiled objects, and closes
+ * them when it ends or is reset (each is ~40 KB and five mappings: a long
+ * session of distinct loops ran out of mappings before) */
+static void test_loaded_code_is_bounded(void) {
+    setenv("ICUDA_HOST_MAX_LOADED", "3", 1);
+    int before = mapped_objects();
+    interp_t *in = interp_new();
+    native_set_mode(in, NATIVE_ALWAYS);
+    native_set_sync(in, true);
+    unsigned salt = ((unsigned)getpid() * 2654435761u ^ (unsigned)time(NULL)) % 100000; /* no cached code */
+    out_t o = {0};
+    engine_io_t io = {&o, io_stream, NULL, NULL};
+    bool right = true;
+    for (unsigned r = 0; r < 7; r++) {
+        char cell[200];
+        unsigned m = 7 + salt + r;
+        snprintf(cell, sizeof cell, "{ long s = 0; for (int i = 0; i < 5000; i++) s += i %% %u; printf(\"%%ld\\n\", s); }", m);
+        engine_error_t err = {0};
+        json_t *v = NULL;
+        free(o.s);
+        o = (out_t){0};
+        int rc = interp_run(in, cell, "In [1]", &io, &v, &err);
+        interp_flush_output(in);
+        long want = 0;
+        for (int i = 0; i < 5000; i++) want += i % (int)m;
+        right &= rc == 0 && o.s && atol(o.s) == want;
+        json_decref(v);
+        engine_error_clear(&err);
+        if (r == 6) {
+            CHECK_MSG(mapped_objects() - before == 3, "loaded code: %d objects mapped, 3 allowed", mapped_objects() - before);
+            CHECK_MSG(native_stats(in).refused == 4, "loaded code: %ld refused, 4 expected", native_stats(in).refused);
+        }
+    }
+    CHECK_MSG(right, "loaded code: a loop gave a wrong sum (last output %s)", o.s ? o.s : "");
+    interp_reset(in);
+    CHECK_MSG(mapped_objects() == before, "loaded code: %d objects still mapped after %%reset", mapped_objects() - before);
+    interp_free(in);
+    free(o.s);
+    unsetenv("ICUDA_HOST_MAX_LOADED");
+}
+
 static void *raise_later(void *arg) {
     usleep(300000);
     interrupt_raise();
@@ -562,6 +622,7 @@ int main(int argc, char **argv) {
     test_nests();
     test_many_access_sites();
     test_background_compile();
+    test_loaded_code_is_bounded();
     fuzz(40);
     /* the conformance suite with the tier forced on */
     char *self = strdup(argv[0]), cmd[4200];
