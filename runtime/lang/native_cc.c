@@ -28,7 +28,6 @@
 
 extern char **environ;
 
-
 static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -72,10 +71,7 @@ size_t native_max_loaded(void) {
 
 /* so's entry, kept in libs (NULL: not loadable, or libs is full) */
 static native_fn_t load(native_libs_t *libs, uint64_t h, const char *so) {
-    if (libs->n >= native_max_loaded()) {
-        libs->refused++;
-        return NULL;
-    }
+    if (libs->n >= native_max_loaded()) return NULL;
     void *dl = dlopen(so, RTLD_NOW | RTLD_LOCAL);
     if (!dl) return NULL;
     native_fn_t fn = (native_fn_t)(uintptr_t)dlsym(dl, "icuda_native");
@@ -230,6 +226,7 @@ int native_compile_poll(native_job_t *j, bool wait, native_fn_t *fn, double *sec
     bool ok = j->pid > 0 && st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
     if (ok && rename(j->tmp_path, j->so_path) == 0) {
         *fn = load(j->libs, j->h, j->so_path);
+        if (!*fn && j->libs->n >= native_max_loaded()) j->libs->refused++; /* filled meanwhile */
         if (!j->tmpdir) cache_evict(j->dir, ".so", compile_cache_disk_limit(), COMPILE_CACHE_DISK_FILES);
     }
     *secs = now_s() - j->t0;
