@@ -28,9 +28,9 @@ CFLAGS  += -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -MMD -MP
 LDFLAGS += -pthread -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64
 LDLIBS  += $(PKGS_LIBS) -lnvrtc -ldl -lm
 
-# Every .c under kernel/, runtime/ and magics/ is part of the kernel; files
-# named *_main.c are program entry points and stay out of the library, and
-# runtime/gpu/worker_*.c belong to the GPU worker alone.
+# Every .c under kernel/, runtime/ and magics/ (at any depth) is part of the
+# kernel; files named *_main.c are program entry points and stay out of the
+# library, and runtime/gpu/worker/ belongs to the GPU worker alone.
 # The CUDA runtime API (types, constants, functions) is read from the
 # toolkit's headers by tools/gen_cuda_api.py into build/gen: declarations
 # and the function table for the kernel, typed callers for the worker.
@@ -44,8 +44,8 @@ GEN_CLIB := build/gen/clib_decls.c build/gen/clib_table.c
 GEN_CLIB_WORKER := build/gen/clib_stubs.c
 GEN_CLIB_REF := build/gen/clib_ref.cc
 CXX ?= g++
-WORKER_SRC := $(filter-out %_main.c, $(wildcard runtime/gpu/worker_*.c)) $(GEN_WORKER) $(GEN_CLIB_WORKER)
-LIB_SRC  := $(filter-out %_main.c $(WORKER_SRC), $(wildcard kernel/*.c runtime/*.c runtime/*/*.c magics/*.c)) $(GEN_LIB)
+WORKER_SRC := $(filter-out %_main.c, $(wildcard runtime/gpu/worker/*.c)) $(GEN_WORKER) $(GEN_CLIB_WORKER)
+LIB_SRC  := $(filter-out %_main.c $(WORKER_SRC), $(sort $(shell find kernel runtime magics -name '*.c'))) $(GEN_LIB)
 LIB_SRC  += $(GEN_CLIB) $(GEN_DOCS)
 LIB_OBJ  := $(LIB_SRC:%.c=build/obj/%.o) build/obj/build/gen/clib_ref.o
 ASAN_OBJ := $(LIB_SRC:%.c=build/asan/obj/%.o) build/asan/obj/build/gen/clib_ref.o
@@ -56,14 +56,7 @@ PLAIN_UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/tests-plain/%)
 
 ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer
 
-.PHONY: bench-host
-# host code: interpreter, native tier and gcc on the loops of issue 12 (docs/performance.md)
-build/bench/host_suite: bench/host_suite.c $(LIB_OBJ)
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIB_OBJ) $(LDLIBS) -o $@
-bench-host: build/bench/host_suite
-	./build/bench/host_suite 3
-
+.DEFAULT_GOAL := all
 .PHONY: all build venv test test-gpu install run notebooks clean bench bench-timeit asan test-gxx-oracle
 all: build venv
 build: build/icuda build/icuda-worker
@@ -117,20 +110,23 @@ build/tests-plain/%: tests/unit/%.c tests/unit/check.h $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIB_OBJ) $(LDLIBS) -o $@
 
-# The GPU worker and its tests link only runtime/gpu and runtime/hostmem:
-# the worker needs nothing of the protocol or the interpreter.
-GPU_SRC      := $(filter-out %_main.c $(WORKER_SRC), $(wildcard runtime/gpu/*.c runtime/hostmem/*.c))
+# The GPU worker links only what both processes share (runtime/gpu/*.c, the
+# channel and the driver) and runtime/hostmem: nothing of the protocol, the
+# interpreter or the client. The GPU unit tests add the client
+# (runtime/gpu/client).
+WIRE_SRC     := $(wildcard runtime/gpu/*.c runtime/hostmem/*.c)
+GPU_SRC      := $(WIRE_SRC) $(wildcard runtime/gpu/client/*.c)
 GPU_OBJ      := $(GPU_SRC:%.c=build/obj/%.o)
 GPU_ASAN_OBJ := $(GPU_SRC:%.c=build/asan/obj/%.o)
 
-build/icuda-worker: build/obj/runtime/gpu/worker_main.o $(WORKER_SRC:%.c=build/obj/%.o) $(GPU_OBJ)
+build/icuda-worker: build/obj/runtime/gpu/worker/worker_main.o $(WORKER_SRC:%.c=build/obj/%.o) $(WIRE_SRC:%.c=build/obj/%.o)
 	$(CC) $(LDFLAGS) $^ -ldl -lm -o $@
 
 build/tests/test_gpu_%: tests/unit/test_gpu_%.c tests/unit/check.h $(GPU_ASAN_OBJ) build/icuda-worker
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) $(LDFLAGS) $< $(GPU_ASAN_OBJ) -lnvrtc -ldl -lm -o $@
 
-# the worker's own rooms (runtime/gpu/worker_*.c), tested without a worker
+# the worker's own rooms (runtime/gpu/worker/), tested without a worker
 WORKER_UNIT := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_worker_*.c))
 $(WORKER_UNIT:%=build/tests/%): build/tests/%: tests/unit/%.c tests/unit/check.h $(WORKER_SRC:%.c=build/asan/obj/%.o) $(GPU_ASAN_OBJ)
 	@mkdir -p $(dir $@)
@@ -203,6 +199,14 @@ run:
 	build/icuda --install --prefix $(abspath $(VENV))
 	$(PYTHON) tools/run-notebook.py notebooks/01-first-kernel.ipynb
 
+.PHONY: bench-host
+# host code: interpreter, native tier and gcc on the host loops (docs/performance.md)
+build/bench/host_suite: bench/host_suite.c $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIB_OBJ) $(LDLIBS) -o $@
+bench-host: build/bench/host_suite
+	./build/bench/host_suite 3
+
 build/bench/nvrtc_raw: bench/nvrtc_raw.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) $< -lnvrtc -o $@
@@ -220,7 +224,7 @@ clean:
 	rm -rf build
 
 -include $(LIB_OBJ:.o=.d) $(ASAN_OBJ:.o=.d) build/obj/kernel/icuda_main.d \
-         $(WORKER_SRC:%.c=build/obj/%.d) $(WORKER_SRC:%.c=build/asan/obj/%.d) build/obj/runtime/gpu/worker_main.d
+         $(WORKER_SRC:%.c=build/obj/%.d) $(WORKER_SRC:%.c=build/asan/obj/%.d) build/obj/runtime/gpu/worker/worker_main.d
 
 # ---- GPU benchmarks (bench/gpu.sh): the raw driver API and the worker ----
 build/bench/gpu_raw: bench/gpu_raw.c bench/gpu_common.h $(GPU_OBJ)
@@ -253,18 +257,18 @@ FUZZ_TARGETS ?= split interp gen native wire conn magic_args npy device_cell
 FUZZ_FLAGS   := -O1 -g -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined \
                 -fno-omit-frame-pointer \
                 -I. -I$(CUDA)/include $(PKGS_CFLAGS) -DICUDA_VERSION='"$(VERSION)"' -DICUDA_CUDA_HOME='"$(CUDA)"'
-FUZZ_LANG    := $(wildcard runtime/lang/*.c) runtime/utf8.c runtime/cache_evict.c runtime/cell_io.c runtime/hostmem/arena.c runtime/cuda/cuda_errors.c \
+FUZZ_LANG    := $(sort $(shell find runtime/lang -name '*.c')) runtime/base/utf8.c runtime/base/cache_evict.c runtime/base/cell_io.c runtime/hostmem/arena.c runtime/cuda/cuda_errors.c \
                 build/gen/crt_decls.c build/gen/clib_decls.c
-FUZZ_SRC_split  := runtime/split.c runtime/include_routes.c
+FUZZ_SRC_split  := runtime/cell/split.c runtime/cell/include_routes.c
 FUZZ_SRC_interp := $(FUZZ_LANG)
-FUZZ_SRC_gen    := $(FUZZ_LANG) runtime/strbuf.c
-FUZZ_SRC_native := $(FUZZ_LANG) runtime/strbuf.c
+FUZZ_SRC_gen    := $(FUZZ_LANG) runtime/base/strbuf.c
+FUZZ_SRC_native := $(FUZZ_LANG) runtime/base/strbuf.c
 FUZZ_SRC_wire   := kernel/wire.c kernel/replay.c
 FUZZ_SRC_conn   := kernel/connection.c
-FUZZ_SRC_magic_args := magics/magic_args.c runtime/strbuf.c runtime/cell_io.c
-FUZZ_SRC_npy    := magics/npy_header.c runtime/strbuf.c runtime/cell_io.c
-FUZZ_SRC_device_cell := runtime/device_unit.c runtime/device_pp.c runtime/device_lines.c runtime/split.c \
-                        runtime/include_routes.c runtime/strbuf.c runtime/cell_io.c
+FUZZ_SRC_magic_args := magics/magic_args.c runtime/base/strbuf.c runtime/base/cell_io.c
+FUZZ_SRC_npy    := magics/npy_header.c runtime/base/strbuf.c runtime/base/cell_io.c
+FUZZ_SRC_device_cell := runtime/device/device_unit.c runtime/device/device_pp.c runtime/device/device_lines.c runtime/cell/split.c \
+                        runtime/cell/include_routes.c runtime/base/strbuf.c runtime/base/cell_io.c
 
 build/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -1,7 +1,7 @@
 /* The same figures as bench/gpu_raw.c, through gpu_client and icuda-worker,
  * plus the worker's start and restart times. Run by bench/gpu.sh. */
 #include "bench/gpu_common.h"
-#include "runtime/gpu/gpu_client.h"
+#include "runtime/gpu/client/gpu_client.h"
 #include "runtime/hostmem/arena.h"
 
 #include <string.h>

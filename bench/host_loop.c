@@ -9,7 +9,7 @@
 #include <time.h>
 #include "runtime/lang/interp.h"
 
-/* the kernel process defines this in runtime/engine.c; the benchmark links
+/* the kernel process defines this in runtime/engine/engine.c; the benchmark links
  * only runtime/lang and runtime/hostmem */
 atomic_int icuda_interrupt_flag;
 char *_Atomic icuda_interrupt_guard;

@@ -85,7 +85,7 @@ int main(int argc, char **argv) {
     D->cuDeviceGetName(name, sizeof name, dev);
     grid = (unsigned)sms * 4;
 
-    /* icuda's default options (runtime/device_cell.c engine_options) */
+    /* icuda's default options (runtime/device/device_cell.c engine_options) */
     nvrtcProgram p;
     char arch[64];
     snprintf(arch, sizeof arch, "-arch=sm_%d%d", major, minor);

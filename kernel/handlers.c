@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../runtime/interrupt.h"
-#include "../runtime/progress.h"
+#include "runtime/base/interrupt.h"
+#include "runtime/base/progress.h"
 #include "fault_guard.h"
-#include "runtime/utf8.h"
+#include "runtime/base/utf8.h"
 #include "log.h"
 
 #ifndef ICUDA_VERSION
@@ -117,7 +117,7 @@ static void io_display(void *ctx, json_t *data, json_t *metadata, bool is_result
         x->result = strdup(json_string_value(json_object_get(data, "text/plain")));
     }
     if (x->silent || !json_is_object(data)) return;
-    /* a display id (progress lines, runtime/progress.h) travels in the
+    /* a display id (progress lines, runtime/base/progress.h) travels in the
      * metadata to here, and goes out as the message's transient field */
     json_t *md = json_is_object(metadata) ? json_deep_copy(metadata) : json_object();
     const char *id = json_string_value(json_object_get(md, PROGRESS_ID_KEY));

@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 
-#include "../runtime/engine.h"
+#include "runtime/engine/engine.h"
 #include "history.h"
 #include "server.h"
 

@@ -8,7 +8,7 @@
 #include "connection.h"
 #include "install.h"
 #include "log.h"
-#include "runtime/nvrtc_compile.h"
+#include "runtime/device/nvrtc_compile.h"
 #include "server.h"
 
 static void usage(FILE *out) {

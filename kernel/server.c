@@ -24,13 +24,13 @@
 #include <unistd.h>
 #include <zmq.h>
 
-#include "../runtime/interrupt.h"
+#include "runtime/base/interrupt.h"
 #include "fault_guard.h"
 #include "handlers.h"
 #include "heartbeat.h"
 #include "log.h"
 #include "parent_watch.h"
-#include "runtime/utf8.h"
+#include "runtime/base/utf8.h"
 
 #define MAX_FRAMES 1024               /* per message; more is malformed */
 #define MAX_FRAME_BYTES (64LL << 20)  /* ZMQ_MAXMSGSIZE: a bigger frame drops the peer */

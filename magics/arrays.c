@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "runtime/cuda/cuda_session.h"
-#include "runtime/gpu/gpu_client.h"
+#include "runtime/gpu/client/gpu_client.h"
 
 /* The ':' of "EXPR:COUNT": the last one outside brackets and quotes that is
  * not half of "::" (nor the ':' of a ?: inside EXPR, which needs a '?'). */

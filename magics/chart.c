@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/strbuf.h"
-#include "runtime/utf8.h"
+#include "runtime/base/strbuf.h"
+#include "runtime/base/utf8.h"
 
 #define ML 72.0 /* margins: room for tick labels and axis titles */
 #define MR 24.0

@@ -7,9 +7,9 @@
 #include "magics.h"
 #include "runtime/cuda/cuda_errors.h"
 #include "runtime/cuda/cuda_session.h"
-#include "runtime/gpu/gpu_client.h"
-#include "runtime/nvrtc_compile.h"
-#include "runtime/strbuf.h"
+#include "runtime/gpu/client/gpu_client.h"
+#include "runtime/device/nvrtc_compile.h"
+#include "runtime/base/strbuf.h"
 
 static int no_gpu(engine_error_t *err, int code, const char *why) {
     engine_error_set(err, code ? cuda_error_name(code) : "cudaErrorNoDevice", NULL, "%s", why);

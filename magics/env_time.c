@@ -9,8 +9,8 @@
 
 #include "measure.h"
 #include "runtime/cuda/cuda_session.h"
-#include "runtime/gpu/gpu_client.h"
-#include "runtime/strbuf.h"
+#include "runtime/gpu/client/gpu_client.h"
+#include "runtime/base/strbuf.h"
 
 extern char **environ;
 

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "magics.h"
-#include "runtime/session_headers.h"
+#include "runtime/device/session_headers.h"
 
 static int header_cell(magic_ctx_t *mc, const char *args, const char *body, engine_error_t *err) {
     char **argv;

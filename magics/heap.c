@@ -11,8 +11,8 @@
 #include "arrays.h"
 #include "measure.h"
 #include "runtime/cuda/cuda_session.h"
-#include "runtime/gpu/gpu_client.h"
-#include "runtime/strbuf.h"
+#include "runtime/gpu/client/gpu_client.h"
+#include "runtime/base/strbuf.h"
 
 static gpu_client_t *client(magic_ctx_t *mc) {
     char why[600];

@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "magics.h"
-#include "runtime/session.h"
-#include "runtime/strbuf.h"
+#include "runtime/engine/session.h"
+#include "runtime/base/strbuf.h"
 
 static int lsmagic_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
     int n;

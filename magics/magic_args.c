@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/strbuf.h"
+#include "runtime/base/strbuf.h"
 
 int magic_usage_error(const magic_t *m, engine_error_t *err, const char *fmt, ...) {
     va_list ap;

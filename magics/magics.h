@@ -3,7 +3,7 @@
 #ifndef ICUDA_MAGICS_H
 #define ICUDA_MAGICS_H
 
-#include "runtime/session.h"
+#include "runtime/engine/session.h"
 
 typedef struct magic {
     const char *name;
@@ -27,7 +27,7 @@ int magic_run_line(magic_ctx_t *mc, const char *line, engine_error_t *err);
 /* code: a cell whose first line is "%%name args". */
 int magic_run_cell(magic_ctx_t *mc, const char *code, engine_error_t *err);
 
-/* A cell that defines main() (runtime/program_detect.h), run as %%program
+/* A cell that defines main() (runtime/program/program_detect.h), run as %%program
  * with no options, after a one-line notice (magics/program.c). */
 int magic_program_auto(magic_ctx_t *mc, const char *code, engine_error_t *err);
 

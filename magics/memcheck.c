@@ -12,9 +12,9 @@
 #include "magics.h"
 #include "runtime/cuda/cuda_memcheck.h"
 #include "runtime/cuda/sanitizer_log.h"
-#include "runtime/gpu/gpu_client.h"
+#include "runtime/gpu/client/gpu_client.h"
 #include "runtime/lang/interp.h"
-#include "runtime/strbuf.h"
+#include "runtime/base/strbuf.h"
 
 #define RED "\x1b[1;31m"
 #define BOLD "\x1b[1m"

@@ -13,7 +13,7 @@
 
 #include "arrays.h"
 #include "npy_header.h"
-#include "runtime/strbuf.h"
+#include "runtime/base/strbuf.h"
 
 static int io_error(engine_error_t *err, const char *what, const char *path) {
     engine_error_set(err, "OSError", NULL, "%s %s: %s", what, path, strerror(errno));

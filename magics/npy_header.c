@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/strbuf.h"
+#include "runtime/base/strbuf.h"
 
 static const npy_dtype_t dtypes[] = {
     {"f4", "float", INTERP_ELEM_FLOAT, 4},          {"f8", "double", INTERP_ELEM_FLOAT, 8},

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "runtime/engine.h"
+#include "runtime/engine/engine.h"
 #include "runtime/lang/interp.h"
 
 #define NPY_MAX_DIMS 8

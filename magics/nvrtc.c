@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "magics.h"
-#include "runtime/strbuf.h"
+#include "runtime/base/strbuf.h"
 
 static void show(magic_ctx_t *mc) {
     char **opts;

@@ -9,7 +9,7 @@
 
 #include "measure.h"
 #include "runtime/cuda/cuda_session.h"
-#include "runtime/gpu/gpu_client.h"
+#include "runtime/gpu/client/gpu_client.h"
 
 /* FMA results per clock per SM (one FMA is two flops), from the throughput
  * table of native arithmetic instructions ("Arithmetic Instructions") in

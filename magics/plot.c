@@ -11,8 +11,8 @@
 #include "arrays.h"
 #include "chart.h"
 #include "magic_args.h"
-#include "runtime/strbuf.h"
-#include "runtime/utf8.h"
+#include "runtime/base/strbuf.h"
+#include "runtime/base/utf8.h"
 
 #define MAX_POINTS 10000
 #define VEGALITE_MIME "application/vnd.vegalite.v5+json" /* JupyterLab 4 / Notebook 7 take v3, v4 and v5 */

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "magics/chart.h"
-#include "runtime/strbuf.h"
+#include "runtime/base/strbuf.h"
 
 /* ---- grouping ---- */
 

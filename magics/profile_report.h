@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "runtime/gpu/gpu_profile.h"
+#include "runtime/gpu/client/gpu_profile.h"
 
 #define PROFILE_TIMELINE_MAX_BOXES 20000 /* activities drawn; the rest are counted */
 

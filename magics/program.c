@@ -1,6 +1,6 @@
 /* %%program: the cell as a whole CUDA C++ program with main, built with
- * nvcc (runtime/program_build.c: the session's %%header files beside it,
- * the executable cached) and run in its own process (runtime/program_run.c:
+ * nvcc (runtime/program/program_build.c: the session's %%header files beside it,
+ * the executable cached) and run in its own process (runtime/program/program_run.c:
  * output streamed, an interrupt ends it), optionally under nsys or ncu. A
  * cell that defines main() comes here too (magic_program_auto). */
 #include <stdio.h>
@@ -11,12 +11,12 @@
 #include "magic_args.h"
 #include "magics.h"
 #include "runtime/cuda/cuda_session.h"
-#include "runtime/cuda_tools.h"
-#include "runtime/program_build.h"
-#include "runtime/program_log.h"
-#include "runtime/program_run.h"
-#include "runtime/progress.h"
-#include "runtime/strbuf.h"
+#include "runtime/program/cuda_tools.h"
+#include "runtime/program/program_build.h"
+#include "runtime/program/program_log.h"
+#include "runtime/program/program_run.h"
+#include "runtime/base/progress.h"
+#include "runtime/base/strbuf.h"
 
 #define RED "\x1b[1;31m"
 #define OFF "\x1b[0m"

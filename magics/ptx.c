@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "magics.h"
-#include "runtime/strbuf.h"
+#include "runtime/base/strbuf.h"
 
 /* The kernel named in args, or an error naming those there are. */
 static const kernel_entry_t *find_kernel(magic_ctx_t *mc, const magic_t *m, const char *name, engine_error_t *err) {

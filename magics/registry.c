@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "magics.h"
-#include "runtime/strbuf.h"
+#include "runtime/base/strbuf.h"
 
 static const magic_t *const all[] = {&magic_lsmagic, &magic_help, &magic_who, &magic_nvrtc, &magic_ptx, &magic_resources,
                                      &magic_sass, &magic_memcheck, &magic_devices, &magic_device, &magic_header,

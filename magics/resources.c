@@ -1,6 +1,6 @@
 /* %resources: a kernel's registers, shared and local memory, and with
  * --block its theoretical occupancy at that block size: the driver's figure
- * on a GPU, icuda's occupancy model (runtime/occupancy.c) without one. */
+ * on a GPU, icuda's occupancy model (runtime/device/occupancy.c) without one. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,8 +9,8 @@
 #include "magics.h"
 #include "runtime/cuda/cuda_errors.h"
 #include "runtime/cuda/cuda_inspect.h"
-#include "runtime/occupancy.h"
-#include "runtime/strbuf.h"
+#include "runtime/device/occupancy.h"
+#include "runtime/base/strbuf.h"
 
 typedef struct {
     char name[256];

@@ -12,8 +12,8 @@
 #include "chart.h"
 #include "measure.h"
 #include "runtime/cuda/cuda_session.h"
-#include "runtime/gpu/gpu_client.h"
-#include "runtime/strbuf.h"
+#include "runtime/gpu/client/gpu_client.h"
+#include "runtime/base/strbuf.h"
 
 static void html_escape(strbuf_t *b, const char *s) {
     char e[512];

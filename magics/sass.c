@@ -10,8 +10,8 @@
 
 #include "magics.h"
 #include "runtime/cuda/cuda_inspect.h"
-#include "runtime/cuda_tools.h"
-#include "runtime/strbuf.h"
+#include "runtime/program/cuda_tools.h"
+#include "runtime/base/strbuf.h"
 
 #define TOOL_TIMEOUT_MS 30000
 

@@ -15,11 +15,11 @@
 #include "magic_args.h"
 #include "measure.h"
 #include "runtime/cuda/cuda_session.h"
-#include "runtime/gpu/gpu_client.h"
+#include "runtime/gpu/client/gpu_client.h"
 #include "runtime/lang/interp.h"
-#include "runtime/progress.h"
-#include "runtime/split.h"
-#include "runtime/strbuf.h"
+#include "runtime/base/progress.h"
+#include "runtime/cell/split.h"
+#include "runtime/base/strbuf.h"
 
 #define REPEAT_SECONDS 0.2 /* a repeat's length when -n is not given (IPython's) */
 #define DEFAULT_REPEATS 7

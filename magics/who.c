@@ -6,7 +6,7 @@
 #include "chart.h"
 #include "magics.h"
 #include "runtime/lang/interp.h"
-#include "runtime/strbuf.h"
+#include "runtime/base/strbuf.h"
 
 void magic_who_user_rows(json_t *rows) {
     /* the C++ library's objects (std::cout, ...) are not the user's */

@@ -713,7 +713,7 @@ def write_stubs(out, p):
     w('#pragma GCC diagnostic ignored "-Wdeprecated-declarations"')
     w('#include <stdint.h>')
     w('#include <cuda_runtime_api.h>')
-    w('#include "runtime/gpu/worker_cudart.h"')
+    w('#include "runtime/gpu/worker/worker_cudart.h"')
     w('')
     rows = []
     for name, t, dep in p.funcs:

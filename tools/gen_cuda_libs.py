@@ -410,7 +410,7 @@ def write_stubs(out, p, funcs, libdir):
     w('#include <curand.h>')
     w('#include <cublas_v2.h>')
     w('#include <cufft.h>')
-    w('#include "runtime/gpu/worker_cudart.h"')
+    w('#include "runtime/gpu/worker/worker_cudart.h"')
     w('')
     rows = []
     for name, t, dep in funcs:

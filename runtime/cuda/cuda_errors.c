@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "runtime/gpu/gpu_client.h"
+#include "runtime/gpu/client/gpu_client.h"
 
 typedef struct {
     int code;

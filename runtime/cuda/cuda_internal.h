@@ -10,9 +10,9 @@
 
 #include "runtime/cuda/cuda_errors.h"
 #include "runtime/cuda/cuda_session.h"
-#include "runtime/gpu/gpu_client.h"
+#include "runtime/gpu/client/gpu_client.h"
 #include "runtime/lang/interp.h"
-#include "runtime/session.h"
+#include "runtime/engine/session.h"
 
 /* Stream and event handles as host code holds them (a cudaStream_t value):
  * the client's handle plus this offset, so that 0 (the default stream) and

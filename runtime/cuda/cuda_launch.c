@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/strbuf.h"
+#include "runtime/base/strbuf.h"
 
 struct cs_param {
     char text[160];  /* "const double *x" */

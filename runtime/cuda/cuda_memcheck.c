@@ -14,9 +14,9 @@
 #include <unistd.h>
 
 #include "cuda_internal.h"
-#include "runtime/cuda_tools.h"
+#include "runtime/program/cuda_tools.h"
 #include "runtime/hostmem/arena.h"
-#include "runtime/strbuf.h"
+#include "runtime/base/strbuf.h"
 
 /* A buffer's contents kept in the arena across a switch, and the shadow
  * (what the session knew of its contents) to give back afterwards. */

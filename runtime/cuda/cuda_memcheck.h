@@ -19,7 +19,7 @@
 #include "runtime/cuda/cuda_session.h"
 
 /* compute-sanitizer's path (malloc'd) or NULL; where gets the places looked
- * in. Found as runtime/cuda_tools.h finds the toolkit's tools. */
+ * in. Found as runtime/program/cuda_tools.h finds the toolkit's tools. */
 char *cuda_sanitizer_find(char *where, size_t where_cap);
 
 typedef struct cuda_memcheck cuda_memcheck_t;

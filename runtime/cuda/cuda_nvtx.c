@@ -8,7 +8,7 @@
 #include <time.h>
 
 #include "cuda_libs.h"
-#include "runtime/strbuf.h"
+#include "runtime/base/strbuf.h"
 
 static double now_ms(void) {
     struct timespec t;

@@ -8,7 +8,7 @@
 
 #include "runtime/cuda/cuda_internal.h"
 #include "runtime/gpu/cuda_driver.h"
-#include "runtime/strbuf.h"
+#include "runtime/base/strbuf.h"
 
 struct cuda_profile {
     gpu_profile_t *p;

@@ -1,5 +1,5 @@
 /* %profile through the CUDA session (cuda_profile.c): the GPU worker's
- * CUPTI trace (runtime/gpu/gpu_profile.h) started and stopped with the
+ * CUPTI trace (runtime/gpu/client/gpu_profile.h) started and stopped with the
  * session's recovery after a fault, and kernels named as the user wrote
  * them ("vecadd", "scale<float>") rather than as compiled. */
 #ifndef ICUDA_CUDA_PROFILE_H
@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "runtime/cuda/cuda_session.h"
-#include "runtime/gpu/gpu_profile.h"
+#include "runtime/gpu/client/gpu_profile.h"
 
 typedef struct cuda_profile cuda_profile_t;
 

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "runtime/hostmem/arena.h"
-#include "runtime/interrupt.h"
+#include "runtime/base/interrupt.h"
 
 static void worker_output(void *ctx, const char *stream, const char *data, size_t len) {
     cuda_session_t *cs = ctx;

@@ -5,7 +5,7 @@
 #ifndef ICUDA_CUDA_SESSION_H
 #define ICUDA_CUDA_SESSION_H
 
-#include "../engine.h"
+#include "runtime/engine/engine.h"
 
 typedef struct cuda_session cuda_session_t;
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/strbuf.h"
+#include "runtime/base/strbuf.h"
 
 #define PREFIX "========="
 

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 #include "cxx_class.h"
-#include "../interrupt.h"
+#include "runtime/base/interrupt.h"
 
 extern type_t *cx_instance_get(interp_t *, const char *);
 extern void cx_instance_put(interp_t *, const char *, type_t *);

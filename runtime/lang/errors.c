@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lang.h"
-#include "runtime/utf8.h"
+#include "runtime/base/utf8.h"
 
 src_t *src_new(interp_t *in, const char *name, const char *text) {
     src_t *s = pool_alloc(&in->pool, sizeof *s);

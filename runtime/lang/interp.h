@@ -7,7 +7,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "../engine.h"
+#include "runtime/engine/engine.h"
 
 typedef struct interp interp_t;
 

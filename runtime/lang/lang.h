@@ -560,7 +560,7 @@ _Noreturn void raise_interrupt(node_t *at);
  * cell to stop, and its prelude must be whole (calls.c) */
 void interrupt_at(node_t *at);
 static inline void poll_interrupt(node_t *at);
-#include "../interrupt.h"
+#include "runtime/base/interrupt.h"
 static inline void poll_interrupt(node_t *at) {
     if (UNLIKELY(--g_tick <= 0)) {
         g_tick = 1024;

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lang.h"
-#include "runtime/utf8.h"
+#include "runtime/base/utf8.h"
 
 static const struct { const char *s; int id; } kwtab[] = {
     {"void", KW_VOID}, {"char", KW_CHAR}, {"short", KW_SHORT}, {"int", KW_INT}, {"long", KW_LONG},

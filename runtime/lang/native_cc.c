@@ -22,9 +22,9 @@
 #include <time.h>
 #include <unistd.h>
 #include "native.h"
-#include "../cache_evict.h"
-#include "../compile_cache.h"
-#include "../interrupt.h"
+#include "runtime/base/cache_evict.h"
+#include "runtime/device/compile_cache.h"
+#include "runtime/base/interrupt.h"
 
 extern char **environ;
 

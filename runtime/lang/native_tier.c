@@ -14,7 +14,7 @@
 #include "native.h"
 #include "native_rt.h"
 #include "exec_inline.h"
-#include "../interrupt.h"
+#include "runtime/base/interrupt.h"
 
 /* ST_COMPILING: its compiler runs in the background (job) */
 enum { ST_NEW, ST_BAD, ST_OK, ST_READY, ST_COMPILING };

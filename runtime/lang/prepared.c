@@ -20,7 +20,7 @@
 #include <string.h>
 #include "lang.h"
 #include "native.h"
-#include "../interrupt.h"
+#include "runtime/base/interrupt.h"
 
 struct interp_prepared {
     interp_t *in;

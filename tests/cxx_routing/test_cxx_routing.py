@@ -1,5 +1,5 @@
-"""Where the pieces of CUDA C++ code go (the splitter, runtime/split.c and
-runtime/include_routes.c): host headers stay with the host and never reach
+"""Where the pieces of CUDA C++ code go (the splitter, runtime/cell/split.c and
+runtime/cell/include_routes.c): host headers stay with the host and never reach
 NVRTC, a header icuda does not have is an error naming it, constants and
 namespaces reach the device side, C++ host items stay on the host, and a
 launch written with spaces is a launch. Through jupyter_client, no GPU."""
@@ -214,7 +214,7 @@ DEVICE_HEADERS = ["cooperative_groups.h", "cooperative_groups/reduce.h", "curand
 
 
 def test_every_routed_header_compiles_where_it_goes():
-    """The whole table of runtime/include_routes.c against NVRTC 13: host
+    """The whole table of runtime/cell/include_routes.c against NVRTC 13: host
     headers (which NVRTC cannot open) beside a kernel, C headers on both
     sides, device libraries on the device."""
     with kernel() as k:

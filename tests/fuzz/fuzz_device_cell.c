@@ -1,4 +1,4 @@
-/* libFuzzer target: device-cell assembly (runtime/device_unit.c), the path
+/* libFuzzer target: device-cell assembly (runtime/device/device_unit.c), the path
  * from a cell and the session's earlier definitions to NVRTC's source,
  * stopped before the compile (no GPU). The input is split at 0xFF bytes:
  * part 0 stands for the host constants the interpreter reports, parts 1..8
@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/device_unit.h"
+#include "runtime/device/device_unit.h"
 #include "runtime/lang/interp.h"
-#include "runtime/strbuf.h"
+#include "runtime/base/strbuf.h"
 
 /* What device_pp.c and device_unit.c would ask the rest of the kernel. */
 static char *constants;

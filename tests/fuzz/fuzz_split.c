@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/split.h"
+#include "runtime/cell/split.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n) {
     char *code = malloc(n + 1);

@@ -18,7 +18,7 @@
 #include <sys/time.h>
 #include <time.h>
 
-#include "runtime/interrupt.h"
+#include "runtime/base/interrupt.h"
 #include "runtime/lang/interp.h"
 
 #ifndef HARNESS_BUDGET_MS
@@ -35,7 +35,7 @@ static void harness_on_alarm(int sig) { (void)sig; interrupt_raise(); }
 static void harness_sink(void *ctx, const char *name, const char *text, size_t len) {}
 static void harness_sink_display(void *ctx, json_t *data, json_t *md, bool res) {}
 
-/* The native tier's disk cache (runtime/compile_cache.c, not linked here):
+/* The native tier's disk cache (runtime/device/compile_cache.c, not linked here):
  * none, so a fuzzing run writes no files. */
 char *compile_cache_default_dir(void);
 char *compile_cache_default_dir(void) { return NULL; }

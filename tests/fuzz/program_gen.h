@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/strbuf.h"
+#include "runtime/base/strbuf.h"
 
 #define MAX_VARS 48
 #define MAX_DEPTH 4

@@ -6,8 +6,8 @@
 
 #include "check.h"
 #include "magics/chart.h"
-#include "runtime/strbuf.h"
-#include "runtime/utf8.h"
+#include "runtime/base/strbuf.h"
+#include "runtime/base/utf8.h"
 
 static int count(const char *s, const char *sub) {
     int n = 0;

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "runtime/compile_cache.h"
+#include "runtime/device/compile_cache.h"
 
 static uint64_t folder_bytes(const char *dir, int *files) {
     DIR *d = opendir(dir);

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "runtime/compile_cache.h"
+#include "runtime/device/compile_cache.h"
 
 static compiled_module_t *module(int i) {
     compiled_module_t *m = calloc(1, sizeof *m);

@@ -8,7 +8,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "runtime/gpu/gpu_profile.h"
+#include "runtime/gpu/client/gpu_profile.h"
 #include "runtime/hostmem/arena.h"
 #include "tests/unit/check.h"
 

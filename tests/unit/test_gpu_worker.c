@@ -7,7 +7,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "runtime/gpu/gpu_client.h"
+#include "runtime/gpu/client/gpu_client.h"
 #include "runtime/hostmem/arena.h"
 #include "tests/unit/check.h"
 

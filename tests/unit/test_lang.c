@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include "check.h"
 #include "runtime/lang/interp.h"
-#include "runtime/interrupt.h"
+#include "runtime/base/interrupt.h"
 
 typedef struct { char *s; size_t n, cap; } buf_t;
 static void bput(buf_t *b, const char *s, size_t n) {

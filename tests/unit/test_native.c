@@ -27,8 +27,8 @@
             fputc('\n', stderr);                    \
         }                                           \
     } while (0)
-#include "runtime/interrupt.h"
-#include "runtime/strbuf.h"
+#include "runtime/base/interrupt.h"
+#include "runtime/base/strbuf.h"
 #include "runtime/lang/interp.h"
 #include "runtime/lang/lang.h"
 #include "runtime/lang/native.h"

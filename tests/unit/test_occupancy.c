@@ -1,10 +1,10 @@
-/* runtime/occupancy.c: blocks and warps per SM, the limiting resource and
+/* runtime/device/occupancy.c: blocks and warps per SM, the limiting resource and
  * the best block size, against numbers worked out by hand from the per-SM
  * limits of compute capability 9.0 (H100) and 7.5 (Turing). */
 #include <string.h>
 
 #include "check.h"
-#include "runtime/occupancy.h"
+#include "runtime/device/occupancy.h"
 
 int main(void) {
     occ_arch_t a;

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
-#include "runtime/interrupt.h"
+#include "runtime/base/interrupt.h"
 #include "runtime/lang/interp.h"
 
 static void err_clear(engine_error_t *e) {

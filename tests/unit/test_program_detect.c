@@ -1,6 +1,6 @@
 /* program_defines_main: which cells are whole programs. */
 #include "check.h"
-#include "runtime/program_detect.h"
+#include "runtime/program/program_detect.h"
 
 int main(void) {
     /* definitions */

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "runtime/program_log.h"
+#include "runtime/program/program_log.h"
 
 static json_t *lines;
 static char *first;

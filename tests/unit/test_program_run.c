@@ -7,9 +7,9 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "runtime/interrupt.h"
-#include "runtime/program_run.h"
-#include "runtime/strbuf.h"
+#include "runtime/base/interrupt.h"
+#include "runtime/program/program_run.h"
+#include "runtime/base/strbuf.h"
 
 typedef struct {
     strbuf_t out, err;

@@ -13,7 +13,7 @@
 #include <string.h>
 #include "check.h"
 #include "out_capture.h"
-#include "runtime/interrupt.h"
+#include "runtime/base/interrupt.h"
 #include "runtime/lang/interp.h"
 
 

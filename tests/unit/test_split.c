@@ -2,7 +2,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "runtime/split.h"
+#include "runtime/cell/split.h"
 
 static cell_split_t sp;
 

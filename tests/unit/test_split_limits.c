@@ -5,7 +5,7 @@
 #include <time.h>
 
 #include "check.h"
-#include "runtime/split.h"
+#include "runtime/cell/split.h"
 
 /* under AddressSanitizer every access is checked: a few times slower */
 #ifdef __SANITIZE_ADDRESS__

@@ -9,7 +9,7 @@
 #include "kernel/connection.h"
 #include "kernel/history.h"
 #include "kernel/replay.h"
-#include "runtime/utf8.h"
+#include "runtime/base/utf8.h"
 #include "kernel/wire.h"
 #include "tests/unit/check.h"
 

@@ -1,4 +1,4 @@
-/* runtime/gpu/worker_profile.c called directly, as the worker's serve()
+/* runtime/gpu/worker/worker_profile.c called directly, as the worker's serve()
  * does, with no worker and no context: every way a profile cannot start is
  * an answer with a reason, never a crash. With CUPTI present but no driver
  * (CI), CUPTI's refusal is that reason; with a driver, a profile of nothing
@@ -7,7 +7,7 @@
 #define _GNU_SOURCE
 #endif
 #include "runtime/gpu/profile_wire.h"
-#include "runtime/gpu/worker_profile.h"
+#include "runtime/gpu/worker/worker_profile.h"
 #include "tests/unit/check.h"
 
 #include <stdlib.h>

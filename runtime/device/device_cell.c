@@ -1,0 +1,342 @@
+/* A cell's device code: its translation unit (assembled by device_unit.c)
+ * compiled, or found in the cache, reported, and remembered for later
+ * cells; NVRTC's options and the headers it may include. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "compile_errors.h"
+#include "device_headers.h"
+#include "device_lines.h"
+#include "device_unit.h"
+#include "gpu_arch.h"
+#include "runtime/base/progress.h"
+#include "runtime/lang/interp.h"
+#include "runtime/engine/session.h"
+#include "runtime/base/strbuf.h"
+
+#ifndef ICUDA_CUDA_HOME
+#define ICUDA_CUDA_HOME "/usr/local/cuda"
+#endif
+
+const char *engine_arch(engine_t *e) {
+    if (!e->arch[0]) e->arch_from_gpu = gpu_arch_resolve(e->arch, sizeof e->arch, e->arch_note, sizeof e->arch_note);
+    return e->arch;
+}
+
+static const char *cuda_home(void) {
+    const char *h = getenv("CUDA_HOME");
+    if (!h || !*h) h = getenv("CUDA_PATH");
+    return (h && *h) ? h : ICUDA_CUDA_HOME;
+}
+
+static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
+static char *fmt(const char *f, ...) {
+    va_list ap;
+    va_start(ap, f);
+    char *s = NULL;
+    if (vasprintf(&s, f, ap) < 0) abort();
+    va_end(ap);
+    return s;
+}
+
+int engine_options(engine_t *e, char ***out) {
+    bool user_arch = false, user_std = false;
+    for (int i = 0; i < e->nuser_options; i++) {
+        const char *o = e->user_options[i];
+        if (!strncmp(o, "-arch", 5) || !strncmp(o, "--gpu-architecture", 18)) user_arch = true;
+        if (!strncmp(o, "-std", 4) || !strncmp(o, "--std", 5)) user_std = true;
+    }
+    char **v = calloc(10 + e->nuser_options, sizeof *v);
+    if (!v) abort();
+    int n = 0;
+    if (!user_arch) v[n++] = fmt("-arch=%s", engine_arch(e));
+    if (!user_std) v[n++] = fmt("-std=c++17");
+    v[n++] = fmt("-I%s/include", cuda_home());
+    v[n++] = fmt("-I%s/include/cccl", cuda_home());
+    v[n++] = fmt("-Xptxas=-v"); /* the resource report of each kernel */
+    /* line tables for compute-sanitizer and nvdisasm; the code is the same without */
+    bool user_lineinfo = false;
+    for (int i = 0; i < e->nuser_options; i++)
+        if (!strcmp(e->user_options[i], "-lineinfo") || !strcmp(e->user_options[i], "--generate-line-info"))
+            user_lineinfo = true;
+    if (!user_lineinfo) v[n++] = fmt("-lineinfo");
+    v[n++] = fmt("-pch");       /* see device_unit_build */
+    v[n++] = fmt("--pch-messages=false");
+    for (int i = 0; i < e->nuser_options; i++) {
+        const char *o = e->user_options[i];
+        /* nvcc's -O<n> sets ptxas's optimisation level; NVRTC only takes it that way */
+        if (o[0] == '-' && o[1] == 'O' && o[2] >= '0' && o[2] <= '3' && !o[3]) v[n++] = fmt("-Xptxas=%s", o);
+        else v[n++] = strdup(o);
+    }
+    *out = v;
+    return n;
+}
+
+void options_free(char **opts, int n) {
+    for (int i = 0; i < n; i++) free(opts[i]);
+    free(opts);
+}
+
+/* Standard stand-ins first, then %%header files (which may shadow them). */
+static int collect_headers(engine_t *e, const char ***names, const char ***texts) {
+    int n = device_std_header_count + e->nheaders;
+    *names = calloc(n, sizeof **names);
+    *texts = calloc(n, sizeof **texts);
+    if (!*names || !*texts) abort();
+    for (int i = 0; i < device_std_header_count; i++) {
+        (*names)[i] = device_std_headers[i].name;
+        (*texts)[i] = device_std_headers[i].text;
+    }
+    for (int i = 0; i < e->nheaders; i++) {
+        (*names)[device_std_header_count + i] = e->headers[i].name;
+        (*texts)[device_std_header_count + i] = e->headers[i].device_view;
+    }
+    return n;
+}
+
+static void register_kernel(engine_t *e, const char *name, char *signature, const char *cell, const char *hex) {
+    for (int i = 0; i < e->nkernels; i++)
+        if (!strcmp(e->kernels[i].name, name)) {
+            free(e->kernels[i].signature);
+            free(e->kernels[i].cell);
+            e->kernels[i].signature = signature;
+            e->kernels[i].cell = strdup(cell);
+            snprintf(e->kernels[i].module_hex, sizeof e->kernels[i].module_hex, "%s", hex);
+            return;
+        }
+    if (e->nkernels == e->cap_kernels) {
+        e->cap_kernels = e->cap_kernels ? 2 * e->cap_kernels : 16;
+        e->kernels = realloc(e->kernels, e->cap_kernels * sizeof *e->kernels);
+        if (!e->kernels) abort();
+    }
+    kernel_entry_t *k = &e->kernels[e->nkernels++];
+    k->name = strdup(name);
+    k->signature = signature;
+    k->cell = strdup(cell);
+    snprintf(k->module_hex, sizeof k->module_hex, "%s", hex);
+}
+
+const kernel_entry_t *engine_find_kernel(engine_t *e, const char *name) {
+    for (int i = 0; i < e->nkernels; i++)
+        if (!strcmp(e->kernels[i].name, name)) return &e->kernels[i];
+    return NULL;
+}
+
+/* "vecadd(double *z, ...): 14 registers, 0 B shared, 0 B local, no spills" */
+static char *kernel_line(const char *sig, const compiled_kernel_t *k) {
+    if (!k || !k->have_resources) return strdup(sig);
+    char spill[64] = "no spills";
+    if (k->spill_stores || k->spill_loads)
+        snprintf(spill, sizeof spill, "%d B spill stores, %d B spill loads", k->spill_stores, k->spill_loads);
+    return fmt("%s: %d registers, %d B shared, %d B local, %s", sig, k->registers, k->shared_bytes, k->stack_bytes, spill);
+}
+
+static void report_kernel(const engine_io_t *io, const char *sig, const compiled_kernel_t *k) {
+    char *line = kernel_line(sig, k);
+    io_printf(io, "stdout", "%s\n", line);
+    free(line);
+}
+
+char *engine_kernel_description(engine_t *e, const kernel_entry_t *k) {
+    const compiled_module_t *m = compile_cache_get(e->cache, k->module_hex);
+    char *line = kernel_line(k->signature, m ? module_kernel(m, k->name) : NULL);
+    char *s = fmt("__global__ %s\ndefined in %s, compiled for %s", line, k->cell, engine_arch(e));
+    free(line);
+    return s;
+}
+
+static void compile_error(engine_error_t *err, const char *log, const char *cell) {
+    json_t *tb = json_array();
+    json_t *body = json_array();
+    char *first = NULL;
+    int n = compile_log_format(log, body, &first);
+    json_array_append_new(tb, json_sprintf("\x1b[1;31mCompileError\x1b[0m: %d error%s in the device code of %s", n,
+                                           n == 1 ? "" : "s", cell));
+    json_array_extend(tb, body);
+    json_decref(body);
+    engine_error_set(err, "CompileError", tb, "%s",
+                     first ? first
+                           : "the device code did not compile, and the compiler gave no reason (ptxas refuses "
+                             "more than 64 KB of __constant__ data this way, for one)");
+    free(first);
+}
+
+/* Warnings only (the ptxas report was taken out): shown on stderr. */
+static void report_warnings(const engine_io_t *io, const char *log) {
+    if (!log) return;
+    const char *p = log;
+    while (*p == '\n' || *p == ' ') p++;
+    if (!*p) return;
+    json_t *lines = json_array();
+    char *first = NULL;
+    compile_log_format(log, lines, &first);
+    free(first);
+    size_t i;
+    json_t *v;
+    json_array_foreach(lines, i, v) io_printf(io, "stderr", "%s\n", json_string_value(v));
+    json_decref(lines);
+}
+
+int engine_compile_unit(engine_t *e, const char *source, const char *const *kernel_names, int nkernels,
+                        const compiled_module_t **out, char **log) {
+    char **opts;
+    int nopts = engine_options(e, &opts);
+    const char **hn, **ht;
+    int nh = collect_headers(e, &hn, &ht);
+    compile_request_t req = {source, "cell.cu", (const char *const *)opts, nopts, hn, ht, nh, kernel_names, nkernels};
+    char hex[65];
+    compile_request_key(&req, hex);
+    *out = compile_cache_get(e->cache, hex);
+    *log = NULL;
+    compile_status_t st = COMPILE_OK;
+    if (!*out) {
+        compiled_module_t *m = NULL;
+        st = nvrtc_compile(&req, &m, log);
+        device_log_drop_pch(*log);
+        if (st == COMPILE_OK) {
+            snprintf(m->hex, sizeof m->hex, "%s", hex);
+            *out = compile_cache_put(e->cache, m);
+        }
+    }
+    if (st == COMPILE_OK) device_lines_claim(&e->lines, hex, source);
+    options_free(opts, nopts);
+    free(hn);
+    free(ht);
+    return st;
+}
+
+/* Did NVRTC reject one of the cell's # lines (a macro, a pragma)? */
+static bool pp_item_failed(const char *code, const cell_split_t *sp, const char *cell, const char *log) {
+    for (size_t i = 0; i < sp->n; i++)
+        if (code[sp->items[i].start] == '#' &&
+            device_log_names(log, cell, "error", sp->items[i].first_line, sp->items[i].last_line))
+            return true;
+    return false;
+}
+
+int device_compile_cell(engine_t *e, const char *code, const cell_split_t *sp, const char *cell,
+                        const engine_io_t *io, engine_error_t *err) {
+    int ndevice = 0, nk = 0;
+    for (size_t i = 0; i < sp->n; i++)
+        if (sp->items[i].kind == ITEM_DEVICE || (sp->items[i].kind == ITEM_BOTH && sp->items[i].is_function)) ndevice++;
+    /* Only shared types and macros: they join the prelude as they are, but a
+     * new or changed one is compiled first, so that what NVRTC rejects is
+     * this cell's error and never reaches a later cell. */
+    bool check_only = !ndevice;
+    if (check_only && !device_prelude_changes(e, code, sp)) {
+        device_remember_items(e, code, sp, cell, NULL);
+        return 0;
+    }
+    const char **names = calloc(sp->n + 1, sizeof *names);
+    if (!names) abort();
+    for (size_t i = 0; i < sp->n; i++)
+        if (sp->items[i].is_kernel && !sp->items[i].is_template && sp->items[i].name[0]) names[nk++] = sp->items[i].name;
+    device_unit_t unit;
+    device_unit_build(e, code, sp, DEVICE_THIS_CELL, &unit);
+    const compiled_module_t *m = NULL;
+    char *log = NULL;
+    progress_t *pg = progress_start(io, true, "compiling the device code of %s with NVRTC ...", cell);
+    int st = engine_compile_unit(e, unit.text, names, nk, &m, &log);
+    progress_done(pg, "%s the device code of %s in %.1f s", st == COMPILE_OK ? "compiled" : "tried to compile", cell,
+                  progress_elapsed(pg));
+    int rc = 0;
+    if (log) log = device_unit_relabel(log, cell, &unit);
+    if (st == COMPILE_OK) device_lines_put(&e->lines, m->hex, unit.text, unit.map, unit.nmap, DEVICE_THIS_CELL, cell);
+    /* a module from the cache brings its log: what NVRTC warned about decides what is carried */
+    char *cached_log = st == COMPILE_OK && !log && m->log ? device_unit_relabel(strdup(m->log), cell, &unit) : NULL;
+    device_unit_free(&unit);
+    if (st == COMPILE_INTERRUPTED) {
+        engine_error_set(err, "KeyboardInterrupt", NULL, "interrupted while compiling the device code of %s", cell);
+        rc = -1;
+    } else if (st != COMPILE_OK && check_only && !pp_item_failed(code, sp, cell, log)) {
+        /* types NVRTC cannot take (a std::string member): the host's alone */
+    } else if (st != COMPILE_OK) {
+        compile_error(err, log ? log : "", cell);
+        device_library_hint(log, err);
+        rc = -1;
+    } else {
+        report_warnings(io, log);
+        for (size_t i = 0; i < sp->n; i++) {
+            const cell_item_t *it = &sp->items[i];
+            if (!it->is_kernel || it->is_template || !it->name[0]) continue;
+            char *sig = device_kernel_signature(code, it);
+            report_kernel(io, sig, module_kernel(m, it->name));
+            register_kernel(e, it->name, sig, cell, m->hex);
+        }
+        device_remember_items(e, code, sp, cell, log ? log : cached_log);
+    }
+    free(cached_log);
+    free(log);
+    free(names);
+    return rc;
+}
+
+int engine_try_options(engine_t *e, char **opts, int nopts, char **msg) {
+    char **saved = e->user_options;
+    int nsaved = e->nuser_options;
+    e->user_options = opts;
+    e->nuser_options = nopts;
+    const compiled_module_t *m;
+    char *log = NULL;
+    int st = engine_compile_unit(e, "__global__ void icuda_option_check(void) {}\n", NULL, 0, &m, &log);
+    e->user_options = saved;
+    e->nuser_options = nsaved;
+    if (st == COMPILE_OK) {
+        free(log);
+        return 0;
+    }
+    *msg = log ? log : strdup("the options were refused");
+    return -1;
+}
+
+/* ---- headers icuda may not have ---- */
+
+static bool toolkit_has(const char *name) {
+    static const char *const dirs[] = {"include", "include/cccl", NULL};
+    for (int i = 0; dirs[i]; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s/%s", cuda_home(), dirs[i], name);
+        if (access(path, R_OK) == 0) return true;
+    }
+    return false;
+}
+
+static bool session_header(engine_t *e, const char *name) {
+    for (int i = 0; i < e->nheaders; i++)
+        if (!strcmp(e->headers[i].name, name)) return true;
+    return false;
+}
+
+int device_check_includes(engine_t *e, const char *code, const cell_split_t *sp, const char *cell,
+                          engine_error_t *err) {
+    for (size_t i = 0; i < sp->n; i++) {
+        const cell_item_t *it = &sp->items[i];
+        if (!it->is_include || !it->name[0] || it->in_conditional) continue;
+        if (it->include_route != INC_UNKNOWN && it->include_route != INC_HOST_LIBRARY) continue;
+        if (session_header(e, it->name)) continue;
+        if (it->include_route == INC_UNKNOWN && toolkit_has(it->name)) continue; /* a device header NVRTC may take */
+        char spelled[104];
+        snprintf(spelled, sizeof spelled, it->include_angle ? "<%s>" : "\"%s\"", it->name);
+        const char *why = it->include_route == INC_HOST_LIBRARY
+            ? "it is a host library of the CUDA toolkit that host cells do not interpret"
+            : it->include_angle ? "icuda has no such header: host cells know the C headers, <iostream>, <vector>, "
+                                  "<algorithm>, <chrono>, <string>, <random>, <limits> and the like, and CUDA's runtime headers; "
+                                  "device code the toolkit's headers"
+                                : "no %%header cell defined it";
+        json_t *tb = json_array();
+        const char *line = code + it->start;
+        json_array_append_new(tb, json_sprintf("%s, line %d:", cell, it->first_line));
+        json_array_append_new(tb, json_sprintf("    %.*s", (int)(it->end - it->start), line));
+        json_array_append_new(tb, json_sprintf("UnsupportedError: cannot include %s: %s. Run the whole program with "
+                                               "%%%%program (nvcc compiles it)%s", spelled, why,
+                                               it->include_angle ? "" : ", or define the header with %%header"));
+        engine_error_set(err, "UnsupportedError", tb,
+                         "cannot include %s: %s. Run the whole program with %%%%program (nvcc compiles it)%s", spelled,
+                         why, it->include_angle ? "" : ", or define the header with %%header");
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,247 @@
+/* The cell engine: one execute_request from split to reply. Magics run
+ * where they stand, device code compiles before host code runs (DESIGN §2). */
+#include "engine.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "assist.h"
+#include "runtime/cuda/cuda_session.h"
+#include "runtime/device/device_lines.h"
+#include "runtime/device/gpu_arch.h"
+#include "runtime/base/interrupt.h"
+#include "runtime/lang/interp.h"
+#include "magics/magics.h"
+#include "runtime/device/nvrtc_compile.h"
+#include "runtime/program/program_detect.h"
+#include "session.h"
+#include "runtime/device/session_headers.h"
+#include "runtime/base/strbuf.h"
+
+atomic_int icuda_interrupt_flag;
+char *_Atomic icuda_interrupt_guard;
+
+engine_t *engine_new(const engine_config_t *cfg) {
+    engine_t *e = calloc(1, sizeof *e);
+    if (!e) abort();
+    char *dir = NULL;
+    if (!cfg || !cfg->no_disk_cache) dir = (cfg && cfg->cache_dir) ? strdup(cfg->cache_dir) : compile_cache_default_dir();
+    e->cache = compile_cache_new(dir);
+    free(dir);
+    e->interp = interp_new();
+    e->cuda = cuda_session_new(e);
+    return e;
+}
+
+void engine_free(engine_t *e) {
+    if (!e) return;
+    session_forget_device_items(e);
+    session_headers_free(e);
+    options_free(e->user_options, e->nuser_options);
+    compile_cache_free(e->cache);
+    device_lines_free(e->lines);
+    magics_session_free(e);
+    cuda_session_free(e->cuda);
+    interp_free(e->interp);
+    free(e);
+}
+
+const char *engine_cuda_version(void) { return nvrtc_version_string(); }
+
+/* Loads NVRTC's builtins and probes the GPU's architecture, so the first
+ * device cell does not pay for either. Not cached: it must really run. */
+static void *warm_up_thread(void *arg) {
+    /* below the protocol threads: start-up replies come first on a busy machine */
+    setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
+    char arch[32];
+    gpu_arch_resolve(arch, sizeof arch, NULL, 0);
+    const char *opt = "-std=c++17";
+    compile_request_t req = {"__global__ void icuda_warm_up(void) {}\n", "warm_up.cu", &opt, 1, NULL, NULL, 0, NULL, 0};
+    compiled_module_t *m = NULL;
+    char *log = NULL;
+    nvrtc_compile(&req, &m, &log);
+    module_free(m);
+    free(log);
+    return NULL;
+}
+
+void engine_warm_up(engine_t *e) {
+    if (getenv("ICUDA_NO_WARMUP")) return; /* e.g. under valgrind */
+    pthread_t th;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    if (pthread_create(&th, &attr, warm_up_thread, e) != 0) warm_up_thread(e);
+    pthread_attr_destroy(&attr);
+}
+
+static void null_stream(void *ctx, const char *name, const char *text, size_t len) {}
+static void null_display(void *ctx, json_t *data, json_t *md, bool is_result) {}
+static const engine_io_t silent_io = {NULL, null_stream, null_display, NULL};
+
+static bool is_host_side(const cell_item_t *it) { return it->kind == ITEM_HOST || it->kind == ITEM_BOTH; }
+
+/* Runs the host items among items [from, to) as one interpreter pass over
+ * the cell's host view (everything else blanked, lines and columns kept).
+ * show_value: the cell's last item is among them, so its value is shown. */
+static int run_host(engine_t *e, const char *code, const cell_split_t *sp, size_t from, size_t to, const char *cell,
+                    bool show_value, const engine_io_t *io, engine_error_t *err) {
+    bool any = false;
+    for (size_t i = from; i < to; i++) any |= is_host_side(&sp->items[i]);
+    if (!any) return 0;
+    char *view = split_view(code, sp, from, to, is_host_side);
+    if (!view) abort();
+    json_t *value = NULL;
+    interp_set_header_source(e->interp, session_header_host_view, e);
+    int rc = interp_run(e->interp, view, cell, io, &value, err);
+    free(view);
+    if (value && show_value && io->display) io->display(io->ctx, value, NULL, true);
+    json_decref(value);
+    return rc;
+}
+
+static int run_magic_item(magic_ctx_t *mc, const char *code, const cell_item_t *it, engine_error_t *err) {
+    char *line = strndup(code + it->start, it->end - it->start);
+    int rc = magic_run_line(mc, line, err);
+    free(line);
+    return rc;
+}
+
+/* __managed__ variables of a device cell that compiled: each is also a
+ * session variable of the host (its declaration without the CUDA words,
+ * run by the interpreter at its own lines), tied to the GPU's copies by the
+ * CUDA layer (runtime/cuda/cuda_managed_vars.c). */
+static bool keep_all(const cell_item_t *it) { return true; }
+
+static int declare_managed(magic_ctx_t *mc, const char *code, const cell_split_t *sp, engine_error_t *err) {
+    for (size_t i = 0; i < sp->n; i++) {
+        const cell_item_t *it = &sp->items[i];
+        if (!it->is_managed) continue;
+        char *view = split_view(code, sp, i, i + 1, keep_all);
+        if (!view) abort();
+        static const char *const words[] = {"__managed__", "__device__"};
+        for (int w = 0; w < 2; w++)
+            for (char *q = view; (q = strstr(q, words[w])); q += strlen(words[w]))
+                memset(q, ' ', strlen(words[w]));
+        json_t *value = NULL;
+        int rc = interp_run(mc->e->interp, view, mc->cell_name, mc->io, &value, err);
+        json_decref(value);
+        free(view);
+        char msg[300];
+        if (rc == 0 && cuda_session_managed_var(mc->e->cuda, it->name, msg, sizeof msg) < 0) {
+            engine_error_set(err, "TypeError", NULL, "%s", msg);
+            rc = -1;
+        }
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+/* __host__ __device__ operator functions (float3 operator+ of a tutorial's
+ * vector helpers): the interpreter has no operator overloading, so they are
+ * the device side's only, said once a cell; kernels use them as nvcc's would. */
+static void device_only_operators(cell_split_t *sp, const engine_io_t *io) {
+    for (size_t i = 0; i < sp->n; i++) {
+        cell_item_t *it = &sp->items[i];
+        if (it->kind != ITEM_BOTH || !it->is_function || strcmp(it->name, "operator") != 0) continue;
+        io_printf(io, "stderr", "icuda: line %d: host cells do not interpret operator overloading: this operator is "
+                  "for device code only\n", it->first_line);
+        it->kind = ITEM_DEVICE;
+    }
+}
+
+/* A cell's code after its magic line, if any: device items compile, then
+ * host items run in order, a magic between them where it stands. */
+static int run_code(magic_ctx_t *mc, const char *code_in, engine_error_t *err) {
+    engine_t *e = mc->e;
+    /* #if ... #endif around items: decided per side before splitting (pp_cell.c) */
+    bool decided = false;
+    char *code = interp_cell_conditionals(e->interp, code_in, mc->cell_name, 0, mc->io, &decided, err);
+    if (!code) return -1;
+    cell_split_t sp, dev_sp;
+    split_cell(code, &sp);
+    session_headers_route(e, &sp);
+    device_only_operators(&sp, mc->io);
+    int rc = 0;
+    if (sp.too_deep_line) {
+        engine_error_set(err, "SyntaxError", NULL, "expression nested too deeply (line %d: brackets nest more than %d deep)",
+                         sp.too_deep_line, SPLIT_MAX_DEPTH);
+        split_free(&sp);
+        return -1;
+    }
+    /* Magics before the first code item run first (e.g. %nvrtc for this cell). */
+    size_t i = 0;
+    for (; i < sp.n && sp.items[i].kind == ITEM_MAGIC && rc == 0; i++) rc = run_magic_item(mc, code, &sp.items[i], err);
+    char *dev_code = rc == 0 && decided ? device_conditionals(e, code_in, mc->cell_name, err) : NULL;
+    if (decided && !dev_code) rc = -1;
+    if (dev_code) {
+        split_cell(dev_code, &dev_sp);
+        session_headers_route(e, &dev_sp);
+        device_only_operators(&dev_sp, NULL);
+    }
+    const char *dc = dev_code ? dev_code : code;
+    const cell_split_t *dsp = dev_code ? &dev_sp : &sp;
+    if (rc == 0) rc = device_check_includes(e, dc, dsp, mc->cell_name, err);
+    if (rc == 0) rc = device_compile_cell(e, dc, dsp, mc->cell_name, mc->io, err);
+    if (rc == 0) rc = declare_managed(mc, dc, dsp, err);
+    if (dev_code) split_free(&dev_sp);
+    free(dev_code);
+    size_t seg = i;
+    for (; i <= sp.n && rc == 0; i++) {
+        if (i < sp.n && sp.items[i].kind != ITEM_MAGIC) continue;
+        rc = run_host(e, code, &sp, seg, i, mc->cell_name, i == sp.n, mc->io, err);
+        if (rc == 0 && i < sp.n) rc = run_magic_item(mc, code, &sp.items[i], err);
+        seg = i + 1;
+    }
+    split_free(&sp);
+    free(code);
+    return rc;
+}
+
+int engine_execute(engine_t *e, const char *code, int execution_count, bool silent, const engine_io_t *io,
+                   engine_error_t *err) {
+    interrupt_clear();
+    if (!strncmp(code, "\xEF\xBB\xBF", 3)) code += 3; /* a byte-order mark, from a pasted file */
+    if (silent || !io) io = &silent_io;
+    if (engine_question(e, code, io)) return 0; /* NAME?: help in the pager (inspect.c) */
+    io_cap_t cap;
+    io = io_cap(&cap, io);
+    char cell[32];
+    if (execution_count > 0) snprintf(cell, sizeof cell, "In [%d]", execution_count);
+    else snprintf(cell, sizeof cell, "In [ ]");
+    magic_ctx_t mc = {e, io, cell, run_code, code};
+    cuda_session_begin_cell(e->cuda, io);
+    int rc = split_is_cell_magic(code)     ? magic_run_cell(&mc, code, err)
+             : program_defines_main(code) ? magic_program_auto(&mc, code, err) /* a pasted program */
+                                          : run_code(&mc, code, err);
+    return cuda_session_end_cell(e->cuda, io, rc, err);
+}
+
+json_t *engine_user_expressions(engine_t *e, json_t *expressions) {
+    json_t *out = json_object();
+    const char *name;
+    json_t *v;
+    json_object_foreach(expressions, name, v) {
+        json_t *value = NULL;
+        engine_error_t err = {0};
+        if (!json_is_string(v)) {
+            engine_error_set(&err, "TypeError", NULL, "a user expression must be a string");
+        } else if (interp_eval(e->interp, json_string_value(v), &value, &err) == 0) {
+            json_object_set_new(out, name, json_pack("{s:s,s:o,s:{}}", "status", "ok", "data",
+                                                     value ? value : json_object(), "metadata"));
+            continue;
+        }
+        json_t *tb = err.traceback ? json_incref(err.traceback) : json_array();
+        json_object_set_new(out, name, json_pack("{s:s,s:s,s:s,s:o}", "status", "error", "ename",
+                                                 err.ename ? err.ename : "Error", "evalue", err.evalue ? err.evalue : "",
+                                                 "traceback", tb));
+        engine_error_clear(&err);
+    }
+    return out;
+}

@@ -1,0 +1,324 @@
+/* A %%program's build and its cache (program_build.h). */
+#include "program_build.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cuda_tools.h"
+#include "program_run.h"
+#include "runtime/base/strbuf.h"
+
+#define STALE_BUILD_S (24 * 3600) /* a build folder a crashed kernel left */
+
+char *program_find_nvcc(char *where, size_t cap) {
+    const char *forced = getenv("ICUDA_NVCC");
+    if (forced && *forced) {
+        if (where && cap) snprintf(where, cap, "ICUDA_NVCC=%s", forced);
+        return access(forced, X_OK) == 0 ? strdup(forced) : NULL;
+    }
+    return cuda_tool_find("nvcc", where, cap);
+}
+
+bool program_options_choose_arch(char *const *options, int n) {
+    static const char *const words[] = {"-arch", "--gpu-architecture", "-gencode", "--generate-code",
+                                        "-code", "--gpu-code"};
+    for (int i = 0; i < n; i++)
+        for (size_t w = 0; w < sizeof words / sizeof words[0]; w++) {
+            size_t k = strlen(words[w]);
+            if (!strncmp(options[i], words[w], k) && (options[i][k] == 0 || options[i][k] == '=')) return true;
+        }
+    return false;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+    (void)st, (void)ftw;
+    if (flag == FTW_DP) rmdir(path);
+    else unlink(path);
+    return 0;
+}
+
+void program_remove_tree(const char *dir) {
+    if (dir && *dir) nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static int mkdirs(const char *path) {
+    char buf[PATH_MAX];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = 0;
+        if (mkdir(buf, 0700) != 0 && errno != EEXIST) return -1;
+        *p = '/';
+    }
+    return (mkdir(buf, 0700) != 0 && errno != EEXIST) ? -1 : 0;
+}
+
+static void hash_str(EVP_MD_CTX *md, const char *s) {
+    if (!s) s = "";
+    EVP_DigestUpdate(md, s, strlen(s) + 1);
+}
+
+/* A file's identity: a new toolkit or compiler changes it. */
+static void hash_file(EVP_MD_CTX *md, const char *path) {
+    char real[PATH_MAX], id[PATH_MAX + 96];
+    struct stat st;
+    if (!path || !realpath(path, real) || stat(real, &st) != 0) {
+        hash_str(md, "-");
+        return;
+    }
+    snprintf(id, sizeof id, "%s %lld %lld.%09ld", real, (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+             st.st_mtim.tv_nsec);
+    hash_str(md, id);
+}
+
+static char *on_path(const char *name) {
+    const char *path = getenv("PATH");
+    for (const char *p = path; p && *p;) {
+        size_t n = strcspn(p, ":");
+        char buf[PATH_MAX];
+        snprintf(buf, sizeof buf, "%.*s/%s", (int)n, p, name);
+        if (n && access(buf, X_OK) == 0) return strdup(buf);
+        p += n + (p[n] == ':');
+    }
+    return NULL;
+}
+
+static void key_of(const program_spec_t *s, const char *nvcc, bool add_arch, char hex[65]) {
+    EVP_MD_CTX *md = EVP_MD_CTX_new();
+    if (!md) abort();
+    EVP_DigestInit_ex(md, EVP_sha256(), NULL);
+    hash_str(md, "icuda-program-1");
+    hash_str(md, s->source);
+    for (int i = 0; i < s->noptions; i++) hash_str(md, s->options[i]);
+    hash_str(md, add_arch ? s->arch : "");
+    for (int i = 0; i < s->nheaders; i++) {
+        hash_str(md, s->headers[i].name);
+        hash_str(md, s->headers[i].text);
+    }
+    hash_file(md, nvcc);
+    const char *const compilers[] = {"gcc", "g++"};
+    for (int i = 0; i < 2; i++) {
+        char *c = on_path(compilers[i]);
+        hash_file(md, c);
+        free(c);
+    }
+    hash_str(md, getenv("NVCC_PREPEND_FLAGS"));
+    hash_str(md, getenv("NVCC_APPEND_FLAGS"));
+    unsigned char d[EVP_MAX_MD_SIZE];
+    unsigned int len = 0;
+    EVP_DigestFinal_ex(md, d, &len);
+    EVP_MD_CTX_free(md);
+    for (unsigned i = 0; i < 32; i++) snprintf(hex + 2 * i, 3, "%02x", d[i]);
+}
+
+static int write_file(const char *dir, const char *name, const char *text) {
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char *slash = strrchr(path, '/');
+    *slash = 0;
+    if (mkdirs(path) != 0) return -1;
+    *slash = '/';
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    size_t n = strlen(text);
+    bool ok = fwrite(text, 1, n, f) == n;
+    if (n && text[n - 1] != '\n') ok = fputc('\n', f) != EOF && ok;
+    return (fclose(f) == 0 && ok) ? 0 : -1;
+}
+
+/* A header name that stays inside the build folder. */
+static bool safe_name(const char *name) {
+    if (!*name || name[0] == '/') return false;
+    for (const char *p = name; *p; p = strchr(p, '/') ? strchr(p, '/') + 1 : p + strlen(p))
+        if (!strncmp(p, "..", 2) && (p[2] == '/' || !p[2])) return false;
+    return true;
+}
+
+static char *path_in(const char *dir, const char *name) {
+    char *p = NULL;
+    if (asprintf(&p, "%s/%s", dir, name) < 0) abort();
+    return p;
+}
+
+typedef struct {
+    char name[80];
+    time_t used;
+} entry_t;
+
+static int by_use(const void *a, const void *b) {
+    time_t x = ((const entry_t *)a)->used, y = ((const entry_t *)b)->used;
+    return x < y ? -1 : x > y;
+}
+
+/* Keeps the PROGRAM_CACHE_KEEP programs run last; drops stale build folders. */
+static void prune(const char *root) {
+    DIR *d = opendir(root);
+    if (!d) return;
+    entry_t *e = NULL;
+    size_t n = 0, cap = 0;
+    struct dirent *de;
+    time_t now = time(NULL);
+    while ((de = readdir(d)) != NULL) {
+        if (de->d_name[0] == '.' && strncmp(de->d_name, ".build-", 7)) continue;
+        char path[PATH_MAX];
+        struct stat st;
+        if (snprintf(path, sizeof path, "%s/%s", root, de->d_name) >= (int)sizeof path ||
+            strlen(de->d_name) >= sizeof e->name || lstat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+            continue;
+        if (de->d_name[0] == '.') {
+            if (now - st.st_mtime > STALE_BUILD_S) program_remove_tree(path);
+            continue;
+        }
+        if (n == cap) {
+            cap = cap ? 2 * cap : 64;
+            e = realloc(e, cap * sizeof *e);
+            if (!e) abort();
+        }
+        memcpy(e[n].name, de->d_name, strlen(de->d_name) + 1); /* fits: checked above */
+        e[n++].used = st.st_mtime;
+    }
+    closedir(d);
+    if (n > PROGRAM_CACHE_KEEP) {
+        qsort(e, n, sizeof *e, by_use);
+        for (size_t i = 0; i < n - PROGRAM_CACHE_KEEP; i++) {
+            char *path = path_in(root, e[i].name);
+            program_remove_tree(path);
+            free(path);
+        }
+    }
+    free(e);
+}
+
+/* nvcc in the build folder; its output into b->log. */
+static program_status_t run_nvcc(char *nvcc, const char *arch, const program_spec_t *s, program_binary_t *b) {
+    char arch_opt[64];
+    snprintf(arch_opt, sizeof arch_opt, "-arch=%s", arch ? arch : "");
+    char **argv = calloc((size_t)s->noptions + 8, sizeof *argv);
+    if (!argv) abort();
+    int n = 0;
+    argv[n++] = nvcc;
+    if (arch) argv[n++] = arch_opt;
+    for (int i = 0; i < s->noptions; i++) argv[n++] = s->options[i];
+    argv[n++] = "-o";
+    argv[n++] = "prog";
+    argv[n++] = PROGRAM_UNIT;
+    proc_opts_t o = {.cwd = b->dir};
+    proc_result_t r;
+    int rc = proc_run(argv, &o, &r);
+    free(argv);
+    program_status_t st;
+    if (rc != 0) {
+        snprintf(b->why, sizeof b->why, "%s", r.why);
+        st = PROGRAM_ERROR;
+    } else if (r.interrupted) {
+        st = PROGRAM_INTERRUPTED;
+    } else if (!r.exited || r.exit_status != 0) {
+        b->nvcc_status = r.exited ? r.exit_status : 128 + r.signal;
+        st = PROGRAM_FAILED;
+    } else {
+        st = PROGRAM_BUILT;
+    }
+    b->log = r.output;
+    return st;
+}
+
+program_status_t program_build(const program_spec_t *s, program_binary_t *b) {
+    memset(b, 0, sizeof *b);
+    char where[2048] = "";
+    char *nvcc = program_find_nvcc(where, sizeof where);
+    if (!nvcc) {
+        snprintf(b->why, sizeof b->why, "%.1000s", where);
+        return PROGRAM_NO_NVCC;
+    }
+    bool add_arch = s->arch && *s->arch && !program_options_choose_arch(s->options, s->noptions);
+    char hex[65];
+    key_of(s, nvcc, add_arch, hex);
+
+    char root[PATH_MAX] = "";
+    if (s->cache_dir) {
+        snprintf(root, sizeof root, "%s/programs", s->cache_dir);
+        if (mkdirs(root) != 0) root[0] = 0; /* no cache then, but a build all the same */
+    }
+    if (root[0]) {
+        b->dir = path_in(root, hex);
+        b->binary = path_in(b->dir, "prog");
+        if (access(b->binary, X_OK) == 0) {
+            utimensat(AT_FDCWD, b->dir, NULL, 0); /* recently used: pruned last */
+            free(nvcc);
+            return PROGRAM_CACHED;
+        }
+        free(b->dir);
+        free(b->binary);
+        b->dir = b->binary = NULL;
+    }
+
+    char tmpl[PATH_MAX + 32];
+    if (root[0]) {
+        snprintf(tmpl, sizeof tmpl, "%s/.build-XXXXXX", root);
+    } else {
+        const char *t = getenv("TMPDIR");
+        snprintf(tmpl, sizeof tmpl, "%s/icuda-program-XXXXXX", t && *t ? t : "/tmp");
+    }
+    if (!mkdtemp(tmpl)) {
+        snprintf(b->why, sizeof b->why, "cannot make a build folder %.900s: %s", tmpl, strerror(errno));
+        free(nvcc);
+        return PROGRAM_ERROR;
+    }
+    b->dir = strdup(tmpl);
+    int werr = write_file(b->dir, PROGRAM_UNIT, s->source);
+    for (int i = 0; i < s->nheaders && !werr; i++)
+        if (safe_name(s->headers[i].name)) werr = write_file(b->dir, s->headers[i].name, s->headers[i].text);
+    if (werr) {
+        snprintf(b->why, sizeof b->why, "cannot write the program into %s: %s", b->dir, strerror(errno));
+        program_remove_tree(b->dir);
+        free(nvcc);
+        return PROGRAM_ERROR;
+    }
+
+    program_status_t st = run_nvcc(nvcc, add_arch ? s->arch : NULL, s, b);
+    if (st == PROGRAM_FAILED && add_arch && b->log && strstr(b->log, "Unsupported gpu architecture")) {
+        /* a GPU newer than this nvcc: its default architecture's PTX, which the driver compiles */
+        free(b->log);
+        b->log = NULL;
+        b->arch_refused = true;
+        st = run_nvcc(nvcc, NULL, s, b);
+    }
+    free(nvcc);
+    if (st != PROGRAM_BUILT) {
+        program_remove_tree(b->dir);
+        return st;
+    }
+    if (root[0]) { /* the finished build becomes the cache entry, all at once */
+        char *final = path_in(root, hex);
+        if (rename(b->dir, final) != 0) program_remove_tree(b->dir); /* another kernel made it first */
+        free(b->dir);
+        b->dir = final;
+        prune(root);
+    } else {
+        b->temporary = true;
+    }
+    b->binary = path_in(b->dir, "prog");
+    if (access(b->binary, X_OK) != 0) {
+        snprintf(b->why, sizeof b->why, "nvcc made no executable in %s", b->dir);
+        return PROGRAM_ERROR;
+    }
+    return st;
+}
+
+void program_binary_free(program_binary_t *b) {
+    if (b->temporary) program_remove_tree(b->dir);
+    free(b->binary);
+    free(b->dir);
+    free(b->log);
+    memset(b, 0, sizeof *b);
+}
