@@ -21,7 +21,7 @@ static double now(void) {
 }
 
 static void run(interp_t *in, const char *code) {
-    engine_error_t err = {0};
+    cell_error_t err = {0};
     json_t *v = NULL;
     if (interp_run(in, code, "In [bench]", NULL, &v, &err) != 0) {
         fprintf(stderr, "cell failed: %s: %s\n", err.ename, err.evalue);

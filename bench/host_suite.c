@@ -101,14 +101,14 @@ static void io_stream(void *ctx, const char *name, const char *text, size_t len)
 }
 
 static int run(interp_t *in, const char *code, bool show) {
-    engine_io_t io = {.ctx = show ? (void *)1 : NULL, .stream = io_stream};
-    engine_error_t err = {0};
+    cell_io_t io = {.ctx = show ? (void *)1 : NULL, .stream = io_stream};
+    cell_error_t err = {0};
     json_t *v = NULL;
     int rc = interp_run(in, code, "In [bench]", &io, &v, &err);
     interp_flush_output(in);
     if (rc) fprintf(stderr, "cell failed: %s: %s\n", err.ename, err.evalue);
     if (v) json_decref(v);
-    engine_error_clear(&err);
+    cell_error_clear(&err);
     return rc;
 }
 

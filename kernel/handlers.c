@@ -181,8 +181,8 @@ static void handle_execute(request_t *rq) {
     if (!silent) server_publish(rq, "execute_input", json_pack("{s:s, s:i}", "code", src,
                                                                "execution_count", count));
     exec_io_t x = {rq, silent, count, json_array(), NULL};
-    engine_io_t io = {&x, io_stream, io_display, io_page_payload};
-    engine_error_t err = {0};
+    cell_io_t io = {&x, io_stream, io_display, io_page_payload};
+    cell_error_t err = {0};
     interrupt_clear(); /* an interrupt sent while idle does not kill the next cell */
     fault_guard_test_trigger(src);
     int rc = engine_execute(ks->engine, src, count, silent, &io, &err);
@@ -215,7 +215,7 @@ static void handle_execute(request_t *rq) {
         free(ename_s);
         free(evalue_s);
     }
-    engine_error_clear(&err);
+    cell_error_clear(&err);
     json_decref(x.payload);
     if (!c) { /* invalid UTF-8 from the engine, say */
         log_msg("execute_reply could not be built");

@@ -33,7 +33,7 @@ static const char *count_colon(const char *s) {
     return found;
 }
 
-int magic_array(magic_ctx_t *mc, const char *label, const char *arg, interp_array_t *a, engine_error_t *err) {
+int magic_array(magic_ctx_t *mc, const char *label, const char *arg, interp_array_t *a, cell_error_t *err) {
     const char *colon = count_colon(arg);
     size_t el = colon ? (size_t)(colon - arg) : strlen(arg);
     char *text = NULL;
@@ -49,12 +49,12 @@ int magic_array(magic_ctx_t *mc, const char *label, const char *arg, interp_arra
     free(text);
     if (rc) return rc;
     if (!(n >= 0) || n != (double)(uint64_t)n) {
-        engine_error_set(err, "ValueError", NULL, "%s: the count after ':' in %s must be a whole number, not %g", label,
+        cell_error_set(err, "ValueError", NULL, "%s: the count after ':' in %s must be a whole number, not %g", label,
                          arg, n);
         return -1;
     }
     if ((uint64_t)n > a->count) {
-        engine_error_set(err, "ValueError", NULL, "%s: %s asks for %.0f elements, but %.*s has room for only %llu", label,
+        cell_error_set(err, "ValueError", NULL, "%s: %s asks for %.0f elements, but %.*s has room for only %llu", label,
                          arg, n, (int)el, arg, (unsigned long long)a->count);
         return -1;
     }
@@ -62,11 +62,11 @@ int magic_array(magic_ctx_t *mc, const char *label, const char *arg, interp_arra
     return 0;
 }
 
-void *magic_array_bytes(magic_ctx_t *mc, const interp_array_t *a, uint64_t count, engine_error_t *err) {
+void *magic_array_bytes(magic_ctx_t *mc, const interp_array_t *a, uint64_t count, cell_error_t *err) {
     size_t n = (size_t)(count * a->esize);
     void *out = malloc(n ? n : 1);
     if (!out) {
-        engine_error_set(err, "MemoryError", NULL, "no host memory for %zu bytes", n);
+        cell_error_set(err, "MemoryError", NULL, "no host memory for %zu bytes", n);
         return NULL;
     }
     char why[600] = "";
@@ -79,7 +79,7 @@ void *magic_array_bytes(magic_ctx_t *mc, const interp_array_t *a, uint64_t count
     }
     if (!g && !r) {
         free(out);
-        engine_error_set(err, "cudaErrorNoDevice", NULL, "%s", why);
+        cell_error_set(err, "cudaErrorNoDevice", NULL, "%s", why);
         return NULL;
     }
     if (!r) r = gpu_client_memcpy_dtoh(g, out, a->device, n, 0, false);
@@ -115,7 +115,7 @@ double magic_elem_double(const interp_array_t *a, const void *bytes, uint64_t i)
     }
 }
 
-double *magic_array_doubles(magic_ctx_t *mc, const interp_array_t *a, uint64_t count, engine_error_t *err) {
+double *magic_array_doubles(magic_ctx_t *mc, const interp_array_t *a, uint64_t count, cell_error_t *err) {
     void *raw = magic_array_bytes(mc, a, count, err);
     if (!raw) return NULL;
     double *d = malloc((count ? count : 1) * sizeof *d);

@@ -11,12 +11,12 @@
 #include "runtime/device/nvrtc_compile.h"
 #include "runtime/base/strbuf.h"
 
-static int no_gpu(engine_error_t *err, int code, const char *why) {
-    engine_error_set(err, code ? cuda_error_name(code) : "cudaErrorNoDevice", NULL, "%s", why);
+static int no_gpu(cell_error_t *err, int code, const char *why) {
+    cell_error_set(err, code ? cuda_error_name(code) : "cudaErrorNoDevice", NULL, "%s", why);
     return -1;
 }
 
-static int devices_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
+static int devices_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
     char why[600];
     gpu_client_t *g = cuda_session_client(mc->e->cuda, why, sizeof why);
     if (!g) {
@@ -74,7 +74,7 @@ static int devices_line(magic_ctx_t *mc, const char *args, engine_error_t *err) 
     return 0;
 }
 
-static int device_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
+static int device_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
     char **argv;
     int argc = magic_split_args(args, &argv);
     char why[600];

@@ -16,7 +16,7 @@ extern char **environ;
 
 static int by_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-static int env_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
+static int env_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
     while (isspace((unsigned char)*args)) args++;
     size_t len = strlen(args);
     while (len && isspace((unsigned char)args[len - 1])) len--;
@@ -73,7 +73,7 @@ static void cpu(double *user, double *sys) {
 }
 
 /* Runs code once as a cell body and reports its times. */
-static int time_code(magic_ctx_t *mc, const char *code, engine_error_t *err) {
+static int time_code(magic_ctx_t *mc, const char *code, cell_error_t *err) {
     char why[600];
     /* only a worker that is up: a machine without a GPU times the host alone */
     gpu_client_t *g = cuda_session_client(mc->e->cuda, why, sizeof why);
@@ -125,7 +125,7 @@ static int time_code(magic_ctx_t *mc, const char *code, engine_error_t *err) {
     return 0;
 }
 
-static int time_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
+static int time_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
     while (isspace((unsigned char)*args)) args++;
     if (!*args) return magic_usage_error(&magic_time, err, "nothing to time");
     char *code = NULL;
@@ -136,7 +136,7 @@ static int time_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
     return rc;
 }
 
-static int time_cell(magic_ctx_t *mc, const char *args, const char *body, engine_error_t *err) {
+static int time_cell(magic_ctx_t *mc, const char *args, const char *body, cell_error_t *err) {
     while (isspace((unsigned char)*args)) args++;
     if (*args) return magic_usage_error(&magic_time, err, "%%%%time takes no arguments; the cell's body is timed");
     return time_code(mc, body, err);

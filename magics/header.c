@@ -6,7 +6,7 @@
 #include "magics.h"
 #include "runtime/device/session_headers.h"
 
-static int header_cell(magic_ctx_t *mc, const char *args, const char *body, engine_error_t *err) {
+static int header_cell(magic_ctx_t *mc, const char *args, const char *body, cell_error_t *err) {
     char **argv;
     int argc = magic_split_args(args, &argv);
     if (argc != 1) {

@@ -59,7 +59,7 @@ static void html_escape(strbuf_t *b, const char *s) {
 
 #define NPLACES 4 /* host, pinned, managed, device */
 
-static int heap_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
+static int heap_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
     json_t *rows = interp_heap(mc->e->interp);
     size_t n = json_array_size(rows);
     gpu_client_t *g = client(mc);
@@ -178,7 +178,7 @@ static const char *release_call(json_t *r) {
     return place == INTERP_PLACE_PINNED ? "cudaFreeHost" : "cudaFree";
 }
 
-static int free_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
+static int free_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
     char **argv;
     int argc = magic_split_args(args, &argv);
     int rc = 0;
@@ -234,7 +234,7 @@ static int free_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
     return rc;
 }
 
-static int reset_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
+static int reset_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
     char **argv;
     int argc = magic_split_args(args, &argv);
     bool bad = argc > 1 || (argc == 1 && strcmp(argv[0], "-f"));
@@ -256,12 +256,12 @@ static int reset_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
     }
     json_decref(rows);
     char *c = sb_take(&code);
-    engine_error_t ferr = {0};
+    cell_error_t ferr = {0};
     /* a failure (a worker that died) must not keep the rest from being reset */
     if (c[0] && mc->run(mc, c, &ferr))
         io_printf(mc->io, "stderr", "%%reset: freeing device memory failed (%s); the rest is reset anyway\n",
                   ferr.evalue ? ferr.evalue : "?");
-    engine_error_clear(&ferr);
+    cell_error_clear(&ferr);
     free(c);
     json_t *vars = interp_who(mc->e->interp);
     magic_who_user_rows(vars);

@@ -7,7 +7,7 @@
 #include "runtime/engine/session.h"
 #include "runtime/base/strbuf.h"
 
-static int lsmagic_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
+static int lsmagic_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
     int n;
     const magic_t *t = magic_table(&n);
     strbuf_t b = {0};
@@ -24,7 +24,7 @@ static int lsmagic_line(magic_ctx_t *mc, const char *args, engine_error_t *err) 
     return 0;
 }
 
-static int help_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
+static int help_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
     char **argv;
     int argc = magic_split_args(args, &argv);
     int rc = 0;

@@ -12,7 +12,7 @@
 
 #include "runtime/base/strbuf.h"
 
-int magic_usage_error(const magic_t *m, engine_error_t *err, const char *fmt, ...) {
+int magic_usage_error(const magic_t *m, cell_error_t *err, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     char *msg = NULL;
@@ -21,7 +21,7 @@ int magic_usage_error(const magic_t *m, engine_error_t *err, const char *fmt, ..
     json_t *tb = json_array();
     json_array_append_new(tb, json_sprintf("\x1b[1;31mUsageError\x1b[0m: %s", msg ? msg : ""));
     json_array_append_new(tb, json_sprintf("usage: %s", m->usage));
-    engine_error_set(err, "UsageError", tb, "%s", msg ? msg : "");
+    cell_error_set(err, "UsageError", tb, "%s", msg ? msg : "");
     free(msg);
     return -1;
 }
@@ -116,7 +116,7 @@ static bool parse_count(const char *v, long max, long *out) {
     return true;
 }
 
-int timeit_parse_opts(const magic_t *m, const char *args, timeit_opts_t *o, engine_error_t *err) {
+int timeit_parse_opts(const magic_t *m, const char *args, timeit_opts_t *o, cell_error_t *err) {
     memset(o, 0, sizeof *o);
     const char *p = args;
     for (;;) {
@@ -189,7 +189,7 @@ int timeit_parse_opts(const magic_t *m, const char *args, timeit_opts_t *o, engi
     return 0;
 }
 
-int plot_parse_opts(const magic_t *m, char **argv, int argc, bool hist, plot_opts_t *o, engine_error_t *err) {
+int plot_parse_opts(const magic_t *m, char **argv, int argc, bool hist, plot_opts_t *o, cell_error_t *err) {
     memset(o, 0, sizeof *o);
     o->bins = 10;
     for (int i = 0; i < argc; i++) {
@@ -230,7 +230,7 @@ int plot_parse_opts(const magic_t *m, char **argv, int argc, bool hist, plot_opt
 }
 
 int host_tier_args(const magic_t *m, const char *args, char *buf, size_t cap, const char **mode, int *opt,
-                     engine_error_t *err) {
+                     cell_error_t *err) {
     snprintf(buf, cap, "%s", args ? args : "");
     *mode = NULL;
     *opt = -1;
@@ -283,7 +283,7 @@ static int split_words(const char *line, char ***out) {
     return n;
 }
 
-int program_parse_opts(const magic_t *m, const char *line, program_opts_t *o, engine_error_t *err) {
+int program_parse_opts(const magic_t *m, const char *line, program_opts_t *o, cell_error_t *err) {
     memset(o, 0, sizeof *o);
     o->argc = split_words(line, &o->argv);
     o->nvcc = o->argv;

@@ -23,7 +23,7 @@ typedef struct timeit_opts {
     const char *rest;  /* the statement (%timeit) or the setup (%%timeit), inside args */
 } timeit_opts_t;
 
-int timeit_parse_opts(const magic_t *m, const char *args, timeit_opts_t *o, engine_error_t *err);
+int timeit_parse_opts(const magic_t *m, const char *args, timeit_opts_t *o, cell_error_t *err);
 void timeit_opts_free(timeit_opts_t *o);
 
 /* %plot / %hist (hist: --bins, one array): options, then the arrays; the
@@ -40,12 +40,12 @@ typedef struct plot_opts {
     int nargs;
 } plot_opts_t;
 
-int plot_parse_opts(const magic_t *m, char **argv, int argc, bool hist, plot_opts_t *o, engine_error_t *err);
+int plot_parse_opts(const magic_t *m, char **argv, int argc, bool hist, plot_opts_t *o, cell_error_t *err);
 
 /* %host_tier / %%host: a mode (off|auto|always, NULL if none; points into
  * buf) and an optimisation level (-O0/-O2: 0 or 2, -1 if none). */
 int host_tier_args(const magic_t *m, const char *args, char *buf, size_t cap, const char **mode, int *opt,
-                   engine_error_t *err);
+                   cell_error_t *err);
 
 /* %%program: nvcc's options, then the program's arguments after --. */
 typedef struct program_opts {
@@ -59,6 +59,6 @@ typedef struct program_opts {
 } program_opts_t;
 
 /* Fills o (free o->argv with magic_free_args, also after an error). */
-int program_parse_opts(const magic_t *m, const char *line, program_opts_t *o, engine_error_t *err);
+int program_parse_opts(const magic_t *m, const char *line, program_opts_t *o, cell_error_t *err);
 
 #endif

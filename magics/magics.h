@@ -10,8 +10,8 @@ typedef struct magic {
     const char *usage;   /* "%ptx [--all] kernel" */
     const char *summary; /* one line for %lsmagic */
     const char *help;    /* the rest of %help name */
-    int (*line)(magic_ctx_t *mc, const char *args, engine_error_t *err);
-    int (*cell)(magic_ctx_t *mc, const char *args, const char *body, engine_error_t *err);
+    int (*line)(magic_ctx_t *mc, const char *args, cell_error_t *err);
+    int (*cell)(magic_ctx_t *mc, const char *args, const char *body, cell_error_t *err);
 } magic_t;
 
 /* Rows a listing magic (%heap, %who) shows; the rest are counted in a line
@@ -23,16 +23,16 @@ const magic_t *magic_find(const char *name);
 char *magic_help_text(const magic_t *m);
 
 /* line: "%name args" (also "%name?"). */
-int magic_run_line(magic_ctx_t *mc, const char *line, engine_error_t *err);
+int magic_run_line(magic_ctx_t *mc, const char *line, cell_error_t *err);
 /* code: a cell whose first line is "%%name args". */
-int magic_run_cell(magic_ctx_t *mc, const char *code, engine_error_t *err);
+int magic_run_cell(magic_ctx_t *mc, const char *code, cell_error_t *err);
 
 /* A cell that defines main() (runtime/program/program_detect.h), run as %%program
  * with no options, after a one-line notice (magics/program.c). */
-int magic_program_auto(magic_ctx_t *mc, const char *code, engine_error_t *err);
+int magic_program_auto(magic_ctx_t *mc, const char *code, cell_error_t *err);
 
 /* A usage error of a magic: ename UsageError, with its usage line. */
-int magic_usage_error(const magic_t *m, engine_error_t *err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int magic_usage_error(const magic_t *m, cell_error_t *err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Splits args on white space (double quotes group); returns argc. */
 int magic_split_args(const char *args, char ***argv);

@@ -47,7 +47,7 @@ int measure_clear(engine_t *e);
 /* The peaks of device dev: the table and the device's properties, and the
  * bandwidth of a device-to-device copy measured on first use in this
  * session. 0, or -1 with err filled (the GPU failed). */
-int peaks_get(magic_ctx_t *mc, struct gpu_client *g, int dev, const device_peaks_t **out, engine_error_t *err);
+int peaks_get(magic_ctx_t *mc, struct gpu_client *g, int dev, const device_peaks_t **out, cell_error_t *err);
 /* FP32 and FP64 FMA results per clock per SM for a compute capability;
  * false (and an estimate) for one the table does not know. */
 bool peaks_fma_per_sm(int major, int minor, int *fp32, int *fp64);

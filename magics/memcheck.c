@@ -25,7 +25,7 @@ static const char *const tools[] = {"memcheck", "racecheck", "initcheck", "syncc
 
 /* "--tool racecheck rest" / "--tool=racecheck rest" / "rest". */
 static int parse_options(const magic_t *mg, const char *args, const char **tool, const char **rest,
-                         engine_error_t *err) {
+                         cell_error_t *err) {
     *tool = "memcheck";
     const char *p = args;
     for (;;) {
@@ -281,14 +281,14 @@ static void add_other(json_t *lines, const char *other) {
 
 /* ---- the magic ---- */
 
-static int run(magic_ctx_t *mc, const magic_t *mg, const char *tool, const char *code, engine_error_t *err) {
+static int run(magic_ctx_t *mc, const magic_t *mg, const char *tool, const char *code, cell_error_t *err) {
     cuda_memcheck_t *m;
     char ename[64], msg[2048];
     if (cuda_memcheck_begin(mc->e->cuda, tool, &m, ename, msg, sizeof msg)) {
-        engine_error_set(err, ename, NULL, "%s", msg);
+        cell_error_set(err, ename, NULL, "%s", msg);
         return -1;
     }
-    engine_error_t run_err = {0};
+    cell_error_t run_err = {0};
     int rc = mc->run(mc, code, &run_err);
     cuda_memcheck_result_t res;
     cuda_memcheck_end(m, &res);
@@ -317,7 +317,7 @@ static int run(magic_ctx_t *mc, const magic_t *mg, const char *tool, const char 
         if (rc != 0) add(lines, "the statement also stopped with %s: %s", run_err.ename ? run_err.ename : "an error",
                          run_err.evalue ? run_err.evalue : "");
         if (res.note[0]) add(lines, "%s", res.note);
-        engine_error_set(err, "CudaMemcheckError", lines, "%s: %s", tool,
+        cell_error_set(err, "CudaMemcheckError", lines, "%s: %s", tool,
                          summary ? summary : "compute-sanitizer reported errors");
         free(summary);
         out = -1;
@@ -328,19 +328,19 @@ static int run(magic_ctx_t *mc, const magic_t *mg, const char *tool, const char 
             *err = run_err;
             memset(&run_err, 0, sizeof run_err);
         } else if (res.gpu_error) {
-            engine_error_set(err, gpu_client_error_name(res.gpu_error), NULL, "the statement's GPU work failed under "
+            cell_error_set(err, gpu_client_error_name(res.gpu_error), NULL, "the statement's GPU work failed under "
                              "compute-sanitizer: %s", gpu_client_error_name(res.gpu_error));
             out = -1;
         }
     }
-    engine_error_clear(&run_err);
+    cell_error_clear(&run_err);
     free(groups);
     san_log_free(&log);
     cuda_memcheck_result_free(&res);
     return out;
 }
 
-static int memcheck_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
+static int memcheck_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
     const char *tool, *code;
     if (parse_options(&magic_memcheck, args, &tool, &code, err)) return -1;
     if (!*code) return magic_usage_error(&magic_memcheck, err, "give the statement to check, e.g. "
@@ -348,7 +348,7 @@ static int memcheck_line(magic_ctx_t *mc, const char *args, engine_error_t *err)
     return run(mc, &magic_memcheck, tool, code, err);
 }
 
-static int memcheck_cell(magic_ctx_t *mc, const char *args, const char *body, engine_error_t *err) {
+static int memcheck_cell(magic_ctx_t *mc, const char *args, const char *body, cell_error_t *err) {
     const char *tool, *rest;
     if (parse_options(&magic_memcheck, args, &tool, &rest, err)) return -1;
     if (*rest) return magic_usage_error(&magic_memcheck, err, "%%%%memcheck takes only --tool on its line; the "

@@ -15,8 +15,8 @@
 #include "npy_header.h"
 #include "runtime/base/strbuf.h"
 
-static int io_error(engine_error_t *err, const char *what, const char *path) {
-    engine_error_set(err, "OSError", NULL, "%s %s: %s", what, path, strerror(errno));
+static int io_error(cell_error_t *err, const char *what, const char *path) {
+    cell_error_set(err, "OSError", NULL, "%s %s: %s", what, path, strerror(errno));
     return -1;
 }
 
@@ -48,14 +48,14 @@ static char *link_target(const char *path) {
     return p;
 }
 
-static int write_file(const char *path, const void *head, size_t hl, const void *data, size_t n, engine_error_t *err) {
+static int write_file(const char *path, const void *head, size_t hl, const void *data, size_t n, cell_error_t *err) {
     /* The rename would put a new file in place of whatever the name is: a
      * symlink (numpy writes through it, so this does too) or a device
      * (%save /dev/null as root replaced the machine's /dev/null). */
     char *real = link_target(path);
     struct stat st;
     if (stat(real ? real : path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        engine_error_set(err, "OSError", NULL, "cannot write %s: it is not a regular file (%s)", path,
+        cell_error_set(err, "OSError", NULL, "cannot write %s: it is not a regular file (%s)", path,
                          S_ISDIR(st.st_mode) ? "a directory" : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
                          : S_ISFIFO(st.st_mode) ? "a pipe" : "a special file");
         free(real);
@@ -87,7 +87,7 @@ static int write_file(const char *path, const void *head, size_t hl, const void 
     return 0;
 }
 
-static int save_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
+static int save_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
     char **argv;
     int argc = magic_split_args(args, &argv);
     const char *pos[3] = {0};
@@ -114,7 +114,7 @@ static int save_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
     }
     const npy_dtype_t *d = rc ? NULL : npy_dtype_of(a.elem, a.esize);
     if (!rc && !d) {
-        engine_error_set(err, "TypeError", NULL, "%%save: .npy has no dtype for %s", a.ctype);
+        cell_error_set(err, "TypeError", NULL, "%%save: .npy has no dtype for %s", a.ctype);
         rc = -1;
     }
     if (!rc && shaped) {
@@ -159,7 +159,7 @@ static bool c_name(const char *s) {
     return true;
 }
 
-static unsigned char *read_all(const char *path, size_t *len, engine_error_t *err) {
+static unsigned char *read_all(const char *path, size_t *len, cell_error_t *err) {
     FILE *f = fopen(path, "rb");
     if (!f) {
         io_error(err, "cannot read", path);
@@ -183,7 +183,7 @@ static unsigned char *read_all(const char *path, size_t *len, engine_error_t *er
     return b;
 }
 
-static int load_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
+static int load_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
     char **argv;
     int argc = magic_split_args(args, &argv);
     int rc = 0;

@@ -64,8 +64,8 @@ char *npy_header(const npy_dtype_t *d, const long *dims, int nd, size_t *len) {
     return out;
 }
 
-static int bad_file(engine_error_t *err, const char *path, const char *why) {
-    engine_error_set(err, "ValueError", NULL, "%s is not a .npy file icuda can read: %s", path, why);
+static int bad_file(cell_error_t *err, const char *path, const char *why) {
+    cell_error_set(err, "ValueError", NULL, "%s is not a .npy file icuda can read: %s", path, why);
     return -1;
 }
 
@@ -82,7 +82,7 @@ static const char *dict_value(const char *dict, const char *key) {
     return p;
 }
 
-int npy_parse_header(const char *path, const unsigned char *buf, size_t len, npy_t *o, engine_error_t *err) {
+int npy_parse_header(const char *path, const unsigned char *buf, size_t len, npy_t *o, cell_error_t *err) {
     memset(o, 0, sizeof *o);
     if (len < 10 || memcmp(buf, "\x93NUMPY", 6)) return bad_file(err, path, "it does not start with \\x93NUMPY");
     int ver = buf[6];
@@ -97,7 +97,7 @@ int npy_parse_header(const char *path, const unsigned char *buf, size_t len, npy
     int rc = 0;
     const char *v = dict_value(dict, "descr"), *f = dict_value(dict, "fortran_order"), *s = dict_value(dict, "shape");
     if (v && *v == '[') {
-        engine_error_set(err, "TypeError", NULL, "%s holds a structured dtype (fields), which icuda cannot hold", path);
+        cell_error_set(err, "TypeError", NULL, "%s holds a structured dtype (fields), which icuda cannot hold", path);
         rc = -1;
     } else if (!v || !f || !s || *v != '\'' || *s != '(')
         rc = bad_file(err, path, "its header lacks descr, fortran_order or shape");
@@ -111,7 +111,7 @@ int npy_parse_header(const char *path, const unsigned char *buf, size_t len, npy
             if (!strcmp(dtypes[i].code, c)) o->d = &dtypes[i];
         if (!strcmp(c, "?")) o->d = npy_dtype_of(INTERP_ELEM_BOOL, 1);
         if (!o->d) {
-            engine_error_set(err, "TypeError", NULL, "%s holds dtype %s, which icuda cannot hold (it takes f4, f8, i1-i8, u1-u8, b1)",
+            cell_error_set(err, "TypeError", NULL, "%s holds dtype %s, which icuda cannot hold (it takes f4, f8, i1-i8, u1-u8, b1)",
                              path, code);
             rc = -1;
         }

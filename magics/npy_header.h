@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "runtime/engine/engine.h"
+#include "runtime/base/cell_io.h"
 #include "runtime/lang/interp.h"
 
 #define NPY_MAX_DIMS 8
@@ -39,6 +39,6 @@ typedef struct npy {
 
 /* Checks a whole file's bytes (buf, len): the header, and that the data
  * holds count elements. 0, or -1 with err naming path. */
-int npy_parse_header(const char *path, const unsigned char *buf, size_t len, npy_t *o, engine_error_t *err);
+int npy_parse_header(const char *path, const unsigned char *buf, size_t len, npy_t *o, cell_error_t *err);
 
 #endif

@@ -20,7 +20,7 @@ static void show(magic_ctx_t *mc) {
     options_free(opts, n);
 }
 
-static int nvrtc_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
+static int nvrtc_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
     char **argv;
     int argc = magic_split_args(args, &argv);
     if (argc == 0) {
@@ -51,7 +51,7 @@ static int nvrtc_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
         size_t n = strlen(msg);
         while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' ')) msg[--n] = 0;
         json_array_append_new(tb, json_string(msg));
-        engine_error_set(err, "UsageError", tb, "NVRTC refused the options: %s", msg);
+        cell_error_set(err, "UsageError", tb, "NVRTC refused the options: %s", msg);
         free(msg);
         magic_free_args(argv, argc);
         return -1;

@@ -101,7 +101,7 @@ out:
     return r;
 }
 
-int peaks_get(magic_ctx_t *mc, gpu_client_t *g, int dev, const device_peaks_t **out, engine_error_t *err) {
+int peaks_get(magic_ctx_t *mc, gpu_client_t *g, int dev, const device_peaks_t **out, cell_error_t *err) {
     measure_state_t *s = measure_state(mc->e);
     for (int i = 0; i < s->npeaks; i++)
         if (s->peaks[i].dev == dev) {

@@ -73,7 +73,7 @@ static void free_series(series_t *s, int n) {
     }
 }
 
-static int plot_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
+static int plot_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
     char **argv;
     int argc = magic_split_args(args, &argv);
     plot_opts_t o;
@@ -214,7 +214,7 @@ out:
     return rc;
 }
 
-static int hist_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
+static int hist_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
     char **argv;
     int argc = magic_split_args(args, &argv);
     plot_opts_t o;

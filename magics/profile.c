@@ -19,7 +19,7 @@ typedef struct {
 } opts_t;
 
 /* Leading --options; *rest is what follows them. 0, or -1 with a usage error. */
-static int parse_opts(const magic_t *m, const char *args, opts_t *o, const char **rest, engine_error_t *err) {
+static int parse_opts(const magic_t *m, const char *args, opts_t *o, const char **rest, cell_error_t *err) {
     o->metrics = false;
     o->timeline = true;
     const char *p = args;
@@ -73,11 +73,11 @@ static void show_nvtx(magic_ctx_t *mc, int from) {
     free(html);
 }
 
-static int profile_code(magic_ctx_t *mc, const opts_t *o, const char *code, engine_error_t *err) {
+static int profile_code(magic_ctx_t *mc, const opts_t *o, const char *code, cell_error_t *err) {
     cuda_profile_t *p = NULL;
     char ename[64], msg[2048];
     if (cuda_profile_begin(mc->e->cuda, &p, ename, sizeof ename, msg, sizeof msg)) {
-        engine_error_set(err, ename, NULL, "%%profile: %s", msg);
+        cell_error_set(err, ename, NULL, "%%profile: %s", msg);
         return -1;
     }
     if (o->metrics)
@@ -89,7 +89,7 @@ static int profile_code(magic_ctx_t *mc, const opts_t *o, const char *code, engi
                   "--metrics sm__warps_active.avg.pct_of_peak_sustained_active,"
                   "dram__throughput.avg.pct_of_peak_sustained_elapsed,"
                   "sm__throughput.avg.pct_of_peak_sustained_elapsed.\n");
-    engine_error_t run_err = {0};
+    cell_error_t run_err = {0};
     int nvtx_from = cuda_nvtx_count(mc->e->cuda);
     int rc = mc->run(mc, code, &run_err);
     show_nvtx(mc, nvtx_from);
@@ -102,19 +102,19 @@ static int profile_code(magic_ctx_t *mc, const opts_t *o, const char *code, engi
     gpu_profile_result_free(&res);
     if (rc) {
         if (rc2) io_printf(mc->io, "stderr", "%%profile: %s\n", msg2);
-        engine_error_clear(err);
+        cell_error_clear(err);
         *err = run_err;
         return -1;
     }
-    engine_error_clear(&run_err);
+    cell_error_clear(&run_err);
     if (rc2) {
-        engine_error_set(err, ename2, NULL, "%s", msg2);
+        cell_error_set(err, ename2, NULL, "%s", msg2);
         return -1;
     }
     return 0;
 }
 
-static int profile_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
+static int profile_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
     opts_t o;
     const char *code;
     if (parse_opts(&magic_profile, args, &o, &code, err)) return -1;
@@ -124,7 +124,7 @@ static int profile_line(magic_ctx_t *mc, const char *args, engine_error_t *err) 
     return profile_code(mc, &o, code, err);
 }
 
-static int profile_cell(magic_ctx_t *mc, const char *args, const char *body, engine_error_t *err) {
+static int profile_cell(magic_ctx_t *mc, const char *args, const char *body, cell_error_t *err) {
     opts_t o;
     const char *rest;
     if (parse_opts(&magic_profile, args, &o, &rest, err)) return -1;

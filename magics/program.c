@@ -31,20 +31,20 @@ static int body_offset(const magic_ctx_t *mc, const char *body) {
     return n;
 }
 
-static int no_nvcc(const char *where, engine_error_t *err) {
+static int no_nvcc(const char *where, cell_error_t *err) {
     json_t *tb = json_array();
     json_array_append_new(tb, json_string(RED "RuntimeError" OFF ": %%program needs nvcc, the CUDA compiler, and "
                                           "it was not found"));
     json_array_append_new(tb, json_sprintf("looked in: %s", *where ? where : "(nowhere)"));
     json_array_append_new(tb, json_string("install the CUDA toolkit (it has nvcc), or point CUDA_HOME at one, or "
                                           "set ICUDA_NVCC to nvcc's path"));
-    engine_error_set(err, "RuntimeError", tb,
+    cell_error_set(err, "RuntimeError", tb,
                      "%%%%program needs nvcc, the CUDA compiler, and it was not found (looked in: %s); install the "
                      "CUDA toolkit, or set CUDA_HOME or ICUDA_NVCC", *where ? where : "nowhere");
     return -1;
 }
 
-static int compile_failed(const program_binary_t *b, const program_log_src_t *src, engine_error_t *err) {
+static int compile_failed(const program_binary_t *b, const program_log_src_t *src, cell_error_t *err) {
     json_t *body = json_array();
     char *first = NULL;
     int n = program_log_format(b->log ? b->log : "", src, body, &first);
@@ -57,13 +57,13 @@ static int compile_failed(const program_binary_t *b, const program_log_src_t *sr
                                                "exited with status %d)", src->cell, b->nvcc_status));
     json_array_extend(tb, body);
     json_decref(body);
-    if (first) engine_error_set(err, "CompileError", tb, "%s", first);
-    else engine_error_set(err, "CompileError", tb, "nvcc exited with status %d", b->nvcc_status);
+    if (first) cell_error_set(err, "CompileError", tb, "%s", first);
+    else cell_error_set(err, "CompileError", tb, "nvcc exited with status %d", b->nvcc_status);
     free(first);
     return -1;
 }
 
-static void show_warnings(const engine_io_t *io, const program_binary_t *b, const program_log_src_t *src) {
+static void show_warnings(const cell_io_t *io, const program_binary_t *b, const program_log_src_t *src) {
     if (!b->log || !*b->log) return;
     json_t *lines = json_array();
     char *first = NULL;
@@ -77,7 +77,7 @@ static void show_warnings(const engine_io_t *io, const program_binary_t *b, cons
 
 /* The profiler --profile asks for (want: "", "nsys" or "ncu"): its path
  * (malloc'd) and name; -1 with the error set where there is none. */
-static int find_profiler(const char *want, char **path, const char **tool, engine_error_t *err) {
+static int find_profiler(const char *want, char **path, const char **tool, cell_error_t *err) {
     char where_nsys[2048] = "", where_ncu[2048] = "";
     *path = NULL;
     if (strcmp(want, "ncu")) {
@@ -99,27 +99,27 @@ static int find_profiler(const char *want, char **path, const char **tool, engin
     json_array_append_new(tb, json_sprintf("looked in: %s", *where ? where : "(nowhere)"));
     json_array_append_new(tb, json_string("install Nsight Compute or Nsight Systems (the CUDA toolkit's full "
                                           "installer has them), or set ICUDA_TOOLS_PATH to their folder"));
-    engine_error_set(err, "RuntimeError", tb, "--profile needs %s (looked in: %s); the program was not run",
+    cell_error_set(err, "RuntimeError", tb, "--profile needs %s (looked in: %s); the program was not run",
                      what, *where ? where : "nowhere");
     return -1;
 }
 
-static int run_status(const proc_result_t *r, const char *what, engine_error_t *err) {
+static int run_status(const proc_result_t *r, const char *what, cell_error_t *err) {
     char sig[96];
     if (r->interrupted) {
         if (r->killed)
-            engine_error_set(err, "KeyboardInterrupt", NULL, "interrupted: %s did not stop on SIGINT and was killed "
+            cell_error_set(err, "KeyboardInterrupt", NULL, "interrupted: %s did not stop on SIGINT and was killed "
                              "(SIGKILL)", what);
         else
-            engine_error_set(err, "KeyboardInterrupt", NULL, "interrupted: %s was stopped (SIGINT)", what);
+            cell_error_set(err, "KeyboardInterrupt", NULL, "interrupted: %s was stopped (SIGINT)", what);
         return -1;
     }
     if (r->exited && r->exit_status == 0) return 0;
     if (r->exited) {
-        engine_error_set(err, "ProgramError", NULL, "%s exited with status %d", what, r->exit_status);
+        cell_error_set(err, "ProgramError", NULL, "%s exited with status %d", what, r->exit_status);
     } else {
         proc_signal_name(r->signal, sig, sizeof sig);
-        engine_error_set(err, "ProgramError", NULL, "%s was killed by %s", what, sig);
+        cell_error_set(err, "ProgramError", NULL, "%s was killed by %s", what, sig);
     }
     return -1;
 }
@@ -153,7 +153,7 @@ static const char *visible_devices(magic_ctx_t *mc, char *out, size_t cap) {
 }
 
 static int run_program(magic_ctx_t *mc, const char *source, int line_offset, const program_opts_t *o,
-                       engine_error_t *err) {
+                       cell_error_t *err) {
     engine_t *e = mc->e;
     /* a profile asked for and impossible: said before any compile */
     char *prof = NULL;
@@ -175,11 +175,11 @@ static int run_program(magic_ctx_t *mc, const char *source, int line_offset, con
     switch (st) {
     case PROGRAM_NO_NVCC: rc = no_nvcc(b.why, err); break;
     case PROGRAM_ERROR:
-        engine_error_set(err, "RuntimeError", NULL, "%%%%program: %s", b.why);
+        cell_error_set(err, "RuntimeError", NULL, "%%%%program: %s", b.why);
         rc = -1;
         break;
     case PROGRAM_INTERRUPTED:
-        engine_error_set(err, "KeyboardInterrupt", NULL, "interrupted while nvcc compiled the program of %s",
+        cell_error_set(err, "KeyboardInterrupt", NULL, "interrupted while nvcc compiled the program of %s",
                          mc->cell_name);
         rc = -1;
         break;
@@ -221,7 +221,7 @@ static int run_program(magic_ctx_t *mc, const char *source, int line_offset, con
         proc_opts_t po = {.io = mc->io, .setenv = visible_devices(mc, vis, sizeof vis)};
         proc_result_t r;
         if (proc_run(cmd, &po, &r) != 0) {
-            engine_error_set(err, "RuntimeError", NULL, "%s", r.why);
+            cell_error_set(err, "RuntimeError", NULL, "%s", r.why);
             rc = -1;
         } else {
             rc = run_status(&r, prof ? tool : "the program", err);
@@ -235,7 +235,7 @@ static int run_program(magic_ctx_t *mc, const char *source, int line_offset, con
     return rc;
 }
 
-static int program_cell(magic_ctx_t *mc, const char *args, const char *body, engine_error_t *err) {
+static int program_cell(magic_ctx_t *mc, const char *args, const char *body, cell_error_t *err) {
     program_opts_t o;
     int rc = program_parse_opts(&magic_program, args, &o, err);
     if (rc == 0) {
@@ -249,7 +249,7 @@ static int program_cell(magic_ctx_t *mc, const char *args, const char *body, eng
     return rc;
 }
 
-int magic_program_auto(magic_ctx_t *mc, const char *code, engine_error_t *err) {
+int magic_program_auto(magic_ctx_t *mc, const char *code, cell_error_t *err) {
     io_printf(mc->io, "stderr", "icuda: this cell defines main(): running it as a whole program (%%%%program)\n");
     program_opts_t o;
     memset(&o, 0, sizeof o);

@@ -7,7 +7,7 @@
 #include "runtime/base/strbuf.h"
 
 /* The kernel named in args, or an error naming those there are. */
-static const kernel_entry_t *find_kernel(magic_ctx_t *mc, const magic_t *m, const char *name, engine_error_t *err) {
+static const kernel_entry_t *find_kernel(magic_ctx_t *mc, const magic_t *m, const char *name, cell_error_t *err) {
     const kernel_entry_t *k = engine_find_kernel(mc->e, name);
     if (k) return k;
     strbuf_t b = {0};
@@ -51,7 +51,7 @@ static char *entry_ptx(const char *ptx, const char *lowered) {
     return sb_take(&b);
 }
 
-static int ptx_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
+static int ptx_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
     char **argv;
     int argc = magic_split_args(args, &argv);
     bool all = false;
@@ -71,7 +71,7 @@ static int ptx_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
         const compiled_module_t *m = compile_cache_get(mc->e->cache, k->module_hex);
         const compiled_kernel_t *ck = m ? module_kernel(m, k->name) : NULL;
         if (!m || !m->ptx || !ck) {
-            engine_error_set(err, "RuntimeError", NULL, "the PTX of %s is no longer available; run its cell again", name);
+            cell_error_set(err, "RuntimeError", NULL, "the PTX of %s is no longer available; run its cell again", name);
             rc = -1;
         } else {
             char *text = all ? strdup(m->ptx) : entry_ptx(m->ptx, ck->lowered);

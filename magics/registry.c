@@ -34,10 +34,10 @@ char *magic_help_text(const magic_t *m) {
     return sb_take(&b);
 }
 
-static int unknown(const char *name, bool cell, engine_error_t *err) {
+static int unknown(const char *name, bool cell, cell_error_t *err) {
     json_t *tb = json_array();
     json_array_append_new(tb, json_sprintf("\x1b[1;31mUsageError\x1b[0m: %s%s is not a magic; %%lsmagic lists them", cell ? "%%" : "%", name));
-    engine_error_set(err, "UsageError", tb, "%s%s is not a magic; %%lsmagic lists them", cell ? "%%" : "%", name);
+    cell_error_set(err, "UsageError", tb, "%s%s is not a magic; %%lsmagic lists them", cell ? "%%" : "%", name);
     return -1;
 }
 
@@ -52,7 +52,7 @@ static void parse_head(const char *s, char *name, size_t cap, const char **rest,
     *rest = s;
 }
 
-int magic_run_line(magic_ctx_t *mc, const char *line, engine_error_t *err) {
+int magic_run_line(magic_ctx_t *mc, const char *line, cell_error_t *err) {
     char name[64];
     const char *rest;
     bool question;
@@ -69,7 +69,7 @@ int magic_run_line(magic_ctx_t *mc, const char *line, engine_error_t *err) {
     return m->line(mc, rest, err);
 }
 
-int magic_run_cell(magic_ctx_t *mc, const char *code, engine_error_t *err) {
+int magic_run_cell(magic_ctx_t *mc, const char *code, cell_error_t *err) {
     while (*code == ' ' || *code == '\t' || *code == '\n') code++;
     const char *eol = strchr(code, '\n');
     size_t hl = eol ? (size_t)(eol - code) : strlen(code);

@@ -20,7 +20,7 @@ typedef struct {
 } kinfo_t;
 
 /* A kernel of a cell, or a template instance (compiled now if need be). */
-static int lookup(magic_ctx_t *mc, const char *name, kinfo_t *ki, engine_error_t *err) {
+static int lookup(magic_ctx_t *mc, const char *name, kinfo_t *ki, cell_error_t *err) {
     memset(ki, 0, sizeof *ki);
     snprintf(ki->name, sizeof ki->name, "%s", name);
     const kernel_entry_t *k = engine_find_kernel(mc->e, name);
@@ -34,7 +34,7 @@ static int lookup(magic_ctx_t *mc, const char *name, kinfo_t *ki, engine_error_t
         cuda_kernel_ref_t ref;
         char ename[64], msg[1024];
         if (cuda_kernel_ref(mc->e->cuda, name, &ref, ename, msg, sizeof msg)) {
-            engine_error_set(err, ename[0] ? ename : "RuntimeError", NULL, "%s", msg);
+            cell_error_set(err, ename[0] ? ename : "RuntimeError", NULL, "%s", msg);
             return -1;
         }
         m = compile_cache_get(mc->e->cache, ref.hex);
@@ -67,16 +67,16 @@ static int lookup(magic_ctx_t *mc, const char *name, kinfo_t *ki, engine_error_t
 static void pct(char *b, size_t n, double f) { snprintf(b, n, "%.0f%%", f * 100); }
 
 /* Occupancy from icuda's model: the limits of the architecture compiled for. */
-static int computed(magic_ctx_t *mc, const kinfo_t *ki, int block, size_t dyn, strbuf_t *b, engine_error_t *err) {
+static int computed(magic_ctx_t *mc, const kinfo_t *ki, int block, size_t dyn, strbuf_t *b, cell_error_t *err) {
     const char *arch = engine_arch(mc->e);
     int major, minor;
     if (!ki->have_resources) {
-        engine_error_set(err, "RuntimeError", NULL, "the compiler reported no registers for %s, so its occupancy "
+        cell_error_set(err, "RuntimeError", NULL, "the compiler reported no registers for %s, so its occupancy "
                          "cannot be computed without a GPU", ki->name);
         return -1;
     }
     if (!occ_parse_arch(arch, &major, &minor)) {
-        engine_error_set(err, "RuntimeError", NULL, "cannot compute occupancy for %s without a GPU: not an "
+        cell_error_set(err, "RuntimeError", NULL, "cannot compute occupancy for %s without a GPU: not an "
                          "architecture of the form sm_XY", arch);
         return -1;
     }
@@ -170,7 +170,7 @@ static void table_row(const kinfo_t *ki, strbuf_t *plain, strbuf_t *html) {
     sb_printf(html, "<td><pre style=\"margin:0\">%s</pre></td></tr>", desc);
 }
 
-static int one(magic_ctx_t *mc, const char *name, int block, size_t dyn, strbuf_t *table, engine_error_t *err) {
+static int one(magic_ctx_t *mc, const char *name, int block, size_t dyn, strbuf_t *table, cell_error_t *err) {
     kinfo_t ki;
     if (lookup(mc, name, &ki, err)) return -1;
     if (table) {
@@ -187,14 +187,14 @@ static int one(magic_ctx_t *mc, const char *name, int block, size_t dyn, strbuf_
         if (r == CUDA_ERR_NO_DEVICE || r == CUDA_ERR_INSUFFICIENT_DRIVER) {
             rc = computed(mc, &ki, block, dyn, &b, err);
         } else if (r) {
-            engine_error_set(err, cuda_error_name(r), NULL, "%s", msg);
+            cell_error_set(err, cuda_error_name(r), NULL, "%s", msg);
             rc = -1;
         } else {
             ob = o;
             if (o.best_block > 0 && o.best_block != block)
                 r = cuda_kernel_occupancy(mc->e->cuda, name, o.best_block, dyn, &ob, msg, sizeof msg);
             if (r) {
-                engine_error_set(err, cuda_error_name(r), NULL, "%s", msg);
+                cell_error_set(err, cuda_error_name(r), NULL, "%s", msg);
                 rc = -1;
             } else {
                 measured(&ki, block, dyn, &o, &ob, &b);
@@ -214,7 +214,7 @@ static bool number(const char *s, long lo, long hi, long *out) {
     return true;
 }
 
-static int resources_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
+static int resources_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
     char **argv;
     int argc = magic_split_args(args, &argv);
     int rc = 0, nnames = 0;

@@ -97,7 +97,7 @@ static void table(const measure_state_t *s, const device_peaks_t *pk, bool fp64,
     sb_puts(h, "</tbody></table>");
 }
 
-static int roofline_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
+static int roofline_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
     char **argv;
     int argc = magic_split_args(args, &argv);
     bool fp64 = false, clear = false;

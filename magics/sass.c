@@ -87,7 +87,7 @@ static char *tidy(engine_t *e, const char *hex, const char *text, bool cuobjdump
     return sb_take(&b);
 }
 
-static int no_tool(const char *where, engine_error_t *err) {
+static int no_tool(const char *where, cell_error_t *err) {
     json_t *tb = json_array();
     json_array_append_new(tb, json_string("\x1b[1;31mRuntimeError\x1b[0m: %sass needs nvdisasm or cuobjdump from the "
                                           "CUDA toolkit, and neither was found"));
@@ -95,7 +95,7 @@ static int no_tool(const char *where, engine_error_t *err) {
     json_array_append_new(tb, json_string("install the toolkit's nvdisasm (Debian/Ubuntu: cuda-nvdisasm-13-0; PyPI: "
                                           "nvidia-cuda-nvdisasm) or cuobjdump (cuda-cuobjdump-13-0; "
                                           "nvidia-cuda-cuobjdump), or set ICUDA_TOOLS_PATH to the folder that has it"));
-    engine_error_set(err, "RuntimeError", tb,
+    cell_error_set(err, "RuntimeError", tb,
                      "%%sass needs nvdisasm or cuobjdump from the CUDA toolkit, and neither was found (looked in: %s); "
                      "install cuda-nvdisasm (or pip install nvidia-cuda-nvdisasm), or set ICUDA_TOOLS_PATH",
                      where);
@@ -105,13 +105,13 @@ static int no_tool(const char *where, engine_error_t *err) {
 /* The kernel's module and lowered name: a kernel of a cell, or a template
  * instance (compiled now if it was not yet). */
 static int find(magic_ctx_t *mc, const char *name, cuda_kernel_ref_t *ref, char *where, size_t wn,
-                engine_error_t *err) {
+                cell_error_t *err) {
     const kernel_entry_t *k = engine_find_kernel(mc->e, name);
     if (k) {
         const compiled_module_t *m = compile_cache_get(mc->e->cache, k->module_hex);
         const compiled_kernel_t *ck = m ? module_kernel(m, k->name) : NULL;
         if (!ck || !ck->lowered) {
-            engine_error_set(err, "RuntimeError", NULL, "the module of %s is no longer available; run its cell again", name);
+            cell_error_set(err, "RuntimeError", NULL, "the module of %s is no longer available; run its cell again", name);
             return -1;
         }
         snprintf(ref->hex, sizeof ref->hex, "%s", k->module_hex);
@@ -126,7 +126,7 @@ static int find(magic_ctx_t *mc, const char *name, cuda_kernel_ref_t *ref, char 
             snprintf(where, wn, "an instance of a template kernel");
             return 0;
         }
-        engine_error_set(err, ename[0] ? ename : "RuntimeError", NULL, "%s", msg);
+        cell_error_set(err, ename[0] ? ename : "RuntimeError", NULL, "%s", msg);
         return -1;
     }
     strbuf_t b = {0};
@@ -138,7 +138,7 @@ static int find(magic_ctx_t *mc, const char *name, cuda_kernel_ref_t *ref, char 
     return -1;
 }
 
-static int sass_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
+static int sass_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
     char **argv;
     int argc = magic_split_args(args, &argv);
     bool all = false;
@@ -156,7 +156,7 @@ static int sass_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
     if (rc == 0) rc = find(mc, name, &ref, defined, sizeof defined, err);
     const compiled_module_t *m = rc == 0 ? compile_cache_get(mc->e->cache, ref.hex) : NULL;
     if (rc == 0 && (!m || !m->cubin || !m->cubin_len)) {
-        engine_error_set(err, "RuntimeError", NULL,
+        cell_error_set(err, "RuntimeError", NULL,
                          "the module of %s has no machine code (cubin): it was compiled for a virtual "
                          "architecture (%s); %%ptx shows its PTX", name, engine_arch(mc->e));
         rc = -1;
@@ -170,13 +170,13 @@ static int sass_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
     }
     long idx = -1;
     if (rc == 0 && nvdisasm && !all && (idx = cubin_symbol_index(m->cubin, m->cubin_len, ref.lowered)) < 0) {
-        engine_error_set(err, "RuntimeError", NULL, "%s (%s) is not in its module's symbol table", name, ref.lowered);
+        cell_error_set(err, "RuntimeError", NULL, "%s (%s) is not in its module's symbol table", name, ref.lowered);
         rc = -1;
     }
     char path[] = "/tmp/icuda-sass-XXXXXX.cubin";
     int fd = rc == 0 ? mkstemps(path, 6) : -1;
     if (rc == 0 && (fd < 0 || write(fd, m->cubin, m->cubin_len) != (ssize_t)m->cubin_len)) {
-        engine_error_set(err, "RuntimeError", NULL, "cannot write the cubin to a temporary file");
+        cell_error_set(err, "RuntimeError", NULL, "cannot write the cubin to a temporary file");
         rc = -1;
     }
     if (fd >= 0) close(fd);
@@ -206,16 +206,16 @@ static int sass_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
         tool_run_t r;
         const char *tool = nvdisasm ? "nvdisasm" : "cuobjdump";
         if (cuda_tool_run(cmd, TOOL_TIMEOUT_MS, &r) < 0) {
-            engine_error_set(err, "RuntimeError", NULL, "%s", r.err ? r.err : "cannot run the disassembler");
+            cell_error_set(err, "RuntimeError", NULL, "%s", r.err ? r.err : "cannot run the disassembler");
             rc = -1;
         } else if (r.interrupted) {
-            engine_error_set(err, "KeyboardInterrupt", NULL, "interrupted while %s ran", tool);
+            cell_error_set(err, "KeyboardInterrupt", NULL, "interrupted while %s ran", tool);
             rc = -1;
         } else if (r.timed_out || r.status != 0) {
             char *e = r.err && *r.err ? r.err : r.out;
             size_t el = strlen(e);
             while (el && (e[el - 1] == '\n' || e[el - 1] == ' ')) e[--el] = 0;
-            engine_error_set(err, "RuntimeError", NULL, "%s %s: %s", tool,
+            cell_error_set(err, "RuntimeError", NULL, "%s %s: %s", tool,
                              r.timed_out ? "took too long and was stopped" : "failed", *e ? e : "(no message)");
             rc = -1;
         } else {

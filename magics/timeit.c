@@ -24,7 +24,7 @@
 #define REPEAT_SECONDS 0.2 /* a repeat's length when -n is not given (IPython's) */
 #define DEFAULT_REPEATS 7
 /* --bytes/--flops: a positive number, evaluated before anything runs. */
-static int eval_amount(magic_ctx_t *mc, const char *opt, const char *expr, double *out, engine_error_t *err) {
+static int eval_amount(magic_ctx_t *mc, const char *opt, const char *expr, double *out, cell_error_t *err) {
     *out = 0;
     if (!expr) return 0;
     strbuf_t b = {0};
@@ -70,7 +70,7 @@ typedef struct timing {
     long n, r, done;
     double *times;       /* seconds per run, one per repeat */
     progress_t *pg;      /* "repeat k of r" once it has run for a while */
-    engine_error_t err;  /* a GPU failure, kept whole for the cell */
+    cell_error_t err;  /* a GPU failure, kept whole for the cell */
 } timing_t;
 
 static long gpu_fail(timing_t *t, int code, const char *what) {
@@ -82,7 +82,7 @@ static long start_events(timing_t *t) {
     char why[600];
     t->g = cuda_session_client(t->mc->e->cuda, why, sizeof why);
     if (!t->g) {
-        engine_error_set(&t->err, "cudaErrorNoDevice", NULL, "%s", why);
+        cell_error_set(&t->err, "cudaErrorNoDevice", NULL, "%s", why);
         return -1;
     }
     t->dev = gpu_client_get_device(t->g);
@@ -272,7 +272,7 @@ static void assign(strbuf_t *c, const char *name, const char *field, double v) {
 /* -o NAME: a timeit_result session variable, made by host code so that it
  * is an ordinary variable in every way. */
 static int store_result(magic_ctx_t *mc, const char *name, const timing_t *t, const stats_t *s, double bytes,
-                        double flops, engine_error_t *err) {
+                        double flops, cell_error_t *err) {
     if (interp_is_type_name(mc->e->interp, name))
         return magic_usage_error(&magic_timeit, err, "-o %s: %s is a type; name a variable", name, name);
     strbuf_t c = {0};
@@ -360,7 +360,7 @@ static char *label_of(const char *stmt) {
 /* Both forms: setup (may be NULL) and the statement, as the user wrote
  * them; label names the measurement for %roofline. */
 static int timeit(magic_ctx_t *mc, const timeit_opts_t *o, const interp_text_t *setup, const interp_text_t *stmt,
-                  const char *label, engine_error_t *err) {
+                  const char *label, cell_error_t *err) {
     double bytes = 0, flops = 0;
     if (eval_amount(mc, "--bytes", o->bytes, &bytes, err) || eval_amount(mc, "--flops", o->flops, &flops, err))
         return -1;
@@ -384,13 +384,13 @@ static int timeit(magic_ctx_t *mc, const timeit_opts_t *o, const interp_text_t *
     for (int i = 0; i < 2; i++)
         if (t.have_ev[i]) gpu_client_event_destroy(t.g, t.ev[i]);
     if (rc && t.err.ename) { /* the GPU's own error, whole */
-        engine_error_clear(err);
+        cell_error_clear(err);
         *err = t.err;
         memset(&t.err, 0, sizeof t.err);
     }
-    engine_error_clear(&t.err);
+    cell_error_clear(&t.err);
     if (!rc && t.phase != PH_DONE) {
-        engine_error_set(err, "RuntimeError", NULL, "the timed statement left the timing loop (exit() or return) "
+        cell_error_set(err, "RuntimeError", NULL, "the timed statement left the timing loop (exit() or return) "
                          "before it was timed");
         rc = -1;
     }
@@ -422,7 +422,7 @@ static bool blank(const char *s) {
     return true;
 }
 
-static int timeit_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
+static int timeit_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
     timeit_opts_t o;
     if (timeit_parse_opts(&magic_timeit, args, &o, err)) return -1;
     int rc;
@@ -439,7 +439,7 @@ static int timeit_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
     return rc;
 }
 
-static int timeit_cell(magic_ctx_t *mc, const char *args, const char *body, engine_error_t *err) {
+static int timeit_cell(magic_ctx_t *mc, const char *args, const char *body, cell_error_t *err) {
     timeit_opts_t o;
     if (timeit_parse_opts(&magic_timeit, args, &o, err)) return -1;
     int rc = 0;

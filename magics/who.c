@@ -20,7 +20,7 @@ static int by_name(const void *a, const void *b) {
     return strcmp(json_string_value(json_object_get(x, "name")), json_string_value(json_object_get(y, "name")));
 }
 
-static int who_line(magic_ctx_t *mc, const char *args, engine_error_t *err) {
+static int who_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
     json_t *rows = mc->e->interp ? interp_who(mc->e->interp) : json_array();
     magic_who_user_rows(rows);
     size_t n = json_array_size(rows);

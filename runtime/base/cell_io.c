@@ -1,15 +1,15 @@
 /* A cell's output and its error reply, for every room below the engine: the
  * device compiler, the CUDA layer and the magics write through these, so
  * none of them calls up into the engine (runtime/engine/engine.c only dispatches). */
-#include "runtime/engine/engine.h"
+#include "runtime/base/cell_io.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-void engine_error_set(engine_error_t *err, const char *ename, json_t *traceback, const char *evalue_fmt, ...) {
-    engine_error_clear(err);
+void cell_error_set(cell_error_t *err, const char *ename, json_t *traceback, const char *evalue_fmt, ...) {
+    cell_error_clear(err);
     va_list ap;
     va_start(ap, evalue_fmt);
     if (vasprintf(&err->evalue, evalue_fmt, ap) < 0) err->evalue = NULL;
@@ -22,14 +22,14 @@ void engine_error_set(engine_error_t *err, const char *ename, json_t *traceback,
     err->traceback = traceback;
 }
 
-void engine_error_clear(engine_error_t *err) {
+void cell_error_clear(cell_error_t *err) {
     free(err->ename);
     free(err->evalue);
     json_decref(err->traceback);
     memset(err, 0, sizeof *err);
 }
 
-void io_printf(const engine_io_t *io, const char *stream, const char *fmt, ...) {
+void io_printf(const cell_io_t *io, const char *stream, const char *fmt, ...) {
     if (!io || !io->stream) return;
     va_list ap;
     va_start(ap, fmt);
@@ -40,7 +40,7 @@ void io_printf(const engine_io_t *io, const char *stream, const char *fmt, ...) 
     free(s);
 }
 
-void io_display_text(const engine_io_t *io, const char *plain, const char *html) {
+void io_display_text(const cell_io_t *io, const char *plain, const char *html) {
     if (!io || !io->display) return;
     json_t *data = json_pack("{s:s}", "text/plain", plain);
     if (html) json_object_set_new(data, "text/html", json_string(html));
@@ -81,7 +81,7 @@ static void capped_page(void *ctx, json_t *data) {
     c->inner->page(c->inner->ctx, data);
 }
 
-const engine_io_t *io_cap(io_cap_t *c, const engine_io_t *inner) {
+const cell_io_t *io_cap(io_cap_t *c, const cell_io_t *inner) {
     memset(c, 0, sizeof *c);
     c->inner = inner;
     c->limit = IO_CELL_OUTPUT_MAX;

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/engine/session.h"
+#include "cell_io.h"
 #include "strbuf.h"
 
 static char *html_pre(const char *plain) {
@@ -21,7 +21,7 @@ static char *html_pre(const char *plain) {
     return sb_take(&b);
 }
 
-void io_page(const engine_io_t *io, const char *plain, const char *html) {
+void io_page(const cell_io_t *io, const char *plain, const char *html) {
     if (!io) return;
     if (!io->page) {
         if (io->stream) io->stream(io->ctx, "stdout", plain, strlen(plain));

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 struct progress {
-    const engine_io_t *io;
+    const cell_io_t *io;
     char id[64];
     char text[512];
     struct timespec t0;
@@ -65,7 +65,7 @@ static int delay_ms(void) {
     return v && *v && (*end || d < 0) ? 500 : (int)d;
 }
 
-progress_t *progress_start(const engine_io_t *io, bool timer, const char *fmt, ...) {
+progress_t *progress_start(const cell_io_t *io, bool timer, const char *fmt, ...) {
     progress_t *p = calloc(1, sizeof *p);
     if (!p) abort();
     p->io = io;

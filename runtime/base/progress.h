@@ -16,11 +16,11 @@
 
 #include <stdbool.h>
 
-#include "runtime/engine/engine.h"
+#include "cell_io.h"
 
 typedef struct progress progress_t;
 
-progress_t *progress_start(const engine_io_t *io, bool timer, const char *fmt, ...)
+progress_t *progress_start(const cell_io_t *io, bool timer, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Shows (once the delay has passed since the start) or updates the line. */
 void progress_update(progress_t *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -65,7 +65,7 @@ typedef struct {
 struct cuda_session {
     engine_t *e;
     gpu_client_t *gc;
-    const engine_io_t *io;    /* the running cell's output, NULL between cells */
+    const cell_io_t *io;    /* the running cell's output, NULL between cells */
     bool touched;             /* the GPU was used during this cell */
     int last_error;           /* cudaGetLastError's */
     char last_kernel[256];    /* the kernel launched last, for fault messages */

@@ -59,7 +59,7 @@ void cuda_session_free(cuda_session_t *cs) {
     free(cs);
 }
 
-void cuda_session_begin_cell(cuda_session_t *cs, const engine_io_t *io) {
+void cuda_session_begin_cell(cuda_session_t *cs, const cell_io_t *io) {
     cs->io = io;
     cs->touched = false;
     cs->warned_unsynced = false;
@@ -208,23 +208,23 @@ int cuda_session_current_device(cuda_session_t *cs, int *count) {
 }
 
 /* What a fault message says about the kernel: the last one launched. */
-static void fault_error(cuda_session_t *cs, int code, const char *what, engine_error_t *err) {
+static void fault_error(cuda_session_t *cs, int code, const char *what, cell_error_t *err) {
     char kern[300] = "";
     if (cs->last_kernel[0]) snprintf(kern, sizeof kern, " in kernel %s", cs->last_kernel);
-    engine_error_set(err, cuda_error_name(code), NULL, "%s%s (%s). %s", cuda_error_string(code), kern, what,
+    cell_error_set(err, cuda_error_name(code), NULL, "%s%s (%s). %s", cuda_error_string(code), kern, what,
                      cs->recovery_note);
 }
 
 /* A CUDA error that ended the cell was raised and seen: like a caught
  * exception, it is not handed out again by the next cudaGetLastError (an
  * error kept in a variable and not raised stays, as in CUDA). */
-static int cell_done(cuda_session_t *cs, int rc, const engine_error_t *err) {
+static int cell_done(cuda_session_t *cs, int rc, const cell_error_t *err) {
     if (rc && err && err->ename && !strncmp(err->ename, "cuda", 4)) cs->last_error = 0;
     cs->io = NULL;
     return rc;
 }
 
-int cuda_session_end_cell(cuda_session_t *cs, const engine_io_t *io, int rc, engine_error_t *err) {
+int cuda_session_end_cell(cuda_session_t *cs, const cell_io_t *io, int rc, cell_error_t *err) {
     if (!cs->gc || !cs->touched) return cell_done(cs, rc, err);
     gpu_state_t st = gpu_client_state(cs->gc);
     if (st == GPU_READY && cs->ncapt) {
@@ -248,7 +248,7 @@ int cuda_session_end_cell(cuda_session_t *cs, const engine_io_t *io, int rc, eng
             cs->last_error = code;
             if (rc == 0) {
                 if (interrupted) {
-                    engine_error_set(err, "KeyboardInterrupt", NULL,
+                    cell_error_set(err, "KeyboardInterrupt", NULL,
                                      "interrupted while the GPU ran %s; the worker was stopped. %s",
                                      cs->last_kernel[0] ? cs->last_kernel : "its work", cs->recovery_note);
                 } else {
@@ -277,12 +277,12 @@ int cuda_session_end_cell(cuda_session_t *cs, const engine_io_t *io, int rc, eng
 
 unsigned long cuda_session_work_count(const cuda_session_t *cs) { return cs ? cs->work_count : 0; }
 
-int cuda_session_error(cuda_session_t *cs, int r, const char *what, engine_error_t *err) {
+int cuda_session_error(cuda_session_t *cs, int r, const char *what, cell_error_t *err) {
     bool interrupted = r == GPU_ERR_INTERRUPTED;
     int code = cs->gc ? cs_check(cs, r) : cuda_error_from_driver(r);
     cs->last_error = code;
     if (interrupted)
-        engine_error_set(err, "KeyboardInterrupt", NULL, "interrupted while the GPU ran %s; the worker was stopped. %s",
+        cell_error_set(err, "KeyboardInterrupt", NULL, "interrupted while the GPU ran %s; the worker was stopped. %s",
                          cs->last_kernel[0] ? cs->last_kernel : "its work", cs->recovery_note);
     else fault_error(cs, code, what, err);
     return -1;

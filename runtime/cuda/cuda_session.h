@@ -16,7 +16,7 @@ cuda_session_t *cuda_session_new(engine_t *e);
 void cuda_session_free(cuda_session_t *cs);
 
 /* The start of every cell: worker output (device printf) now goes to io. */
-void cuda_session_begin_cell(cuda_session_t *cs, const engine_io_t *io);
+void cuda_session_begin_cell(cuda_session_t *cs, const cell_io_t *io);
 
 /* For %devices / %device: the worker's client once it is ready, or NULL with
  * msg saying why there is none (no GPU, no driver). */
@@ -35,7 +35,7 @@ int cuda_session_managed_var(cuda_session_t *cs, const char *name, char *msg, si
  * errors and faults are charged to the cell that caused them; after a fault,
  * the worker is restarted and what was lost is reported. rc is the cell's
  * result so far; returns the cell's final result (err filled on -1). */
-int cuda_session_end_cell(cuda_session_t *cs, const engine_io_t *io, int rc, engine_error_t *err);
+int cuda_session_end_cell(cuda_session_t *cs, const cell_io_t *io, int rc, cell_error_t *err);
 
 /* How many launches, copies and memsets host code has issued to the GPU in
  * this session: %timeit reads it before and after a statement to know
@@ -46,7 +46,7 @@ unsigned long cuda_session_work_count(const cuda_session_t *cs);
  * call returned r (a CUresult or GPU_ERR_*), restarts the worker if it died,
  * as the end of a cell does, and fills err as a cell's error: the CUDA
  * error (what says what was being done), or KeyboardInterrupt. Returns -1. */
-int cuda_session_error(cuda_session_t *cs, int r, const char *what, engine_error_t *err);
+int cuda_session_error(cuda_session_t *cs, int r, const char *what, cell_error_t *err);
 
 /* %reset: unloads the session's modules and forgets its kernels, symbol
  * writes and __managed__ variables; the worker stays. Returns how many

@@ -134,7 +134,7 @@ static char *kernel_line(const char *sig, const compiled_kernel_t *k) {
     return fmt("%s: %d registers, %d B shared, %d B local, %s", sig, k->registers, k->shared_bytes, k->stack_bytes, spill);
 }
 
-static void report_kernel(const engine_io_t *io, const char *sig, const compiled_kernel_t *k) {
+static void report_kernel(const cell_io_t *io, const char *sig, const compiled_kernel_t *k) {
     char *line = kernel_line(sig, k);
     io_printf(io, "stdout", "%s\n", line);
     free(line);
@@ -148,7 +148,7 @@ char *engine_kernel_description(engine_t *e, const kernel_entry_t *k) {
     return s;
 }
 
-static void compile_error(engine_error_t *err, const char *log, const char *cell) {
+static void compile_error(cell_error_t *err, const char *log, const char *cell) {
     json_t *tb = json_array();
     json_t *body = json_array();
     char *first = NULL;
@@ -157,7 +157,7 @@ static void compile_error(engine_error_t *err, const char *log, const char *cell
                                            n == 1 ? "" : "s", cell));
     json_array_extend(tb, body);
     json_decref(body);
-    engine_error_set(err, "CompileError", tb, "%s",
+    cell_error_set(err, "CompileError", tb, "%s",
                      first ? first
                            : "the device code did not compile, and the compiler gave no reason (ptxas refuses "
                              "more than 64 KB of __constant__ data this way, for one)");
@@ -165,7 +165,7 @@ static void compile_error(engine_error_t *err, const char *log, const char *cell
 }
 
 /* Warnings only (the ptxas report was taken out): shown on stderr. */
-static void report_warnings(const engine_io_t *io, const char *log) {
+static void report_warnings(const cell_io_t *io, const char *log) {
     if (!log) return;
     const char *p = log;
     while (*p == '\n' || *p == ' ') p++;
@@ -218,7 +218,7 @@ static bool pp_item_failed(const char *code, const cell_split_t *sp, const char 
 }
 
 int device_compile_cell(engine_t *e, const char *code, const cell_split_t *sp, const char *cell,
-                        const engine_io_t *io, engine_error_t *err) {
+                        const cell_io_t *io, cell_error_t *err) {
     int ndevice = 0, nk = 0;
     for (size_t i = 0; i < sp->n; i++)
         if (sp->items[i].kind == ITEM_DEVICE || (sp->items[i].kind == ITEM_BOTH && sp->items[i].is_function)) ndevice++;
@@ -249,7 +249,7 @@ int device_compile_cell(engine_t *e, const char *code, const cell_split_t *sp, c
     char *cached_log = st == COMPILE_OK && !log && m->log ? device_unit_relabel(strdup(m->log), cell, &unit) : NULL;
     device_unit_free(&unit);
     if (st == COMPILE_INTERRUPTED) {
-        engine_error_set(err, "KeyboardInterrupt", NULL, "interrupted while compiling the device code of %s", cell);
+        cell_error_set(err, "KeyboardInterrupt", NULL, "interrupted while compiling the device code of %s", cell);
         rc = -1;
     } else if (st != COMPILE_OK && check_only && !pp_item_failed(code, sp, cell, log)) {
         /* types NVRTC cannot take (a std::string member): the host's alone */
@@ -311,7 +311,7 @@ static bool session_header(engine_t *e, const char *name) {
 }
 
 int device_check_includes(engine_t *e, const char *code, const cell_split_t *sp, const char *cell,
-                          engine_error_t *err) {
+                          cell_error_t *err) {
     for (size_t i = 0; i < sp->n; i++) {
         const cell_item_t *it = &sp->items[i];
         if (!it->is_include || !it->name[0] || it->in_conditional) continue;
@@ -333,7 +333,7 @@ int device_check_includes(engine_t *e, const char *code, const cell_split_t *sp,
         json_array_append_new(tb, json_sprintf("UnsupportedError: cannot include %s: %s. Run the whole program with "
                                                "%%%%program (nvcc compiles it)%s", spelled, why,
                                                it->include_angle ? "" : ", or define the header with %%header"));
-        engine_error_set(err, "UnsupportedError", tb,
+        cell_error_set(err, "UnsupportedError", tb,
                          "cannot include %s: %s. Run the whole program with %%%%program (nvcc compiles it)%s", spelled,
                          why, it->include_angle ? "" : ", or define the header with %%header");
         return -1;

@@ -22,7 +22,7 @@ static int cuda_arch_number(engine_t *e) {
     return n > 0 ? n * 10 : 520;
 }
 
-char *device_conditionals(engine_t *e, const char *code, const char *cell, engine_error_t *err) {
+char *device_conditionals(engine_t *e, const char *code, const char *cell, cell_error_t *err) {
     bool decided;
     return interp_cell_conditionals(e->interp, code, cell, cuda_arch_number(e), NULL, &decided, err);
 }
@@ -96,7 +96,7 @@ void device_log_drop_pch(char *log) {
     }
 }
 
-void device_library_hint(const char *log, engine_error_t *err) {
+void device_library_hint(const char *log, cell_error_t *err) {
     if (!log || !err->traceback) return;
     /* "has no member", or "name followed by '::' must be a class" over the quoted line */
     if (!strstr(log, "namespace \"cub\" has no member \"Device") && !strstr(log, "cub::Device")) return;

@@ -11,6 +11,6 @@
 /* The byte offset of code point cp in UTF-8 text s (its length past the end). */
 int assist_byte_offset(const char *s, int cp);
 
-bool engine_question(engine_t *e, const char *code, const engine_io_t *io);
+bool engine_question(engine_t *e, const char *code, const cell_io_t *io);
 
 #endif

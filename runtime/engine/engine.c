@@ -83,7 +83,7 @@ void engine_warm_up(engine_t *e) {
 
 static void null_stream(void *ctx, const char *name, const char *text, size_t len) {}
 static void null_display(void *ctx, json_t *data, json_t *md, bool is_result) {}
-static const engine_io_t silent_io = {NULL, null_stream, null_display, NULL};
+static const cell_io_t silent_io = {NULL, null_stream, null_display, NULL};
 
 static bool is_host_side(const cell_item_t *it) { return it->kind == ITEM_HOST || it->kind == ITEM_BOTH; }
 
@@ -91,7 +91,7 @@ static bool is_host_side(const cell_item_t *it) { return it->kind == ITEM_HOST |
  * the cell's host view (everything else blanked, lines and columns kept).
  * show_value: the cell's last item is among them, so its value is shown. */
 static int run_host(engine_t *e, const char *code, const cell_split_t *sp, size_t from, size_t to, const char *cell,
-                    bool show_value, const engine_io_t *io, engine_error_t *err) {
+                    bool show_value, const cell_io_t *io, cell_error_t *err) {
     bool any = false;
     for (size_t i = from; i < to; i++) any |= is_host_side(&sp->items[i]);
     if (!any) return 0;
@@ -106,7 +106,7 @@ static int run_host(engine_t *e, const char *code, const cell_split_t *sp, size_
     return rc;
 }
 
-static int run_magic_item(magic_ctx_t *mc, const char *code, const cell_item_t *it, engine_error_t *err) {
+static int run_magic_item(magic_ctx_t *mc, const char *code, const cell_item_t *it, cell_error_t *err) {
     char *line = strndup(code + it->start, it->end - it->start);
     int rc = magic_run_line(mc, line, err);
     free(line);
@@ -119,7 +119,7 @@ static int run_magic_item(magic_ctx_t *mc, const char *code, const cell_item_t *
  * CUDA layer (runtime/cuda/cuda_managed_vars.c). */
 static bool keep_all(const cell_item_t *it) { return true; }
 
-static int declare_managed(magic_ctx_t *mc, const char *code, const cell_split_t *sp, engine_error_t *err) {
+static int declare_managed(magic_ctx_t *mc, const char *code, const cell_split_t *sp, cell_error_t *err) {
     for (size_t i = 0; i < sp->n; i++) {
         const cell_item_t *it = &sp->items[i];
         if (!it->is_managed) continue;
@@ -135,7 +135,7 @@ static int declare_managed(magic_ctx_t *mc, const char *code, const cell_split_t
         free(view);
         char msg[300];
         if (rc == 0 && cuda_session_managed_var(mc->e->cuda, it->name, msg, sizeof msg) < 0) {
-            engine_error_set(err, "TypeError", NULL, "%s", msg);
+            cell_error_set(err, "TypeError", NULL, "%s", msg);
             rc = -1;
         }
         if (rc) return rc;
@@ -146,7 +146,7 @@ static int declare_managed(magic_ctx_t *mc, const char *code, const cell_split_t
 /* __host__ __device__ operator functions (float3 operator+ of a tutorial's
  * vector helpers): the interpreter has no operator overloading, so they are
  * the device side's only, said once a cell; kernels use them as nvcc's would. */
-static void device_only_operators(cell_split_t *sp, const engine_io_t *io) {
+static void device_only_operators(cell_split_t *sp, const cell_io_t *io) {
     for (size_t i = 0; i < sp->n; i++) {
         cell_item_t *it = &sp->items[i];
         if (it->kind != ITEM_BOTH || !it->is_function || strcmp(it->name, "operator") != 0) continue;
@@ -158,7 +158,7 @@ static void device_only_operators(cell_split_t *sp, const engine_io_t *io) {
 
 /* A cell's code after its magic line, if any: device items compile, then
  * host items run in order, a magic between them where it stands. */
-static int run_code(magic_ctx_t *mc, const char *code_in, engine_error_t *err) {
+static int run_code(magic_ctx_t *mc, const char *code_in, cell_error_t *err) {
     engine_t *e = mc->e;
     /* #if ... #endif around items: decided per side before splitting (pp_cell.c) */
     bool decided = false;
@@ -170,7 +170,7 @@ static int run_code(magic_ctx_t *mc, const char *code_in, engine_error_t *err) {
     device_only_operators(&sp, mc->io);
     int rc = 0;
     if (sp.too_deep_line) {
-        engine_error_set(err, "SyntaxError", NULL, "expression nested too deeply (line %d: brackets nest more than %d deep)",
+        cell_error_set(err, "SyntaxError", NULL, "expression nested too deeply (line %d: brackets nest more than %d deep)",
                          sp.too_deep_line, SPLIT_MAX_DEPTH);
         split_free(&sp);
         return -1;
@@ -204,8 +204,8 @@ static int run_code(magic_ctx_t *mc, const char *code_in, engine_error_t *err) {
     return rc;
 }
 
-int engine_execute(engine_t *e, const char *code, int execution_count, bool silent, const engine_io_t *io,
-                   engine_error_t *err) {
+int engine_execute(engine_t *e, const char *code, int execution_count, bool silent, const cell_io_t *io,
+                   cell_error_t *err) {
     interrupt_clear();
     if (!strncmp(code, "\xEF\xBB\xBF", 3)) code += 3; /* a byte-order mark, from a pasted file */
     if (silent || !io) io = &silent_io;
@@ -229,9 +229,9 @@ json_t *engine_user_expressions(engine_t *e, json_t *expressions) {
     json_t *v;
     json_object_foreach(expressions, name, v) {
         json_t *value = NULL;
-        engine_error_t err = {0};
+        cell_error_t err = {0};
         if (!json_is_string(v)) {
-            engine_error_set(&err, "TypeError", NULL, "a user expression must be a string");
+            cell_error_set(&err, "TypeError", NULL, "a user expression must be a string");
         } else if (interp_eval(e->interp, json_string_value(v), &value, &err) == 0) {
             json_object_set_new(out, name, json_pack("{s:s,s:o,s:{}}", "status", "ok", "data",
                                                      value ? value : json_object(), "metadata"));
@@ -241,7 +241,7 @@ json_t *engine_user_expressions(engine_t *e, json_t *expressions) {
         json_object_set_new(out, name, json_pack("{s:s,s:s,s:s,s:o}", "status", "error", "ename",
                                                  err.ename ? err.ename : "Error", "evalue", err.evalue ? err.evalue : "",
                                                  "traceback", tb));
-        engine_error_clear(&err);
+        cell_error_clear(&err);
     }
     return out;
 }

@@ -1,6 +1,6 @@
 /* The cell engine as the protocol layer sees it: one call per execute_request.
  * The engine knows nothing of ZeroMQ; everything a cell shows goes out through
- * engine_io_t callbacks, which the protocol layer turns into iopub messages. */
+ * cell_io_t callbacks, which the protocol layer turns into iopub messages. */
 #ifndef ICUDA_ENGINE_H
 #define ICUDA_ENGINE_H
 
@@ -8,33 +8,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "runtime/base/cell_io.h"
+
 typedef struct engine engine_t;
-
-/* Where a cell's output goes. Called on the thread that runs engine_execute. */
-typedef struct engine_io {
-    void *ctx;
-    /* name is "stdout" or "stderr"; text need not be NUL-terminated. */
-    void (*stream)(void *ctx, const char *name, const char *text, size_t len);
-    /* data: a MIME bundle ({"text/plain": ..., "text/html": ...}); metadata may
-     * be NULL. is_result: an execute_result (the cell's value) rather than
-     * display_data. References are borrowed. */
-    void (*display)(void *ctx, json_t *data, json_t *metadata, bool is_result);
-    /* Help for the pager (the execute_reply's "page" payload): a MIME
-     * bundle, borrowed. NULL: io_page prints its text/plain instead. */
-    void (*page)(void *ctx, json_t *data);
-} engine_io_t;
-
-/* An error reply's fields. Filled by the engine on failure; freed with
- * engine_error_clear. traceback is a JSON array of strings. */
-typedef struct engine_error {
-    char *ename;
-    char *evalue;
-    json_t *traceback;
-} engine_error_t;
-
-void engine_error_set(engine_error_t *err, const char *ename, json_t *traceback,
-                      const char *evalue_fmt, ...) __attribute__((format(printf, 4, 5)));
-void engine_error_clear(engine_error_t *err);
 
 typedef struct engine_config {
     const char *cache_dir; /* NULL: $XDG_CACHE_HOME/icuda or ~/.cache/icuda */
@@ -49,7 +25,7 @@ void engine_free(engine_t *e);
  * caller clears it). An interrupt during the cell gives ename
  * "KeyboardInterrupt". */
 int engine_execute(engine_t *e, const char *code, int execution_count, bool silent,
-                   const engine_io_t *io, engine_error_t *err);
+                   const cell_io_t *io, cell_error_t *err);
 
 /* user_expressions of an execute_request: a dict name -> expression text in,
  * a dict name -> {status, data, metadata} or {status:"error", ename, evalue,
@@ -71,18 +47,5 @@ void engine_warm_up(engine_t *e);
 
 /* The CUDA toolkit version the engine compiles with, e.g. "13.0". */
 const char *engine_cuda_version(void);
-
-/* A cell's stream output (host printf, GPU printf, magics) stops after
- * IO_CELL_OUTPUT_MAX bytes, with one notice on stderr; the cell goes on.
- * ICUDA_MAX_CELL_OUTPUT (bytes) overrides it. runtime/base/cell_io.c. */
-#define IO_CELL_OUTPUT_MAX ((size_t)16 << 20)
-typedef struct io_cap {
-    const engine_io_t *inner;
-    engine_io_t io;
-    size_t sent, limit;
-    bool cut;
-} io_cap_t;
-/* The capped io for one cell, valid while c lives. */
-const engine_io_t *io_cap(io_cap_t *c, const engine_io_t *inner);
 
 #endif

@@ -155,7 +155,7 @@ static void describe_variable(engine_t *e, doc_t *d, json_t *j, int detail) {
     }
     /* the value, as the cell's last line would show it */
     json_t *value = NULL;
-    engine_error_t err = {0};
+    cell_error_t err = {0};
     if (interp_eval(e->interp, name, &value, &err) == 0 && value) {
         const char *v = json_string_value(json_object_get(value, "text/plain"));
         if (v) {
@@ -172,7 +172,7 @@ static void describe_variable(engine_t *e, doc_t *d, json_t *j, int detail) {
         }
     }
     json_decref(value);
-    engine_error_clear(&err);
+    cell_error_clear(&err);
 }
 
 static void describe_session(doc_t *d, json_t *j) {
@@ -245,7 +245,7 @@ json_t *engine_inspect(engine_t *e, const char *code, int cursor_pos, int detail
 }
 
 /* "NAME?" or "NAME??" alone in a cell: the inspection, in the pager. */
-bool engine_question(engine_t *e, const char *code, const engine_io_t *io) {
+bool engine_question(engine_t *e, const char *code, const cell_io_t *io) {
     const char *s = code;
     while (isspace((unsigned char)*s)) s++;
     const char *t = s + strlen(s);

@@ -55,24 +55,17 @@ struct engine {
  * a way to run code as a cell body without calling up into the engine. */
 typedef struct magic_ctx {
     engine_t *e;
-    const engine_io_t *io;
+    const cell_io_t *io;
     const char *cell_name;
     /* Runs code as the engine runs a cell (device items compile, host items
      * run in order, magics where they stand), with this cell's name and
      * output; for cell magics that wrap code (%%timeit, %%profile). The GPU
      * work is not synchronised at its end: the caller decides. 0 or -1. */
-    int (*run)(struct magic_ctx *mc, const char *code, engine_error_t *err);
+    int (*run)(struct magic_ctx *mc, const char *code, cell_error_t *err);
     /* The whole cell as typed, magic line included (NULL where unknown):
      * where a cell magic's body starts in it gives the body's lines. */
     const char *cell_code;
 } magic_ctx_t;
-
-void io_printf(const engine_io_t *io, const char *stream, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-/* text/plain (and optional text/html) as display_data. */
-void io_display_text(const engine_io_t *io, const char *plain, const char *html);
-/* Help text for the pager (runtime/base/pager.c); html NULL: made from plain. */
-void io_page(const engine_io_t *io, const char *plain, const char *html);
 
 /* The architecture compiles target, resolved on first use. */
 const char *engine_arch(engine_t *e);
@@ -80,19 +73,19 @@ const char *engine_arch(engine_t *e);
 /* Compiles the device items of a cell (items kept by want), registers its
  * kernels and updates the prelude. Reports resources on io. */
 int device_compile_cell(engine_t *e, const char *code, const cell_split_t *sp, const char *cell_name,
-                        const engine_io_t *io, engine_error_t *err);
+                        const cell_io_t *io, cell_error_t *err);
 
 /* Checks the cell's #includes before anything of it runs: a header that is
  * neither the host's nor the device's (include_routes.h), nor a %%header
  * file, nor in the toolkit is an UnsupportedError naming it. 0 or -1. */
 int device_check_includes(engine_t *e, const char *code, const cell_split_t *sp, const char *cell_name,
-                          engine_error_t *err);
+                          cell_error_t *err);
 
 /* The cell with its conditionals between items decided for the device
  * side (interp_cell_conditionals with __CUDA_ARCH__), malloc'd; NULL with
  * *err. device_pp_carried: whether a # item may join the session's prelude
  * (definitions, includes, pragmas; never a conditional or #error). */
-char *device_conditionals(engine_t *e, const char *code, const char *cell, engine_error_t *err);
+char *device_conditionals(engine_t *e, const char *code, const char *cell, cell_error_t *err);
 bool device_pp_carried(const char *code, const cell_item_t *it);
 /* Whether a relabelled compile log has a diagnostic of kind what ("error",
  * "warning") at lines first..last of cell ("In [3](5): warning #..."). */
@@ -107,7 +100,7 @@ bool device_log_names(const char *log, const char *cell, const char *what, int f
     "that launches kernels: run them with %%program."
 /* A hint appended to a compile error whose log names a host-only part of a
  * device library (cub::Device...). */
-void device_library_hint(const char *log, engine_error_t *err);
+void device_library_hint(const char *log, cell_error_t *err);
 /* Takes NVRTC's precompiled-header messages out of a compile log (in place). */
 void device_log_drop_pch(char *log);
 

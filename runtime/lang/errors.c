@@ -1,6 +1,6 @@
 /* Errors of the interpreter: SyntaxError/TypeError while compiling a cell,
  * RuntimeError/AssertionError/KeyboardInterrupt while running it. Each one
- * fills the engine_error_t of the running call with a traceback that shows
+ * fills the cell_error_t of the running call with a traceback that shows
  * the cell line and a caret under the offending expression, then longjmps
  * back to interp_run (nothing in between owns resources the unwinder in
  * exec.c does not know about). */
@@ -81,7 +81,7 @@ static void add_loc(json_t *tb, loc_t *l, const char *prefix) {
 
 static void set_error(const char *ename, loc_t *at, const char *msg) {
     interp_t *in = g_in;
-    engine_error_t *e = in->err;
+    cell_error_t *e = in->err;
     if (!e) return;
     free(e->ename);
     free(e->evalue);

@@ -7,7 +7,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "runtime/engine/engine.h"
+#include "runtime/base/cell_io.h"
 
 typedef struct interp interp_t;
 
@@ -23,7 +23,7 @@ void interp_reset(interp_t *in);
  * RuntimeError, AssertionError, KeyboardInterrupt; the traceback points at the
  * cell line with a caret. What ran before the error stays done. */
 int interp_run(interp_t *in, const char *host_src, const char *cell_name,
-               const engine_io_t *io, json_t **value, engine_error_t *err);
+               const cell_io_t *io, json_t **value, cell_error_t *err);
 
 /* A cell's conditionals that begin between its items (#if ... #endif around
  * declarations, functions, statements), decided as one side's preprocessor
@@ -36,10 +36,10 @@ int interp_run(interp_t *in, const char *host_src, const char *cell_name,
  * #error, an #if without #endif (or the reverse), a bad #if expression.
  * The session's macros are left as they were. */
 char *interp_cell_conditionals(interp_t *in, const char *code, const char *cell, int cuda_arch,
-                               const engine_io_t *io, bool *decided, engine_error_t *err);
+                               const cell_io_t *io, bool *decided, cell_error_t *err);
 
 /* One expression (user_expressions): same rules as a cell's last line. */
-int interp_eval(interp_t *in, const char *expr, json_t **value, engine_error_t *err);
+int interp_eval(interp_t *in, const char *expr, json_t **value, cell_error_t *err);
 
 /* Host const scalars and #define constants for the device prelude, as C++
  * source ("constexpr int N = 1024;\n..."), malloc'd; "" when none. */
@@ -209,13 +209,13 @@ typedef long (*interp_batch_fn)(void *ctx, char *ename, char *msg, size_t msglen
 /* NULL with *err filled (SyntaxError, TypeError) when it does not compile.
  * A statement without a final ';' gets one. setup may be NULL. */
 interp_prepared_t *interp_prepare(interp_t *in, const interp_text_t *setup, const interp_text_t *stmt,
-                                  engine_error_t *err);
+                                  cell_error_t *err);
 /* Runs setup, then batches of the statement as batch says. 0 when it ran
  * to its end or exit() stopped it (batch then knows it was not told to
  * end), -1 with *err filled (the statement's error, batch's, or
  * KeyboardInterrupt). Output goes to io. */
-int interp_run_prepared(interp_t *in, interp_prepared_t *p, const engine_io_t *io, interp_batch_fn batch, void *ctx,
-                        engine_error_t *err);
+int interp_run_prepared(interp_t *in, interp_prepared_t *p, const cell_io_t *io, interp_batch_fn batch, void *ctx,
+                        cell_error_t *err);
 /* Before interp_free/interp_reset of its interpreter. */
 void interp_prepared_free(interp_prepared_t *p);
 
@@ -225,7 +225,7 @@ bool interp_is_type_name(interp_t *in, const char *name);
 
 /* An arithmetic C expression evaluated in the session ("3 * N * sizeof(double)"),
  * as a double: 0, or -1 with *err filled (errors point into expr). */
-int interp_eval_number(interp_t *in, const interp_text_t *expr, double *out, engine_error_t *err);
+int interp_eval_number(interp_t *in, const interp_text_t *expr, double *out, cell_error_t *err);
 
 /* ---- The session's data for magics (%plot, %save, %heap, %free; session_data.c) ---- */
 enum { INTERP_ELEM_INT, INTERP_ELEM_UINT, INTERP_ELEM_FLOAT, INTERP_ELEM_BOOL };
@@ -243,7 +243,7 @@ typedef struct interp_array {
 
 /* Evaluates expr (an array, or a pointer to numbers) and says where its
  * elements are. 0, or -1 with *err filled (TypeError: not numbers). */
-int interp_array(interp_t *in, const interp_text_t *expr, interp_array_t *out, engine_error_t *err);
+int interp_array(interp_t *in, const interp_text_t *expr, interp_array_t *out, cell_error_t *err);
 
 /* %heap: the session's live allocated buffers (malloc/new, cudaMalloc,
  * cudaMallocHost, cudaMallocManaged), one row each: {word (pointer word),

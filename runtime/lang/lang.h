@@ -428,10 +428,10 @@ struct interp {
     long pp_expansions;  /* macro expansions in the text being preprocessed (lex.c) */
     /* running */
     jmp_buf *jb;
-    const engine_io_t *io;
+    const cell_io_t *io;
     char *outbuf; size_t outlen, outcap;
     double last_flush;
-    engine_error_t *err;
+    cell_error_t *err;
     frame_t *top;
     frame_t *ffree;      /* reusable frame records */
     char *stack_base; size_t stack_limit;
@@ -544,7 +544,7 @@ void lang_stack_bounds(interp_t *in, char *here);
  * STACK_HERE(): not lang_enter's own frame, which is gone when it returns);
  * lang_recover undoes what a jump left half done (frames, a builtin's
  * scratch, tokens, unflushed output, a pending value). */
-void lang_enter(interp_t *in, const engine_io_t *io, engine_error_t *err, jmp_buf *jb, char *here);
+void lang_enter(interp_t *in, const cell_io_t *io, cell_error_t *err, jmp_buf *jb, char *here);
 void lang_recover(interp_t *in);
 /* s copied once into in->keep (session-lived), by content. */
 const char *lang_intern(interp_t *in, const char *s);

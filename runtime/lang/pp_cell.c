@@ -38,7 +38,7 @@ typedef struct {
     src_t *src;          /* made when a directive is lexed */
     const char *code, *cell;
     char *out;
-    const engine_io_t *io; /* #warning goes here when set */
+    const cell_io_t *io; /* #warning goes here when set */
     cond_t st[64];
     int n;
     int depth;           /* braces of the text kept */
@@ -294,7 +294,7 @@ static bool has_directive(const char *code) {
 }
 
 char *interp_cell_conditionals(interp_t *in_arg, const char *code, const char *cell, int cuda_arch,
-                               const engine_io_t *io, bool *decided, engine_error_t *err) {
+                               const cell_io_t *io, bool *decided, cell_error_t *err) {
     *decided = false;
     if (!has_directive(code)) return strdup(code);
     interp_t *volatile in = in_arg;

@@ -106,7 +106,7 @@ static void lex_text(interp_t *in, const interp_text_t *t, tokvec_t *out) {
  * statement is written without it, as IPython users do). Returns 0 or -1
  * (err filled). */
 static int compile(interp_t *in_arg, const interp_text_t *setup, const interp_text_t *stmt,
-                   const char *const glue[3], bool statement, cell_code_t *out, engine_error_t *err) {
+                   const char *const glue[3], bool statement, cell_code_t *out, cell_error_t *err) {
     interp_t *volatile in = in_arg;
     interp_t *volatile saved = g_in;
     jmp_buf jb;
@@ -154,7 +154,7 @@ static const char *const loop_glue[3] = {
 };
 
 interp_prepared_t *interp_prepare(interp_t *in, const interp_text_t *setup, const interp_text_t *stmt,
-                                  engine_error_t *err) {
+                                  cell_error_t *err) {
     interp_prepared_t *p = calloc(1, sizeof *p);
     if (!p) abort();
     p->in = in;
@@ -173,7 +173,7 @@ void interp_prepared_free(interp_prepared_t *p) {
 }
 
 /* Runs compiled code once: 0, or -1 with err filled. */
-static int execute(interp_t *in_arg, cell_code_t *cc, const engine_io_t *io, prep_run_t *run, engine_error_t *err) {
+static int execute(interp_t *in_arg, cell_code_t *cc, const cell_io_t *io, prep_run_t *run, cell_error_t *err) {
     interp_t *volatile in = in_arg;
     interp_t *volatile saved = g_in;
     prep_run_t *volatile saved_run = g_run;
@@ -187,7 +187,7 @@ static int execute(interp_t *in_arg, cell_code_t *cc, const engine_io_t *io, pre
         if (in->exited && err && err->ename && !strcmp(err->ename, "__exit__")) {
             /* exit() ends the run as it ends a cell; the caller sees that
              * the statement did not finish */
-            engine_error_clear(err);
+            cell_error_clear(err);
             rc = 0;
         }
         goto out;
@@ -203,8 +203,8 @@ out:
     return rc;
 }
 
-int interp_run_prepared(interp_t *in, interp_prepared_t *p, const engine_io_t *io, interp_batch_fn batch, void *ctx,
-                        engine_error_t *err) {
+int interp_run_prepared(interp_t *in, interp_prepared_t *p, const cell_io_t *io, interp_batch_fn batch, void *ctx,
+                        cell_error_t *err) {
     prep_run_t run = {batch, ctx, 0, false};
     /* one tier for every timed repeat: a loop that gets hot in the warm-up
      * compiles then, in the foreground, not in the middle of a repeat */
@@ -216,7 +216,7 @@ int interp_run_prepared(interp_t *in, interp_prepared_t *p, const engine_io_t *i
 
 static const char *const value_glue[3] = {"{ __icuda_value((double)(\n", "", "\n)); }\n"};
 
-int interp_eval_number(interp_t *in, const interp_text_t *expr, double *out, engine_error_t *err) {
+int interp_eval_number(interp_t *in, const interp_text_t *expr, double *out, cell_error_t *err) {
     cell_code_t cc;
     /* the expression goes where a statement would: "{ ... ((" expr ")); }" */
     if (compile(in, NULL, expr, value_glue, false, &cc, err)) return -1;
@@ -224,7 +224,7 @@ int interp_eval_number(interp_t *in, const interp_text_t *expr, double *out, eng
     int rc = execute(in, &cc, NULL, &run, err);
     free(cc.newg);
     if (rc == 0 && !run.have_value) {
-        engine_error_set(err, "RuntimeError", NULL, "the expression %s gave no value", expr->text + expr->start);
+        cell_error_set(err, "RuntimeError", NULL, "the expression %s gave no value", expr->text + expr->start);
         return -1;
     }
     if (rc == 0) *out = run.value;
@@ -239,7 +239,7 @@ bool interp_is_type_name(interp_t *in, const char *name) {
 /* Runs glue[0] first glue[1] second glue[2] once (session_data.c's probe
  * of an array). */
 int prepared_run_glued(interp_t *in, const interp_text_t *first, const interp_text_t *second,
-                       const char *const glue[3], engine_error_t *err) {
+                       const char *const glue[3], cell_error_t *err) {
     cell_code_t cc;
     if (compile(in, first, second, glue, false, &cc, err)) return -1;
     prep_run_t run = {NULL, NULL, 0, false};

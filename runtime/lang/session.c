@@ -1,6 +1,6 @@
 /* The interpreter's public face (interp.h): a session's state, and running a
  * cell: lex, compile the whole cell, commit its functions and types, run it,
- * and turn any error into an engine_error_t. */
+ * and turn any error into an cell_error_t. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -23,7 +23,7 @@ static void setup(interp_t *in_arg) {
     in->setting_up = true; /* an interrupt now (fuzz_gen's timer, a user's click during %reset) stops nothing */
     builtins_register(in);
     jmp_buf jb;
-    engine_error_t err = {0};
+    cell_error_t err = {0};
     in->jb = &jb;
     in->err = &err;
     if (setjmp(jb) == 0) {
@@ -107,7 +107,7 @@ void interp_reset(interp_t *in) {
     setup(in);
 }
 
-void lang_enter(interp_t *in, const engine_io_t *io, engine_error_t *err, jmp_buf *jb, char *here) {
+void lang_enter(interp_t *in, const cell_io_t *io, cell_error_t *err, jmp_buf *jb, char *here) {
     lang_use(in);
     in->io = io;
     in->err = err;
@@ -217,8 +217,8 @@ static void cell_end(interp_t *in, pool_mark_t m, unsigned long before) {
     pool_rollback(&in->pool, m);
 }
 
-static int run(interp_t *in_arg, const char *text, const char *name, const engine_io_t *io, json_t **value,
-               engine_error_t *err, bool expr_only) {
+static int run(interp_t *in_arg, const char *text, const char *name, const cell_io_t *io, json_t **value,
+               cell_error_t *err, bool expr_only) {
     interp_t *volatile in = in_arg;
     interp_t *volatile saved = g_in;
     if (value) *value = NULL;
@@ -236,7 +236,7 @@ static int run(interp_t *in_arg, const char *text, const char *name, const engin
         rc = -1;
         if (in->exited && err && err->ename && strcmp(err->ename, "__exit__") == 0) {
             if (in->exit_code == 0) {
-                engine_error_clear(err);
+                cell_error_clear(err);
                 rc = 0;
             } else {
                 /* a failure status is the cell's error, as SystemExit is in
@@ -282,13 +282,13 @@ static int run(interp_t *in_arg, const char *text, const char *name, const engin
     return 0;
 }
 
-int interp_run(interp_t *in, const char *host_src, const char *cell_name, const engine_io_t *io,
-               json_t **value, engine_error_t *err) {
+int interp_run(interp_t *in, const char *host_src, const char *cell_name, const cell_io_t *io,
+               json_t **value, cell_error_t *err) {
     in->ncells++;
     return run(in, host_src, cell_name ? cell_name : "In [?]", io, value, err, false);
 }
 
-int interp_eval(interp_t *in, const char *expr, json_t **value, engine_error_t *err) {
+int interp_eval(interp_t *in, const char *expr, json_t **value, cell_error_t *err) {
     return run(in, expr, "<expression>", NULL, value, err, true);
 }
 

@@ -10,7 +10,7 @@
 #include "lang.h"
 
 int prepared_run_glued(interp_t *in, const interp_text_t *first, const interp_text_t *second,
-                       const char *const glue[3], engine_error_t *err);
+                       const char *const glue[3], cell_error_t *err);
 
 static interp_array_t *g_probe; /* set only while interp_array runs */
 static const char *g_probe_text; /* ... and the expression as written, for its errors */
@@ -74,7 +74,7 @@ void builtins_session_data_register(interp_t *in) { builtin_add(in, "__icuda_arr
 
 static const char *const array_glue[3] = {"{ __icuda_array(sizeof(\n", "\n), (\n", "\n)); }\n"};
 
-int interp_array(interp_t *in, const interp_text_t *expr, interp_array_t *out, engine_error_t *err) {
+int interp_array(interp_t *in, const interp_text_t *expr, interp_array_t *out, cell_error_t *err) {
     memset(out, 0, sizeof *out);
     interp_array_t *saved = g_probe;
     const char *saved_text = g_probe_text;
@@ -85,7 +85,7 @@ int interp_array(interp_t *in, const interp_text_t *expr, interp_array_t *out, e
     g_probe = saved;
     g_probe_text = saved_text;
     if (rc == 0 && !out->esize) {
-        engine_error_set(err, "RuntimeError", NULL, "%s gave no array", expr->text + expr->start);
+        cell_error_set(err, "RuntimeError", NULL, "%s gave no array", expr->text + expr->start);
         return -1;
     }
     return rc;

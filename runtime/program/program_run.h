@@ -7,11 +7,11 @@
 
 #include <stdbool.h>
 
-#include "runtime/engine/engine.h"
+#include "runtime/base/cell_io.h"
 
 typedef struct {
     const char *cwd;        /* where it runs; NULL: the kernel's folder */
-    const engine_io_t *io;  /* non-NULL: stdout and stderr go there as they come */
+    const cell_io_t *io;  /* non-NULL: stdout and stderr go there as they come */
     int grace_ms;           /* after SIGINT, before SIGKILL (0: 500 ms) */
     const char *setenv;     /* non-NULL: "NAME=VALUE" set in its environment */
 } proc_opts_t;

@@ -19,8 +19,8 @@
 static char *constants;
 char *interp_device_constants(interp_t *in) { return constants ? strdup(constants) : NULL; }
 const char *engine_arch(engine_t *e) { return "sm_90"; }
-char *interp_cell_conditionals(interp_t *in, const char *code, const char *cell, int cuda_arch, const engine_io_t *io,
-                               bool *decided, engine_error_t *err) {
+char *interp_cell_conditionals(interp_t *in, const char *code, const char *cell, int cuda_arch, const cell_io_t *io,
+                               bool *decided, cell_error_t *err) {
     *decided = false;
     return strdup(code);
 }

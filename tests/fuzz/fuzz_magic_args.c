@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n) {
     memcpy(args, data + 1, n - 1);
     args[n - 1] = 0;
     size_t len = strlen(args);
-    engine_error_t err = {0};
+    cell_error_t err = {0};
     char **argv;
     int argc = magic_split_args(args, &argv);
     for (int i = 0; i < argc; i++)
@@ -60,7 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n) {
         break;
     }
     }
-    engine_error_clear(&err);
+    cell_error_clear(&err);
     magic_free_args(argv, argc);
     free(args);
     return 0;

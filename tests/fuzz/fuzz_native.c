@@ -49,8 +49,8 @@ static char *run_tier(const char *code, int mode, long budget_ms, bool *interrup
     interp_t *in = interp_new();
     native_set_mode(in, mode);
     native_set_sync(in, true);
-    engine_io_t io = {&cap, cap_stream, cap_display, NULL};
-    engine_error_t err = {0};
+    cell_io_t io = {&cap, cap_stream, cap_display, NULL};
+    cell_error_t err = {0};
     json_t *v = NULL;
     interrupt_clear();
     struct itimerval t = {{0, 0}, {budget_ms / 1000, budget_ms % 1000 * 1000}};
@@ -72,7 +72,7 @@ static char *run_tier(const char *code, int mode, long budget_ms, bool *interrup
         sb_printf(out, "<error>%s: %s\n%s", err.ename, err.evalue ? err.evalue : "", tb ? tb : "");
         free(tb);
     }
-    engine_error_clear(&err);
+    cell_error_clear(&err);
     if (mode == NATIVE_ALWAYS && native_stats(in).entries > 0) with_compiled++;
     if (mode == NATIVE_ALWAYS && native_stats(in).clean_runs[1] > 0) with_nest++;
     if (mode == NATIVE_ALWAYS) refused = native_stats(in).failures;

@@ -27,7 +27,7 @@ static void roundtrip(const uint8_t *data, size_t n) {
     unsigned char *file = calloc(1, total);
     memcpy(file, h, hl);
     npy_t o;
-    engine_error_t err = {0};
+    cell_error_t err = {0};
     if (npy_parse_header("rt.npy", file, total, &o, &err) || o.d != d || o.nd != nd || o.count != count ||
         o.data_off != hl)
         abort();
@@ -39,12 +39,12 @@ static void roundtrip(const uint8_t *data, size_t n) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n) {
     npy_t o;
-    engine_error_t err = {0};
+    cell_error_t err = {0};
     if (npy_parse_header("f.npy", data, n, &o, &err) == 0) {
         if (!o.d || o.nd > NPY_MAX_DIMS || o.data_off > n) abort();
         if ((n - o.data_off) / (size_t)o.d->esize < o.count) abort();
     } else if (!err.ename) abort();
-    engine_error_clear(&err);
+    cell_error_clear(&err);
     /* %save's --shape words, from the input as text */
     char shape[64];
     size_t k = n < sizeof shape - 1 ? n : sizeof shape - 1;

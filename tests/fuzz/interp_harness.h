@@ -95,8 +95,8 @@ static const char *harness_run(const char *code) {
         harness_st.sessions++;
         harness_st.session_secs += harness_now() - t0;
     }
-    engine_io_t io = {NULL, harness_sink, harness_sink_display};
-    engine_error_t err = {0};
+    cell_io_t io = {NULL, harness_sink, harness_sink_display};
+    cell_error_t err = {0};
     json_t *v = NULL;
     interrupt_clear();
     struct itimerval t = {{0, 0}, {budget_us / 1000000, budget_us % 1000000}};
@@ -112,7 +112,7 @@ static const char *harness_run(const char *code) {
     if (stats && harness_st.runs % 2000 == 0) harness_report();
     snprintf(harness_evalue, sizeof harness_evalue, "%s", err.evalue ? err.evalue : "");
     json_decref(v);
-    engine_error_clear(&err);
+    cell_error_clear(&err);
     return ename;
 }
 

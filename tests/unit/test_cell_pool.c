@@ -21,7 +21,7 @@
 
 static interp_t *in;
 static out_t out;
-static engine_io_t io = {&out, io_stream, NULL, NULL};
+static cell_io_t io = {&out, io_stream, NULL, NULL};
 static char ename[64], evalue[1024];
 
 static const char *run(const char *code) {
@@ -30,7 +30,7 @@ static const char *run(const char *code) {
     snprintf(name, sizeof name, "In [%d]", ++n);
     out.n = 0;
     if (out.s) out.s[0] = 0;
-    engine_error_t err = {0};
+    cell_error_t err = {0};
     json_t *v = NULL;
     ename[0] = evalue[0] = 0;
     if (interp_run(in, code, name, &io, &v, &err)) {
@@ -39,7 +39,7 @@ static const char *run(const char *code) {
     }
     interp_flush_output(in);
     if (v) json_decref(v);
-    engine_error_clear(&err);
+    cell_error_clear(&err);
     return out.s ? out.s : "";
 }
 

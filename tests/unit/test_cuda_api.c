@@ -35,7 +35,7 @@ static double eval(interp_t *in, const char *fmt, const char *a, const char *b, 
     char text[512];
     snprintf(text, sizeof text, fmt, a, b);
     interp_text_t t = {text, 0, "test"};
-    engine_error_t err = {0};
+    cell_error_t err = {0};
     double v = 0;
     *ok = interp_eval_number(in, &t, &v, &err) == 0;
     if (!*ok && !quiet && shown++ < 20) fprintf(stderr, "  %s: %s %s\n", text, err.ename ? err.ename : "", err.evalue ? err.evalue : "");
@@ -260,8 +260,8 @@ static int fake_call(void *ctx, const char *name, const interp_arg_t *args, int 
 }
 
 static int run_cell(interp_t *in, const char *src, char *ename, size_t en) {
-    engine_io_t io = {NULL, out_stream, out_display, NULL};
-    engine_error_t err = {0};
+    cell_io_t io = {NULL, out_stream, out_display, NULL};
+    cell_error_t err = {0};
     json_t *value = NULL;
     int r = interp_run(in, src, "In [1]", &io, &value, &err);
     if (value) json_decref(value);

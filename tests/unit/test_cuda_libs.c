@@ -34,7 +34,7 @@ static double eval(interp_t *in, const char *fmt, const char *a, const char *b, 
     char text[512];
     snprintf(text, sizeof text, fmt, a, b);
     interp_text_t t = {text, 0, "test"};
-    engine_error_t err = {0};
+    cell_error_t err = {0};
     double v = 0;
     *ok = interp_eval_number(in, &t, &v, &err) == 0;
     if (!*ok && shown++ < 20) fprintf(stderr, "  %s: %s %s\n", text, err.ename ? err.ename : "", err.evalue ? err.evalue : "");

@@ -33,7 +33,7 @@ static void io_stream(void *ctx, const char *name, const char *text, size_t len)
     }
 }
 static void io_display(void *ctx, json_t *data, json_t *md, bool res) {}
-static const engine_io_t io = {NULL, io_stream, io_display, NULL};
+static const cell_io_t io = {NULL, io_stream, io_display, NULL};
 
 static int fetch(void *ctx, uint64_t addr, void *host, uint64_t n, char *msg, size_t ml) {
     fetches++;
@@ -57,7 +57,7 @@ static int read_device(void *ctx, uint64_t addr, void *dst, uint64_t n) {
 static const char *run(interp_t *in, const char *code, int *ok) {
     static char result[1024];
     json_t *v = NULL;
-    engine_error_t err = {0};
+    cell_error_t err = {0};
     outn = 0;
     out[0] = 0;
     int rc = interp_run(in, code, "In [1]", &io, &v, &err);

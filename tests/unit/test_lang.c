@@ -36,7 +36,7 @@ static void io_stream(void *ctx, const char *name, const char *text, size_t len)
 }
 static void io_display(void *ctx, json_t *data, json_t *md, bool res) {}
 
-static void err_clear(engine_error_t *e) {
+static void err_clear(cell_error_t *e) {
     free(e->ename);
     free(e->evalue);
     if (e->traceback) json_decref(e->traceback);
@@ -111,11 +111,11 @@ static void run_case(tcase_t *t) {
     expect_failure = is_xfail(t->title);
     interp_t *in = interp_new();
     io_ctx_t ctx = {0};
-    engine_io_t io = {&ctx, io_stream, io_display, NULL};
+    cell_io_t io = {&ctx, io_stream, io_display, NULL};
     bool want_err = t->has[SEC_ERROR];
     bool ok = true;
     json_t *value = NULL;
-    engine_error_t err = {0};
+    cell_error_t err = {0};
     int rc = 0;
     for (int i = 0; i < t->ncells; i++) {
         char name[32];
@@ -304,7 +304,7 @@ static double secs(struct timespec *a, struct timespec *b) {
 
 static void test_interrupt(const char *code) {
     interp_t *in = interp_new();
-    engine_error_t err = {0};
+    cell_error_t err = {0};
     json_t *v = NULL;
     interrupt_clear();
     interp_run(in, "int before = 1;", "In [1]", NULL, &v, &err);

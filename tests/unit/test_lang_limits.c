@@ -27,7 +27,7 @@ static char *wrap(const char *head, const char *open, int n, const char *mid, co
 /* Runs code; returns its error's "ename: evalue" ("" on success) in buf. */
 static const char *run(interp_t *in, const char *code, char *buf, size_t n) {
     json_t *v = NULL;
-    engine_error_t err = {0};
+    cell_error_t err = {0};
     buf[0] = 0;
     if (interp_run(in, code, "In [1]", NULL, &v, &err) != 0)
         snprintf(buf, n, "%s: %s", err.ename ? err.ename : "?", err.evalue ? err.evalue : "");
@@ -73,7 +73,7 @@ int main(void) {
     expect_error(in, "loops", repeat("", "while (0) ", 30000, ";"), DEEP);
     {
         json_t *v = NULL;
-        engine_error_t err = {0};
+        cell_error_t err = {0};
         char *e = wrap("", "(", 20000, "1", ")", "");
         CHECK(interp_eval(in, e, &v, &err) != 0 && err.evalue && strstr(err.evalue, "nested too deeply"));
         free(e);

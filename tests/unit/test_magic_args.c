@@ -8,7 +8,7 @@
 static const magic_t m = {"t", "%t", "", "", NULL, NULL};
 
 static void program(void) {
-    engine_error_t err = {0};
+    cell_error_t err = {0};
     program_opts_t o;
     /* --profile between nvcc options: each word owned once (was a double free) */
     CHECK(program_parse_opts(&m, "-O3 --profile=nsys -std=c++17 -- a b", &o, &err) == 0);
@@ -28,15 +28,15 @@ static void program(void) {
     magic_free_args(o.argv, o.argc);
     CHECK(program_parse_opts(&m, "--profile=gdb -O2", &o, &err) == -1);
     CHECK_STR(err.ename, "UsageError");
-    engine_error_clear(&err);
+    cell_error_clear(&err);
     magic_free_args(o.argv, o.argc);
     CHECK(program_parse_opts(&m, "-O2 -c", &o, &err) == -1);
-    engine_error_clear(&err);
+    cell_error_clear(&err);
     magic_free_args(o.argv, o.argc);
 }
 
 static void others(void) {
-    engine_error_t err = {0};
+    cell_error_t err = {0};
     char **argv;
     int argc = magic_split_args("  a \"b c\"d  ", &argv);
     CHECK(argc == 2);
@@ -51,7 +51,7 @@ static void others(void) {
     CHECK_STR(t.rest, "f(x, y)");
     timeit_opts_free(&t);
     CHECK(timeit_parse_opts(&m, "-n 0 x", &t, &err) == -1);
-    engine_error_clear(&err);
+    cell_error_clear(&err);
 
     plot_opts_t p;
     argc = magic_split_args("--kind bar --logy xs ys", &argv);
@@ -60,7 +60,7 @@ static void others(void) {
     magic_free_args(argv, argc);
     argc = magic_split_args("--bins", &argv);
     CHECK(plot_parse_opts(&m, argv, argc, true, &p, &err) == -1);
-    engine_error_clear(&err);
+    cell_error_clear(&err);
     magic_free_args(argv, argc);
 
     char buf[64];
@@ -70,7 +70,7 @@ static void others(void) {
     CHECK_STR(mode, "always");
     CHECK(opt == 0);
     CHECK(host_tier_args(&m, "fast", buf, sizeof buf, &mode, &opt, &err) == -1);
-    engine_error_clear(&err);
+    cell_error_clear(&err);
 }
 
 int main(void) {

@@ -46,10 +46,10 @@ static char *run_cells(const char *cells, int mode, long *entries) {
     native_set_mode(in, mode);
     native_set_sync(in, g_sync);
     out_t o = {0};
-    engine_io_t io = {&o, io_stream, NULL, NULL};
+    cell_io_t io = {&o, io_stream, NULL, NULL};
     char *all = strdup(cells), *save = NULL;
     for (char *c = strtok_r(all, "\x01", &save); c; c = strtok_r(NULL, "\x01", &save)) {
-        engine_error_t err = {0};
+        cell_error_t err = {0};
         json_t *v = NULL;
         int rc = interp_run(in, c, "In [1]", &io, &v, &err);
         interp_flush_output(in);
@@ -65,7 +65,7 @@ static char *run_cells(const char *cells, int mode, long *entries) {
             free(tb);
         }
         if (v) json_decref(v);
-        engine_error_clear(&err);
+        cell_error_clear(&err);
     }
     *entries = native_stats(in).entries;
     g_clean_runs = native_stats(in).clean_runs[0] + native_stats(in).clean_runs[1];
@@ -443,13 +443,13 @@ static void test_loaded_code_is_bounded(void) {
     native_set_sync(in, true);
     unsigned salt = ((unsigned)getpid() * 2654435761u ^ (unsigned)time(NULL)) % 100000; /* no cached code */
     out_t o = {0};
-    engine_io_t io = {&o, io_stream, NULL, NULL};
+    cell_io_t io = {&o, io_stream, NULL, NULL};
     bool right = true;
     for (unsigned r = 0; r < 7; r++) {
         char cell[200];
         unsigned m = 7 + salt + r;
         snprintf(cell, sizeof cell, "{ long s = 0; for (int i = 0; i < 5000; i++) s += i %% %u; printf(\"%%ld\\n\", s); }", m);
-        engine_error_t err = {0};
+        cell_error_t err = {0};
         json_t *v = NULL;
         free(o.s);
         o = (out_t){0};
@@ -459,7 +459,7 @@ static void test_loaded_code_is_bounded(void) {
         for (int i = 0; i < 5000; i++) want += i % (int)m;
         right &= rc == 0 && o.s && atol(o.s) == want;
         json_decref(v);
-        engine_error_clear(&err);
+        cell_error_clear(&err);
         if (r == 6) {
             CHECK_MSG(mapped_objects() - before == 3, "loaded code: %d objects mapped, 3 allowed", mapped_objects() - before);
             CHECK_MSG(native_stats(in).refused == 4, "loaded code: %ld refused, 4 expected", native_stats(in).refused);
@@ -509,7 +509,7 @@ static void test_many_access_sites(void) {
 static void test_interrupt_compiled(void) {
     interp_t *in = interp_new();
     native_set_mode(in, NATIVE_ALWAYS);
-    engine_error_t err = {0};
+    cell_error_t err = {0};
     json_t *v = NULL;
     interrupt_clear();
     pthread_t t;
@@ -519,7 +519,7 @@ static void test_interrupt_compiled(void) {
     interrupt_clear();
     CHECK(rc == -1 && err.ename && !strcmp(err.ename, "KeyboardInterrupt"));
     CHECK(native_stats(in).entries > 0);
-    engine_error_clear(&err);
+    cell_error_clear(&err);
     /* a clean nest polls on its outermost loop only: still stopped */
     CHECK(interp_run(in, "int *a = (int *)malloc(64 * sizeof(int));", "In [2]", NULL, &v, &err) == 0);
     interrupt_clear();
@@ -530,7 +530,7 @@ static void test_interrupt_compiled(void) {
     interrupt_clear();
     CHECK(rc == -1 && err.ename && !strcmp(err.ename, "KeyboardInterrupt"));
     CHECK(native_stats(in).clean_runs[1] > 0);
-    engine_error_clear(&err);
+    cell_error_clear(&err);
     /* a compiled recursive function has no loop: its one test a call (the
      * guard word) sees the interrupt, called from a cell and from a loop */
     CHECK(interp_run(in, "long fibl(long k) { return k < 2 ? k : fibl(k - 1) + fibl(k - 2); }\nlong warm = 0;\n"
@@ -548,7 +548,7 @@ static void test_interrupt_compiled(void) {
         CHECK(rc == -1 && err.ename && !strcmp(err.ename, "KeyboardInterrupt"));
         st = native_stats(in);
         CHECK(st.entries + st.gave_up > before);
-        engine_error_clear(&err);
+        cell_error_clear(&err);
     }
     /* and once cleared, the guard word is the stack limit again: it runs */
     v = NULL;

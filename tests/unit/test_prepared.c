@@ -9,7 +9,7 @@
 #include "runtime/base/interrupt.h"
 #include "runtime/lang/interp.h"
 
-static void err_clear(engine_error_t *e) {
+static void err_clear(cell_error_t *e) {
     free(e->ename);
     free(e->evalue);
     if (e->traceback) json_decref(e->traceback);
@@ -19,7 +19,7 @@ static void err_clear(engine_error_t *e) {
 /* The value a cell's last expression shows, "" on error. */
 static char *value_of(interp_t *in, const char *code) {
     json_t *v = NULL;
-    engine_error_t err = {0};
+    cell_error_t err = {0};
     char *s = strdup("");
     if (interp_run(in, code, "In [9]", NULL, &v, &err) == 0 && v) {
         free(s);
@@ -31,7 +31,7 @@ static char *value_of(interp_t *in, const char *code) {
 }
 
 static void run_ok(interp_t *in, const char *code) {
-    engine_error_t err = {0};
+    cell_error_t err = {0};
     int rc = interp_run(in, code, "In [1]", NULL, NULL, &err);
     if (rc) fprintf(stderr, "cell failed: %s: %s\n", err.ename, err.evalue);
     CHECK(rc == 0);
@@ -67,7 +67,7 @@ static long plan_batch(void *ctx, char *ename, char *msg, size_t ml) {
     return 0;
 }
 
-static int run_plan(interp_t *in, const char *setup, const char *stmt, plan_t *p, engine_error_t *err) {
+static int run_plan(interp_t *in, const char *setup, const char *stmt, plan_t *p, cell_error_t *err) {
     interp_text_t st = {setup, 0, "In [5]"}, tt = {stmt, 0, "In [5]"};
     interp_prepared_t *pr = interp_prepare(in, setup ? &st : NULL, &tt, err);
     if (!pr) return -2;
@@ -81,14 +81,14 @@ static void test_batches_and_scope(void) {
     run_ok(in, "long total = 0;");
     long sizes[] = {3, 2};
     plan_t p = {.sizes = sizes, .nsizes = 2};
-    engine_error_t err = {0};
+    cell_error_t err = {0};
     /* setup once; its variable is the statement's; the statement's own
      * declaration is fresh on each run */
     CHECK(run_plan(in, "int k = 0;", "int one = 1; k += one; total += k;", &p, &err) == 0);
     CHECK(p.calls == 3 && p.ended);
     check_value(in, "total", "(long) 15");
     /* neither k nor one joined the session */
-    engine_error_t e2 = {0};
+    cell_error_t e2 = {0};
     CHECK(interp_run(in, "k", "In [6]", NULL, NULL, &e2) == -1);
     CHECK(e2.ename && !strcmp(e2.ename, "TypeError"));
     err_clear(&e2);
@@ -116,7 +116,7 @@ static void test_batches_and_scope(void) {
 static void test_errors(void) {
     interp_t *in = interp_new();
     run_ok(in, "int *p = (int *)malloc(4 * sizeof(int)); int i = 0;");
-    engine_error_t err = {0};
+    cell_error_t err = {0};
     long sizes[] = {100};
     /* a syntax error, located in the statement's own text, shown as written */
     plan_t p = {.sizes = sizes, .nsizes = 1};
@@ -165,7 +165,7 @@ static void test_errors(void) {
     interp_free(in);
 }
 
-static int eval(interp_t *in, const char *expr, double *v, engine_error_t *err) {
+static int eval(interp_t *in, const char *expr, double *v, cell_error_t *err) {
     interp_text_t t = {expr, 0, "--bytes"};
     return interp_eval_number(in, &t, v, err);
 }
@@ -174,7 +174,7 @@ static void test_eval_number(void) {
     interp_t *in = interp_new();
     run_ok(in, "int N = 10; double *d = 0; struct S { int a; } s;");
     double v = 0;
-    engine_error_t err = {0};
+    cell_error_t err = {0};
     CHECK(eval(in, "3 * N * sizeof(double)", &v, &err) == 0 && v == 240);
     CHECK(eval(in, "N / 4.0", &v, &err) == 0 && v == 2.5);
     CHECK(eval(in, "M * 2", &v, &err) == -1);

@@ -17,12 +17,12 @@
 #include "runtime/lang/interp.h"
 
 
-typedef struct { interp_t *in; out_t out; engine_io_t io; char ename[64], evalue[512]; } sess_t;
+typedef struct { interp_t *in; out_t out; cell_io_t io; char ename[64], evalue[512]; } sess_t;
 
 static void sess_init(sess_t *s) {
     memset(s, 0, sizeof *s);
     s->in = interp_new();
-    s->io = (engine_io_t){&s->out, io_stream, NULL, NULL};
+    s->io = (cell_io_t){&s->out, io_stream, NULL, NULL};
 }
 
 /* Runs a cell; returns what it printed (valid until the next run), and
@@ -30,7 +30,7 @@ static void sess_init(sess_t *s) {
 static const char *run(sess_t *s, const char *code) {
     s->out.n = 0;
     if (s->out.s) s->out.s[0] = 0;
-    engine_error_t err = {0};
+    cell_error_t err = {0};
     json_t *v = NULL;
     s->ename[0] = s->evalue[0] = 0;
     int rc = interp_run(s->in, code, "In [1]", &s->io, &v, &err);
@@ -40,7 +40,7 @@ static const char *run(sess_t *s, const char *code) {
         snprintf(s->evalue, sizeof s->evalue, "%s", err.evalue ? err.evalue : "");
     }
     if (v) json_decref(v);
-    engine_error_clear(&err);
+    cell_error_clear(&err);
     return s->out.s ? s->out.s : "";
 }
 
