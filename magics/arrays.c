@@ -39,13 +39,13 @@ int magic_array(magic_ctx_t *mc, const char *label, const char *arg, interp_arra
     char *text = NULL;
     if (asprintf(&text, "%s %.*s", label, (int)el, arg) < 0) abort();
     interp_text_t t = {text, strlen(label) + 1, label};
-    int rc = interp_array(mc->e->interp, &t, a, err);
+    int rc = interp_array(mc->interp, &t, a, err);
     free(text);
     if (rc || !colon) return rc;
     if (asprintf(&text, "%s %s", label, arg) < 0) abort();
     interp_text_t ct = {text, strlen(label) + 1 + el + 1, label};
     double n = 0;
-    rc = interp_eval_number(mc->e->interp, &ct, &n, err);
+    rc = interp_eval_number(mc->interp, &ct, &n, err);
     free(text);
     if (rc) return rc;
     if (!(n >= 0) || n != (double)(uint64_t)n) {
@@ -70,7 +70,7 @@ void *magic_array_bytes(magic_ctx_t *mc, const interp_array_t *a, uint64_t count
         return NULL;
     }
     char why[600] = "";
-    gpu_client_t *g = a->place == INTERP_PLACE_HOST ? NULL : cuda_session_client(mc->e->cuda, why, sizeof why);
+    gpu_client_t *g = a->place == INTERP_PLACE_HOST ? NULL : cuda_session_client(mc->cuda, why, sizeof why);
     /* the GPU's work on pinned or device memory (on any stream) is done first */
     int r = g ? gpu_client_sync(g) : 0;
     if (!r && a->host) {
@@ -85,7 +85,7 @@ void *magic_array_bytes(magic_ctx_t *mc, const interp_array_t *a, uint64_t count
     if (!r) r = gpu_client_memcpy_dtoh(g, out, a->device, n, 0, false);
     if (r) {
         free(out);
-        cuda_session_error(mc->e->cuda, r, "copying a device buffer to the host for display", err);
+        cuda_session_error(mc->cuda, r, "copying a device buffer to the host for display", err);
         return NULL;
     }
     return out;

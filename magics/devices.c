@@ -18,7 +18,7 @@ static int no_gpu(cell_error_t *err, int code, const char *why) {
 
 static int devices_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
     char why[600];
-    gpu_client_t *g = cuda_session_client(mc->e->cuda, why, sizeof why);
+    gpu_client_t *g = cuda_session_client(mc->cuda, why, sizeof why);
     if (!g) {
         io_printf(mc->io, "stdout", "No GPU: %s\n", why);
         return 0;
@@ -80,7 +80,7 @@ static int device_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
     char why[600];
     if (argc == 0) {
         magic_free_args(argv, argc);
-        gpu_client_t *g = cuda_session_client(mc->e->cuda, why, sizeof why);
+        gpu_client_t *g = cuda_session_client(mc->cuda, why, sizeof why);
         if (!g) return no_gpu(err, 0, why);
         io_printf(mc->io, "stdout", "current device: %d\n", gpu_client_get_device(g));
         return 0;
@@ -90,10 +90,10 @@ static int device_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
     bool bad = argc != 1 || *end || d < 0;
     magic_free_args(argv, argc);
     if (bad) return magic_usage_error(&magic_device, err, "expected one device number");
-    int r = cuda_session_set_device(mc->e->cuda, (int)d, why, sizeof why);
+    int r = cuda_session_set_device(mc->cuda, (int)d, why, sizeof why);
     if (r) return no_gpu(err, r, why);
     gpu_props_t p;
-    gpu_client_t *g = cuda_session_client(mc->e->cuda, why, sizeof why);
+    gpu_client_t *g = cuda_session_client(mc->cuda, why, sizeof why);
     if (g && !gpu_client_device_props(g, (int)d, &p))
         io_printf(mc->io, "stdout", "device %ld is current: %s (compute capability %d.%d)\n", d, p.name, p.major, p.minor);
     return 0;

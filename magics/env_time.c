@@ -76,7 +76,7 @@ static void cpu(double *user, double *sys) {
 static int time_code(magic_ctx_t *mc, const char *code, cell_error_t *err) {
     char why[600];
     /* only a worker that is up: a machine without a GPU times the host alone */
-    gpu_client_t *g = cuda_session_client(mc->e->cuda, why, sizeof why);
+    gpu_client_t *g = cuda_session_client(mc->cuda, why, sizeof why);
     gpu_handle_t ev[2] = {0, 0};
     bool events = false;
     int r = 0;
@@ -86,21 +86,21 @@ static int time_code(magic_ctx_t *mc, const char *code, cell_error_t *err) {
         if (!r) r = gpu_client_event_create(g, &ev[0], 0);
         if (!r) r = gpu_client_event_create(g, &ev[1], 0);
         if (!r) r = gpu_client_event_record(g, ev[0], 0);
-        if (r) return cuda_session_error(mc->e->cuda, r, "preparing the events of %time", err);
+        if (r) return cuda_session_error(mc->cuda, r, "preparing the events of %time", err);
         events = true;
     }
-    unsigned long work0 = cuda_session_work_count(mc->e->cuda);
+    unsigned long work0 = cuda_session_work_count(mc->cuda);
     double u0, s0, u1, s1, t0 = wall();
     cpu(&u0, &s0);
     int rc = mc->run(mc, code, err);
-    bool gpu_work = cuda_session_work_count(mc->e->cuda) != work0;
+    bool gpu_work = cuda_session_work_count(mc->cuda) != work0;
     float ms = 0;
     if (events && !rc) {
         r = gpu_client_event_record(g, ev[1], 0);
         if (!r) r = gpu_client_event_sync(g, ev[1]);
         if (!r) r = gpu_client_take_async_error(g, NULL, NULL);
         if (!r) r = gpu_client_event_elapsed(g, &ms, ev[0], ev[1]);
-        if (r) rc = cuda_session_error(mc->e->cuda, r, "while timing the statement", err);
+        if (r) rc = cuda_session_error(mc->cuda, r, "while timing the statement", err);
     }
     double t1 = wall();
     cpu(&u1, &s1);

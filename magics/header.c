@@ -15,7 +15,7 @@ static int header_cell(magic_ctx_t *mc, const char *args, const char *body, cell
     }
     const char *name = argv[0];
     bool replaced;
-    session_header_save(mc->e, name, body, &replaced);
+    session_header_save(mc->dev, name, body, &replaced);
     if (!replaced)
         io_printf(mc->io, "stdout", "header %s saved (%zu bytes): #include \"%s\" in later cells\n", name, strlen(body), name);
     else

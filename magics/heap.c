@@ -16,7 +16,7 @@
 
 static gpu_client_t *client(magic_ctx_t *mc) {
     char why[600];
-    return cuda_session_client(mc->e->cuda, why, sizeof why);
+    return cuda_session_client(mc->cuda, why, sizeof why);
 }
 
 /* Whether a buffer's contents come back after a worker restart: host
@@ -60,7 +60,7 @@ static void html_escape(strbuf_t *b, const char *s) {
 #define NPLACES 4 /* host, pinned, managed, device */
 
 static int heap_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
-    json_t *rows = interp_heap(mc->e->interp);
+    json_t *rows = interp_heap(mc->interp);
     size_t n = json_array_size(rows);
     gpu_client_t *g = client(mc);
     double total[NPLACES] = {0};
@@ -159,7 +159,7 @@ static json_t *row_of(json_t *rows, const char *name, bool *inside) {
 }
 
 static bool is_variable(magic_ctx_t *mc, const char *name) {
-    json_t *rows = interp_who(mc->e->interp);
+    json_t *rows = interp_who(mc->interp);
     size_t i;
     json_t *r;
     bool found = false;
@@ -184,7 +184,7 @@ static int free_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
     int rc = 0;
     if (argc == 0) rc = magic_usage_error(&magic_free, err, "which variables' buffers?");
     /* every name is checked before anything is freed */
-    json_t *rows = interp_heap(mc->e->interp);
+    json_t *rows = interp_heap(mc->interp);
     for (int i = 0; !rc && i < argc; i++) {
         bool inside;
         if (row_of(rows, argv[i], &inside)) continue;
@@ -241,7 +241,7 @@ static int reset_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
     magic_free_args(argv, argc);
     if (bad) return magic_usage_error(&magic_reset, err, "%%reset takes only -f (and never asks)");
     /* GPU memory first, through the CUDA calls, while the variables still exist */
-    json_t *rows = interp_heap(mc->e->interp);
+    json_t *rows = interp_heap(mc->interp);
     strbuf_t code = {0};
     size_t i;
     json_t *r;
@@ -263,13 +263,13 @@ static int reset_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
                   ferr.evalue ? ferr.evalue : "?");
     cell_error_clear(&ferr);
     free(c);
-    json_t *vars = interp_who(mc->e->interp);
+    json_t *vars = interp_who(mc->interp);
     magic_who_user_rows(vars);
     size_t nvars = json_array_size(vars);
     json_decref(vars);
-    int nk = mc->e->nkernels;
-    measure_clear(mc->e);
-    session_reset(mc->e);
+    int nk = mc->dev->nkernels;
+    measure_clear(mc);
+    mc->reset_session(mc);
     char sz[32];
     magic_fmt_bytes(bytes, sz, sizeof sz);
     io_printf(mc->io, "stdout",

@@ -10,7 +10,7 @@
 #include "runtime/lang/interp.h"
 
 static int host_tier_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
-    interp_t *in = mc->e->interp;
+    interp_t *in = mc->interp;
     if (!in) return magic_usage_error(&magic_host_tier, err, "no host interpreter in this session");
     char buf[256];
     const char *mode;
@@ -38,7 +38,7 @@ const magic_t magic_host_tier = {
 /* %%host [off|auto|always] [-O0|-O2]: this cell only; the session's choice
  * comes back after it, whatever the cell did. */
 static int host_cell(magic_ctx_t *mc, const char *args, const char *body, cell_error_t *err) {
-    interp_t *in = mc->e->interp;
+    interp_t *in = mc->interp;
     if (!in) return magic_usage_error(&magic_host, err, "no host interpreter in this session");
     char buf[256], was[16];
     const char *mode;

@@ -3,7 +3,37 @@
 #ifndef ICUDA_MAGICS_H
 #define ICUDA_MAGICS_H
 
-#include "runtime/engine/session.h"
+#include "runtime/base/cell_io.h"
+#include "runtime/device/device_session.h"
+
+struct interp;
+struct cuda_session;
+struct measure_state;
+
+/* What a magic gets: handles to the parts of the session it may use, the
+ * cell's output and name, and the engine's services as callbacks (the
+ * magics sit below the engine and never call up into it). */
+typedef struct magic_ctx {
+    device_session_t *dev;
+    struct interp *interp;
+    struct cuda_session *cuda;
+    /* the magics' own state in the session (%timeit's peaks and
+     * measurements: measure.h), made on first use, freed by magics_session_free */
+    struct measure_state **measure;
+    const cell_io_t *io;
+    const char *cell_name;
+    /* Runs code as the engine runs a cell (device items compile, host items
+     * run in order, magics where they stand), with this cell's name and
+     * output; for cell magics that wrap code (%%timeit, %%profile). The GPU
+     * work is not synchronised at its end: the caller decides. 0 or -1. */
+    int (*run)(struct magic_ctx *mc, const char *code, cell_error_t *err);
+    /* %reset: forgets what cells defined (the engine's session_reset). */
+    void (*reset_session)(struct magic_ctx *mc);
+    void *engine; /* for run and reset_session only */
+    /* The whole cell as typed, magic line included (NULL where unknown):
+     * where a cell magic's body starts in it gives the body's lines. */
+    const char *cell_code;
+} magic_ctx_t;
 
 typedef struct magic {
     const char *name;
@@ -42,7 +72,7 @@ void magic_free_args(char **argv, int argc);
 void magic_who_user_rows(json_t *rows);
 
 /* Frees what the magics keep in the session (engine_free calls it). */
-void magics_session_free(engine_t *e);
+void magics_session_free(struct measure_state *measure);
 
 extern const magic_t magic_lsmagic, magic_help, magic_nvrtc, magic_ptx, magic_header, magic_resources, magic_who,
     magic_devices, magic_device, magic_sass, magic_memcheck, magic_timeit, magic_roofline, magic_profile,

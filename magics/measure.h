@@ -2,7 +2,7 @@
  * roofline.c, peaks.c, measure_state.c): each device's peaks, measured
  * once per session, and the %timeit measurements that had --bytes and
  * --flops, which %roofline draws. All of it lives in the session
- * (engine->measure). */
+ * (magic_ctx_t.measure). */
 #ifndef ICUDA_MAGICS_MEASURE_H
 #define ICUDA_MAGICS_MEASURE_H
 
@@ -39,10 +39,10 @@ typedef struct measure_state {
 } measure_state_t;
 
 /* The session's state, made on first use. */
-measure_state_t *measure_state(engine_t *e);
-void measure_add(engine_t *e, const char *label, double bytes, double flops, double seconds, int dev);
+measure_state_t *measure_state(magic_ctx_t *mc);
+void measure_add(magic_ctx_t *mc, const char *label, double bytes, double flops, double seconds, int dev);
 /* Forgets every measurement; returns how many there were. */
-int measure_clear(engine_t *e);
+int measure_clear(magic_ctx_t *mc);
 
 /* The peaks of device dev: the table and the device's properties, and the
  * bandwidth of a device-to-device copy measured on first use in this

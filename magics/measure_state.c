@@ -4,44 +4,37 @@
 #include <string.h>
 
 #include "measure.h"
+#include "runtime/base/vec.h"
 
-measure_state_t *measure_state(engine_t *e) {
-    if (!e->measure) {
-        e->measure = calloc(1, sizeof *e->measure);
-        if (!e->measure) abort();
-    }
-    return e->measure;
+measure_state_t *measure_state(magic_ctx_t *mc) {
+    if (!*mc->measure) *mc->measure = xcalloc(1, sizeof **mc->measure);
+    return *mc->measure;
 }
 
-void measure_add(engine_t *e, const char *label, double bytes, double flops, double seconds, int dev) {
-    measure_state_t *s = measure_state(e);
-    if (s->nm == s->capm) {
-        s->capm = s->capm ? s->capm * 2 : 8;
-        s->m = realloc(s->m, sizeof *s->m * (size_t)s->capm);
-        if (!s->m) abort();
-    }
+void measure_add(magic_ctx_t *mc, const char *label, double bytes, double flops, double seconds, int dev) {
+    measure_state_t *s = measure_state(mc);
+    ARRAY_GROW(s->m, s->nm, s->capm);
     measurement_t *m = &s->m[s->nm++];
-    m->label = strdup(label ? label : "?");
-    if (!m->label) abort();
+    m->label = xstrdup(label ? label : "?");
     m->bytes = bytes;
     m->flops = flops;
     m->seconds = seconds;
     m->dev = dev;
 }
 
-int measure_clear(engine_t *e) {
-    measure_state_t *s = measure_state(e);
+static int clear(measure_state_t *s) {
     int n = s->nm;
     for (int i = 0; i < s->nm; i++) free(s->m[i].label);
     s->nm = 0;
     return n;
 }
 
-void magics_session_free(engine_t *e) {
-    if (!e->measure) return;
-    measure_clear(e);
-    free(e->measure->m);
-    free(e->measure->peaks);
-    free(e->measure);
-    e->measure = NULL;
+int measure_clear(magic_ctx_t *mc) { return clear(measure_state(mc)); }
+
+void magics_session_free(struct measure_state *s) {
+    if (!s) return;
+    clear(s);
+    free(s->m);
+    free(s->peaks);
+    free(s);
 }

@@ -88,7 +88,7 @@ typedef struct {
     char text[300];    /* the source line, trimmed */
 } place_t;
 
-static void place_of(engine_t *e, const cuda_memcheck_result_t *res, const san_site_t *s, place_t *pl) {
+static void place_of(device_session_t *e, const cuda_memcheck_result_t *res, const san_site_t *s, place_t *pl) {
     memset(pl, 0, sizeof *pl);
     const char *file = strrchr(s->file, '/');
     file = file ? file + 1 : s->file;
@@ -96,7 +96,7 @@ static void place_of(engine_t *e, const cuda_memcheck_result_t *res, const san_s
     int line;
     const char *hex = site_module(res, s);
     if (s->line > 0 && !strcmp(file, "cell.cu") && hex &&
-        engine_unit_line(e, hex, s->line, cell, sizeof cell, &line, pl->text, sizeof pl->text)) {
+        device_unit_line(e, hex, s->line, cell, sizeof cell, &line, pl->text, sizeof pl->text)) {
         snprintf(pl->where, sizeof pl->where, "%s, line %d", cell, line);
         char *t = pl->text;
         while (*t == ' ' || *t == '\t') t++;
@@ -141,7 +141,7 @@ static bool near_buffer(magic_ctx_t *mc, gpu_client_t *gc, const san_finding_t *
         free(info);
     }
     if (!found) return false;
-    char *names = interp_pointer_names(mc->e->interp, INTERP_PLACE_DEVICE, base);
+    char *names = interp_pointer_names(mc->interp, INTERP_PLACE_DEVICE, base);
     char who[300];
     if (*names) snprintf(who, sizeof who, "%s (%zu bytes at %#llx)", names, size, (unsigned long long)base);
     else snprintf(who, sizeof who, "the buffer of %zu bytes at %#llx", size, (unsigned long long)base);
@@ -154,7 +154,7 @@ static bool near_buffer(magic_ctx_t *mc, gpu_client_t *gc, const san_finding_t *
 }
 
 /* "... in cell.cu:57" in a backtrace line becomes "... in In [3], line 5". */
-static char *cell_lines_in(engine_t *e, const char *hex, const char *text) {
+static char *cell_lines_in(device_session_t *e, const char *hex, const char *text) {
     strbuf_t b = {0};
     const char *p = text, *hit;
     while (hex && (hit = strstr(p, "cell.cu:")) != NULL) {
@@ -163,7 +163,7 @@ static char *cell_lines_in(engine_t *e, const char *hex, const char *text) {
         char cell[64];
         int line;
         sb_append(&b, p, (size_t)(hit - p));
-        if (end > hit + 8 && engine_unit_line(e, hex, (int)n, cell, sizeof cell, &line, NULL, 0))
+        if (end > hit + 8 && device_unit_line(e, hex, (int)n, cell, sizeof cell, &line, NULL, 0))
             sb_printf(&b, "%s, line %d", cell, line);
         else
             sb_append(&b, hit, (size_t)(end - hit) > 8 ? (size_t)(end - hit) : 8);
@@ -199,7 +199,7 @@ static void report_group(magic_ctx_t *mc, gpu_client_t *gc, const cuda_memcheck_
     strbuf_t one = {0};
     if (f->nsites > 1 && f->sites[0].access[0]) { /* racecheck: an access and the ones it races with */
         place_t p0;
-        place_of(mc->e, res, &f->sites[0], &p0);
+        place_of(mc->dev, res, &f->sites[0], &p0);
         char a0[40];
         access_words(f->sites[0].access, a0, sizeof a0);
         long hz = 0;
@@ -210,7 +210,7 @@ static void report_group(magic_ctx_t *mc, gpu_client_t *gc, const cuda_memcheck_
         if (p0.text[0]) add(lines, "        %s", p0.text);
         for (int i = 1; i < f->nsites; i++) {
             place_t pi;
-            place_of(mc->e, res, &f->sites[i], &pi);
+            place_of(mc->dev, res, &f->sites[i], &pi);
             char ai[40];
             access_words(f->sites[i].access, ai, sizeof ai);
             add(lines, "    and %s at %s (%ld hazard%s)", ai, pi.where[0] ? pi.where : "an unknown line",
@@ -222,7 +222,7 @@ static void report_group(magic_ctx_t *mc, gpu_client_t *gc, const cuda_memcheck_
         if (hz) sb_printf(&one, " (%ld hazard%s)", hz, hz == 1 ? "" : "s");
     } else {
         place_t p;
-        if (f->nsites) place_of(mc->e, res, &f->sites[0], &p);
+        if (f->nsites) place_of(mc->dev, res, &f->sites[0], &p);
         else memset(&p, 0, sizeof p);
         char count[64] = "";
         if (g->count > 1) snprintf(count, sizeof count, " (%d times)", g->count);
@@ -257,7 +257,7 @@ static void report_group(magic_ctx_t *mc, gpu_client_t *gc, const cuda_memcheck_
             const char *eol = strchr(l, '\n');
             size_t k = eol ? (size_t)(eol - l) : strlen(l);
             char *text = strndup(l, k);
-            char *mapped = cell_lines_in(mc->e, hex, text);
+            char *mapped = cell_lines_in(mc->dev, hex, text);
             add(lines, "    | %s", mapped);
             free(mapped);
             free(text);
@@ -284,7 +284,7 @@ static void add_other(json_t *lines, const char *other) {
 static int run(magic_ctx_t *mc, const magic_t *mg, const char *tool, const char *code, cell_error_t *err) {
     cuda_memcheck_t *m;
     char ename[64], msg[2048];
-    if (cuda_memcheck_begin(mc->e->cuda, tool, &m, ename, msg, sizeof msg)) {
+    if (cuda_memcheck_begin(mc->cuda, tool, &m, ename, msg, sizeof msg)) {
         cell_error_set(err, ename, NULL, "%s", msg);
         return -1;
     }
@@ -293,7 +293,7 @@ static int run(magic_ctx_t *mc, const magic_t *mg, const char *tool, const char 
     cuda_memcheck_result_t res;
     cuda_memcheck_end(m, &res);
     char why[256];
-    gpu_client_t *gc = cuda_session_client(mc->e->cuda, why, sizeof why);
+    gpu_client_t *gc = cuda_session_client(mc->cuda, why, sizeof why);
 
     san_log_t log;
     san_log_parse(res.log, &log);

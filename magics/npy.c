@@ -211,7 +211,7 @@ static int load_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
         char *t = NULL;
         if (asprintf(&t, "%%load %s", argv[0]) < 0) abort();
         interp_text_t it = {t, 6, "%load"};
-        rc = interp_array(mc->e->interp, &it, &a, err);
+        rc = interp_array(mc->interp, &it, &a, err);
         free(t);
     }
     if (!rc) {

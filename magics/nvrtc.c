@@ -8,12 +8,12 @@
 
 static void show(magic_ctx_t *mc) {
     char **opts;
-    int n = engine_options(mc->e, &opts);
+    int n = device_options(mc->dev, &opts);
     strbuf_t b = {0};
     sb_puts(&b, "NVRTC options:");
     for (int i = 0; i < n; i++) sb_printf(&b, " %s", opts[i]);
-    sb_printf(&b, "\narchitecture: %s (%s)\n", engine_arch(mc->e), mc->e->arch_note);
-    if (!mc->e->nuser_options) sb_puts(&b, "no options of yours; %nvrtc -O3 -lineinfo ... sets them, %nvrtc --reset clears them\n");
+    sb_printf(&b, "\narchitecture: %s (%s)\n", device_arch(mc->dev), mc->dev->arch_note);
+    if (!mc->dev->nuser_options) sb_puts(&b, "no options of yours; %nvrtc -O3 -lineinfo ... sets them, %nvrtc --reset clears them\n");
     char *s = sb_take(&b);
     io_printf(mc->io, "stdout", "%s", s);
     free(s);
@@ -30,9 +30,9 @@ static int nvrtc_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
     }
     if (argc == 1 && !strcmp(argv[0], "--reset")) {
         magic_free_args(argv, argc);
-        options_free(mc->e->user_options, mc->e->nuser_options);
-        mc->e->user_options = NULL;
-        mc->e->nuser_options = 0;
+        options_free(mc->dev->user_options, mc->dev->nuser_options);
+        mc->dev->user_options = NULL;
+        mc->dev->nuser_options = 0;
         show(mc);
         return 0;
     }
@@ -45,7 +45,7 @@ static int nvrtc_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
     /* Try them on an empty program first: a bad option is refused now, and
      * the options in effect stay as they were. */
     char *msg = NULL;
-    if (engine_try_options(mc->e, argv, argc, &msg) != 0) {
+    if (device_try_options(mc->dev, argv, argc, &msg) != 0) {
         json_t *tb = json_array();
         json_array_append_new(tb, json_string("\x1b[1;31mUsageError\x1b[0m: NVRTC refused these options; the options in effect are unchanged"));
         size_t n = strlen(msg);
@@ -56,9 +56,9 @@ static int nvrtc_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
         magic_free_args(argv, argc);
         return -1;
     }
-    options_free(mc->e->user_options, mc->e->nuser_options);
-    mc->e->user_options = argv;
-    mc->e->nuser_options = argc;
+    options_free(mc->dev->user_options, mc->dev->nuser_options);
+    mc->dev->user_options = argv;
+    mc->dev->nuser_options = argc;
     show(mc);
     return 0;
 }

@@ -102,7 +102,7 @@ out:
 }
 
 int peaks_get(magic_ctx_t *mc, gpu_client_t *g, int dev, const device_peaks_t **out, cell_error_t *err) {
-    measure_state_t *s = measure_state(mc->e);
+    measure_state_t *s = measure_state(mc);
     for (int i = 0; i < s->npeaks; i++)
         if (s->peaks[i].dev == dev) {
             *out = &s->peaks[i];
@@ -110,7 +110,7 @@ int peaks_get(magic_ctx_t *mc, gpu_client_t *g, int dev, const device_peaks_t **
         }
     gpu_props_t p;
     int r = gpu_client_device_props(g, dev, &p);
-    if (r) return cuda_session_error(mc->e->cuda, r, "reading the device's properties", err);
+    if (r) return cuda_session_error(mc->cuda, r, "reading the device's properties", err);
     device_peaks_t d;
     memset(&d, 0, sizeof d);
     d.dev = dev;
@@ -127,15 +127,15 @@ int peaks_get(magic_ctx_t *mc, gpu_client_t *g, int dev, const device_peaks_t **
     /* earlier work's asynchronous errors are its own, not the measurement's */
     r = gpu_client_sync(g);
     if (!r) r = gpu_client_take_async_error(g, NULL, NULL);
-    if (r) return cuda_session_error(mc->e->cuda, r, "reported before measuring the device's bandwidth", err);
+    if (r) return cuda_session_error(mc->cuda, r, "reported before measuring the device's bandwidth", err);
     int cur = gpu_client_get_device(g);
     if (cur != dev && (r = gpu_client_set_device(g, dev)))
-        return cuda_session_error(mc->e->cuda, r, "selecting the device to measure", err);
+        return cuda_session_error(mc->cuda, r, "selecting the device to measure", err);
     r = copy_bandwidth(g, &d.bw_measured, d.bw_note, sizeof d.bw_note);
     if (cur != dev) gpu_client_set_device(g, cur);
     if (r) {
         if (gpu_client_state(g) != GPU_READY)
-            return cuda_session_error(mc->e->cuda, r, "measuring the device's memory bandwidth", err);
+            return cuda_session_error(mc->cuda, r, "measuring the device's memory bandwidth", err);
         d.bw_measured = 0;
         snprintf(d.bw_note, sizeof d.bw_note, "not measured: the copy failed (%s)", gpu_client_error_name(r));
     }

@@ -67,7 +67,7 @@ static void show(magic_ctx_t *mc, const gpu_profile_result_t *res, const opts_t 
 
 /* The NVTX ranges the code closed (runtime/cuda/cuda_nvtx.h): a table. */
 static void show_nvtx(magic_ctx_t *mc, int from) {
-    char *text = cuda_nvtx_report(mc->e->cuda, from, false), *html = cuda_nvtx_report(mc->e->cuda, from, true);
+    char *text = cuda_nvtx_report(mc->cuda, from, false), *html = cuda_nvtx_report(mc->cuda, from, true);
     if (text && html) io_display_text(mc->io, text, html);
     free(text);
     free(html);
@@ -76,7 +76,7 @@ static void show_nvtx(magic_ctx_t *mc, int from) {
 static int profile_code(magic_ctx_t *mc, const opts_t *o, const char *code, cell_error_t *err) {
     cuda_profile_t *p = NULL;
     char ename[64], msg[2048];
-    if (cuda_profile_begin(mc->e->cuda, &p, ename, sizeof ename, msg, sizeof msg)) {
+    if (cuda_profile_begin(mc->cuda, &p, ename, sizeof ename, msg, sizeof msg)) {
         cell_error_set(err, ename, NULL, "%%profile: %s", msg);
         return -1;
     }
@@ -90,12 +90,12 @@ static int profile_code(magic_ctx_t *mc, const opts_t *o, const char *code, cell
                   "dram__throughput.avg.pct_of_peak_sustained_elapsed,"
                   "sm__throughput.avg.pct_of_peak_sustained_elapsed.\n");
     cell_error_t run_err = {0};
-    int nvtx_from = cuda_nvtx_count(mc->e->cuda);
+    int nvtx_from = cuda_nvtx_count(mc->cuda);
     int rc = mc->run(mc, code, &run_err);
     show_nvtx(mc, nvtx_from);
     gpu_profile_result_t res;
     char ename2[64], msg2[2048];
-    int rc2 = cuda_profile_end(mc->e->cuda, p, &res, ename2, sizeof ename2, msg2, sizeof msg2);
+    int rc2 = cuda_profile_end(mc->cuda, p, &res, ename2, sizeof ename2, msg2, sizeof msg2);
     if (res.n || (!rc && !rc2)) show(mc, &res, o);
     else if (res.worker_died)
         io_printf(mc->io, "stderr", "%%profile: the GPU worker stopped before it had delivered any record.\n");

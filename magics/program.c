@@ -129,7 +129,7 @@ static int run_status(const proc_result_t *r, const char *what, cell_error_t *er
  * order the kernel's own CUDA_VISIBLE_DEVICES gives, when it has one). NULL
  * when nothing needs changing. */
 static const char *visible_devices(magic_ctx_t *mc, char *out, size_t cap) {
-    int n = 0, cur = cuda_session_current_device(mc->e->cuda, &n);
+    int n = 0, cur = cuda_session_current_device(mc->cuda, &n);
     if (cur <= 0 || cur >= n) return NULL;
     char ids[64][64];
     int k = 0;
@@ -154,14 +154,14 @@ static const char *visible_devices(magic_ctx_t *mc, char *out, size_t cap) {
 
 static int run_program(magic_ctx_t *mc, const char *source, int line_offset, const program_opts_t *o,
                        cell_error_t *err) {
-    engine_t *e = mc->e;
+    device_session_t *e = mc->dev;
     /* a profile asked for and impossible: said before any compile */
     char *prof = NULL;
     const char *tool = NULL;
     if (o->profile && find_profiler(o->profile, &prof, &tool, err)) return -1;
 
     const char *forced = getenv("ICUDA_ARCH");
-    const char *arch = engine_arch(e);
+    const char *arch = device_arch(e);
     bool gpu_arch = e->arch_from_gpu || (forced && *forced);
     program_spec_t spec = {source,     o->nvcc,     o->nnvcc, gpu_arch ? arch : NULL,
                            e->headers, e->nheaders, compile_cache_dir(e->cache)};

@@ -8,10 +8,10 @@
 
 /* The kernel named in args, or an error naming those there are. */
 static const kernel_entry_t *find_kernel(magic_ctx_t *mc, const magic_t *m, const char *name, cell_error_t *err) {
-    const kernel_entry_t *k = engine_find_kernel(mc->e, name);
+    const kernel_entry_t *k = device_find_kernel(mc->dev, name);
     if (k) return k;
     strbuf_t b = {0};
-    for (int i = 0; i < mc->e->nkernels; i++) sb_printf(&b, "%s%s", i ? ", " : "", mc->e->kernels[i].name);
+    for (int i = 0; i < mc->dev->nkernels; i++) sb_printf(&b, "%s%s", i ? ", " : "", mc->dev->kernels[i].name);
     char *known = sb_take(&b);
     if (*known) magic_usage_error(m, err, "no kernel named '%s'; compiled so far: %s", name, known);
     else magic_usage_error(m, err, "no kernel named '%s'; no kernel has been compiled yet", name);
@@ -68,14 +68,14 @@ static int ptx_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
     } else if ((k = find_kernel(mc, &magic_ptx, name, err)) == NULL) {
         rc = -1;
     } else {
-        const compiled_module_t *m = compile_cache_get(mc->e->cache, k->module_hex);
+        const compiled_module_t *m = compile_cache_get(mc->dev->cache, k->module_hex);
         const compiled_kernel_t *ck = m ? module_kernel(m, k->name) : NULL;
         if (!m || !m->ptx || !ck) {
             cell_error_set(err, "RuntimeError", NULL, "the PTX of %s is no longer available; run its cell again", name);
             rc = -1;
         } else {
             char *text = all ? strdup(m->ptx) : entry_ptx(m->ptx, ck->lowered);
-            io_printf(mc->io, "stdout", "// %s, from %s, for %s\n%s", k->signature, k->cell, engine_arch(mc->e), text);
+            io_printf(mc->io, "stdout", "// %s, from %s, for %s\n%s", k->signature, k->cell, device_arch(mc->dev), text);
             free(text);
         }
     }

@@ -23,32 +23,32 @@ typedef struct {
 static int lookup(magic_ctx_t *mc, const char *name, kinfo_t *ki, cell_error_t *err) {
     memset(ki, 0, sizeof *ki);
     snprintf(ki->name, sizeof ki->name, "%s", name);
-    const kernel_entry_t *k = engine_find_kernel(mc->e, name);
+    const kernel_entry_t *k = device_find_kernel(mc->dev, name);
     const compiled_module_t *m = NULL;
     if (k) {
-        char *d = engine_kernel_description(mc->e, k);
+        char *d = device_kernel_description(mc->dev, k);
         snprintf(ki->desc, sizeof ki->desc, "%s", d);
         free(d);
-        m = compile_cache_get(mc->e->cache, k->module_hex);
+        m = compile_cache_get(mc->dev->cache, k->module_hex);
     } else if (strchr(name, '<')) {
         cuda_kernel_ref_t ref;
         char ename[64], msg[1024];
-        if (cuda_kernel_ref(mc->e->cuda, name, &ref, ename, msg, sizeof msg)) {
+        if (cuda_kernel_ref(mc->cuda, name, &ref, ename, msg, sizeof msg)) {
             cell_error_set(err, ename[0] ? ename : "RuntimeError", NULL, "%s", msg);
             return -1;
         }
-        m = compile_cache_get(mc->e->cache, ref.hex);
+        m = compile_cache_get(mc->dev->cache, ref.hex);
         const compiled_kernel_t *ck = m ? module_kernel(m, name) : NULL;
         if (ck && ck->have_resources)
             snprintf(ki->desc, sizeof ki->desc, "__global__ %s: %d registers, %d B shared, %d B local\n"
                      "an instance of a template kernel, compiled for %s", ref.signature, ck->registers,
-                     ck->shared_bytes, ck->stack_bytes, engine_arch(mc->e));
+                     ck->shared_bytes, ck->stack_bytes, device_arch(mc->dev));
         else
             snprintf(ki->desc, sizeof ki->desc, "__global__ %s\nan instance of a template kernel, compiled for %s",
-                     ref.signature, engine_arch(mc->e));
+                     ref.signature, device_arch(mc->dev));
     } else {
         strbuf_t b = {0};
-        for (int i = 0; i < mc->e->nkernels; i++) sb_printf(&b, "%s%s", i ? ", " : "", mc->e->kernels[i].name);
+        for (int i = 0; i < mc->dev->nkernels; i++) sb_printf(&b, "%s%s", i ? ", " : "", mc->dev->kernels[i].name);
         char *known = sb_take(&b);
         if (*known) magic_usage_error(&magic_resources, err, "no kernel named '%s'; compiled so far: %s", name, known);
         else magic_usage_error(&magic_resources, err, "no kernel named '%s'; no kernel has been compiled yet", name);
@@ -68,7 +68,7 @@ static void pct(char *b, size_t n, double f) { snprintf(b, n, "%.0f%%", f * 100)
 
 /* Occupancy from icuda's model: the limits of the architecture compiled for. */
 static int computed(magic_ctx_t *mc, const kinfo_t *ki, int block, size_t dyn, strbuf_t *b, cell_error_t *err) {
-    const char *arch = engine_arch(mc->e);
+    const char *arch = device_arch(mc->dev);
     int major, minor;
     if (!ki->have_resources) {
         cell_error_set(err, "RuntimeError", NULL, "the compiler reported no registers for %s, so its occupancy "
@@ -111,7 +111,7 @@ static int computed(magic_ctx_t *mc, const kinfo_t *ki, int block, size_t dyn, s
 
 /* The per-SM limits of the device as the worker read them, with the
  * allocation units of its compute capability. */
-static void device_arch(const cuda_occupancy_t *o, occ_arch_t *a) {
+static void occupancy_arch_of(const cuda_occupancy_t *o, occ_arch_t *a) {
     occ_arch_for(o->props.major, o->props.minor, a);
     a->warp_size = o->props.warp_size ? o->props.warp_size : 32;
     if (o->props.max_threads_per_block) a->max_threads_per_block = o->props.max_threads_per_block;
@@ -126,7 +126,7 @@ static void device_arch(const cuda_occupancy_t *o, occ_arch_t *a) {
 static void measured(const kinfo_t *ki, int block, size_t dyn, const cuda_occupancy_t *o, const cuda_occupancy_t *ob,
                      strbuf_t *b) {
     occ_arch_t a;
-    device_arch(o, &a);
+    occupancy_arch_of(o, &a);
     occ_kernel_t k = {o->attrs.num_regs, o->attrs.shared_size_bytes, dyn};
     occ_result_t r;
     occ_compute(&a, &k, block, &r);
@@ -183,7 +183,7 @@ static int one(magic_ctx_t *mc, const char *name, int block, size_t dyn, strbuf_
     if (block > 0) {
         cuda_occupancy_t o, ob;
         char msg[1024] = "";
-        int r = cuda_kernel_occupancy(mc->e->cuda, name, block, dyn, &o, msg, sizeof msg);
+        int r = cuda_kernel_occupancy(mc->cuda, name, block, dyn, &o, msg, sizeof msg);
         if (r == CUDA_ERR_NO_DEVICE || r == CUDA_ERR_INSUFFICIENT_DRIVER) {
             rc = computed(mc, &ki, block, dyn, &b, err);
         } else if (r) {
@@ -192,7 +192,7 @@ static int one(magic_ctx_t *mc, const char *name, int block, size_t dyn, strbuf_
         } else {
             ob = o;
             if (o.best_block > 0 && o.best_block != block)
-                r = cuda_kernel_occupancy(mc->e->cuda, name, o.best_block, dyn, &ob, msg, sizeof msg);
+                r = cuda_kernel_occupancy(mc->cuda, name, o.best_block, dyn, &ob, msg, sizeof msg);
             if (r) {
                 cell_error_set(err, cuda_error_name(r), NULL, "%s", msg);
                 rc = -1;
@@ -241,8 +241,8 @@ static int resources_line(magic_ctx_t *mc, const char *args, cell_error_t *err) 
     sb_puts(&table[1], "<table><thead><tr><th>kernel</th><th>registers</th><th>static shared</th><th>signature, where "
                        "defined, resources</th></tr></thead><tbody>");
     if (rc == 0 && nnames == 0) {
-        if (!mc->e->nkernels) io_printf(mc->io, "stdout", "no kernel has been compiled yet\n"), tp = NULL;
-        for (int i = 0; i < mc->e->nkernels && rc == 0; i++) rc = one(mc, mc->e->kernels[i].name, (int)block, (size_t)smem, tp, err);
+        if (!mc->dev->nkernels) io_printf(mc->io, "stdout", "no kernel has been compiled yet\n"), tp = NULL;
+        for (int i = 0; i < mc->dev->nkernels && rc == 0; i++) rc = one(mc, mc->dev->kernels[i].name, (int)block, (size_t)smem, tp, err);
     }
     for (int i = 0; i < nnames && rc == 0; i++) rc = one(mc, names[i], (int)block, (size_t)smem, tp, err);
     sb_puts(&table[1], "</tbody></table>");

@@ -110,11 +110,11 @@ static int roofline_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
     magic_free_args(argv, argc);
     if (rc) return rc;
     if (clear) {
-        int n = measure_clear(mc->e);
+        int n = measure_clear(mc);
         io_printf(mc->io, "stdout", "forgot %d measurement%s\n", n, n == 1 ? "" : "s");
         return 0;
     }
-    const measure_state_t *s = measure_state(mc->e);
+    const measure_state_t *s = measure_state(mc);
     if (s->nm == 0) {
         io_printf(mc->io, "stdout",
                   "No measurements yet: %%roofline draws what %%timeit measured with both --bytes and --flops, e.g.\n"
@@ -123,7 +123,7 @@ static int roofline_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
         return 0;
     }
     char why[600];
-    gpu_client_t *g = cuda_session_client(mc->e->cuda, why, sizeof why);
+    gpu_client_t *g = cuda_session_client(mc->cuda, why, sizeof why);
     strbuf_t t = {0}, h = {0};
     const device_peaks_t *pk = NULL;
     if (g && peaks_get(mc, g, gpu_client_get_device(g), &pk, err)) return -1;

@@ -45,7 +45,7 @@ static long cubin_symbol_index(const char *img, size_t n, const char *name) {
 
 /* nvdisasm's `//## File "cell.cu", line 12` becomes the cell, its line and
  * the line's text; cuobjdump's encoding comments go. */
-static char *tidy(engine_t *e, const char *hex, const char *text, bool cuobjdump) {
+static char *tidy(device_session_t *e, const char *hex, const char *text, bool cuobjdump) {
     strbuf_t b = {0};
     for (const char *line = text; *line;) {
         const char *eol = strchr(line, '\n');
@@ -60,7 +60,7 @@ static char *tidy(engine_t *e, const char *hex, const char *text, bool cuobjdump
             base = base ? base + 1 : file;
             char cell[64], src[300];
             int cl;
-            if (!strcmp(base, "cell.cu") && engine_unit_line(e, hex, unit_line, cell, sizeof cell, &cl, src, sizeof src)) {
+            if (!strcmp(base, "cell.cu") && device_unit_line(e, hex, unit_line, cell, sizeof cell, &cl, src, sizeof src)) {
                 const char *s = src;
                 while (*s == ' ' || *s == '\t') s++;
                 sb_printf(&b, "%.*s//## %s, line %d: %s\n", (int)(f - l), l, cell, cl, s);
@@ -106,9 +106,9 @@ static int no_tool(const char *where, cell_error_t *err) {
  * instance (compiled now if it was not yet). */
 static int find(magic_ctx_t *mc, const char *name, cuda_kernel_ref_t *ref, char *where, size_t wn,
                 cell_error_t *err) {
-    const kernel_entry_t *k = engine_find_kernel(mc->e, name);
+    const kernel_entry_t *k = device_find_kernel(mc->dev, name);
     if (k) {
-        const compiled_module_t *m = compile_cache_get(mc->e->cache, k->module_hex);
+        const compiled_module_t *m = compile_cache_get(mc->dev->cache, k->module_hex);
         const compiled_kernel_t *ck = m ? module_kernel(m, k->name) : NULL;
         if (!ck || !ck->lowered) {
             cell_error_set(err, "RuntimeError", NULL, "the module of %s is no longer available; run its cell again", name);
@@ -122,7 +122,7 @@ static int find(magic_ctx_t *mc, const char *name, cuda_kernel_ref_t *ref, char 
     }
     if (strchr(name, '<')) {
         char ename[64], msg[1024];
-        if (cuda_kernel_ref(mc->e->cuda, name, ref, ename, msg, sizeof msg) == 0) {
+        if (cuda_kernel_ref(mc->cuda, name, ref, ename, msg, sizeof msg) == 0) {
             snprintf(where, wn, "an instance of a template kernel");
             return 0;
         }
@@ -130,7 +130,7 @@ static int find(magic_ctx_t *mc, const char *name, cuda_kernel_ref_t *ref, char 
         return -1;
     }
     strbuf_t b = {0};
-    for (int i = 0; i < mc->e->nkernels; i++) sb_printf(&b, "%s%s", i ? ", " : "", mc->e->kernels[i].name);
+    for (int i = 0; i < mc->dev->nkernels; i++) sb_printf(&b, "%s%s", i ? ", " : "", mc->dev->kernels[i].name);
     char *known = sb_take(&b);
     if (*known) magic_usage_error(&magic_sass, err, "no kernel named '%s'; compiled so far: %s", name, known);
     else magic_usage_error(&magic_sass, err, "no kernel named '%s'; no kernel has been compiled yet", name);
@@ -154,11 +154,11 @@ static int sass_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
     cuda_kernel_ref_t ref;
     char defined[128] = "";
     if (rc == 0) rc = find(mc, name, &ref, defined, sizeof defined, err);
-    const compiled_module_t *m = rc == 0 ? compile_cache_get(mc->e->cache, ref.hex) : NULL;
+    const compiled_module_t *m = rc == 0 ? compile_cache_get(mc->dev->cache, ref.hex) : NULL;
     if (rc == 0 && (!m || !m->cubin || !m->cubin_len)) {
         cell_error_set(err, "RuntimeError", NULL,
                          "the module of %s has no machine code (cubin): it was compiled for a virtual "
-                         "architecture (%s); %%ptx shows its PTX", name, engine_arch(mc->e));
+                         "architecture (%s); %%ptx shows its PTX", name, device_arch(mc->dev));
         rc = -1;
     }
     char where[2048] = "";
@@ -219,9 +219,9 @@ static int sass_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
                              r.timed_out ? "took too long and was stopped" : "failed", *e ? e : "(no message)");
             rc = -1;
         } else {
-            char *text = tidy(mc->e, ref.hex, r.out, !nvdisasm);
+            char *text = tidy(mc->dev, ref.hex, r.out, !nvdisasm);
             io_printf(mc->io, "stdout", "// SASS of %s%s, from %s, for %s (%s)\n%s", all ? "the module of " : "",
-                      ref.signature, defined, engine_arch(mc->e), tool, text);
+                      ref.signature, defined, device_arch(mc->dev), tool, text);
             free(text);
         }
         tool_run_free(&r);

@@ -31,7 +31,7 @@ static int eval_amount(magic_ctx_t *mc, const char *opt, const char *expr, doubl
     sb_printf(&b, "%s %s", opt, expr);
     char *text = sb_take(&b);
     interp_text_t t = {text, strlen(opt) + 1, "%timeit"};
-    int rc = interp_eval_number(mc->e->interp, &t, out, err);
+    int rc = interp_eval_number(mc->interp, &t, out, err);
     if (rc) {
         char *v = NULL;
         if (asprintf(&v, "in %s %s: %s", opt, expr, err->evalue ? err->evalue : "") >= 0) {
@@ -74,13 +74,13 @@ typedef struct timing {
 } timing_t;
 
 static long gpu_fail(timing_t *t, int code, const char *what) {
-    cuda_session_error(t->mc->e->cuda, code, what, &t->err);
+    cuda_session_error(t->mc->cuda, code, what, &t->err);
     return -1;
 }
 
 static long start_events(timing_t *t) {
     char why[600];
-    t->g = cuda_session_client(t->mc->e->cuda, why, sizeof why);
+    t->g = cuda_session_client(t->mc->cuda, why, sizeof why);
     if (!t->g) {
         cell_error_set(&t->err, "cudaErrorNoDevice", NULL, "%s", why);
         return -1;
@@ -134,11 +134,11 @@ static long batch(void *ctx, char *ename, char *msg, size_t ml) {
     double secs = 0;
     switch (t->phase) {
     case PH_WARMUP:
-        t->work0 = cuda_session_work_count(t->mc->e->cuda);
+        t->work0 = cuda_session_work_count(t->mc->cuda);
         t->phase = PH_DECIDE;
         return 1;
     case PH_DECIDE:
-        t->events = cuda_session_work_count(t->mc->e->cuda) != t->work0;
+        t->events = cuda_session_work_count(t->mc->cuda) != t->work0;
         if (t->events && (rc = start_events(t))) break;
         t->n = t->o->n ? t->o->n : 1;
         t->phase = t->o->n ? PH_REPEAT : PH_AUTO;
@@ -273,12 +273,12 @@ static void assign(strbuf_t *c, const char *name, const char *field, double v) {
  * is an ordinary variable in every way. */
 static int store_result(magic_ctx_t *mc, const char *name, const timing_t *t, const stats_t *s, double bytes,
                         double flops, cell_error_t *err) {
-    if (interp_is_type_name(mc->e->interp, name))
+    if (interp_is_type_name(mc->interp, name))
         return magic_usage_error(&magic_timeit, err, "-o %s: %s is a type; name a variable", name, name);
     strbuf_t c = {0};
     /* a second -o into the same name replaces the variable: its old times
      * buffer would be left on the heap with nothing pointing at it */
-    json_t *old = interp_describe(mc->e->interp, name);
+    json_t *old = interp_describe(mc->interp, name);
     const char *oty = old ? json_string_value(json_object_get(old, "type")) : NULL;
     if (oty && !strcmp(oty, "timeit_result")) sb_printf(&c, "free(%s.times);\n", name);
     json_decref(old);
@@ -300,7 +300,7 @@ static int store_result(magic_ctx_t *mc, const char *name, const timing_t *t, co
         assign(&c, name, f, t->times[i]);
     }
     char *code = sb_take(&c);
-    int rc = interp_run(mc->e->interp, code, mc->cell_name, mc->io, NULL, err);
+    int rc = interp_run(mc->interp, code, mc->cell_name, mc->io, NULL, err);
     free(code);
     if (rc) {
         char *v = NULL;
@@ -364,7 +364,7 @@ static int timeit(magic_ctx_t *mc, const timeit_opts_t *o, const interp_text_t *
     double bytes = 0, flops = 0;
     if (eval_amount(mc, "--bytes", o->bytes, &bytes, err) || eval_amount(mc, "--flops", o->flops, &flops, err))
         return -1;
-    interp_prepared_t *prep = interp_prepare(mc->e->interp, setup, stmt, err);
+    interp_prepared_t *prep = interp_prepare(mc->interp, setup, stmt, err);
     if (!prep) return -1;
     timing_t t;
     memset(&t, 0, sizeof t);
@@ -375,11 +375,11 @@ static int timeit(magic_ctx_t *mc, const timeit_opts_t *o, const interp_text_t *
     if (!t.times) abort();
     long entries, compiled;
     double compile_s;
-    interp_host_tier_take(mc->e->interp, &entries, &compiled, &compile_s);
+    interp_host_tier_take(mc->interp, &entries, &compiled, &compile_s);
     t.pg = progress_start(mc->io, false, "%%timeit: timing");
-    int rc = interp_run_prepared(mc->e->interp, prep, mc->io, batch, &t, err);
+    int rc = interp_run_prepared(mc->interp, prep, mc->io, batch, &t, err);
     progress_done(t.pg, "%%timeit: %ld of %ld repeats in %.1f s", t.done, t.r, progress_elapsed(t.pg));
-    interp_host_tier_take(mc->e->interp, &entries, &compiled, &compile_s);
+    interp_host_tier_take(mc->interp, &entries, &compiled, &compile_s);
     interp_prepared_free(prep);
     for (int i = 0; i < 2; i++)
         if (t.have_ev[i]) gpu_client_event_destroy(t.g, t.ev[i]);
@@ -404,7 +404,7 @@ static int timeit(magic_ctx_t *mc, const timeit_opts_t *o, const interp_text_t *
     if (!rc && !o->quiet) report(mc, &t, &s, bytes, flops, pk);
     if (!rc && !o->quiet) host_tier_note(mc, entries, compiled, compile_s);
     if (!rc && o->out) rc = store_result(mc, o->out, &t, &s, bytes, flops, err);
-    if (!rc && bytes > 0 && flops > 0) measure_add(mc->e, label, bytes, flops, s.mean, t.events ? t.dev : -1);
+    if (!rc && bytes > 0 && flops > 0) measure_add(mc, label, bytes, flops, s.mean, t.events ? t.dev : -1);
     free(t.times);
     return rc;
 }

@@ -21,7 +21,7 @@ static int by_name(const void *a, const void *b) {
 }
 
 static int who_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
-    json_t *rows = mc->e->interp ? interp_who(mc->e->interp) : json_array();
+    json_t *rows = mc->interp ? interp_who(mc->interp) : json_array();
     magic_who_user_rows(rows);
     size_t n = json_array_size(rows);
     if (n == 0) {

@@ -33,7 +33,7 @@ typedef struct {
  * the kernel launched last comes first. */
 static int find_symbol(cs_call_t *c, const char *name, sym_t *out, int cap) {
     cuda_session_t *cs = c->cs;
-    engine_t *e = cs->e;
+    device_session_t *e = cs->dev;
     int n = 0;
     for (int pass = 0; pass < 2; pass++)
         for (int i = 0; i < e->nkernels && n < cap; i++) {
@@ -141,7 +141,7 @@ static int api_symbol_info(cs_call_t *c) {
     if (!find_symbol(c, name, found, 1))
         return call_fail(c, CUDA_ERR_INVALID_SYMBOL, "no __constant__ or __device__ variable named %s in the device "
                          "code compiled so far", name);
-    interp_store_u64(c->cs->e->interp, c->a[0].bits, addr ? found[0].p : found[0].size);
+    interp_store_u64(c->cs->interp, c->a[0].bits, addr ? found[0].p : found[0].size);
     return 0;
 }
 
@@ -192,7 +192,7 @@ static int api_event_create(cs_call_t *c, bool with_flags) {
     gpu_handle_t h;
     r = gpu_client_event_create(c->cs->gc, &h, c->n > 1 ? (unsigned)call_ival(&c->a[1]) : 0);
     if (r) return call_done(c, r);
-    interp_store_u64(c->cs->e->interp, c->a[0].bits, h + CS_HANDLE_BASE);
+    interp_store_u64(c->cs->interp, c->a[0].bits, h + CS_HANDLE_BASE);
     return 0;
 }
 
@@ -258,7 +258,7 @@ static int api_stream(cs_call_t *c, int op) {
         if ((r = call_ready(c))) return r;
         r = gpu_client_stream_create(g, &s, op == 'f' ? (unsigned)call_ival(&c->a[1]) : 0);
         if (r) return call_done(c, r);
-        interp_store_u64(c->cs->e->interp, c->a[0].bits, s + CS_HANDLE_BASE);
+        interp_store_u64(c->cs->interp, c->a[0].bits, s + CS_HANDLE_BASE);
         return 0;
     case 's':
         if ((r = call_arity(c, 1, 1, "cudaStream_t stream")) || (r = call_stream_arg(c, 0, &s)) || (r = call_ready(c))) return r;

@@ -60,7 +60,7 @@ void *call_out_arg(cs_call_t *c, int i, size_t need, const char *what) {
                (unsigned long long)a->avail, what, need);
         return NULL;
     }
-    void *h = interp_host_for_write(c->cs->e->interp, a->bits, need);
+    void *h = interp_host_for_write(c->cs->interp, a->bits, need);
     if (!h) call_misuse(c, "argument %d (%s) cannot be written now", i + 1, call_arg_name(a));
     return h;
 }

@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static interp_t *interp_of(cs_call_t *c) { return c->cs->e->interp; }
+static interp_t *interp_of(cs_call_t *c) { return c->cs->interp; }
 
 /* The kernel argument i names (its name travels as a string), loaded on the
  * current device. */
@@ -358,7 +358,7 @@ int api_stream_capture(cs_call_t *c) {
     if (!end && !call_ready(c)) {
         /* the session's kernels loaded now: a module load while a stream
          * captures (in the default, global mode) could end the capture */
-        engine_t *e = c->cs->e;
+        device_session_t *e = c->cs->dev;
         for (int i = 0; i < e->nkernels && i < 256; i++) {
             cs_kernel_t *k;
             char why[300];

@@ -128,7 +128,7 @@ static int unshared_host(fwd_t *w, int i) {
  * device address, a handle, a number) stays. */
 static int xlate_word(fwd_t *w, int i, const char *where, uint64_t *word) {
     uint64_t avail = 0;
-    void *h = interp_host_pointer(w->c->cs->e->interp, *word, &avail);
+    void *h = interp_host_pointer(w->c->cs->interp, *word, &avail);
     if (!h) return 0;
     if (!shared(w) || !arena_contains(h, avail ? avail : 1))
         return arg_error(w, i, "%s holds a pointer to host memory the GPU worker cannot see (a local array?); use "
@@ -220,7 +220,7 @@ static int put_handle_of(fwd_t *w, int i, bool stream, unsigned char *slot) {
     const interp_arg_t *a = &w->c->a[i];
     uint64_t v = a->bits, raw = 0;
     gpu_client_t *g = w->c->cs->gc;
-    if (interp_host_pointer(w->c->cs->e->interp, v, NULL))
+    if (interp_host_pointer(w->c->cs->interp, v, NULL))
         return arg_error(w, i, "it points to host memory, not %s", stream ? "a stream" : "an event");
     if (stream && v <= 2) raw = 0; /* the default stream (cudaStreamLegacy, cudaStreamPerThread: icuda's one thread) */
     else if (v >= CS_HANDLE_BASE && v < (1u << 20)) {
@@ -324,7 +324,7 @@ static int put_pointer(fwd_t *w, int i, unsigned char *slot) {
     }
     bool has_pointers = p->pointee == CRT_PT_DATAPTR ||
                         (p->pointee == CRT_PT_STRUCT && p->fields >= 0 && w->pf[p->fields].n > 0);
-    void *h = a->place == INTERP_PLACE_MANAGED ? interp_host_for_write(w->c->cs->e->interp, a->bits, a->avail) : a->host;
+    void *h = a->place == INTERP_PLACE_MANAGED ? interp_host_for_write(w->c->cs->interp, a->bits, a->avail) : a->host;
     if (!h) return arg_error(w, i, "its memory cannot be used now");
     if (!shared(w)) return unshared_host(w, i);
     if (!has_pointers && arena_contains(h, a->avail ? a->avail : 1)) {
@@ -341,7 +341,7 @@ static int put_pointer(fwd_t *w, int i, unsigned char *slot) {
 }
 
 static void unbounce(fwd_t *w, bool ok) {
-    interp_t *in = w->c->cs->e->interp;
+    interp_t *in = w->c->cs->interp;
     for (int k = 0; k < w->nb; k++) {
         bounce_t *b = &w->b[k];
         if (ok && b->back) {
@@ -368,7 +368,7 @@ static void own_handles(fwd_t *w) {
         if (p->kind != CRT_PTR || (p->pointee != CRT_PT_STREAM && p->pointee != CRT_PT_EVENT) || !a->bits ||
             p->pointee_const)
             continue;
-        uint64_t *h = interp_host_for_write(w->c->cs->e->interp, a->bits, 8), raw;
+        uint64_t *h = interp_host_for_write(w->c->cs->interp, a->bits, 8), raw;
         if (!h) continue;
         memcpy(&raw, h, 8);
         gpu_handle_t k = p->pointee == CRT_PT_STREAM ? gpu_client_stream_of_raw(w->c->cs->gc, raw)
@@ -511,7 +511,7 @@ int cs_forward_fn(cs_call_t *c, const crt_fn_t *f, const crt_ptrfields_t *pf, un
         case CRT_STREAM: r = put_handle_of(w, i, true, slot); break;
         case CRT_EVENT: r = put_handle_of(w, i, false, slot); break;
         case CRT_HANDLE:
-            if (interp_host_pointer(c->cs->e->interp, c->a[i].bits, NULL))
+            if (interp_host_pointer(c->cs->interp, c->a[i].bits, NULL))
                 r = arg_error(w, i, "it points to host memory, and this parameter takes a %s handle", p->type);
             else if (c->a[i].aggr || c->a[i].is_float)
                 r = arg_error(w, i, "this parameter takes a %s handle", p->type);

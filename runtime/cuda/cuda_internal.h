@@ -12,7 +12,7 @@
 #include "runtime/cuda/cuda_session.h"
 #include "runtime/gpu/client/gpu_client.h"
 #include "runtime/lang/interp.h"
-#include "runtime/engine/session.h"
+#include "runtime/device/device_session.h"
 
 /* Stream and event handles as host code holds them (a cudaStream_t value):
  * the client's handle plus this offset, so that 0 (the default stream) and
@@ -63,7 +63,8 @@ typedef struct {
 } cs_managed_t;
 
 struct cuda_session {
-    engine_t *e;
+    struct interp *interp;  /* the host side: its values, pointers and hooks (borrowed) */
+    device_session_t *dev;  /* the device side: kernels, modules, compiles (borrowed) */
     gpu_client_t *gc;
     const cell_io_t *io;    /* the running cell's output, NULL between cells */
     bool touched;             /* the GPU was used during this cell */

@@ -174,7 +174,7 @@ int cs_module(cuda_session_t *cs, const char *hex, gpu_handle_t *mod) {
             *mod = cs->mods[i].mod;
             return 0;
         }
-    const compiled_module_t *m = compile_cache_get(cs->e->cache, hex);
+    const compiled_module_t *m = compile_cache_get(cs->dev->cache, hex);
     if (!m) return CUDA_ERROR_NOT_FOUND;
     char *log = NULL;
     int r = m->cubin && m->cubin_len ? gpu_client_module_load(cs->gc, m->cubin, m->cubin_len, mod, &log)
@@ -196,7 +196,7 @@ int cs_module(cuda_session_t *cs, const char *hex, gpu_handle_t *mod) {
 }
 
 /* The template's text in the prelude: "template <typename T> __global__ void scale(T *x, ...)". */
-static const prelude_item_t *template_item(engine_t *e, const char *base) {
+static const prelude_item_t *template_item(device_session_t *e, const char *base) {
     size_t bl = strlen(base);
     for (int i = e->nprelude - 1; i >= 0; i--) {
         const char *t = e->prelude[i].text;
@@ -317,8 +317,8 @@ static char *template_signature(const char *text, const char *inst) {
 /* The kernel named as launched, with its parameters parsed; compiles a
  * template instance if needed. No GPU work. 0, or -1 with msg/ename. */
 static cs_kernel_t *resolve(cuda_session_t *cs, const char *name, char *ename, char *msg, size_t ml) {
-    engine_t *e = cs->e;
-    const kernel_entry_t *ke = strchr(name, '<') ? NULL : engine_find_kernel(e, name);
+    device_session_t *e = cs->dev;
+    const kernel_entry_t *ke = strchr(name, '<') ? NULL : device_find_kernel(e, name);
     for (int i = 0; i < cs->nkernels; i++) {
         cs_kernel_t *k = &cs->kernels[i];
         if (strcmp(k->name, name)) continue;
@@ -349,10 +349,10 @@ static cs_kernel_t *resolve(cuda_session_t *cs, const char *name, char *ename, c
                      "template <typename T> __global__ void %s(...))", base, base);
             return NULL;
         }
-        char *src = engine_prelude_source(e);
+        char *src = device_prelude_source(e);
         char *log = NULL;
         const char *names[1] = {name};
-        int st = engine_compile_unit(e, src, names, 1, &m, &log);
+        int st = device_compile_unit(e, src, names, 1, &m, &log);
         free(src);
         if (st != COMPILE_OK) {
             snprintf(ename, INTERP_ENAME_MAX, st == COMPILE_INTERRUPTED ? "KeyboardInterrupt" : "CompileError");

@@ -35,7 +35,7 @@ static cs_mvar_t *find(cuda_session_t *cs, const char *name) {
 
 int cuda_session_managed_var(cuda_session_t *cs, const char *name, char *msg, size_t ml) {
     size_t n = 0;
-    void *host = interp_var_storage(cs->e->interp, name, &n);
+    void *host = interp_var_storage(cs->interp, name, &n);
     if (!host || !n) {
         snprintf(msg, ml, "__managed__ %s has no host side: declare it with a type host code knows", name);
         return -1;
@@ -95,7 +95,7 @@ int cs_mvars_before_launch(cuda_session_t *cs, gpu_handle_t mod) {
     for (int i = 0; i < cs->nmvars; i++) {
         cs_mvar_t *v = &cs->mvars[i];
         size_t n = 0;
-        void *host = interp_var_storage(cs->e->interp, v->name, &n);
+        void *host = interp_var_storage(cs->interp, v->name, &n);
         CUdeviceptr p = in_module(cs, v, mod);
         if (!host || n != v->n || !p) continue;
         int r = 0;
@@ -122,7 +122,7 @@ int cs_mvars_sync_point(cuda_session_t *cs) {
     for (int i = 0; i < cs->nmvars; i++) {
         cs_mvar_t *v = &cs->mvars[i];
         size_t n = 0;
-        void *host = interp_var_storage(cs->e->interp, v->name, &n);
+        void *host = interp_var_storage(cs->interp, v->name, &n);
         if (!host || n != v->n || !v->newer) continue;
         if (memcmp(host, v->snap, n)) { /* written on the host meanwhile: the host's value stands */
             v->newer = false;

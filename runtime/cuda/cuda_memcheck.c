@@ -203,7 +203,7 @@ static int passing_read(void *ctx, uint64_t addr, void *dst, uint64_t n) {
 static void set_hooks(cuda_memcheck_t *m, bool counting) {
     interp_hooks_t h = {m->cs, cuda_launch, cuda_api_call, cs_managed_fetch, cs_read_device};
     if (counting) h = (interp_hooks_t){m, counting_launch, passing_call, passing_fetch, passing_read};
-    interp_set_hooks(m->cs->e->interp, &h);
+    interp_set_hooks(m->cs->interp, &h);
 }
 
 /* ---- the sanitizer's log files ---- */

@@ -19,7 +19,7 @@
 
 #include "runtime/hostmem/arena.h"
 
-static interp_t *interp_of(cs_call_t *c) { return c->cs->e->interp; }
+static interp_t *interp_of(cs_call_t *c) { return c->cs->interp; }
 
 /* Device allocations need the worker's address range. */
 static int no_range(cs_call_t *c) {
@@ -197,7 +197,7 @@ static int push(void *ctx, uint64_t addr, void *host, uint64_t n, char *msg, siz
 }
 
 int cs_managed_before_gpu(cuda_session_t *cs, char *msg, size_t ml) {
-    interp_t *in = cs->e->interp;
+    interp_t *in = cs->interp;
     if (!cs->nmanaged || !interp_managed_any(in)) return 0;
     int r = interp_managed_flush(in, push, cs, msg, ml);
     return r ? cs_check(cs, r) : 0;
@@ -205,7 +205,7 @@ int cs_managed_before_gpu(cuda_session_t *cs, char *msg, size_t ml) {
 
 void cs_managed_after_gpu(cuda_session_t *cs, uint64_t addr) {
     cs->unsynced = true;
-    if (cs->nmanaged) interp_managed_device_wrote(cs->e->interp, addr);
+    if (cs->nmanaged) interp_managed_device_wrote(cs->interp, addr);
 }
 
 int cs_managed_fetch(void *ctx, uint64_t addr, void *host, uint64_t n, char *msg, size_t ml) {
@@ -243,7 +243,7 @@ int cs_read_device(void *ctx, uint64_t addr, void *dst, uint64_t n) {
 }
 
 void cs_managed_restored(cuda_session_t *cs) {
-    for (int i = 0; i < cs->nmanaged; i++) interp_managed_synced(cs->e->interp, cs->managed[i].addr);
+    for (int i = 0; i < cs->nmanaged; i++) interp_managed_synced(cs->interp, cs->managed[i].addr);
 }
 
 /* ---- copies and memsets ---- */
@@ -455,7 +455,7 @@ int api_mem_prefetch(cs_call_t *c) {
     if (m && (r = cs_managed_before_gpu(cs, c->msg, c->ml))) return r;
     if (m && cs_managed_fetch(cs, m->addr, m->host, m->n, why, sizeof why) < 0)
         return call_fail(c, CUDA_ERR_UNKNOWN, "%s", why);
-    if (m) interp_managed_synced(cs->e->interp, m->addr);
+    if (m) interp_managed_synced(cs->interp, m->addr);
     return 0;
 }
 

@@ -24,7 +24,7 @@
 
 #define PITCH_ALIGN 512u
 
-static interp_t *interp_of(cs_call_t *c) { return c->cs->e->interp; }
+static interp_t *interp_of(cs_call_t *c) { return c->cs->interp; }
 
 static int device_range(cs_call_t *c) {
     int why = 0;

@@ -12,10 +12,11 @@
 
 #include "runtime/hostmem/arena.h"
 #include "runtime/base/interrupt.h"
+#include "runtime/base/xalloc.h"
 
 static void worker_output(void *ctx, const char *stream, const char *data, size_t len) {
     cuda_session_t *cs = ctx;
-    if (cs->e && cs->e->interp) interp_flush_output(cs->e->interp); /* host printf before the GPU's */
+    if (cs->interp) interp_flush_output(cs->interp); /* host printf before the GPU's */
     if (cs->io && cs->io->stream) cs->io->stream(cs->io->ctx, stream, data, len);
     else if (write(2, data, len) < 0) { /* nowhere else to put it */
     }
@@ -23,10 +24,10 @@ static void worker_output(void *ctx, const char *stream, const char *data, size_
 
 static bool worker_interrupted(void *ctx) { return interrupt_pending(); }
 
-cuda_session_t *cuda_session_new(engine_t *e) {
-    cuda_session_t *cs = calloc(1, sizeof *cs);
-    if (!cs) abort();
-    cs->e = e;
+cuda_session_t *cuda_session_new(struct interp *interp, device_session_t *dev) {
+    cuda_session_t *cs = xcalloc(1, sizeof *cs);
+    cs->interp = interp;
+    cs->dev = dev;
     /* The worker starts now and creates its context while the kernel
      * answers kernel_info: nothing here waits for it. */
     gpu_client_config_t cfg = {0};
@@ -36,7 +37,7 @@ cuda_session_t *cuda_session_new(engine_t *e) {
     cfg.ctx = cs;
     cs->gc = gpu_client_new(&cfg);
     interp_hooks_t h = {cs, cuda_launch, cuda_api_call, cs_managed_fetch, cs_read_device};
-    interp_set_hooks(e->interp, &h);
+    interp_set_hooks(interp, &h);
     return cs;
 }
 
@@ -146,7 +147,7 @@ static void recover(cuda_session_t *cs, const gpu_fault_t *f) {
             char b[32];
             gpu_client_buffer(cs->gc, rep.lost_ptrs[i], &base, &size, &dev);
             /* by the variables that point at it, which is what the notebook knows */
-            char *names = interp_pointer_names(cs->e->interp, INTERP_PLACE_DEVICE, rep.lost_ptrs[i]);
+            char *names = interp_pointer_names(cs->interp, INTERP_PLACE_DEVICE, rep.lost_ptrs[i]);
             if (*names)
                 k += snprintf(p + k, n - (size_t)k, "%s %s (%s)", i ? "," : "", names, cs_bytes(b, sizeof b, size));
             else

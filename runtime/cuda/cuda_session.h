@@ -5,14 +5,18 @@
 #ifndef ICUDA_CUDA_SESSION_H
 #define ICUDA_CUDA_SESSION_H
 
-#include "runtime/engine/engine.h"
+#include "runtime/base/cell_io.h"
+
+struct interp;
+struct device_session;
 
 typedef struct cuda_session cuda_session_t;
 
-/* Attaches to engine e: installs the interpreter's launch/call hooks and
+/* Attaches to the session's interpreter and device side: installs the
+ * interpreter's launch/call hooks and
  * starts the worker in the background (no GPU: calls fail with CUDA's own
  * cudaErrorNoDevice / cudaErrorInsufficientDriver, the session goes on). */
-cuda_session_t *cuda_session_new(engine_t *e);
+cuda_session_t *cuda_session_new(struct interp *interp, struct device_session *dev);
 void cuda_session_free(cuda_session_t *cs);
 
 /* The start of every cell: worker output (device printf) now goes to io. */

@@ -14,16 +14,16 @@
 #include "gpu_arch.h"
 #include "runtime/base/progress.h"
 #include "runtime/lang/interp.h"
-#include "runtime/engine/session.h"
+#include "runtime/device/device_session.h"
 #include "runtime/base/strbuf.h"
 
 #ifndef ICUDA_CUDA_HOME
 #define ICUDA_CUDA_HOME "/usr/local/cuda"
 #endif
 
-const char *engine_arch(engine_t *e) {
-    if (!e->arch[0]) e->arch_from_gpu = gpu_arch_resolve(e->arch, sizeof e->arch, e->arch_note, sizeof e->arch_note);
-    return e->arch;
+const char *device_arch(device_session_t *ds) {
+    if (!ds->arch[0]) ds->arch_from_gpu = gpu_arch_resolve(ds->arch, sizeof ds->arch, ds->arch_note, sizeof ds->arch_note);
+    return ds->arch;
 }
 
 static const char *cuda_home(void) {
@@ -42,31 +42,31 @@ static char *fmt(const char *f, ...) {
     return s;
 }
 
-int engine_options(engine_t *e, char ***out) {
+int device_options(device_session_t *ds, char ***out) {
     bool user_arch = false, user_std = false;
-    for (int i = 0; i < e->nuser_options; i++) {
-        const char *o = e->user_options[i];
+    for (int i = 0; i < ds->nuser_options; i++) {
+        const char *o = ds->user_options[i];
         if (!strncmp(o, "-arch", 5) || !strncmp(o, "--gpu-architecture", 18)) user_arch = true;
         if (!strncmp(o, "-std", 4) || !strncmp(o, "--std", 5)) user_std = true;
     }
-    char **v = calloc(10 + e->nuser_options, sizeof *v);
+    char **v = calloc(10 + ds->nuser_options, sizeof *v);
     if (!v) abort();
     int n = 0;
-    if (!user_arch) v[n++] = fmt("-arch=%s", engine_arch(e));
+    if (!user_arch) v[n++] = fmt("-arch=%s", device_arch(ds));
     if (!user_std) v[n++] = fmt("-std=c++17");
     v[n++] = fmt("-I%s/include", cuda_home());
     v[n++] = fmt("-I%s/include/cccl", cuda_home());
     v[n++] = fmt("-Xptxas=-v"); /* the resource report of each kernel */
     /* line tables for compute-sanitizer and nvdisasm; the code is the same without */
     bool user_lineinfo = false;
-    for (int i = 0; i < e->nuser_options; i++)
-        if (!strcmp(e->user_options[i], "-lineinfo") || !strcmp(e->user_options[i], "--generate-line-info"))
+    for (int i = 0; i < ds->nuser_options; i++)
+        if (!strcmp(ds->user_options[i], "-lineinfo") || !strcmp(ds->user_options[i], "--generate-line-info"))
             user_lineinfo = true;
     if (!user_lineinfo) v[n++] = fmt("-lineinfo");
     v[n++] = fmt("-pch");       /* see device_unit_build */
     v[n++] = fmt("--pch-messages=false");
-    for (int i = 0; i < e->nuser_options; i++) {
-        const char *o = e->user_options[i];
+    for (int i = 0; i < ds->nuser_options; i++) {
+        const char *o = ds->user_options[i];
         /* nvcc's -O<n> sets ptxas's optimisation level; NVRTC only takes it that way */
         if (o[0] == '-' && o[1] == 'O' && o[2] >= '0' && o[2] <= '3' && !o[3]) v[n++] = fmt("-Xptxas=%s", o);
         else v[n++] = strdup(o);
@@ -81,8 +81,8 @@ void options_free(char **opts, int n) {
 }
 
 /* Standard stand-ins first, then %%header files (which may shadow them). */
-static int collect_headers(engine_t *e, const char ***names, const char ***texts) {
-    int n = device_std_header_count + e->nheaders;
+static int collect_headers(device_session_t *ds, const char ***names, const char ***texts) {
+    int n = device_std_header_count + ds->nheaders;
     *names = calloc(n, sizeof **names);
     *texts = calloc(n, sizeof **texts);
     if (!*names || !*texts) abort();
@@ -90,38 +90,38 @@ static int collect_headers(engine_t *e, const char ***names, const char ***texts
         (*names)[i] = device_std_headers[i].name;
         (*texts)[i] = device_std_headers[i].text;
     }
-    for (int i = 0; i < e->nheaders; i++) {
-        (*names)[device_std_header_count + i] = e->headers[i].name;
-        (*texts)[device_std_header_count + i] = e->headers[i].device_view;
+    for (int i = 0; i < ds->nheaders; i++) {
+        (*names)[device_std_header_count + i] = ds->headers[i].name;
+        (*texts)[device_std_header_count + i] = ds->headers[i].device_view;
     }
     return n;
 }
 
-static void register_kernel(engine_t *e, const char *name, char *signature, const char *cell, const char *hex) {
-    for (int i = 0; i < e->nkernels; i++)
-        if (!strcmp(e->kernels[i].name, name)) {
-            free(e->kernels[i].signature);
-            free(e->kernels[i].cell);
-            e->kernels[i].signature = signature;
-            e->kernels[i].cell = strdup(cell);
-            snprintf(e->kernels[i].module_hex, sizeof e->kernels[i].module_hex, "%s", hex);
+static void register_kernel(device_session_t *ds, const char *name, char *signature, const char *cell, const char *hex) {
+    for (int i = 0; i < ds->nkernels; i++)
+        if (!strcmp(ds->kernels[i].name, name)) {
+            free(ds->kernels[i].signature);
+            free(ds->kernels[i].cell);
+            ds->kernels[i].signature = signature;
+            ds->kernels[i].cell = strdup(cell);
+            snprintf(ds->kernels[i].module_hex, sizeof ds->kernels[i].module_hex, "%s", hex);
             return;
         }
-    if (e->nkernels == e->cap_kernels) {
-        e->cap_kernels = e->cap_kernels ? 2 * e->cap_kernels : 16;
-        e->kernels = realloc(e->kernels, e->cap_kernels * sizeof *e->kernels);
-        if (!e->kernels) abort();
+    if (ds->nkernels == ds->cap_kernels) {
+        ds->cap_kernels = ds->cap_kernels ? 2 * ds->cap_kernels : 16;
+        ds->kernels = realloc(ds->kernels, ds->cap_kernels * sizeof *ds->kernels);
+        if (!ds->kernels) abort();
     }
-    kernel_entry_t *k = &e->kernels[e->nkernels++];
+    kernel_entry_t *k = &ds->kernels[ds->nkernels++];
     k->name = strdup(name);
     k->signature = signature;
     k->cell = strdup(cell);
     snprintf(k->module_hex, sizeof k->module_hex, "%s", hex);
 }
 
-const kernel_entry_t *engine_find_kernel(engine_t *e, const char *name) {
-    for (int i = 0; i < e->nkernels; i++)
-        if (!strcmp(e->kernels[i].name, name)) return &e->kernels[i];
+const kernel_entry_t *device_find_kernel(device_session_t *ds, const char *name) {
+    for (int i = 0; i < ds->nkernels; i++)
+        if (!strcmp(ds->kernels[i].name, name)) return &ds->kernels[i];
     return NULL;
 }
 
@@ -140,10 +140,10 @@ static void report_kernel(const cell_io_t *io, const char *sig, const compiled_k
     free(line);
 }
 
-char *engine_kernel_description(engine_t *e, const kernel_entry_t *k) {
-    const compiled_module_t *m = compile_cache_get(e->cache, k->module_hex);
+char *device_kernel_description(device_session_t *ds, const kernel_entry_t *k) {
+    const compiled_module_t *m = compile_cache_get(ds->cache, k->module_hex);
     char *line = kernel_line(k->signature, m ? module_kernel(m, k->name) : NULL);
-    char *s = fmt("__global__ %s\ndefined in %s, compiled for %s", line, k->cell, engine_arch(e));
+    char *s = fmt("__global__ %s\ndefined in %s, compiled for %s", line, k->cell, device_arch(ds));
     free(line);
     return s;
 }
@@ -180,16 +180,16 @@ static void report_warnings(const cell_io_t *io, const char *log) {
     json_decref(lines);
 }
 
-int engine_compile_unit(engine_t *e, const char *source, const char *const *kernel_names, int nkernels,
+int device_compile_unit(device_session_t *ds, const char *source, const char *const *kernel_names, int nkernels,
                         const compiled_module_t **out, char **log) {
     char **opts;
-    int nopts = engine_options(e, &opts);
+    int nopts = device_options(ds, &opts);
     const char **hn, **ht;
-    int nh = collect_headers(e, &hn, &ht);
+    int nh = collect_headers(ds, &hn, &ht);
     compile_request_t req = {source, "cell.cu", (const char *const *)opts, nopts, hn, ht, nh, kernel_names, nkernels};
     char hex[65];
     compile_request_key(&req, hex);
-    *out = compile_cache_get(e->cache, hex);
+    *out = compile_cache_get(ds->cache, hex);
     *log = NULL;
     compile_status_t st = COMPILE_OK;
     if (!*out) {
@@ -198,10 +198,10 @@ int engine_compile_unit(engine_t *e, const char *source, const char *const *kern
         device_log_drop_pch(*log);
         if (st == COMPILE_OK) {
             snprintf(m->hex, sizeof m->hex, "%s", hex);
-            *out = compile_cache_put(e->cache, m);
+            *out = compile_cache_put(ds->cache, m);
         }
     }
-    if (st == COMPILE_OK) device_lines_claim(&e->lines, hex, source);
+    if (st == COMPILE_OK) device_lines_claim(&ds->lines, hex, source);
     options_free(opts, nopts);
     free(hn);
     free(ht);
@@ -217,7 +217,7 @@ static bool pp_item_failed(const char *code, const cell_split_t *sp, const char 
     return false;
 }
 
-int device_compile_cell(engine_t *e, const char *code, const cell_split_t *sp, const char *cell,
+int device_compile_cell(device_session_t *ds, const char *code, const cell_split_t *sp, const char *cell,
                         const cell_io_t *io, cell_error_t *err) {
     int ndevice = 0, nk = 0;
     for (size_t i = 0; i < sp->n; i++)
@@ -226,8 +226,8 @@ int device_compile_cell(engine_t *e, const char *code, const cell_split_t *sp, c
      * new or changed one is compiled first, so that what NVRTC rejects is
      * this cell's error and never reaches a later cell. */
     bool check_only = !ndevice;
-    if (check_only && !device_prelude_changes(e, code, sp)) {
-        device_remember_items(e, code, sp, cell, NULL);
+    if (check_only && !device_prelude_changes(ds, code, sp)) {
+        device_remember_items(ds, code, sp, cell, NULL);
         return 0;
     }
     const char **names = calloc(sp->n + 1, sizeof *names);
@@ -235,16 +235,16 @@ int device_compile_cell(engine_t *e, const char *code, const cell_split_t *sp, c
     for (size_t i = 0; i < sp->n; i++)
         if (sp->items[i].is_kernel && !sp->items[i].is_template && sp->items[i].name[0]) names[nk++] = sp->items[i].name;
     device_unit_t unit;
-    device_unit_build(e, code, sp, DEVICE_THIS_CELL, &unit);
+    device_unit_build(ds, code, sp, DEVICE_THIS_CELL, &unit);
     const compiled_module_t *m = NULL;
     char *log = NULL;
     progress_t *pg = progress_start(io, true, "compiling the device code of %s with NVRTC ...", cell);
-    int st = engine_compile_unit(e, unit.text, names, nk, &m, &log);
+    int st = device_compile_unit(ds, unit.text, names, nk, &m, &log);
     progress_done(pg, "%s the device code of %s in %.1f s", st == COMPILE_OK ? "compiled" : "tried to compile", cell,
                   progress_elapsed(pg));
     int rc = 0;
     if (log) log = device_unit_relabel(log, cell, &unit);
-    if (st == COMPILE_OK) device_lines_put(&e->lines, m->hex, unit.text, unit.map, unit.nmap, DEVICE_THIS_CELL, cell);
+    if (st == COMPILE_OK) device_lines_put(&ds->lines, m->hex, unit.text, unit.map, unit.nmap, DEVICE_THIS_CELL, cell);
     /* a module from the cache brings its log: what NVRTC warned about decides what is carried */
     char *cached_log = st == COMPILE_OK && !log && m->log ? device_unit_relabel(strdup(m->log), cell, &unit) : NULL;
     device_unit_free(&unit);
@@ -264,9 +264,9 @@ int device_compile_cell(engine_t *e, const char *code, const cell_split_t *sp, c
             if (!it->is_kernel || it->is_template || !it->name[0]) continue;
             char *sig = device_kernel_signature(code, it);
             report_kernel(io, sig, module_kernel(m, it->name));
-            register_kernel(e, it->name, sig, cell, m->hex);
+            register_kernel(ds, it->name, sig, cell, m->hex);
         }
-        device_remember_items(e, code, sp, cell, log ? log : cached_log);
+        device_remember_items(ds, code, sp, cell, log ? log : cached_log);
     }
     free(cached_log);
     free(log);
@@ -274,16 +274,16 @@ int device_compile_cell(engine_t *e, const char *code, const cell_split_t *sp, c
     return rc;
 }
 
-int engine_try_options(engine_t *e, char **opts, int nopts, char **msg) {
-    char **saved = e->user_options;
-    int nsaved = e->nuser_options;
-    e->user_options = opts;
-    e->nuser_options = nopts;
+int device_try_options(device_session_t *ds, char **opts, int nopts, char **msg) {
+    char **saved = ds->user_options;
+    int nsaved = ds->nuser_options;
+    ds->user_options = opts;
+    ds->nuser_options = nopts;
     const compiled_module_t *m;
     char *log = NULL;
-    int st = engine_compile_unit(e, "__global__ void icuda_option_check(void) {}\n", NULL, 0, &m, &log);
-    e->user_options = saved;
-    e->nuser_options = nsaved;
+    int st = device_compile_unit(ds, "__global__ void icuda_option_check(void) {}\n", NULL, 0, &m, &log);
+    ds->user_options = saved;
+    ds->nuser_options = nsaved;
     if (st == COMPILE_OK) {
         free(log);
         return 0;
@@ -304,19 +304,19 @@ static bool toolkit_has(const char *name) {
     return false;
 }
 
-static bool session_header(engine_t *e, const char *name) {
-    for (int i = 0; i < e->nheaders; i++)
-        if (!strcmp(e->headers[i].name, name)) return true;
+static bool session_header(device_session_t *ds, const char *name) {
+    for (int i = 0; i < ds->nheaders; i++)
+        if (!strcmp(ds->headers[i].name, name)) return true;
     return false;
 }
 
-int device_check_includes(engine_t *e, const char *code, const cell_split_t *sp, const char *cell,
+int device_check_includes(device_session_t *ds, const char *code, const cell_split_t *sp, const char *cell,
                           cell_error_t *err) {
     for (size_t i = 0; i < sp->n; i++) {
         const cell_item_t *it = &sp->items[i];
         if (!it->is_include || !it->name[0] || it->in_conditional) continue;
         if (it->include_route != INC_UNKNOWN && it->include_route != INC_HOST_LIBRARY) continue;
-        if (session_header(e, it->name)) continue;
+        if (session_header(ds, it->name)) continue;
         if (it->include_route == INC_UNKNOWN && toolkit_has(it->name)) continue; /* a device header NVRTC may take */
         char spelled[104];
         snprintf(spelled, sizeof spelled, it->include_angle ? "<%s>" : "\"%s\"", it->name);

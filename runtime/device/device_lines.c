@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/engine/session.h"
+#include "runtime/device/device_session.h"
 
 #define MAX_UNITS 256
 
@@ -115,7 +115,7 @@ bool device_lines_lookup(const device_lines_t *d, const char *hex, int unit_line
     return true;
 }
 
-bool engine_unit_line(engine_t *e, const char *hex, int unit_line, char *cell, size_t cell_cap, int *cell_line,
+bool device_unit_line(device_session_t *ds, const char *hex, int unit_line, char *cell, size_t cell_cap, int *cell_line,
                       char *text, size_t text_cap) {
-    return device_lines_lookup(e->lines, hex, unit_line, cell, cell_cap, cell_line, text, text_cap);
+    return device_lines_lookup(ds->lines, hex, unit_line, cell, cell_cap, cell_line, text, text_cap);
 }

@@ -6,25 +6,25 @@
 #include <string.h>
 
 #include "runtime/lang/interp.h"
-#include "runtime/engine/session.h"
+#include "runtime/device/device_session.h"
 
 /* 900 for sm_90, compute_90 or sm_90a; the %nvrtc -arch option wins. */
-static int cuda_arch_number(engine_t *e) {
+static int cuda_arch_number(device_session_t *ds) {
     const char *arch = NULL;
-    for (int i = 0; i < e->nuser_options; i++) {
-        const char *o = e->user_options[i];
+    for (int i = 0; i < ds->nuser_options; i++) {
+        const char *o = ds->user_options[i];
         if (!strncmp(o, "-arch=", 6)) arch = o + 6;
         else if (!strncmp(o, "--gpu-architecture=", 19)) arch = o + 19;
     }
-    if (!arch) arch = engine_arch(e);
+    if (!arch) arch = device_arch(ds);
     const char *u = strchr(arch, '_');
     int n = u ? atoi(u + 1) : 0;
     return n > 0 ? n * 10 : 520;
 }
 
-char *device_conditionals(engine_t *e, const char *code, const char *cell, cell_error_t *err) {
+char *device_conditionals(device_session_t *ds, const char *code, const char *cell, cell_error_t *err) {
     bool decided;
-    return interp_cell_conditionals(e->interp, code, cell, cuda_arch_number(e), NULL, &decided, err);
+    return interp_cell_conditionals(ds->interp, code, cell, cuda_arch_number(ds), NULL, &decided, err);
 }
 
 /* Only definitions, includes and pragmas go on to later units: a

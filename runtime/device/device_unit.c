@@ -142,8 +142,8 @@ static bool cell_device_uses(const char *code, const cell_split_t *sp, const cha
  * for earlier cells (macros come through the prelude instead), less the
  * ones this cell declares again, plus this cell's own const scalars that its
  * device code uses (they run only after the compile). */
-static void add_host_constants(engine_t *e, strbuf_t *tu, const char *code, const cell_split_t *sp, const char *cell) {
-    char *consts = e->interp ? interp_device_constants(e->interp) : NULL;
+static void add_host_constants(device_session_t *ds, strbuf_t *tu, const char *code, const cell_split_t *sp, const char *cell) {
+    char *consts = ds->interp ? interp_device_constants(ds->interp) : NULL;
     bool header = false;
     for (const char *line = consts; line && *line;) {
         const char *eol = strchr(line, '\n');
@@ -222,15 +222,15 @@ static void strip_line_markers(const char *marked, device_unit_t *u) {
  * right after them: the unit then starts with the same run of #includes from
  * cell to cell, which NVRTC's automatic precompiled header reuses, so a
  * heavy header (curand_kernel.h, CUB) is parsed once per session. */
-void device_unit_build(engine_t *e, const char *code, const cell_split_t *sp, const char *cell, device_unit_t *u) {
+void device_unit_build(device_session_t *ds, const char *code, const cell_split_t *sp, const char *cell, device_unit_t *u) {
     memset(u, 0, sizeof *u);
     strbuf_t tu = {0};
     bool *placed = calloc(sp->n + 1, sizeof *placed);
     if (!placed) abort();
     for (int pass = 0; pass < 2; pass++) {
         bool want_pp = pass == 0;
-        for (int p = 0; p < e->nprelude; p++) {
-            prelude_item_t *pi = &e->prelude[p];
+        for (int p = 0; p < ds->nprelude; p++) {
+            prelude_item_t *pi = &ds->prelude[p];
             if (pp_text(pi->text) != want_pp) continue;
             if (cell_defines(sp, pi->key)) {
                 for (size_t i = 0; i < sp->n; i++)
@@ -247,7 +247,7 @@ void device_unit_build(engine_t *e, const char *code, const cell_split_t *sp, co
                 add_item_text(&tu, code, &sp->items[i], cell);
                 placed[i] = true;
             }
-        if (pass == 0) add_host_constants(e, &tu, code, sp, cell);
+        if (pass == 0) add_host_constants(ds, &tu, code, sp, cell);
     }
     free(placed);
     strip_line_markers(tu.data ? tu.data : "", u);
@@ -259,37 +259,37 @@ void device_unit_free(device_unit_t *u) {
     free(u->map);
 }
 
-char *engine_prelude_source(engine_t *e) {
+char *device_prelude_source(device_session_t *ds) {
     cell_split_t none = {0};
     device_unit_t u;
-    device_unit_build(e, "", &none, "prelude", &u);
-    device_lines_pending(&e->lines, u.text, u.map, u.nmap); /* a template instance is compiled from it */
+    device_unit_build(ds, "", &none, "prelude", &u);
+    device_lines_pending(&ds->lines, u.text, u.map, u.nmap); /* a template instance is compiled from it */
     free(u.map);
     return u.text;
 }
 
-static void prelude_set(engine_t *e, const char *key, char *text, const char *cell, int line, bool is_kernel) {
-    for (int p = 0; p < e->nprelude; p++)
-        if (!strcmp(e->prelude[p].key, key)) {
-            free(e->prelude[p].text);
-            free(e->prelude[p].cell);
-            e->prelude[p].text = text;
-            e->prelude[p].cell = strdup(cell);
-            e->prelude[p].first_line = line;
-            e->prelude[p].is_kernel = is_kernel;
+static void prelude_set(device_session_t *ds, const char *key, char *text, const char *cell, int line, bool is_kernel) {
+    for (int p = 0; p < ds->nprelude; p++)
+        if (!strcmp(ds->prelude[p].key, key)) {
+            free(ds->prelude[p].text);
+            free(ds->prelude[p].cell);
+            ds->prelude[p].text = text;
+            ds->prelude[p].cell = strdup(cell);
+            ds->prelude[p].first_line = line;
+            ds->prelude[p].is_kernel = is_kernel;
             return;
         }
-    if (e->nprelude == e->cap_prelude) {
-        e->cap_prelude = e->cap_prelude ? 2 * e->cap_prelude : 32;
-        e->prelude = realloc(e->prelude, e->cap_prelude * sizeof *e->prelude);
-        if (!e->prelude) abort();
+    if (ds->nprelude == ds->cap_prelude) {
+        ds->cap_prelude = ds->cap_prelude ? 2 * ds->cap_prelude : 32;
+        ds->prelude = realloc(ds->prelude, ds->cap_prelude * sizeof *ds->prelude);
+        if (!ds->prelude) abort();
     }
-    e->prelude[e->nprelude++] = (prelude_item_t){strdup(key), text, strdup(cell), line, is_kernel};
+    ds->prelude[ds->nprelude++] = (prelude_item_t){strdup(key), text, strdup(cell), line, is_kernel};
 }
 
 /* log: the cell's compile log; a # line NVRTC warned about is not carried
  * (it would warn again in every later cell). */
-void device_remember_items(engine_t *e, const char *code, const cell_split_t *sp, const char *cell, const char *log) {
+void device_remember_items(device_session_t *ds, const char *code, const cell_split_t *sp, const char *cell, const char *log) {
     for (size_t i = 0; i < sp->n; i++) {
         const cell_item_t *it = &sp->items[i];
         if (!is_device_side(it) || !device_pp_carried(code, it)) continue;
@@ -313,7 +313,7 @@ void device_remember_items(engine_t *e, const char *code, const cell_split_t *sp
             add_item_text(&b, code, it, cell);
             text = sb_take(&b);
         }
-        prelude_set(e, key, text, cell, it->first_line, it->is_kernel && !it->is_template);
+        prelude_set(ds, key, text, cell, it->first_line, it->is_kernel && !it->is_template);
     }
 }
 
@@ -337,7 +337,7 @@ static bool same_definition(const char *a, const char *b) {
  * NVRTC might refuse? The C headers' stand-ins are known to compile, and so
  * are plain C types; # lines and types naming a namespace's types
  * (std::string members) are checked. */
-bool device_prelude_changes(engine_t *e, const char *code, const cell_split_t *sp) {
+bool device_prelude_changes(device_session_t *ds, const char *code, const cell_split_t *sp) {
     for (size_t i = 0; i < sp->n; i++) {
         const cell_item_t *it = &sp->items[i];
         if (!is_device_side(it) || !device_pp_carried(code, it) || (it->is_include && it->include_route == INC_BOTH))
@@ -345,8 +345,8 @@ bool device_prelude_changes(engine_t *e, const char *code, const cell_split_t *s
         if (code[it->start] != '#' && !memmem(code + it->start, it->end - it->start, "::", 2)) continue;
         if (!it->key[0]) return true;
         const prelude_item_t *have = NULL;
-        for (int p = 0; p < e->nprelude; p++)
-            if (!strcmp(e->prelude[p].key, it->key)) have = &e->prelude[p];
+        for (int p = 0; p < ds->nprelude; p++)
+            if (!strcmp(ds->prelude[p].key, it->key)) have = &ds->prelude[p];
         if (!have) return true;
         char *text = group_text(code, sp, it->key, "cell");
         bool same = same_definition(text, have->text);

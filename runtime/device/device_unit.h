@@ -4,7 +4,7 @@
 #define ICUDA_DEVICE_UNIT_H
 
 #include "device_lines.h"
-#include "runtime/engine/session.h"
+#include "runtime/device/device_session.h"
 
 /* The current cell's items are compiled under this name, not "In [7]", so
  * that running a cell again (with a new execution count) finds its module in
@@ -24,7 +24,7 @@ typedef struct {
 
 /* Prelude in order with the cell's definitions in place of the ones they
  * replace, then the cell's new items; cell labels the cell's lines. */
-void device_unit_build(engine_t *e, const char *code, const cell_split_t *sp, const char *cell, device_unit_t *u);
+void device_unit_build(device_session_t *ds, const char *code, const cell_split_t *sp, const char *cell, device_unit_t *u);
 void device_unit_free(device_unit_t *u);
 
 /* Takes log; returns it with "cell.cu(N)" turned into "In [3](5)" (the
@@ -36,10 +36,10 @@ char *device_kernel_signature(const char *code, const cell_item_t *it);
 
 /* After a compile: the cell's device items join the prelude (log, the
  * relabelled compile log, leaves out a # line NVRTC warned about). */
-void device_remember_items(engine_t *e, const char *code, const cell_split_t *sp, const char *cell, const char *log);
+void device_remember_items(device_session_t *ds, const char *code, const cell_split_t *sp, const char *cell, const char *log);
 
 /* Would the cell change the prelude in a way NVRTC might refuse (a new or
  * changed # line, or a type naming a namespace's)? */
-bool device_prelude_changes(engine_t *e, const char *code, const cell_split_t *sp);
+bool device_prelude_changes(device_session_t *ds, const char *code, const cell_split_t *sp);
 
 #endif

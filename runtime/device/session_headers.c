@@ -6,30 +6,30 @@
 static bool host_side(const cell_item_t *it) { return it->kind == ITEM_HOST || it->kind == ITEM_BOTH; }
 static bool device_side(const cell_item_t *it) { return it->kind != ITEM_HOST && it->kind != ITEM_MAGIC; }
 
-static const header_file_t *find(const engine_t *e, const char *name) {
-    for (int i = 0; i < e->nheaders; i++)
-        if (!strcmp(e->headers[i].name, name)) return &e->headers[i];
+static const header_file_t *find(const device_session_t *ds, const char *name) {
+    for (int i = 0; i < ds->nheaders; i++)
+        if (!strcmp(ds->headers[i].name, name)) return &ds->headers[i];
     return NULL;
 }
 
-void session_headers_route(const engine_t *e, cell_split_t *sp) {
+void session_headers_route(const device_session_t *ds, cell_split_t *sp) {
     for (size_t i = 0; i < sp->n; i++) {
         cell_item_t *it = &sp->items[i];
-        if (it->is_include && it->include_route == INC_UNKNOWN && it->kind == ITEM_DEVICE && find(e, it->name))
+        if (it->is_include && it->include_route == INC_UNKNOWN && it->kind == ITEM_DEVICE && find(ds, it->name))
             it->kind = ITEM_BOTH;
     }
 }
 
 /* Both views of every header, again after each save: a header may include
  * one saved after it. */
-static void make_views(engine_t *e) {
-    for (int i = 0; i < e->nheaders; i++) {
-        header_file_t *h = &e->headers[i];
+static void make_views(device_session_t *ds) {
+    for (int i = 0; i < ds->nheaders; i++) {
+        header_file_t *h = &ds->headers[i];
         free(h->host_view);
         free(h->device_view);
         cell_split_t sp;
         split_cell(h->text, &sp);
-        session_headers_route(e, &sp);
+        session_headers_route(ds, &sp);
         h->host_view = split_view(h->text, &sp, 0, sp.n, host_side);
         h->device_view = split_view(h->text, &sp, 0, sp.n, device_side);
         split_free(&sp);
@@ -37,33 +37,33 @@ static void make_views(engine_t *e) {
     }
 }
 
-void session_header_save(engine_t *e, const char *name, const char *body, bool *replaced) {
-    header_file_t *h = (header_file_t *)find(e, name);
+void session_header_save(device_session_t *ds, const char *name, const char *body, bool *replaced) {
+    header_file_t *h = (header_file_t *)find(ds, name);
     *replaced = h != NULL;
     if (h) {
         free(h->text);
         h->text = strdup(body);
     } else {
-        if (e->nheaders == e->cap_headers) {
-            e->cap_headers = e->cap_headers ? 2 * e->cap_headers : 8;
-            e->headers = realloc(e->headers, (size_t)e->cap_headers * sizeof *e->headers);
-            if (!e->headers) abort();
+        if (ds->nheaders == ds->cap_headers) {
+            ds->cap_headers = ds->cap_headers ? 2 * ds->cap_headers : 8;
+            ds->headers = realloc(ds->headers, (size_t)ds->cap_headers * sizeof *ds->headers);
+            if (!ds->headers) abort();
         }
-        e->headers[e->nheaders++] = (header_file_t){strdup(name), strdup(body), NULL, NULL};
+        ds->headers[ds->nheaders++] = (header_file_t){strdup(name), strdup(body), NULL, NULL};
     }
-    make_views(e);
+    make_views(ds);
 }
 
-void session_headers_free(engine_t *e) {
-    for (int i = 0; i < e->nheaders; i++) {
-        free(e->headers[i].name);
-        free(e->headers[i].text);
-        free(e->headers[i].host_view);
-        free(e->headers[i].device_view);
+void session_headers_free(device_session_t *ds) {
+    for (int i = 0; i < ds->nheaders; i++) {
+        free(ds->headers[i].name);
+        free(ds->headers[i].text);
+        free(ds->headers[i].host_view);
+        free(ds->headers[i].device_view);
     }
-    free(e->headers);
-    e->headers = NULL;
-    e->nheaders = e->cap_headers = 0;
+    free(ds->headers);
+    ds->headers = NULL;
+    ds->nheaders = ds->cap_headers = 0;
 }
 
 const char *session_header_host_view(void *ctx, const char *name) {

@@ -8,16 +8,16 @@
 
 #include <stdbool.h>
 
-#include "runtime/engine/session.h"
+#include "runtime/device/device_session.h"
 #include "runtime/cell/split.h"
 
 /* Saves (or replaces: *replaced) the header name with text body. */
-void session_header_save(engine_t *e, const char *name, const char *body, bool *replaced);
-void session_headers_free(engine_t *e);
+void session_header_save(device_session_t *ds, const char *name, const char *body, bool *replaced);
+void session_headers_free(device_session_t *ds);
 
 /* An #include "name" of a session header goes to both sides (the splitter
  * alone sends an unknown header to the device side only). */
-void session_headers_route(const engine_t *e, cell_split_t *sp);
+void session_headers_route(const device_session_t *ds, cell_split_t *sp);
 
 /* The host view of header name, or NULL when the session has none: the
  * interpreter's #include hook (ctx is the engine). */

@@ -272,7 +272,7 @@ json_t *engine_complete(engine_t *e, const char *code, int cursor_cp) {
     if (ms.plen == 0) return reply(&ms, code, start, cur);
 
     bool device = in_device_code(code, cur);
-    for (int i = 0; i < e->nkernels; i++) add(&ms, e->kernels[i].name, "kernel", e->kernels[i].signature);
+    for (int i = 0; i < e->dev.nkernels; i++) add(&ms, e->dev.kernels[i].name, "kernel", e->dev.kernels[i].signature);
     for (const cuda_builtin_t *b = cuda_builtins; b->name; b++)
         if (device || strcmp(b->kind, "variable")) add(&ms, b->name, b->kind, b->signature);
     if (e->interp) {

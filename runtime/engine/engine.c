@@ -1,5 +1,6 @@
 /* The cell engine: one execute_request from split to reply. Magics run
- * where they stand, device code compiles before host code runs (DESIGN §2). */
+ * where they stand, device code compiles before host code runs, so host
+ * code can launch the kernels its own cell defines. */
 #include "engine.h"
 
 #include <pthread.h>
@@ -23,30 +24,27 @@
 #include "session.h"
 #include "runtime/device/session_headers.h"
 #include "runtime/base/strbuf.h"
+#include "runtime/base/xalloc.h"
 
 atomic_int icuda_interrupt_flag;
 char *_Atomic icuda_interrupt_guard;
 
 engine_t *engine_new(const engine_config_t *cfg) {
-    engine_t *e = calloc(1, sizeof *e);
-    if (!e) abort();
+    engine_t *e = xcalloc(1, sizeof *e);
     char *dir = NULL;
-    if (!cfg || !cfg->no_disk_cache) dir = (cfg && cfg->cache_dir) ? strdup(cfg->cache_dir) : compile_cache_default_dir();
-    e->cache = compile_cache_new(dir);
+    if (!cfg || !cfg->no_disk_cache) dir = (cfg && cfg->cache_dir) ? xstrdup(cfg->cache_dir) : compile_cache_default_dir();
+    compile_cache_t *cache = compile_cache_new(dir);
     free(dir);
     e->interp = interp_new();
-    e->cuda = cuda_session_new(e);
+    device_session_init(&e->dev, cache, e->interp);
+    e->cuda = cuda_session_new(e->interp, &e->dev);
     return e;
 }
 
 void engine_free(engine_t *e) {
     if (!e) return;
-    session_forget_device_items(e);
-    session_headers_free(e);
-    options_free(e->user_options, e->nuser_options);
-    compile_cache_free(e->cache);
-    device_lines_free(e->lines);
-    magics_session_free(e);
+    device_session_free(&e->dev);
+    magics_session_free(e->measure);
     cuda_session_free(e->cuda);
     interp_free(e->interp);
     free(e);
@@ -98,7 +96,7 @@ static int run_host(engine_t *e, const char *code, const cell_split_t *sp, size_
     char *view = split_view(code, sp, from, to, is_host_side);
     if (!view) abort();
     json_t *value = NULL;
-    interp_set_header_source(e->interp, session_header_host_view, e);
+    interp_set_header_source(e->interp, session_header_host_view, &e->dev);
     int rc = interp_run(e->interp, view, cell, io, &value, err);
     free(view);
     if (value && show_value && io->display) io->display(io->ctx, value, NULL, true);
@@ -130,11 +128,11 @@ static int declare_managed(magic_ctx_t *mc, const char *code, const cell_split_t
             for (char *q = view; (q = strstr(q, words[w])); q += strlen(words[w]))
                 memset(q, ' ', strlen(words[w]));
         json_t *value = NULL;
-        int rc = interp_run(mc->e->interp, view, mc->cell_name, mc->io, &value, err);
+        int rc = interp_run(mc->interp, view, mc->cell_name, mc->io, &value, err);
         json_decref(value);
         free(view);
         char msg[300];
-        if (rc == 0 && cuda_session_managed_var(mc->e->cuda, it->name, msg, sizeof msg) < 0) {
+        if (rc == 0 && cuda_session_managed_var(mc->cuda, it->name, msg, sizeof msg) < 0) {
             cell_error_set(err, "TypeError", NULL, "%s", msg);
             rc = -1;
         }
@@ -159,14 +157,14 @@ static void device_only_operators(cell_split_t *sp, const cell_io_t *io) {
 /* A cell's code after its magic line, if any: device items compile, then
  * host items run in order, a magic between them where it stands. */
 static int run_code(magic_ctx_t *mc, const char *code_in, cell_error_t *err) {
-    engine_t *e = mc->e;
+    engine_t *e = mc->engine;
     /* #if ... #endif around items: decided per side before splitting (pp_cell.c) */
     bool decided = false;
     char *code = interp_cell_conditionals(e->interp, code_in, mc->cell_name, 0, mc->io, &decided, err);
     if (!code) return -1;
     cell_split_t sp, dev_sp;
     split_cell(code, &sp);
-    session_headers_route(e, &sp);
+    session_headers_route(&e->dev, &sp);
     device_only_operators(&sp, mc->io);
     int rc = 0;
     if (sp.too_deep_line) {
@@ -178,17 +176,17 @@ static int run_code(magic_ctx_t *mc, const char *code_in, cell_error_t *err) {
     /* Magics before the first code item run first (e.g. %nvrtc for this cell). */
     size_t i = 0;
     for (; i < sp.n && sp.items[i].kind == ITEM_MAGIC && rc == 0; i++) rc = run_magic_item(mc, code, &sp.items[i], err);
-    char *dev_code = rc == 0 && decided ? device_conditionals(e, code_in, mc->cell_name, err) : NULL;
+    char *dev_code = rc == 0 && decided ? device_conditionals(&e->dev, code_in, mc->cell_name, err) : NULL;
     if (decided && !dev_code) rc = -1;
     if (dev_code) {
         split_cell(dev_code, &dev_sp);
-        session_headers_route(e, &dev_sp);
+        session_headers_route(&e->dev, &dev_sp);
         device_only_operators(&dev_sp, NULL);
     }
     const char *dc = dev_code ? dev_code : code;
     const cell_split_t *dsp = dev_code ? &dev_sp : &sp;
-    if (rc == 0) rc = device_check_includes(e, dc, dsp, mc->cell_name, err);
-    if (rc == 0) rc = device_compile_cell(e, dc, dsp, mc->cell_name, mc->io, err);
+    if (rc == 0) rc = device_check_includes(&e->dev, dc, dsp, mc->cell_name, err);
+    if (rc == 0) rc = device_compile_cell(&e->dev, dc, dsp, mc->cell_name, mc->io, err);
     if (rc == 0) rc = declare_managed(mc, dc, dsp, err);
     if (dev_code) split_free(&dev_sp);
     free(dev_code);
@@ -204,6 +202,8 @@ static int run_code(magic_ctx_t *mc, const char *code_in, cell_error_t *err) {
     return rc;
 }
 
+static void reset_session(magic_ctx_t *mc) { session_reset(mc->engine); }
+
 int engine_execute(engine_t *e, const char *code, int execution_count, bool silent, const cell_io_t *io,
                    cell_error_t *err) {
     interrupt_clear();
@@ -215,7 +215,18 @@ int engine_execute(engine_t *e, const char *code, int execution_count, bool sile
     char cell[32];
     if (execution_count > 0) snprintf(cell, sizeof cell, "In [%d]", execution_count);
     else snprintf(cell, sizeof cell, "In [ ]");
-    magic_ctx_t mc = {e, io, cell, run_code, code};
+    magic_ctx_t mc = {
+        .dev = &e->dev,
+        .interp = e->interp,
+        .cuda = e->cuda,
+        .measure = &e->measure,
+        .io = io,
+        .cell_name = cell,
+        .run = run_code,
+        .reset_session = reset_session,
+        .engine = e,
+        .cell_code = code,
+    };
     cuda_session_begin_cell(e->cuda, io);
     int rc = split_is_cell_magic(code)     ? magic_run_cell(&mc, code, err)
              : program_defines_main(code) ? magic_program_auto(&mc, code, err) /* a pasted program */

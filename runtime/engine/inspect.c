@@ -212,9 +212,9 @@ json_t *engine_inspect(engine_t *e, const char *code, int cursor_pos, int detail
             para(&d, h, NULL);
             free(h);
         } else found = false;
-    } else if ((k = engine_find_kernel(e, word))) {
+    } else if ((k = device_find_kernel(&e->dev, word))) {
         snprintf(d.title, sizeof d.title, "%s: kernel", word);
-        d.code = engine_kernel_description(e, k);
+        d.code = device_kernel_description(&e->dev, k);
     } else if ((f = crt_find(word))) {
         describe_runtime(&d, f);
     } else if (e->interp && (j = interp_describe(e->interp, word)) &&

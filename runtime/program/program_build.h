@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "runtime/engine/session.h"
+#include "runtime/device/device_session.h"
 
 #define PROGRAM_UNIT "cell.cu"   /* the source's name in the build folder */
 #define PROGRAM_CACHE_KEEP 64    /* programs kept in the cache (least recently run go) */

@@ -8,7 +8,7 @@
 
 #include <jansson.h>
 
-#include "runtime/engine/session.h"
+#include "runtime/device/device_session.h"
 
 typedef struct {
     const char *unit;        /* the file name nvcc was given: "cell.cu" */

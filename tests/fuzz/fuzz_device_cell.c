@@ -18,31 +18,31 @@
 /* What device_pp.c and device_unit.c would ask the rest of the kernel. */
 static char *constants;
 char *interp_device_constants(interp_t *in) { return constants ? strdup(constants) : NULL; }
-const char *engine_arch(engine_t *e) { return "sm_90"; }
+const char *device_arch(device_session_t *ds) { return "sm_90"; }
 char *interp_cell_conditionals(interp_t *in, const char *code, const char *cell, int cuda_arch, const cell_io_t *io,
                                bool *decided, cell_error_t *err) {
     *decided = false;
     return strdup(code);
 }
 
-static void engine_clear(engine_t *e) {
-    for (int i = 0; i < e->nprelude; i++) {
-        free(e->prelude[i].key);
-        free(e->prelude[i].text);
-        free(e->prelude[i].cell);
+static void session_clear(device_session_t *ds) {
+    for (int i = 0; i < ds->nprelude; i++) {
+        free(ds->prelude[i].key);
+        free(ds->prelude[i].text);
+        free(ds->prelude[i].cell);
     }
-    free(e->prelude);
-    device_lines_free(e->lines);
+    free(ds->prelude);
+    device_lines_free(ds->lines);
 }
 
-static void run_cell(engine_t *e, const char *code, int k) {
+static void run_cell(device_session_t *ds, const char *code, int k) {
     cell_split_t sp;
     split_cell(code, &sp);
     char cell[32];
     snprintf(cell, sizeof cell, "In [%d]", k);
-    (void)device_prelude_changes(e, code, &sp);
+    (void)device_prelude_changes(ds, code, &sp);
     device_unit_t u;
-    device_unit_build(e, code, &sp, DEVICE_THIS_CELL, &u);
+    device_unit_build(ds, code, &sp, DEVICE_THIS_CELL, &u);
     int lines = 0;
     for (const char *p = u.text; *p; p++) lines += *p == '\n';
     if (*u.text && u.text[strlen(u.text) - 1] != '\n') lines++;
@@ -57,28 +57,28 @@ static void run_cell(engine_t *e, const char *code, int k) {
     char *rl = device_unit_relabel(sb_take(&lg), cell, &u);
     char hex[65];
     snprintf(hex, sizeof hex, "%064d", k);
-    device_lines_put(&e->lines, hex, u.text, u.map, u.nmap, DEVICE_THIS_CELL, cell);
+    device_lines_put(&ds->lines, hex, u.text, u.map, u.nmap, DEVICE_THIS_CELL, cell);
     for (int l = 0; l <= lines + 1; l++) {
         char label[64], text[128];
         int at;
-        if (device_lines_lookup(e->lines, hex, l, label, sizeof label, &at, text, sizeof text) && !label[0]) abort();
+        if (device_lines_lookup(ds->lines, hex, l, label, sizeof label, &at, text, sizeof text) && !label[0]) abort();
     }
     device_unit_free(&u);
     for (size_t i = 0; i < sp.n; i++)
         if (sp.items[i].is_kernel && sp.items[i].name[0]) free(device_kernel_signature(code, &sp.items[i]));
-    device_remember_items(e, code, &sp, cell, rl);
+    device_remember_items(ds, code, &sp, cell, rl);
     free(rl);
     split_free(&sp);
-    free(engine_prelude_source(e));
+    free(device_prelude_source(ds));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n) {
     char *buf = malloc(n + 1);
     memcpy(buf, data, n);
     buf[n] = 0;
-    engine_t e;
-    memset(&e, 0, sizeof e);
-    e.interp = (interp_t *)&e; /* only asked for constants, by the stub above */
+    device_session_t ds;
+    memset(&ds, 0, sizeof ds);
+    ds.interp = (interp_t *)&ds; /* only asked for constants, by the stub above */
     char *part = buf;
     int k = 0;
     for (char *p = buf;; p++) {
@@ -86,12 +86,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n) {
         bool last = !*p || p == buf + n;
         *p = 0;
         if (k == 0) constants = part;
-        else run_cell(&e, part, k);
+        else run_cell(&ds, part, k);
         part = p + 1;
         if (last || ++k > 8) break;
     }
     constants = NULL;
-    engine_clear(&e);
+    session_clear(&ds);
     free(buf);
     return 0;
 }
