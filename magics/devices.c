@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "magics.h"
-#include "runtime/cuda/cuda_errors.h"
+#include "runtime/toolkit/cuda_errors.h"
 #include "runtime/cuda/cuda_session.h"
 #include "runtime/gpu/client/gpu_client.h"
 #include "runtime/device/nvrtc_compile.h"

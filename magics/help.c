@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "magics.h"
-#include "runtime/engine/session.h"
 #include "runtime/base/strbuf.h"
 
 static int lsmagic_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {

@@ -7,7 +7,7 @@
 
 #include "chart.h"
 #include "magics.h"
-#include "runtime/cuda/cuda_errors.h"
+#include "runtime/toolkit/cuda_errors.h"
 #include "runtime/cuda/cuda_inspect.h"
 #include "runtime/device/occupancy.h"
 #include "runtime/base/strbuf.h"

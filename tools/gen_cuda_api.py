@@ -609,7 +609,7 @@ def write_table(out, p, macros):
     w('#pragma GCC diagnostic ignored "-Wdeprecated-declarations"')
     w('#include <stddef.h>')
     w('#include <cuda_runtime_api.h>')
-    w('#include "runtime/cuda/cuda_rt_table.h"')
+    w('#include "runtime/toolkit/cuda_rt_table.h"')
     w('')
     # pointer fields of the structs parameters point to or pass by value
     struct_ix = {}

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -110,4 +111,13 @@ int cache_evict(const char *dir, const char *key, uint64_t max_bytes, size_t max
     free(files);
     free(ents);
     return removed;
+}
+
+char *icuda_cache_dir(void) {
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    char buf[4096];
+    if (xdg && *xdg) snprintf(buf, sizeof buf, "%s/icuda", xdg);
+    else if (home && *home) snprintf(buf, sizeof buf, "%s/.cache/icuda", home);
+    else return NULL;
+    return strdup(buf);
 }

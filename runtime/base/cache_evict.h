@@ -20,4 +20,8 @@ uint64_t compile_cache_disk_limit(void);
  * touches that file), or of its newest file where none does. */
 int cache_evict(const char *dir, const char *key, uint64_t max_bytes, size_t max_entries);
 
+/* Where the disk caches live by default: $XDG_CACHE_HOME/icuda or
+ * ~/.cache/icuda; NULL when neither is set. malloc'd. */
+char *icuda_cache_dir(void);
+
 #endif

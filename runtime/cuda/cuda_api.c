@@ -17,7 +17,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "runtime/cuda/cuda_rt_table.h"
+#include "runtime/toolkit/cuda_rt_table.h"
 #include "runtime/hostmem/arena.h"
 
 

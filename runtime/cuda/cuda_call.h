@@ -7,7 +7,7 @@
 #define ICUDA_CUDA_CALL_H
 
 #include "cuda_internal.h"
-#include "runtime/cuda/cuda_rt_table.h"
+#include "runtime/toolkit/cuda_rt_table.h"
 
 /* One call in progress. */
 typedef struct {

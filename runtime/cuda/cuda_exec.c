@@ -14,7 +14,7 @@
  * it, so CUDA's ordering holds (the host waits, where CUDA would not). */
 #include "cuda_call.h"
 
-#include "runtime/cuda/cuda_rt_table.h"
+#include "runtime/toolkit/cuda_rt_table.h"
 
 #include <cuda_runtime_api.h>
 #include <stdint.h>

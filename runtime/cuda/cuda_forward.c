@@ -32,7 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/cuda/cuda_rt_table.h"
+#include "runtime/toolkit/cuda_rt_table.h"
 #include "runtime/gpu/cuda_driver.h"
 #include "runtime/hostmem/arena.h"
 

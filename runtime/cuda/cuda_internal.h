@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "runtime/cuda/cuda_errors.h"
+#include "runtime/toolkit/cuda_errors.h"
 #include "runtime/cuda/cuda_session.h"
 #include "runtime/gpu/client/gpu_client.h"
 #include "runtime/lang/interp.h"
@@ -144,5 +144,9 @@ void cs_mvars_restarted(cuda_session_t *cs);
 void cs_mvars_free(cuda_session_t *cs);
 /* The session's managed buffer at addr, or NULL. */
 cs_managed_t *cs_managed_find(cuda_session_t *cs, uint64_t addr);
+
+/* A CUresult or GPU_ERR_* code as the runtime API would report it
+ * (cuda_driver_errors.c). */
+int cuda_error_from_driver(int cu);
 
 #endif

@@ -4,7 +4,7 @@
 #define ICUDA_CUDA_LIBS_H
 
 #include "cuda_call.h"
-#include "runtime/cuda/cuda_lib_table.h"
+#include "runtime/toolkit/cuda_lib_table.h"
 
 /* A generator, cuBLAS handle or cuFFT plan this session made. */
 typedef struct {

@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "runtime/cuda/cuda_rt_table.h"
+#include "runtime/toolkit/cuda_rt_table.h"
 
 typedef struct {
     const char *family;

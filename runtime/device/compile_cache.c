@@ -26,15 +26,6 @@ struct compile_cache {
     size_t evicted;
 };
 
-char *compile_cache_default_dir(void) {
-    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    char buf[4096];
-    if (xdg && *xdg) snprintf(buf, sizeof buf, "%s/icuda", xdg);
-    else if (home && *home) snprintf(buf, sizeof buf, "%s/.cache/icuda", home);
-    else return NULL;
-    return strdup(buf);
-}
-
 static int mkdirs(const char *path) {
     char buf[4096];
     snprintf(buf, sizeof buf, "%s", path);

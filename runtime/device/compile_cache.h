@@ -43,7 +43,4 @@ const char *compile_cache_dir(const compile_cache_t *c);
  * (cache_evict.h); how many. */
 int compile_cache_evict(const char *dir, uint64_t max_bytes);
 
-/* The default directory: $XDG_CACHE_HOME/icuda or ~/.cache/icuda. malloc'd. */
-char *compile_cache_default_dir(void);
-
 #endif

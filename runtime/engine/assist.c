@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "assist.h"
-#include "runtime/cuda/cuda_rt_table.h"
+#include "runtime/toolkit/cuda_rt_table.h"
 #include "runtime/device/cuda_docs.h"
 #include "runtime/lang/interp.h"
 #include "magics/magics.h"

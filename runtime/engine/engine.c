@@ -32,7 +32,7 @@ char *_Atomic icuda_interrupt_guard;
 engine_t *engine_new(const engine_config_t *cfg) {
     engine_t *e = xcalloc(1, sizeof *e);
     char *dir = NULL;
-    if (!cfg || !cfg->no_disk_cache) dir = (cfg && cfg->cache_dir) ? xstrdup(cfg->cache_dir) : compile_cache_default_dir();
+    if (!cfg || !cfg->no_disk_cache) dir = (cfg && cfg->cache_dir) ? xstrdup(cfg->cache_dir) : icuda_cache_dir();
     compile_cache_t *cache = compile_cache_new(dir);
     free(dir);
     e->interp = interp_new();

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lang.h"
-#include "../cuda/cuda_errors.h"
+#include "runtime/toolkit/cuda_errors.h"
 #include "cuda_device_attrs.h"
 
 /* What cuda_runtime.h declares beyond the generated text: the two calls

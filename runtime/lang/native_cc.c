@@ -23,7 +23,6 @@
 #include <unistd.h>
 #include "native.h"
 #include "runtime/base/cache_evict.h"
-#include "runtime/device/compile_cache.h"
 #include "runtime/base/interrupt.h"
 
 extern char **environ;
@@ -44,7 +43,7 @@ static char *cache_dir(void) {
     static bool tried;
     if (tried) return dir;
     tried = true;
-    char *base = compile_cache_default_dir();
+    char *base = icuda_cache_dir();
     if (!base) return NULL;
     size_t n = strlen(base) + 8;
     dir = malloc(n);

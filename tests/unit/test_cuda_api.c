@@ -21,8 +21,8 @@
 #include "check.h"
 #include "header_text.h"
 #include "runtime/cuda/cuda_call.h"
-#include "runtime/cuda/cuda_errors.h"
-#include "runtime/cuda/cuda_rt_table.h"
+#include "runtime/toolkit/cuda_errors.h"
+#include "runtime/toolkit/cuda_rt_table.h"
 #include "runtime/lang/interp.h"
 
 #ifndef ICUDA_CUDA_HOME

@@ -273,7 +273,7 @@ int gpu_client_stop(gpu_client_t *c, int timeout_ms);
 /* ---- the CUDA runtime in the worker, kernels' attributes (gpu_cudart.c) ---- */
 
 /* A CUDA runtime call forwarded to the worker's libcudart: fn is the
- * function's index in the generated table (runtime/cuda/cuda_rt_table.h),
+ * function's index in the generated table (runtime/toolkit/cuda_rt_table.h),
  * name its name (the worker checks both agree); args[i] holds size[i] bytes,
  * every address in them already one the worker can use. *ret is the call's
  * return value (its cudaError_t). Returns 0 when the call ran, else a

@@ -7,7 +7,7 @@
 #ifndef ICUDA_CUDA_LIB_TABLE_H
 #define ICUDA_CUDA_LIB_TABLE_H
 
-#include "runtime/cuda/cuda_rt_table.h"
+#include "cuda_rt_table.h"
 
 enum { CLIB_NONE, CLIB_CURAND, CLIB_CUBLAS, CLIB_CUFFT, CLIB_N };
 

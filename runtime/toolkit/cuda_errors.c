@@ -1,11 +1,9 @@
 /* CUDA's error codes as the runtime API reports them: cudaGetErrorName /
- * cudaGetErrorString texts (CUDA 13, taken from its libcudart), and the
- * mapping from the driver's CUresult (what the worker returns). */
+ * cudaGetErrorString texts (CUDA 13, taken from its libcudart). */
 #include "cuda_errors.h"
 
 #include <stddef.h>
 
-#include "runtime/gpu/client/gpu_client.h"
 
 typedef struct {
     int code;
@@ -166,19 +164,3 @@ const char *cuda_error_string(int code) {
 }
 
 bool cuda_error_known(int code) { return find(code) != NULL; }
-
-int cuda_error_from_driver(int cu) {
-    switch (cu) {
-    case CUDA_SUCCESS: return 0;
-    case GPU_ERR_WORKER_DIED: return CUDA_ERR_LAUNCH_FAILURE;
-    case GPU_ERR_INTERRUPTED: return CUDA_ERR_LAUNCH_FAILURE;
-    case GPU_ERR_NO_WORKER: return CUDA_ERR_INSUFFICIENT_DRIVER;
-    case CUDA_ERROR_NOT_FOUND: return 500; /* cudaErrorSymbolNotFound */
-    case CUDA_ERROR_INVALID_HANDLE: return 400;
-    case CUDA_ERROR_INVALID_IMAGE: return 200;
-    default:
-        /* the runtime's codes repeat the driver's numbers for everything
-         * these calls can meet (700 illegal address, 710 assert, ...) */
-        return find(cu) ? cu : 999;
-    }
-}

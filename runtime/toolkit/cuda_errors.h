@@ -1,5 +1,4 @@
-/* CUDA runtime error codes: names and strings as CUDA's own, and the
- * mapping from driver (CUresult) and worker codes. */
+/* CUDA runtime error codes: names and strings as CUDA's own. */
 #ifndef ICUDA_CUDA_ERRORS_H
 #define ICUDA_CUDA_ERRORS_H
 
@@ -30,7 +29,5 @@ enum {
 const char *cuda_error_name(int code);   /* "cudaErrorInvalidValue" */
 const char *cuda_error_string(int code); /* "invalid argument" */
 bool cuda_error_known(int code);
-/* A CUresult or GPU_ERR_* code as the runtime API would report it. */
-int cuda_error_from_driver(int cu);
 
 #endif
