@@ -141,7 +141,7 @@ build/tests/test_arena: tests/unit/test_arena.c tests/unit/check.h $(GPU_ASAN_OB
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) $(LDFLAGS) $< $(GPU_ASAN_OBJ) -ldl -lm -o $@
 
 # The test/benchmark Python: a venv from the pinned requirements, unless
-# PYTHON was given (the GPU machine brings its own, see DESIGN §5).
+# PYTHON was given (the GPU machine brings its own).
 ifdef USE_VENV
 venv: $(VENV)/.stamp
 $(VENV)/.stamp: requirements.txt

@@ -1,4 +1,4 @@
-/* Host interpreter loop speed (DESIGN §6: >= 100 M iterations/s): the dot
+/* Host interpreter loop speed (target: >= 100 M iterations/s): the dot
  * product loop and a rand() fill loop run through interp_run, next to the
  * same loops compiled into this program (with the Makefile's flags).
  * bench/host_loop.sh builds it and adds gcc -O0 / -O2 builds of the loops. */

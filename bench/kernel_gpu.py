@@ -1,4 +1,4 @@
-"""GPU benchmarks through the kernel (DESIGN §6), beside bench/gpu_raw.c's raw
+"""GPU benchmarks through the kernel, beside bench/gpu_raw.c's raw
 driver-API figures: launches from a host-cell loop, cudaMemcpy pinned and
 pageable, vector add over 2x10^8 doubles, worker restart after a fault.
 Prints figures; asserts nothing about time.

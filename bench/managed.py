@@ -1,5 +1,4 @@
-"""Managed memory against cudaMalloc and explicit copies (DESIGN §1,
-docs/device-memory.md), through the kernel: NVIDIA's introduction pattern —
+"""Managed memory against cudaMalloc and explicit copies (docs/device-memory.md), through the kernel: NVIDIA's introduction pattern —
 1M floats initialised on the host, an add kernel with a grid-stride loop, a
 synchronisation, a max-error check on the host — as one cell, written both
 ways. Times whole cells from the client (median of runs) and, inside the

@@ -1,4 +1,4 @@
-/* The reference for %timeit's accuracy (DESIGN §6: within 2% of a raw C
+/* The reference for %timeit's accuracy (target: within 2% of a raw C
  * event measurement): the raw driver API (libcuda.so.1 through dlopen, as
  * the worker loads it) times one kernel the way %timeit does: one warm-up
  * launch, n chosen 1, 2, 5, 10, ... until a repeat of n launches takes 0.2 s,

@@ -1,4 +1,4 @@
-"""%timeit's accuracy against a raw C event measurement (DESIGN §6: the mean
+"""%timeit's accuracy against a raw C event measurement (target: the mean
 within 2%). Runs bench/timeit_accuracy.c (raw driver API) for kernels of about
 10 us, 100 us and 1.5 ms, times the same launches in icuda with %timeit -o,
 runs the raw program again (to see how much the GPU itself drifted), and

@@ -1,4 +1,4 @@
-/* %devices and %device N (DESIGN §2): the GPUs the worker sees, and which
+/* %devices and %device N: the GPUs the worker sees, and which
  * one is current. Asks the worker, never the driver in this process. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* %heap, %free and %reset (DESIGN §2): the session's live buffers and the
+/* %heap, %free and %reset: the session's live buffers and the
  * variables that point at them; freeing one the way its place needs; a
  * fresh session without a new kernel process. Frees go through host code
  * (free, delete[], cudaFree, cudaFreeHost), so the interpreter's records

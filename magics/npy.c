@@ -1,4 +1,4 @@
-/* %save and %load (DESIGN §2): NumPy .npy files, so arrays move between
+/* %save and %load: NumPy .npy files, so arrays move between
  * this kernel and Python. Format 1.0 (2.0 when the header needs it),
  * little-endian, C order, the dtype from the C type. A save goes to a
  * temporary file renamed into place, so a failure leaves nothing half

@@ -1,4 +1,4 @@
-/* %plot and %hist (DESIGN §2): arrays of the session drawn as one
+/* %plot and %hist: arrays of the session drawn as one
  * display_data with a Vega-Lite spec (interactive in JupyterLab and
  * Notebook: hover, zoom, export), an SVG drawn by chart.h (nbconvert,
  * GitHub, every other front end) and a one-line text/plain summary. Above

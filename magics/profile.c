@@ -1,4 +1,4 @@
-/* %profile STATEMENT and %%profile (DESIGN §2): the GPU work of some code
+/* %profile STATEMENT and %%profile: the GPU work of some code
  * traced with CUPTI in the worker (runtime/cuda/cuda_profile.h), shown as a
  * summary per kernel and per copy kind and as a timeline per stream
  * (profile_report.c). The code runs as a cell body would, its output

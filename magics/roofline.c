@@ -1,4 +1,4 @@
-/* %roofline (DESIGN §2 "Magics"): the kernels %timeit measured with both
+/* %roofline: the kernels %timeit measured with both
  * --bytes and --flops, as points on the current device's roofline: the
  * measured bandwidth's slope up to the FP32 (or FP64) compute roof, log-log,
  * arithmetic intensity (FLOP/byte) against GFLOP/s. A picture (SVG, drawn

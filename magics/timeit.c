@@ -1,4 +1,4 @@
-/* %timeit and %%timeit (DESIGN §2 "Magics"), as IPython users know them but
+/* %timeit and %%timeit, as IPython users know them but
  * timed on the GPU: the statement is compiled once (interp_prepare), run
  * once to warm up (it also loads the module), then in repeats of n runs;
  * each repeat is bracketed by CUDA events on the default stream when the

@@ -1,4 +1,4 @@
-/* Where an #include goes (DESIGN §2): the headers host code is written
+/* Where an #include goes: the headers host code is written
  * against stay with the host interpreter, the device libraries go to NVRTC,
  * the C headers that both sides use go to both (NVRTC gets icuda's small
  * stand-ins, device_headers.c). A pure table: the splitter asks it by name;

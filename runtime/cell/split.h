@@ -1,4 +1,4 @@
-/* The cell splitter (DESIGN §2): cuts a cell into top-level items and says
+/* The cell splitter: cuts a cell into top-level items and says
  * where each goes — device translation unit, host interpreter, both, or the
  * magics. It only scans tokens (comments, strings, brackets); it does not
  * parse C. */

@@ -1,4 +1,4 @@
-/* The CUDA runtime API in host cells (DESIGN §2, §4): each call by CUDA's
+/* The CUDA runtime API in host cells: each call by CUDA's
  * name, with CUDA's semantics and cudaError_t codes, carried out by the
  * worker. This file dispatches and holds the smaller families; memory is in
  * cuda_memory.c, the checks all calls share in cuda_call.c. Arguments are checked first — out-arguments, directions, and every

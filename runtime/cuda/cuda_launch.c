@@ -1,5 +1,5 @@
-/* Launches from host cells, k<<<grid, block, shmem, stream>>>(args) (DESIGN
- * §2): the kernel's parameters are parsed from its signature once, each
+/* Launches from host cells, k<<<grid, block, shmem, stream>>>(args): the
+ * kernel's parameters are parsed from its signature once, each
  * argument is checked against them before anything reaches the GPU (so the
  * checks work without one), packed as the kernel expects, and launched
  * through the worker. Template kernels (scale<float>) are instantiated on

@@ -1,5 +1,4 @@
-/* The memory family of the CUDA runtime API in host cells (DESIGN §1, §2;
- * docs/device-memory.md): device, pinned and managed allocations, copies
+/* The memory family of the CUDA runtime API in host cells (docs/device-memory.md): device, pinned and managed allocations, copies
  * in every direction (cudaMemcpyDefault infers it from the pointers, as
  * unified addressing allows), memsets, pointer attributes, prefetch and
  * advice. Every pointer a cell holds for these is the address the GPU uses.

@@ -1,4 +1,4 @@
-/* The GPU worker's life as the session sees it (DESIGN §1, §4): started in
+/* The GPU worker's life as the session sees it: started in
  * the background with the session, its output routed to the running cell,
  * a device synchronisation at the end of every cell, and recovery when it
  * dies (a sticky fault, a crash, an interrupt): restart, reload, restore,

@@ -1,4 +1,4 @@
-/* The CUDA runtime API as host cells see it (DESIGN §2, §4): cudaMalloc,
+/* The CUDA runtime API as host cells see it: cudaMalloc,
  * copies, launches, events, streams ... carried out by the GPU worker
  * through runtime/gpu/gpu_client, with sizes and argument types checked
  * before anything reaches the GPU. */

@@ -13,7 +13,7 @@ static char found_arch[32], found_note[160];
 static int found_gpu;
 
 /* Reads the compute capability of device 0 through the driver, loaded with
- * dlopen so that machines without one still start (DESIGN §1). cuInit makes
+ * dlopen so that machines without one still start. cuInit makes
  * no context; the GPU worker, a separate process, owns that. */
 static void probe(void) {
     const char *forced = getenv("ICUDA_ARCH");

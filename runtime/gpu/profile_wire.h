@@ -1,5 +1,5 @@
 /* What %profile's trace looks like between the worker and the client
- * (DESIGN §1: large payloads travel through the shared arena).
+ * (large payloads travel through the shared arena, not the channel).
  *
  * CH_PROFILE_START names an arena range (u.profile) that the client
  * allocated: a prof_blob_t header, then cap prof_record_t slots, then a name

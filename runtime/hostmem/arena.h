@@ -1,6 +1,6 @@
 /* Host memory that user code allocates lives here: one memfd, mapped shared,
  * so the GPU worker process can map the same pages and copy to and from them
- * (DESIGN §1). Allocation metadata is kept outside the mapping, so nothing a
+ * directly. Allocation metadata is kept outside the mapping, so nothing a
  * cell writes into its buffers can corrupt the allocator. */
 #ifndef ICUDA_ARENA_H
 #define ICUDA_ARENA_H

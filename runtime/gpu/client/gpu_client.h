@@ -1,4 +1,4 @@
-/* The kernel process's side of the GPU worker (DESIGN §1, §4): starts
+/* The kernel process's side of the GPU worker: starts
  * icuda-worker, sends it commands over the channel (channel.h), and survives
  * its death.
  *

@@ -1,4 +1,4 @@
-/* icuda-worker: the process that owns the CUDA contexts (DESIGN §1).
+/* icuda-worker: the process that owns the CUDA contexts.
  *
  *   icuda-worker --sock FD --arena FD --arena-size N [--arena-addr HEX] [--device N]
  *                [--va-base HEX --va-size N]
@@ -11,7 +11,7 @@
  * address range the client named (channel.h: CH_MAP), says hello, and then
  * serves one command record at a time (channel.h) until the socket closes or
  * CH_SHUTDOWN. After a sticky fault it answers, flushes and exits with
- * status 3: the context cannot be used again (DESIGN §1). */
+ * status 3: the context cannot be used again. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
