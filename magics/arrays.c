@@ -9,6 +9,7 @@
 #include "runtime/cuda/cuda_session.h"
 #include "runtime/gpu/client/gpu_client.h"
 
+#include "runtime/base/xalloc.h"
 /* The ':' of "EXPR:COUNT": the last one outside brackets and quotes that is
  * not half of "::" (nor the ':' of a ?: inside EXPR, which needs a '?'). */
 static const char *count_colon(const char *s) {
@@ -118,8 +119,7 @@ double magic_elem_double(const interp_array_t *a, const void *bytes, uint64_t i)
 double *magic_array_doubles(magic_ctx_t *mc, const interp_array_t *a, uint64_t count, cell_error_t *err) {
     void *raw = magic_array_bytes(mc, a, count, err);
     if (!raw) return NULL;
-    double *d = malloc((count ? count : 1) * sizeof *d);
-    if (!d) abort();
+    double *d = xmalloc((count ? count : 1) * sizeof *d);
     for (uint64_t i = 0; i < count; i++) d[i] = magic_elem_double(a, raw, i);
     free(raw);
     return d;

@@ -12,6 +12,7 @@
 #include "runtime/base/strbuf.h"
 #include "runtime/base/utf8.h"
 
+#include "runtime/base/xalloc.h"
 #define ML 72.0 /* margins: room for tick labels and axis titles */
 #define MR 24.0
 #define MT 40.0
@@ -110,8 +111,7 @@ int chart_ticks(double lo, double hi, bool log, double *out, int max) {
 }
 
 chart_t *chart_new(const chart_opts_t *o) {
-    chart_t *c = calloc(1, sizeof *c);
-    if (!c) abort();
+    chart_t *c = xcalloc(1, sizeof *c);
     if (o) c->o = *o;
     c->w = c->o.width > 0 ? c->o.width : 640;
     c->h = c->o.height > 0 ? c->o.height : 400;

@@ -12,6 +12,7 @@
 #include "runtime/gpu/client/gpu_client.h"
 #include "runtime/base/strbuf.h"
 
+#include "runtime/base/xalloc.h"
 extern char **environ;
 
 static int by_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -20,14 +21,12 @@ static int env_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
     while (isspace((unsigned char)*args)) args++;
     size_t len = strlen(args);
     while (len && isspace((unsigned char)args[len - 1])) len--;
-    char *a = strndup(args, len);
-    if (!a) abort();
+    char *a = xstrndup(args, len);
     int rc = 0;
     if (!*a) {
         int n = 0;
         while (environ[n]) n++;
-        char **v = malloc((n ? n : 1) * sizeof *v);
-        if (!v) abort();
+        char **v = xmalloc((n ? n : 1) * sizeof *v);
         memcpy(v, environ, n * sizeof *v);
         qsort(v, n, sizeof *v, by_str);
         strbuf_t t = {0};

@@ -14,6 +14,7 @@
 #include "runtime/gpu/client/gpu_client.h"
 #include "runtime/base/strbuf.h"
 
+#include "runtime/base/xalloc.h"
 static gpu_client_t *client(magic_ctx_t *mc) {
     char why[600];
     return cuda_session_client(mc->cuda, why, sizeof why);
@@ -26,8 +27,7 @@ static const char *survives(gpu_client_t *g, int place, uint64_t base, int *dev)
     if (place == INTERP_PLACE_HOST || place == INTERP_PLACE_PINNED) return "yes";
     if (!g) return "?";
     int n = gpu_client_buffers(g, NULL, 0);
-    gpu_buffer_info_t *v = calloc(n > 0 ? n : 1, sizeof *v);
-    if (!v) abort();
+    gpu_buffer_info_t *v = xcalloc(n > 0 ? n : 1, sizeof *v);
     n = gpu_client_buffers(g, v, n);
     const char *r = "no";
     for (int i = 0; i < n; i++)

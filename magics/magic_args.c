@@ -12,6 +12,7 @@
 
 #include "runtime/base/strbuf.h"
 
+#include "runtime/base/xalloc.h"
 int magic_usage_error(const magic_t *m, cell_error_t *err, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
@@ -30,16 +31,14 @@ int magic_usage_error(const magic_t *m, cell_error_t *err, const char *fmt, ...)
 static void push_word(char ***v, int *n, int *cap, char *w) {
     if (*n == *cap) {
         *cap *= 2;
-        *v = realloc(*v, (size_t)*cap * sizeof **v);
-        if (!*v) abort();
+        *v = xrealloc(*v, (size_t)*cap * sizeof **v);
     }
     (*v)[(*n)++] = w;
 }
 
 int magic_split_args(const char *args, char ***argv) {
     int n = 0, cap = 8;
-    char **v = malloc(cap * sizeof *v);
-    if (!v) abort();
+    char **v = xmalloc(cap * sizeof *v);
     const char *p = args;
     for (;;) {
         while (isspace((unsigned char)*p)) p++;
@@ -88,8 +87,7 @@ static char *value_token(const char **pp) {
     size_t n = (size_t)(p - s);
     if (!n) return NULL;
     if (n >= 2 && s[0] == '"' && s[n - 1] == '"') s++, n -= 2;
-    char *v = strndup(s, n);
-    if (!v) abort();
+    char *v = xstrndup(s, n);
     return v;
 }
 
@@ -255,8 +253,7 @@ static const char *const refused[] = {"-o", "--output-file", "-c", "--compile", 
  * a backslash outside quotes keeps the next character. */
 static int split_words(const char *line, char ***out) {
     int n = 0, cap = 8;
-    char **v = malloc(cap * sizeof *v);
-    if (!v) abort();
+    char **v = xmalloc(cap * sizeof *v);
     const char *p = line;
     for (;;) {
         while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') p++;

@@ -16,6 +16,7 @@
 #include "runtime/lang/interp.h"
 #include "runtime/base/strbuf.h"
 
+#include "runtime/base/xalloc.h"
 #define RED "\x1b[1;31m"
 #define BOLD "\x1b[1m"
 #define OFF "\x1b[0m"
@@ -124,8 +125,7 @@ static bool near_buffer(magic_ctx_t *mc, gpu_client_t *gc, const san_finding_t *
     if (!found && f->have_nearest) found = gpu_client_buffer(gc, f->nearest_base, &base, &size, NULL);
     if (!found) { /* the closest buffer either side */
         int cnt = gpu_client_buffers(gc, NULL, 0);
-        gpu_buffer_info_t *info = calloc((size_t)cnt + 1, sizeof *info);
-        if (!info) abort();
+        gpu_buffer_info_t *info = xcalloc((size_t)cnt + 1, sizeof *info);
         cnt = gpu_client_buffers(gc, info, cnt);
         uint64_t best = UINT64_MAX;
         for (int i = 0; i < cnt; i++) {

@@ -15,6 +15,7 @@
 #include "npy_header.h"
 #include "runtime/base/strbuf.h"
 
+#include "runtime/base/xalloc.h"
 static int io_error(cell_error_t *err, const char *what, const char *path) {
     cell_error_set(err, "OSError", NULL, "%s %s: %s", what, path, strerror(errno));
     return -1;
@@ -166,14 +167,13 @@ static unsigned char *read_all(const char *path, size_t *len, cell_error_t *err)
         return NULL;
     }
     size_t cap = 1 << 16, n = 0;
-    unsigned char *b = malloc(cap);
-    for (size_t k; b && (k = fread(b + n, 1, cap - n, f)) > 0;) {
+    unsigned char *b = xmalloc(cap);
+    for (size_t k; (k = fread(b + n, 1, cap - n, f)) > 0;) {
         n += k;
-        if (n == cap) b = realloc(b, cap *= 2);
+        if (n == cap) b = xrealloc(b, cap *= 2);
     }
     bool bad = ferror(f);
     fclose(f);
-    if (!b) abort();
     if (bad) {
         free(b);
         io_error(err, "cannot read", path);

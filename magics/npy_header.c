@@ -11,6 +11,7 @@
 
 #include "runtime/base/strbuf.h"
 
+#include "runtime/base/xalloc.h"
 static const npy_dtype_t dtypes[] = {
     {"f4", "float", INTERP_ELEM_FLOAT, 4},          {"f8", "double", INTERP_ELEM_FLOAT, 8},
     {"i1", "signed char", INTERP_ELEM_INT, 1},      {"i2", "short", INTERP_ELEM_INT, 2},
@@ -50,8 +51,7 @@ char *npy_header(const npy_dtype_t *d, const long *dims, int nd, size_t *len) {
     /* magic, version, length field, dict, spaces, '\n': a multiple of 64 */
     int ver = dl + 1 + 10 <= 65535 ? 1 : 2;
     size_t pre = ver == 1 ? 10 : 12, total = (pre + dl + 1 + 63) / 64 * 64, hl = total - pre;
-    char *out = malloc(total);
-    if (!out) abort();
+    char *out = xmalloc(total);
     memcpy(out, "\x93NUMPY", 6);
     out[6] = (char)ver;
     out[7] = 0;
@@ -92,8 +92,7 @@ int npy_parse_header(const char *path, const unsigned char *buf, size_t len, npy
     size_t hl = buf[8] | (size_t)buf[9] << 8;
     if (ver > 1) hl |= (size_t)buf[10] << 16 | (size_t)buf[11] << 24;
     if (len < pre + hl) return bad_file(err, path, "the file ends inside its header");
-    char *dict = strndup((const char *)buf + pre, hl);
-    if (!dict) abort();
+    char *dict = xstrndup((const char *)buf + pre, hl);
     int rc = 0;
     const char *v = dict_value(dict, "descr"), *f = dict_value(dict, "fortran_order"), *s = dict_value(dict, "shape");
     if (v && *v == '[') {

@@ -11,6 +11,7 @@
 #include "runtime/cuda/cuda_session.h"
 #include "runtime/gpu/client/gpu_client.h"
 
+#include "runtime/base/xalloc.h"
 /* FMA results per clock per SM (one FMA is two flops), from the throughput
  * table of native arithmetic instructions ("Arithmetic Instructions") in
  * NVIDIA's CUDA C++ Programming Guide: the rows for 32-bit and 64-bit
@@ -139,8 +140,7 @@ int peaks_get(magic_ctx_t *mc, gpu_client_t *g, int dev, const device_peaks_t **
         d.bw_measured = 0;
         snprintf(d.bw_note, sizeof d.bw_note, "not measured: the copy failed (%s)", gpu_client_error_name(r));
     }
-    s->peaks = realloc(s->peaks, sizeof *s->peaks * (size_t)(s->npeaks + 1));
-    if (!s->peaks) abort();
+    s->peaks = xrealloc(s->peaks, sizeof *s->peaks * (size_t)(s->npeaks + 1));
     s->peaks[s->npeaks] = d;
     *out = &s->peaks[s->npeaks++];
     return 0;

@@ -14,6 +14,7 @@
 #include "runtime/base/strbuf.h"
 #include "runtime/base/utf8.h"
 
+#include "runtime/base/xalloc.h"
 #define MAX_POINTS 10000
 #define VEGALITE_MIME "application/vnd.vegalite.v5+json" /* JupyterLab 4 / Notebook 7 take v3, v4 and v5 */
 #define VEGALITE_SCHEMA "https://vega.github.io/schema/vega-lite/v5.json"
@@ -107,9 +108,8 @@ static int plot_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
         s->total = n;
         uint64_t step = n > MAX_POINTS ? (n + MAX_POINTS - 1) / MAX_POINTS : 1;
         s->step = step;
-        s->x = malloc((n / step + 2) * sizeof *s->x);
-        s->y = malloc((n / step + 2) * sizeof *s->y);
-        if (!s->x || !s->y) abort();
+        s->x = xmalloc((n / step + 2) * sizeof *s->x);
+        s->y = xmalloc((n / step + 2) * sizeof *s->y);
         for (uint64_t k = 0; k < n; k += step) {
             double x = indexed ? (double)k : xs[k];
             if (!usable(x, o.xlog) || !usable(ys[k], o.ylog)) {
@@ -234,8 +234,7 @@ static int hist_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
     }
     if (hi == lo) lo -= 0.5, hi += 0.5;
     int nb = (int)o.bins;
-    double *edge = malloc((nb + 1) * sizeof *edge), *cnt = calloc(nb, sizeof *cnt);
-    if (!edge || !cnt) abort();
+    double *edge = xmalloc((nb + 1) * sizeof *edge), *cnt = xcalloc(nb, sizeof *cnt);
     for (int i = 0; i <= nb; i++)
         edge[i] = o.xlog ? pow(10, log10(lo) + (log10(hi) - log10(lo)) * i / nb) : lo + (hi - lo) * i / nb;
     for (uint64_t i = 0; i < a.count; i++) {

@@ -10,6 +10,7 @@
 #include "magics/chart.h"
 #include "runtime/base/strbuf.h"
 
+#include "runtime/base/xalloc.h"
 /* ---- grouping ---- */
 
 typedef struct {
@@ -66,8 +67,7 @@ static int by_total_c(const void *a, const void *b) {
 
 static void summarise(const gpu_profile_result_t *res, summary_t *s) {
     memset(s, 0, sizeof *s);
-    s->k = calloc(res->n ? res->n : 1, sizeof *s->k);
-    if (!s->k) abort();
+    s->k = xcalloc(res->n ? res->n : 1, sizeof *s->k);
     bool any = false;
     for (size_t i = 0; i < res->n; i++) {
         const gpu_prof_activity_t *a = &res->acts[i];
@@ -293,8 +293,7 @@ char *profile_summary_html(const gpu_profile_result_t *res) {
     strbuf_t n = {0};
     notes(res, &s, &n);
     if (n.len) {
-        char *ne = malloc(n.len * 6 + 1);
-        if (!ne) abort();
+        char *ne = xmalloc(n.len * 6 + 1);
         chart_escape(n.data, ne, n.len * 6 + 1);
         sb_printf(&b, "<p>%s</p>\n", ne);
         free(ne);
@@ -335,9 +334,8 @@ char *profile_timeline_svg(const gpu_profile_result_t *res) {
     static const int kernel_colors[] = {0, 2, 9, 6, 8};
     uint64_t t0 = 0, t1 = 0;
     bool any = false, multi_dev = false;
-    row_t *rows = calloc(res->n ? res->n : 1, sizeof *rows);
-    const char **knames = calloc(res->n ? res->n : 1, sizeof *knames);
-    if (!rows || !knames) abort();
+    row_t *rows = xcalloc(res->n, sizeof *rows);
+    const char **knames = xcalloc(res->n, sizeof *knames);
     size_t nrows = 0, nk = 0;
     for (size_t i = 0; i < res->n; i++) {
         const prof_record_t *r = &res->acts[i].r;
@@ -373,8 +371,7 @@ char *profile_timeline_svg(const gpu_profile_result_t *res) {
     double step = nt >= 2 ? tk[1] - tk[0] : 1;
     size_t top = (size_t)lround(ceil((double)nrows / step - 1e-9) * step);
     if (top < nrows) top = nrows;
-    char **labels = calloc(top, sizeof *labels);
-    if (!labels) abort();
+    char **labels = xcalloc(top, sizeof *labels);
     for (size_t i = 0; i < top; i++) {
         size_t r = top - 1 - i;
         char l[96] = "";
@@ -384,8 +381,7 @@ char *profile_timeline_svg(const gpu_profile_result_t *res) {
             else if (rows[r].is_default) snprintf(l, sizeof l, "default");
             else snprintf(l, sizeof l, "stream %u", rows[r].stream);
         }
-        labels[i] = strdup(l);
-        if (!labels[i]) abort();
+        labels[i] = xstrdup(l);
     }
     double height = 94 + 30.0 * (double)top;
     if (height < 170) height = 170;

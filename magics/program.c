@@ -18,6 +18,7 @@
 #include "runtime/base/progress.h"
 #include "runtime/base/strbuf.h"
 
+#include "runtime/base/xalloc.h"
 #define RED "\x1b[1;31m"
 #define OFF "\x1b[0m"
 
@@ -193,8 +194,7 @@ static int run_program(magic_ctx_t *mc, const char *source, int line_offset, con
     case PROGRAM_CACHED: break;
     }
 
-    char **cmd = calloc((size_t)o->nargs + 8, sizeof *cmd);
-    if (!cmd) abort();
+    char **cmd = xcalloc((size_t)o->nargs + 8, sizeof *cmd);
     int n = 0;
     char report[4200] = "", out[4300];
     if (rc == 0 && prof) {

@@ -12,6 +12,7 @@
 #include "runtime/device/occupancy.h"
 #include "runtime/base/strbuf.h"
 
+#include "runtime/base/xalloc.h"
 typedef struct {
     char name[256];
     char desc[2048];   /* signature line, where it was defined */
@@ -219,8 +220,7 @@ static int resources_line(magic_ctx_t *mc, const char *args, cell_error_t *err) 
     int argc = magic_split_args(args, &argv);
     int rc = 0, nnames = 0;
     long block = 0, smem = 0;
-    const char **names = calloc((size_t)argc + 1, sizeof *names);
-    if (!names) abort();
+    const char **names = xcalloc((size_t)argc + 1, sizeof *names);
     for (int i = 0; i < argc && rc == 0; i++) {
         if (!strcmp(argv[i], "--block") || !strcmp(argv[i], "--smem")) {
             bool is_block = argv[i][2] == 'b';

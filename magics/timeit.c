@@ -21,6 +21,7 @@
 #include "runtime/cell/split.h"
 #include "runtime/base/strbuf.h"
 
+#include "runtime/base/xalloc.h"
 #define REPEAT_SECONDS 0.2 /* a repeat's length when -n is not given (IPython's) */
 #define DEFAULT_REPEATS 7
 /* --bytes/--flops: a positive number, evaluated before anything runs. */
@@ -371,8 +372,7 @@ static int timeit(magic_ctx_t *mc, const timeit_opts_t *o, const interp_text_t *
     t.mc = mc;
     t.o = o;
     t.r = o->r ? o->r : DEFAULT_REPEATS;
-    t.times = calloc((size_t)t.r, sizeof *t.times);
-    if (!t.times) abort();
+    t.times = xcalloc((size_t)t.r, sizeof *t.times);
     long entries, compiled;
     double compile_s;
     interp_host_tier_take(mc->interp, &entries, &compiled, &compile_s);

@@ -8,6 +8,7 @@
 #include "runtime/lang/interp.h"
 #include "runtime/base/strbuf.h"
 
+#include "runtime/base/xalloc.h"
 void magic_who_user_rows(json_t *rows) {
     /* the C++ library's objects (std::cout, ...) are not the user's */
     for (size_t i = json_array_size(rows); i-- > 0;)
@@ -29,8 +30,7 @@ static int who_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
         json_decref(rows);
         return 0;
     }
-    json_t **v = malloc(n * sizeof *v);
-    if (!v) abort();
+    json_t **v = xmalloc(n * sizeof *v);
     for (size_t i = 0; i < n; i++) v[i] = json_array_get(rows, i);
     qsort(v, n, sizeof *v, by_name);
     strbuf_t t = {0}, h = {0};

@@ -11,6 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "vec.h"
+
 uint64_t compile_cache_disk_limit(void) {
     const char *env = getenv("ICUDA_CACHE_MAX_BYTES");
     if (env && *env) {
@@ -57,11 +59,7 @@ static cfile_t *list_files(DIR *d, const char *key, size_t *n) {
         struct stat st;
         if (e->d_name[0] == '.' || len >= sizeof files->name) continue;
         if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 64;
-            files = realloc(files, cap * sizeof *files);
-            if (!files) abort();
-        }
+        ARRAY_GROW(files, *n, cap);
         cfile_t *f = &files[(*n)++];
         memcpy(f->name, e->d_name, len + 1);
         f->stem = strcspn(e->d_name, ".");
@@ -79,8 +77,7 @@ int cache_evict(const char *dir, const char *key, uint64_t max_bytes, size_t max
     size_t nf;
     cfile_t *files = list_files(d, key, &nf);
     qsort(files, nf, sizeof *files, by_name);
-    centry_t *ents = malloc((nf ? nf : 1) * sizeof *ents);
-    if (!ents) abort();
+    centry_t *ents = xmalloc((nf ? nf : 1) * sizeof *ents);
     size_t ne = 0;
     uint64_t total = 0;
     for (size_t i = 0; i < nf; i++) {

@@ -1,5 +1,6 @@
 #include "progress.h"
 
+#include "xalloc.h"
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -66,8 +67,7 @@ static int delay_ms(void) {
 }
 
 progress_t *progress_start(const cell_io_t *io, bool timer, const char *fmt, ...) {
-    progress_t *p = calloc(1, sizeof *p);
-    if (!p) abort();
+    progress_t *p = xcalloc(1, sizeof *p);
     p->io = io;
     snprintf(p->id, sizeof p->id, "icuda-progress-%d-%u", (int)getpid(), atomic_fetch_add(&next_id, 1));
     va_list ap;

@@ -1,5 +1,6 @@
 #include "strbuf.h"
 
+#include "xalloc.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,8 +10,7 @@ static void reserve(strbuf_t *b, size_t extra) {
     if (b->len + extra + 1 <= b->cap) return;
     size_t cap = b->cap ? b->cap : 64;
     while (cap < b->len + extra + 1) cap *= 2;
-    b->data = realloc(b->data, cap);
-    if (!b->data) abort();
+    b->data = xrealloc(b->data, cap);
     b->cap = cap;
 }
 
@@ -42,8 +42,7 @@ void sb_printf(strbuf_t *b, const char *fmt, ...) {
 }
 
 char *sb_take(strbuf_t *b) {
-    char *s = b->data ? b->data : strdup("");
-    if (!s) abort();
+    char *s = b->data ? b->data : xstrdup("");
     b->data = NULL;
     b->len = b->cap = 0;
     return s;

@@ -2,6 +2,7 @@
  * U+10FFFF), the same rules jansson applies to strings (utf8.h). */
 #include "utf8.h"
 
+#include "xalloc.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,8 +32,7 @@ static size_t valid_seq(const unsigned char *s, size_t n) {
 
 char *utf8_sanitize(const char *str, size_t len, size_t *outlen) {
     const unsigned char *s = (const unsigned char *)str;
-    char *out = malloc(len * 3 + 1); /* worst case: every byte → 3-byte U+FFFD */
-    if (!out) abort();
+    char *out = xmalloc(len * 3 + 1); /* worst case: every byte → 3-byte U+FFFD */
     size_t o = 0;
     for (size_t i = 0; i < len;) {
         size_t k = valid_seq(s + i, len - i);

@@ -5,6 +5,7 @@
 #define ICUDA_VEC_H
 
 #include <stddef.h>
+#include <stdlib.h>
 
 #include "runtime/base/xalloc.h"
 
@@ -28,6 +29,24 @@
         VEC_RESERVE(vec, (vec).n + 1);                                                   \
         (vec).v[(vec).n] = (item);                                                       \
         &(vec).v[(vec).n++];                                                             \
+    })
+
+/* appends item where running out of memory is an error to report, not the
+ * end of the process: 1, or 0 (the vector unchanged) when no room could be
+ * had */
+#define VEC_TRY_PUSH(vec, item)                                                          \
+    ({                                                                                   \
+        int ok_ = 1;                                                                     \
+        if ((vec).n == (vec).cap) {                                                      \
+            size_t nc_ = (vec).cap ? (vec).cap * 2 : 16;                                 \
+            void *nv_ = realloc((vec).v, nc_ * sizeof *(vec).v);                         \
+            if (nv_) {                                                                   \
+                (vec).v = nv_;                                                           \
+                (vec).cap = nc_;                                                         \
+            } else ok_ = 0;                                                              \
+        }                                                                                \
+        if (ok_) (vec).v[(vec).n++] = (item);                                            \
+        ok_;                                                                             \
     })
 
 /* grows an array kept as a pointer and two counts of any integer type

@@ -1,5 +1,6 @@
 #include "split.h"
 
+#include "runtime/base/vec.h"
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -395,11 +396,7 @@ static void push(cell_split_t *out, const char *s, size_t start, size_t end, ite
     scan_t sc = {s, start, end};
     tok_t t = next_tok(&sc);
     if (!t.kind || (tok_punct(&sc, t, ';') && !next_tok(&sc).kind)) return;
-    if (out->n == out->cap) {
-        out->cap = out->cap ? out->cap * 2 : 16;
-        out->items = realloc(out->items, out->cap * sizeof *out->items);
-        if (!out->items) abort();
-    }
+    ARRAY_GROW(out->items, out->n, out->cap);
     cell_item_t *it = &out->items[out->n++];
     const cell_item_t *before = out->n > 1 ? it - 1 : NULL;
     int first_line = before ? line_from(s, before->start, before->first_line, start) : line_from(s, 0, 1, start);
@@ -540,8 +537,7 @@ void split_free(cell_split_t *s) {
 
 char *split_view(const char *code, const cell_split_t *s, size_t from, size_t to, bool (*keep)(const cell_item_t *)) {
     size_t n = strlen(code);
-    char *v = malloc(n + 1);
-    if (!v) return NULL;
+    char *v = xmalloc(n + 1);
     for (size_t i = 0; i < n; i++) v[i] = code[i] == '\n' ? '\n' : ' ';
     v[n] = 0;
     for (size_t k = from; k < to && k < s->n; k++)

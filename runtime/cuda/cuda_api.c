@@ -21,6 +21,7 @@
 #include "runtime/hostmem/arena.h"
 
 
+#include "runtime/base/vec.h"
 /* ---- __constant__ / __device__ variables ---- */
 
 typedef struct {
@@ -59,13 +60,8 @@ static void remember_symbol_write(cuda_session_t *cs, const char *name, size_t o
             memcpy(cs->syms[i].data, src, n);
             return;
         }
-    if (cs->nsyms == cs->capsyms) {
-        cs->capsyms = cs->capsyms ? 2 * cs->capsyms : 8;
-        cs->syms = realloc(cs->syms, (size_t)cs->capsyms * sizeof *cs->syms);
-        if (!cs->syms) abort();
-    }
-    void *d = malloc(n ? n : 1);
-    if (!d) abort();
+    ARRAY_GROW(cs->syms, cs->nsyms, cs->capsyms);
+    void *d = xmalloc(n ? n : 1);
     memcpy(d, src, n);
     cs->syms[cs->nsyms++] = (cs_symbol_write_t){strdup(name), off, n, d};
 }

@@ -16,6 +16,7 @@
 
 #include "runtime/toolkit/cuda_rt_table.h"
 
+#include "runtime/base/vec.h"
 #include <cuda_runtime_api.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -377,11 +378,7 @@ int api_stream_capture(cs_call_t *c) {
     int i = capture_index(cs, s);
     if (end && i >= 0) cs->capt[i] = cs->capt[--cs->ncapt];
     if (!end && i < 0) {
-        if (cs->ncapt == cs->capcapt) {
-            cs->capcapt = cs->capcapt ? 2 * cs->capcapt : 4;
-            cs->capt = realloc(cs->capt, sizeof *cs->capt * (size_t)cs->capcapt);
-            if (!cs->capt) abort();
-        }
+        ARRAY_GROW(cs->capt, cs->ncapt, cs->capcapt);
         cs->capt[cs->ncapt++] = s;
     }
     return 0;

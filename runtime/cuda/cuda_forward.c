@@ -36,6 +36,7 @@
 #include "runtime/gpu/cuda_driver.h"
 #include "runtime/hostmem/arena.h"
 
+#include "runtime/base/vec.h"
 /* ---- the table ---- */
 
 static const crt_fn_t *sorting; /* the table qsort is sorting (index building is single-threaded) */
@@ -159,11 +160,7 @@ static int xlate_in_copy(fwd_t *w, int i, bounce_t *b, uint64_t at, const char *
     int r = xlate_word(w, i, where, &word);
     if (r || word == was) return r;
     memcpy((char *)b->tmp + at, &word, 8);
-    if (b->nxw == b->capxw) {
-        b->capxw = b->capxw ? 2 * b->capxw : 8;
-        b->xw = realloc(b->xw, sizeof *b->xw * (size_t)b->capxw);
-        if (!b->xw) abort();
-    }
+    ARRAY_GROW(b->xw, b->nxw, b->capxw);
     b->xw[b->nxw++] = (xword_t){at, was, word};
     return 0;
 }

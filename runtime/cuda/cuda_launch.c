@@ -14,6 +14,7 @@
 
 #include "runtime/base/strbuf.h"
 
+#include "runtime/base/vec.h"
 struct cs_param {
     char text[160];  /* "const double *x" */
     char name[64];
@@ -151,11 +152,7 @@ static int parse_signature(const char *sig, cs_param_t **out) {
             while (b > a && isspace((unsigned char)b[-1])) b--;
             bool empty = a == b || ((size_t)(b - a) == 4 && !memcmp(a, "void", 4) && *s == ')' && n == 0);
             if (!empty) {
-                if (n == cap) {
-                    cap = cap ? 2 * cap : 8;
-                    *out = realloc(*out, (size_t)cap * sizeof **out);
-                    if (!*out) abort();
-                }
+                ARRAY_GROW(*out, n, cap);
                 parse_decl(a, (size_t)(b - a), &(*out)[n++], true);
             }
             start = s + 1;
@@ -181,11 +178,7 @@ int cs_module(cuda_session_t *cs, const char *hex, gpu_handle_t *mod) {
                                      : gpu_client_module_load(cs->gc, m->ptx, m->ptx_len + 1, mod, &log);
     free(log);
     if (r) return r;
-    if (cs->nmods == cs->capmods) {
-        cs->capmods = cs->capmods ? 2 * cs->capmods : 16;
-        cs->mods = realloc(cs->mods, (size_t)cs->capmods * sizeof *cs->mods);
-        if (!cs->mods) abort();
-    }
+    ARRAY_GROW(cs->mods, cs->nmods, cs->capmods);
     cs_module_t *e = &cs->mods[cs->nmods++];
     snprintf(e->hex, sizeof e->hex, "%s", hex);
     e->dev = dev;
@@ -377,11 +370,7 @@ static cs_kernel_t *resolve(cuda_session_t *cs, const char *name, char *ename, c
         return NULL;
     }
     lowered = strdup(ck->lowered);
-    if (cs->nkernels == cs->capkernels) {
-        cs->capkernels = cs->capkernels ? 2 * cs->capkernels : 16;
-        cs->kernels = realloc(cs->kernels, (size_t)cs->capkernels * sizeof *cs->kernels);
-        if (!cs->kernels) abort();
-    }
+    ARRAY_GROW(cs->kernels, cs->nkernels, cs->capkernels);
     cs_kernel_t *k = &cs->kernels[cs->nkernels++];
     memset(k, 0, sizeof *k);
     k->name = strdup(name);
@@ -554,8 +543,7 @@ static int launch_kernel(cuda_session_t *cs, cs_kernel_t *k, const unsigned grid
     /* each argument in a 16-byte aligned slot; structs may need more */
     size_t total = 0;
     for (int i = 0; i < nargs; i++) total += (args[i].size + 15) / 16 * 16 + 16;
-    unsigned char small[1024], *store = total <= sizeof small ? small : malloc(total);
-    if (!store) abort();
+    unsigned char small[1024], *store = total <= sizeof small ? small : xmalloc(total);
     void *ptrs[CH_MAX_ARGS];
     uint16_t sizes[CH_MAX_ARGS];
     uint8_t is_dptr[CH_MAX_ARGS];
@@ -795,9 +783,8 @@ int cuda_launch_packed(cuda_session_t *cs, const char *kname, const unsigned gri
     if (n && (!argv->is_pointer || !argv->host || argv->avail < (uint64_t)n * 8))
         return arg_error(k, -1, msg, ml, "%s must be an array of %d pointer%s in host memory, one to each argument "
                          "(void *args[] = {&x, &n, ...})", argv->expr, n, n == 1 ? "" : "s");
-    interp_arg_t *a = calloc((size_t)n + 1, sizeof *a);
-    char (*expr)[48] = calloc((size_t)n + 1, sizeof *expr);
-    if (!a || !expr) abort();
+    interp_arg_t *a = xcalloc((size_t)n + 1, sizeof *a);
+    char (*expr)[48] = xcalloc((size_t)n + 1, sizeof *expr);
     int rc = -1;
     for (int i = 0; i < n; i++) {
         const cs_param_t *p = &k->params[i];

@@ -14,6 +14,7 @@
  * status (CUBLAS_STATUS_INVALID_VALUE, ...). NVTX is cuda_nvtx.c's. */
 #include "cuda_libs.h"
 
+#include "runtime/base/vec.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,8 +109,7 @@ static int status_for(int lib, int cuda_code, bool hard) {
 
 cs_libs_t *clib_state(cuda_session_t *cs) {
     if (!cs->libs) {
-        cs->libs = calloc(1, sizeof *cs->libs);
-        if (!cs->libs) abort();
+        cs->libs = xcalloc(1, sizeof *cs->libs);
     }
     return cs->libs;
 }
@@ -131,11 +131,7 @@ clib_handle_t *clib_handle(cs_libs_t *L, int lib, uint64_t value) {
 static clib_handle_t *add_handle(cs_libs_t *L, int lib, uint64_t value, unsigned restarts) {
     clib_handle_t *h = clib_handle(L, lib, value);
     if (!h) {
-        if (L->nh == L->caph) {
-            L->caph = L->caph ? 2 * L->caph : 8;
-            L->h = realloc(L->h, sizeof *L->h * (size_t)L->caph);
-            if (!L->h) abort();
-        }
+        ARRAY_GROW(L->h, L->nh, L->caph);
         h = &L->h[L->nh++];
     }
     memset(h, 0, sizeof *h);

@@ -15,6 +15,7 @@
  * value from before, as a compiled program would race. */
 #include "cuda_internal.h"
 
+#include "runtime/base/vec.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,18 +43,13 @@ int cuda_session_managed_var(cuda_session_t *cs, const char *name, char *msg, si
     }
     cs_mvar_t *v = find(cs, name);
     if (!v) {
-        if (cs->nmvars == cs->capmvars) {
-            cs->capmvars = cs->capmvars ? 2 * cs->capmvars : 8;
-            cs->mvars = realloc(cs->mvars, (size_t)cs->capmvars * sizeof *cs->mvars);
-            if (!cs->mvars) abort();
-        }
+        ARRAY_GROW(cs->mvars, cs->nmvars, cs->capmvars);
         v = &cs->mvars[cs->nmvars++];
         memset(v, 0, sizeof *v);
-        v->name = strdup(name);
+        v->name = xstrdup(name);
     }
     free(v->snap);
-    v->snap = malloc(n);
-    if (!v->snap || !v->name) abort();
+    v->snap = xmalloc(n);
     memcpy(v->snap, host, n);
     v->n = n;
     v->cur = v->last = 0; /* declared again: every module's copy is to be written */

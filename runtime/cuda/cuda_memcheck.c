@@ -18,6 +18,7 @@
 #include "runtime/hostmem/arena.h"
 #include "runtime/base/strbuf.h"
 
+#include "runtime/base/xalloc.h"
 /* A buffer's contents kept in the arena across a switch, and the shadow
  * (what the session knew of its contents) to give back afterwards. */
 typedef struct {
@@ -74,9 +75,8 @@ static const snap_t *snap_at(const snap_t *s, int n, CUdeviceptr base) {
 static int snapshot(gpu_client_t *gc, const snap_t *older, int nolder, snap_t **out, int *nout, char *msg,
                     size_t ml) {
     int n = gpu_client_buffers(gc, NULL, 0);
-    gpu_buffer_info_t *info = calloc((size_t)n + 1, sizeof *info);
-    snap_t *s = calloc((size_t)n + 1, sizeof *s);
-    if (!info || !s) abort();
+    gpu_buffer_info_t *info = xcalloc((size_t)n + 1, sizeof *info);
+    snap_t *s = xcalloc((size_t)n + 1, sizeof *s);
     n = gpu_client_buffers(gc, info, n);
     int k = 0, rc = 0;
     for (int i = 0; i < n && rc == 0; i++) {
@@ -122,8 +122,7 @@ static int snapshot(gpu_client_t *gc, const snap_t *older, int nolder, snap_t **
  * shadow that copy stood for. */
 static void settle(gpu_client_t *gc, const snap_t *a, int na, const snap_t *b, int nb) {
     int n = gpu_client_buffers(gc, NULL, 0);
-    gpu_buffer_info_t *info = calloc((size_t)n + 1, sizeof *info);
-    if (!info) abort();
+    gpu_buffer_info_t *info = xcalloc((size_t)n + 1, sizeof *info);
     n = gpu_client_buffers(gc, info, n);
     for (int i = 0; i < n; i++) {
         const snap_t *s = snap_of(a, na, info[i].shadow_host);
@@ -139,8 +138,7 @@ static void settle(gpu_client_t *gc, const snap_t *a, int na, const snap_t *b, i
  * from before the statement. Returns how many. */
 static int roll_back(gpu_client_t *gc, const snap_t *s, int ns) {
     int n = gpu_client_buffers(gc, NULL, 0), done = 0;
-    gpu_buffer_info_t *info = calloc((size_t)n + 1, sizeof *info);
-    if (!info) abort();
+    gpu_buffer_info_t *info = xcalloc((size_t)n + 1, sizeof *info);
     n = gpu_client_buffers(gc, info, n);
     for (int i = 0; i < n; i++) {
         if (info[i].shadow_host || info[i].shadow_fill >= 0) continue;
@@ -164,8 +162,7 @@ static void remember(cuda_memcheck_t *m, const char *name) {
     cs_kernel_t *k;
     char ename[INTERP_ENAME_MAX], msg[512];
     if (cs_kernel_resolve(m->cs, name, &k, ename, msg, sizeof msg)) return;
-    m->kernels = realloc(m->kernels, (size_t)(m->nkernels + 1) * sizeof *m->kernels);
-    if (!m->kernels) abort();
+    m->kernels = xrealloc(m->kernels, (size_t)(m->nkernels + 1) * sizeof *m->kernels);
     cuda_memcheck_kernel_t *e = &m->kernels[m->nkernels++];
     snprintf(e->name, sizeof e->name, "%s", name);
     snprintf(e->hex, sizeof e->hex, "%s", k->hex);
@@ -218,8 +215,8 @@ static char *take_logs(const char *dir) {
     int n = 0;
     for (struct dirent *de; d && (de = readdir(d));) {
         if (de->d_name[0] == '.') continue;
-        names = realloc(names, (size_t)(n + 1) * sizeof *names);
-        if (!names || !(names[n++] = strdup(de->d_name))) abort();
+        names = xreallocarray(names, (size_t)n + 1, sizeof *names);
+        names[n++] = xstrdup(de->d_name);
     }
     if (d) closedir(d);
     if (n) qsort(names, (size_t)n, sizeof *names, by_name);
@@ -275,8 +272,7 @@ int cuda_memcheck_begin(cuda_session_t *cs, const char *tool, cuda_memcheck_t **
         free(path);
         return -1;
     }
-    cuda_memcheck_t *m = calloc(1, sizeof *m);
-    if (!m) abort();
+    cuda_memcheck_t *m = xcalloc(1, sizeof *m);
     m->cs = cs;
     snprintf(m->tool, sizeof m->tool, "%s", tool);
     const char *tmp = getenv("TMPDIR");

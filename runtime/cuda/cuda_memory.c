@@ -18,6 +18,7 @@
 
 #include "runtime/hostmem/arena.h"
 
+#include "runtime/base/vec.h"
 static interp_t *interp_of(cs_call_t *c) { return c->cs->interp; }
 
 /* Device allocations need the worker's address range. */
@@ -92,11 +93,7 @@ int api_malloc_managed(cs_call_t *c) {
         arena_free(host);
         return call_fail(c, CUDA_ERR_MEMORY_ALLOCATION, "too many buffers");
     }
-    if (cs->nmanaged == cs->capmanaged) {
-        cs->capmanaged = cs->capmanaged ? 2 * cs->capmanaged : 16;
-        cs->managed = realloc(cs->managed, (size_t)cs->capmanaged * sizeof *cs->managed);
-        if (!cs->managed) abort();
-    }
+    ARRAY_GROW(cs->managed, cs->nmanaged, cs->capmanaged);
     cs->managed[cs->nmanaged++] = (cs_managed_t){p, host, (size_t)n};
     interp_store_u64(interp_of(c), c->a[0].bits, p);
     return call_done(c, 0);
@@ -158,11 +155,7 @@ int api_malloc_host(cs_call_t *c, bool flags) {
         return call_fail(c, CUDA_ERR_MEMORY_ALLOCATION, "too many buffers");
     }
     cuda_session_t *cs = c->cs;
-    if (cs->npins == cs->cappins) {
-        cs->cappins = cs->cappins ? 2 * cs->cappins : 16;
-        cs->pins = realloc(cs->pins, (size_t)cs->cappins * sizeof *cs->pins);
-        if (!cs->pins) abort();
-    }
+    ARRAY_GROW(cs->pins, cs->npins, cs->cappins);
     cs->pins[cs->npins++] = (cs_pinned_t){p, orig, len, dptr};
     interp_store_u64(interp_of(c), c->a[0].bits, (uint64_t)(uintptr_t)p);
     return 0;

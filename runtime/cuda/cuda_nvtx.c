@@ -10,6 +10,7 @@
 #include "cuda_libs.h"
 #include "runtime/base/strbuf.h"
 
+#include "runtime/base/vec.h"
 static double now_ms(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -17,15 +18,10 @@ static double now_ms(void) {
 }
 
 static cs_nvtx_range_t *add(cs_libs_t *L, const char *name) {
-    if (L->nr == L->capr) {
-        L->capr = L->capr ? 2 * L->capr : 16;
-        L->r = realloc(L->r, sizeof *L->r * (size_t)L->capr);
-        if (!L->r) abort();
-    }
+    ARRAY_GROW(L->r, L->nr, L->capr);
     cs_nvtx_range_t *r = &L->r[L->nr++];
     memset(r, 0, sizeof *r);
-    r->name = strdup(name);
-    if (!r->name) abort();
+    r->name = xstrdup(name);
     r->start_ms = r->end_ms = now_ms();
     return r;
 }

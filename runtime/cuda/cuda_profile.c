@@ -10,6 +10,7 @@
 #include "runtime/gpu/cuda_driver.h"
 #include "runtime/base/strbuf.h"
 
+#include "runtime/base/xalloc.h"
 struct cuda_profile {
     gpu_profile_t *p;
 };
@@ -56,8 +57,7 @@ int cuda_profile_begin(cuda_session_t *cs, cuda_profile_t **out, char *ename, si
         snprintf(msg, ml, "%s", why);
         return -1;
     }
-    cuda_profile_t *cp = calloc(1, sizeof *cp);
-    if (!cp) abort();
+    cuda_profile_t *cp = xcalloc(1, sizeof *cp);
     cp->p = p;
     *out = cp;
     return 0;
@@ -85,10 +85,9 @@ const char *cuda_profile_kernel_name(cuda_session_t *cs, const char *lowered, ch
 /* Kernel names as written: a new name storage, every activity pointing into it. */
 static void rename_kernels(cuda_session_t *cs, gpu_profile_result_t *res) {
     strbuf_t b = {0};
-    size_t *off = calloc(res->n ? res->n : 1, sizeof *off);
-    const char **seen = calloc(res->n ? res->n : 1, sizeof *seen);
-    size_t *seen_off = calloc(res->n ? res->n : 1, sizeof *seen_off);
-    if (!off || !seen || !seen_off) abort();
+    size_t *off = xcalloc(res->n, sizeof *off);
+    const char **seen = xcalloc(res->n, sizeof *seen);
+    size_t *seen_off = xcalloc(res->n, sizeof *seen_off);
     size_t nseen = 0;
     sb_putc(&b, 0); /* offset 0: "" */
     for (size_t i = 0; i < res->n; i++) {
@@ -105,8 +104,7 @@ static void rename_kernels(cuda_session_t *cs, gpu_profile_result_t *res) {
         }
         off[i] = seen_off[j];
     }
-    char *names = b.data ? b.data : calloc(1, 1);
-    if (!names) abort();
+    char *names = b.data ? b.data : xcalloc(1, 1);
     for (size_t i = 0; i < res->n; i++)
         if (res->acts[i].name) res->acts[i].name = names + off[i];
     free(res->names);

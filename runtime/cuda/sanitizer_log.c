@@ -8,6 +8,7 @@
 
 #include "runtime/base/strbuf.h"
 
+#include "runtime/base/vec.h"
 #define PREFIX "========="
 
 static void trim(char *s) {
@@ -162,11 +163,7 @@ static bool continuation(san_finding_t *f, const char *t) {
 }
 
 static san_finding_t *new_finding(san_log_t *log, const char *headline) {
-    if (log->n == log->cap) {
-        log->cap = log->cap ? 2 * log->cap : 16;
-        log->findings = realloc(log->findings, (size_t)log->cap * sizeof *log->findings);
-        if (!log->findings) abort();
-    }
+    ARRAY_GROW(log->findings, log->n, log->cap);
     san_finding_t *f = &log->findings[log->n++];
     memset(f, 0, sizeof *f);
     /* racecheck's headline names the first access itself */
@@ -293,8 +290,7 @@ static bool same_place(const san_finding_t *a, const san_finding_t *b) {
 }
 
 int san_log_group(const san_log_t *log, san_group_t **out) {
-    san_group_t *g = calloc((size_t)log->n + 1, sizeof *g);
-    if (!g) abort();
+    san_group_t *g = xcalloc((size_t)log->n + 1, sizeof *g);
     int ng = 0;
     for (int i = 0; i < log->n; i++) {
         const san_finding_t *f = &log->findings[i];

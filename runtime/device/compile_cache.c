@@ -1,5 +1,6 @@
 #include "compile_cache.h"
 
+#include "runtime/base/xalloc.h"
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -39,8 +40,7 @@ static int mkdirs(const char *path) {
 }
 
 compile_cache_t *compile_cache_new(const char *dir) {
-    compile_cache_t *c = calloc(1, sizeof *c);
-    if (!c) abort();
+    compile_cache_t *c = xcalloc(1, sizeof *c);
     if (dir && mkdirs(dir) == 0) c->dir = strdup(dir);
     return c;
 }
@@ -114,8 +114,7 @@ static compiled_module_t *load(const compile_cache_t *c, const char *hex) {
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
     char magic[sizeof FILE_MAGIC];
-    compiled_module_t *m = calloc(1, sizeof *m);
-    if (!m) abort();
+    compiled_module_t *m = xcalloc(1, sizeof *m);
     snprintf(m->hex, sizeof m->hex, "%s", hex);
     bool ok = fread(magic, 1, strlen(FILE_MAGIC), f) == strlen(FILE_MAGIC) &&
               memcmp(magic, FILE_MAGIC, strlen(FILE_MAGIC)) == 0;
@@ -125,8 +124,7 @@ static compiled_module_t *load(const compile_cache_t *c, const char *hex) {
     int32_t nk = 0;
     if (ok) ok = fread(&nk, sizeof nk, 1, f) == 1 && nk >= 0 && nk < 100000;
     if (ok) {
-        m->kernels = calloc(nk ? nk : 1, sizeof *m->kernels);
-        if (!m->kernels) abort();
+        m->kernels = xcalloc(nk ? nk : 1, sizeof *m->kernels);
     }
     for (int i = 0; ok && i < nk; i++) {
         compiled_kernel_t *k = &m->kernels[i];
@@ -184,9 +182,8 @@ static compiled_module_t *remember(compile_cache_t *c, compiled_module_t *m) {
     if (c->n >= limit) evict_one(c, c->n >= COMPILE_CACHE_HARD_FACTOR * limit);
     if (c->n == c->cap) {
         c->cap = c->cap ? 2 * c->cap : 32;
-        c->mods = realloc(c->mods, c->cap * sizeof *c->mods);
-        c->used = realloc(c->used, c->cap * sizeof *c->used);
-        if (!c->mods || !c->used) abort();
+        c->mods = xrealloc(c->mods, c->cap * sizeof *c->mods);
+        c->used = xrealloc(c->used, c->cap * sizeof *c->used);
     }
     c->used[c->n] = ++c->tick;
     c->mods[c->n++] = m;

@@ -1,5 +1,6 @@
 #include "compile_errors.h"
 
+#include "runtime/base/xalloc.h"
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,8 +29,7 @@ static int parse_diag(const char *line, char *file, size_t fcap, int *lineno, co
 static char *line_at(const char *s, const char **next) {
     const char *e = strchr(s, '\n');
     size_t n = e ? (size_t)(e - s) : strlen(s);
-    char *out = malloc(n + 1);
-    if (!out) abort();
+    char *out = xmalloc(n + 1);
     memcpy(out, s, n);
     out[n] = 0;
     *next = e ? e + 1 : s + n;
@@ -63,8 +63,7 @@ int compile_log_format(const char *log, json_t *lines, char **first_error) {
             if (pm && !strstr(line, "aborted due to errors")) {
                 errors++;
                 if (!*first_error) {
-                    *first_error = strdup(pm + 10);
-                    if (!*first_error) abort();
+                    *first_error = xstrdup(pm + 10);
                 }
             }
             /* summary lines ("1 error detected in ...") and blank ones add nothing */
@@ -82,8 +81,7 @@ int compile_log_format(const char *log, json_t *lines, char **first_error) {
                 const char *msg = strstr(rest, ": ");
                 msg = msg ? msg + 2 : rest;
                 size_t n = strlen(msg) + strlen(file) + 32;
-                *first_error = malloc(n);
-                if (!*first_error) abort();
+                *first_error = xmalloc(n);
                 snprintf(*first_error, n, "%s (%s, line %d)", msg, file, lineno);
             }
         }

@@ -17,6 +17,7 @@
 #include "runtime/device/device_session.h"
 #include "runtime/base/strbuf.h"
 
+#include "runtime/base/vec.h"
 #ifndef ICUDA_CUDA_HOME
 #define ICUDA_CUDA_HOME "/usr/local/cuda"
 #endif
@@ -49,8 +50,7 @@ int device_options(device_session_t *ds, char ***out) {
         if (!strncmp(o, "-arch", 5) || !strncmp(o, "--gpu-architecture", 18)) user_arch = true;
         if (!strncmp(o, "-std", 4) || !strncmp(o, "--std", 5)) user_std = true;
     }
-    char **v = calloc(10 + ds->nuser_options, sizeof *v);
-    if (!v) abort();
+    char **v = xcalloc(10 + ds->nuser_options, sizeof *v);
     int n = 0;
     if (!user_arch) v[n++] = fmt("-arch=%s", device_arch(ds));
     if (!user_std) v[n++] = fmt("-std=c++17");
@@ -83,9 +83,8 @@ void options_free(char **opts, int n) {
 /* Standard stand-ins first, then %%header files (which may shadow them). */
 static int collect_headers(device_session_t *ds, const char ***names, const char ***texts) {
     int n = device_std_header_count + ds->nheaders;
-    *names = calloc(n, sizeof **names);
-    *texts = calloc(n, sizeof **texts);
-    if (!*names || !*texts) abort();
+    *names = xcalloc(n, sizeof **names);
+    *texts = xcalloc(n, sizeof **texts);
     for (int i = 0; i < device_std_header_count; i++) {
         (*names)[i] = device_std_headers[i].name;
         (*texts)[i] = device_std_headers[i].text;
@@ -107,11 +106,7 @@ static void register_kernel(device_session_t *ds, const char *name, char *signat
             snprintf(ds->kernels[i].module_hex, sizeof ds->kernels[i].module_hex, "%s", hex);
             return;
         }
-    if (ds->nkernels == ds->cap_kernels) {
-        ds->cap_kernels = ds->cap_kernels ? 2 * ds->cap_kernels : 16;
-        ds->kernels = realloc(ds->kernels, ds->cap_kernels * sizeof *ds->kernels);
-        if (!ds->kernels) abort();
-    }
+    ARRAY_GROW(ds->kernels, ds->nkernels, ds->cap_kernels);
     kernel_entry_t *k = &ds->kernels[ds->nkernels++];
     k->name = strdup(name);
     k->signature = signature;
@@ -230,8 +225,7 @@ int device_compile_cell(device_session_t *ds, const char *code, const cell_split
         device_remember_items(ds, code, sp, cell, NULL);
         return 0;
     }
-    const char **names = calloc(sp->n + 1, sizeof *names);
-    if (!names) abort();
+    const char **names = xcalloc(sp->n + 1, sizeof *names);
     for (size_t i = 0; i < sp->n; i++)
         if (sp->items[i].is_kernel && !sp->items[i].is_template && sp->items[i].name[0]) names[nk++] = sp->items[i].name;
     device_unit_t unit;

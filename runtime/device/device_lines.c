@@ -8,6 +8,7 @@
 
 #include "runtime/device/device_session.h"
 
+#include "runtime/base/xalloc.h"
 #define MAX_UNITS 256
 
 typedef struct {
@@ -37,15 +38,14 @@ void device_lines_free(device_lines_t *d) {
 }
 
 static device_lines_t *get(device_lines_t **d) {
-    if (!*d && !(*d = calloc(1, sizeof **d))) abort();
+    if (!*d) *d = xcalloc(1, sizeof **d);
     return *d;
 }
 
 static void fill(unit_lines_t *u, const char *text, const line_span_t *map, int n, const char *this_label,
                  const char *cell) {
-    u->text = strdup(text ? text : "");
-    u->map = n > 0 ? malloc((size_t)n * sizeof *map) : NULL;
-    if (!u->text || (n > 0 && !u->map)) abort();
+    u->text = xstrdup(text ? text : "");
+    u->map = n > 0 ? xmalloc((size_t)n * sizeof *map) : NULL;
     u->n = n;
     for (int i = 0; i < n; i++) {
         u->map[i] = map[i];

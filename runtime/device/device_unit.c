@@ -12,6 +12,7 @@
 #include "runtime/lang/interp.h"
 #include "runtime/base/strbuf.h"
 
+#include "runtime/base/vec.h"
 static bool is_device_side(const cell_item_t *it) { return it->kind == ITEM_DEVICE || it->kind == ITEM_BOTH; }
 
 /* "vecadd(double *z, const double *x, int n)": from the kernel's name to the
@@ -198,11 +199,7 @@ static void strip_line_markers(const char *marked, device_unit_t *u) {
         int at;
         char label[48];
         if (!strncmp(line, "#line ", 6) && sscanf(line, "#line %d \"%47[^\"]\"", &at, label) == 2) {
-            if (u->nmap == u->cap) {
-                u->cap = u->cap ? 2 * u->cap : 16;
-                u->map = realloc(u->map, u->cap * sizeof *u->map);
-                if (!u->map) abort();
-            }
+            ARRAY_GROW(u->map, u->nmap, u->cap);
             cur = &u->map[u->nmap++];
             *cur = (line_span_t){tu_line, 0, at, ""};
             snprintf(cur->label, sizeof cur->label, "%s", label);
@@ -225,8 +222,7 @@ static void strip_line_markers(const char *marked, device_unit_t *u) {
 void device_unit_build(device_session_t *ds, const char *code, const cell_split_t *sp, const char *cell, device_unit_t *u) {
     memset(u, 0, sizeof *u);
     strbuf_t tu = {0};
-    bool *placed = calloc(sp->n + 1, sizeof *placed);
-    if (!placed) abort();
+    bool *placed = xcalloc(sp->n + 1, sizeof *placed);
     for (int pass = 0; pass < 2; pass++) {
         bool want_pp = pass == 0;
         for (int p = 0; p < ds->nprelude; p++) {
@@ -279,11 +275,7 @@ static void prelude_set(device_session_t *ds, const char *key, char *text, const
             ds->prelude[p].is_kernel = is_kernel;
             return;
         }
-    if (ds->nprelude == ds->cap_prelude) {
-        ds->cap_prelude = ds->cap_prelude ? 2 * ds->cap_prelude : 32;
-        ds->prelude = realloc(ds->prelude, ds->cap_prelude * sizeof *ds->prelude);
-        if (!ds->prelude) abort();
-    }
+    ARRAY_GROW(ds->prelude, ds->nprelude, ds->cap_prelude);
     ds->prelude[ds->nprelude++] = (prelude_item_t){strdup(key), text, strdup(cell), line, is_kernel};
 }
 

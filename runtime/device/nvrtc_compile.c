@@ -11,9 +11,9 @@
 
 #include "runtime/base/interrupt.h"
 
+#include "runtime/base/xalloc.h"
 static char *dup_n(const char *s, size_t n) {
-    char *d = malloc(n + 1);
-    if (!d) abort();
+    char *d = xmalloc(n + 1);
     memcpy(d, s, n);
     d[n] = 0;
     return d;
@@ -136,8 +136,7 @@ static void parse_resources(compiled_module_t *m) {
  * line per kernel instead. */
 static char *strip_ptxas_lines(const char *log) {
     size_t n = strlen(log);
-    char *out = malloc(n + 1), *o = out;
-    if (!out) abort();
+    char *out = xmalloc(n + 1), *o = out;
     for (const char *line = log; *line;) {
         const char *eol = strchr(line, '\n');
         size_t len = eol ? (size_t)(eol - line + 1) : strlen(line);
@@ -165,8 +164,7 @@ typedef struct {
 } compile_job_t;
 
 static char **dup_list(const char *const *v, int n) {
-    char **d = calloc(n ? n : 1, sizeof *d);
-    if (!d) abort();
+    char **d = xcalloc(n ? n : 1, sizeof *d);
     for (int i = 0; i < n; i++) d[i] = dup_s(v[i]);
     return d;
 }
@@ -215,20 +213,17 @@ static void run_job_locked(compile_job_t *j) {
         j->log = dup_s("nvrtcCreateProgram failed\n");
         return;
     }
-    char **exprs = calloc(j->nkernels ? j->nkernels : 1, sizeof *exprs);
-    if (!exprs) abort();
+    char **exprs = xcalloc(j->nkernels ? j->nkernels : 1, sizeof *exprs);
     for (int i = 0; i < j->nkernels; i++) {
         size_t n = strlen(j->kernel_names[i]) + 2;
-        exprs[i] = malloc(n);
-        if (!exprs[i]) abort();
+        exprs[i] = xmalloc(n);
         snprintf(exprs[i], n, "&%s", j->kernel_names[i]);
         nvrtcAddNameExpression(prog, exprs[i]);
     }
     nvrtcResult rc = nvrtcCompileProgram(prog, j->noptions, (const char **)j->options);
     size_t log_size = 0;
     nvrtcGetProgramLogSize(prog, &log_size);
-    char *log = calloc(1, log_size + 1);
-    if (!log) abort();
+    char *log = xcalloc(1, log_size + 1);
     if (log_size) nvrtcGetProgramLog(prog, log);
     if (rc != NVRTC_SUCCESS) {
         j->status = COMPILE_FAILED;
@@ -238,23 +233,19 @@ static void run_job_locked(compile_job_t *j) {
         }
         j->log = log;
     } else {
-        compiled_module_t *m = calloc(1, sizeof *m);
-        if (!m) abort();
+        compiled_module_t *m = xcalloc(1, sizeof *m);
         size_t n = 0;
         if (nvrtcGetPTXSize(prog, &n) == NVRTC_SUCCESS && n > 0) {
-            m->ptx = malloc(n);
-            if (!m->ptx) abort();
+            m->ptx = xmalloc(n);
             nvrtcGetPTX(prog, m->ptx);
             m->ptx_len = n;
         }
         if (nvrtcGetCUBINSize(prog, &n) == NVRTC_SUCCESS && n > 0) {
-            m->cubin = malloc(n);
-            if (!m->cubin) abort();
+            m->cubin = xmalloc(n);
             nvrtcGetCUBIN(prog, m->cubin);
             m->cubin_len = n;
         }
-        m->kernels = calloc(j->nkernels ? j->nkernels : 1, sizeof *m->kernels);
-        if (!m->kernels) abort();
+        m->kernels = xcalloc(j->nkernels ? j->nkernels : 1, sizeof *m->kernels);
         for (int i = 0; i < j->nkernels; i++) {
             const char *lowered = NULL;
             if (nvrtcGetLoweredName(prog, exprs[i], &lowered) != NVRTC_SUCCESS || !lowered) continue;
@@ -288,8 +279,7 @@ static void *job_thread(void *arg) {
 compile_status_t nvrtc_compile(const compile_request_t *req, compiled_module_t **out, char **log) {
     *out = NULL;
     *log = NULL;
-    compile_job_t *j = calloc(1, sizeof *j);
-    if (!j) abort();
+    compile_job_t *j = xcalloc(1, sizeof *j);
     j->source = dup_s(req->source);
     j->program_name = dup_s(req->program_name);
     j->options = dup_list(req->options, req->noptions);

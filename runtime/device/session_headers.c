@@ -1,5 +1,6 @@
 #include "session_headers.h"
 
+#include "runtime/base/vec.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,7 +34,6 @@ static void make_views(device_session_t *ds) {
         h->host_view = split_view(h->text, &sp, 0, sp.n, host_side);
         h->device_view = split_view(h->text, &sp, 0, sp.n, device_side);
         split_free(&sp);
-        if (!h->host_view || !h->device_view) abort();
     }
 }
 
@@ -44,11 +44,7 @@ void session_header_save(device_session_t *ds, const char *name, const char *bod
         free(h->text);
         h->text = strdup(body);
     } else {
-        if (ds->nheaders == ds->cap_headers) {
-            ds->cap_headers = ds->cap_headers ? 2 * ds->cap_headers : 8;
-            ds->headers = realloc(ds->headers, (size_t)ds->cap_headers * sizeof *ds->headers);
-            if (!ds->headers) abort();
-        }
+        ARRAY_GROW(ds->headers, ds->nheaders, ds->cap_headers);
         ds->headers[ds->nheaders++] = (header_file_t){strdup(name), strdup(body), NULL, NULL};
     }
     make_views(ds);

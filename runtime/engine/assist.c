@@ -13,6 +13,7 @@
 #include "session.h"
 #include "runtime/base/strbuf.h"
 
+#include "runtime/base/vec.h"
 const char *engine_is_complete(engine_t *e, const char *code, char **indent) {
     *indent = NULL;
     int depth = 0;
@@ -97,11 +98,7 @@ typedef struct {
 static void add(matches_t *ms, const char *text, const char *type, const char *sig) {
     if (strncmp(text, ms->prefix, ms->plen) || json_object_get(ms->seen, text)) return;
     json_object_set_new(ms->seen, text, json_true());
-    if (ms->n == ms->cap) {
-        ms->cap = ms->cap ? ms->cap * 2 : 64;
-        ms->m = realloc(ms->m, (size_t)ms->cap * sizeof *ms->m);
-        if (!ms->m) abort();
-    }
+    ARRAY_GROW(ms->m, ms->n, ms->cap);
     ms->m[ms->n++] = (match_t){strdup(text), strdup(type), strdup(sig ? sig : "")};
 }
 

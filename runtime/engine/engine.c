@@ -94,7 +94,6 @@ static int run_host(engine_t *e, const char *code, const cell_split_t *sp, size_
     for (size_t i = from; i < to; i++) any |= is_host_side(&sp->items[i]);
     if (!any) return 0;
     char *view = split_view(code, sp, from, to, is_host_side);
-    if (!view) abort();
     json_t *value = NULL;
     interp_set_header_source(e->interp, session_header_host_view, &e->dev);
     int rc = interp_run(e->interp, view, cell, io, &value, err);
@@ -122,7 +121,6 @@ static int declare_managed(magic_ctx_t *mc, const char *code, const cell_split_t
         const cell_item_t *it = &sp->items[i];
         if (!it->is_managed) continue;
         char *view = split_view(code, sp, i, i + 1, keep_all);
-        if (!view) abort();
         static const char *const words[] = {"__managed__", "__device__"};
         for (int w = 0; w < 2; w++)
             for (char *q = view; (q = strstr(q, words[w])); q += strlen(words[w]))

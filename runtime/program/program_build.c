@@ -18,6 +18,7 @@
 #include "program_run.h"
 #include "runtime/base/strbuf.h"
 
+#include "runtime/base/vec.h"
 #define STALE_BUILD_S (24 * 3600) /* a build folder a crashed kernel left */
 
 char *program_find_nvcc(char *where, size_t cap) {
@@ -179,11 +180,7 @@ static void prune(const char *root) {
             if (now - st.st_mtime > STALE_BUILD_S) program_remove_tree(path);
             continue;
         }
-        if (n == cap) {
-            cap = cap ? 2 * cap : 64;
-            e = realloc(e, cap * sizeof *e);
-            if (!e) abort();
-        }
+        ARRAY_GROW(e, n, cap);
         memcpy(e[n].name, de->d_name, strlen(de->d_name) + 1); /* fits: checked above */
         e[n++].used = st.st_mtime;
     }
@@ -203,8 +200,7 @@ static void prune(const char *root) {
 static program_status_t run_nvcc(char *nvcc, const char *arch, const program_spec_t *s, program_binary_t *b) {
     char arch_opt[64];
     snprintf(arch_opt, sizeof arch_opt, "-arch=%s", arch ? arch : "");
-    char **argv = calloc((size_t)s->noptions + 8, sizeof *argv);
-    if (!argv) abort();
+    char **argv = xcalloc((size_t)s->noptions + 8, sizeof *argv);
     int n = 0;
     argv[n++] = nvcc;
     if (arch) argv[n++] = arch_opt;

@@ -21,6 +21,7 @@
 #include "runtime/base/interrupt.h"
 #include "runtime/base/strbuf.h"
 
+#include "runtime/base/xalloc.h"
 #define CAPTURE_CAP ((size_t)8 << 20) /* nvcc's log; more is noise */
 #define POLL_MS 20
 #define DRAIN_MS 200                  /* after it exits: what its children still write */
@@ -143,8 +144,7 @@ extern char **environ;
 static char **child_env(const char *set) {
     size_t n = 0, kl = set ? strcspn(set, "=") : 0;
     while (environ[n]) n++;
-    char **v = calloc(n + 2, sizeof *v);
-    if (!v) abort();
+    char **v = xcalloc(n + 2, sizeof *v);
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         if (!set || strncmp(environ[i], set, kl + 1) != 0) v[k++] = environ[i];

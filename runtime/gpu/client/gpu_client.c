@@ -527,7 +527,7 @@ int gpu_client_module_load(gpu_client_t *c, const void *image, size_t n, gpu_han
     int r = raw_module_load(c, image, n, &h, log);
     if (r) return r;
     module_t md = {.image = malloc(n), .n = n, .h = h, .dev = c->dev, .live = true};
-    if (!md.image || !VEC_PUSH(c->mods, md)) {
+    if (!md.image || !VEC_TRY_PUSH(c->mods, md)) {
         free(md.image);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
@@ -588,7 +588,7 @@ int gpu_client_get_function(gpu_client_t *c, gpu_handle_t mod, const char *name,
     if (r) return r;
     func_t f = {.mod = mod, .name = strdup(name), .h = rep->v[0], .live = true, .cache_config = -1};
     if (rep->payload >= sizeof f.a) memcpy(&f.a, c->rx + sizeof *rep, sizeof f.a);
-    if (!f.name || !VEC_PUSH(c->fns, f)) {
+    if (!f.name || !VEC_TRY_PUSH(c->fns, f)) {
         free(f.name);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
@@ -730,7 +730,7 @@ static int obj_create(gpu_client_t *c, uint16_t op, void *vec_, gpu_handle_t *ou
     int r = gc_send(c, sizeof *m, &rep);
     if (r) return r;
     obj_t o = {.h = rep->v[0], .flags = flags, .dev = c->dev, .live = true, .priority = priority};
-    if (!VEC_PUSH(*vec, o)) return CUDA_ERROR_OUT_OF_MEMORY;
+    if (!VEC_TRY_PUSH(*vec, o)) return CUDA_ERROR_OUT_OF_MEMORY;
     *out = (gpu_handle_t)vec->n;
     return 0;
 }

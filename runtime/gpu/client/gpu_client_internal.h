@@ -11,6 +11,7 @@
 
 #include "gpu_client.h"
 
+#include "runtime/base/vec.h"
 #define BUF_ALIGN 256u /* as cudaMalloc aligns */
 #define MAX_DEV 64
 
@@ -72,7 +73,6 @@ typedef struct pin {
     unsigned flags;
 } pin_t;
 
-#define VEC(T) struct { T *v; size_t n, cap; }
 
 struct gpu_client {
     gpu_client_config_t cfg;
@@ -110,20 +110,6 @@ struct gpu_client {
     _Alignas(16) unsigned char rx[CH_MAX_RECORD];
 };
 
-#define VEC_PUSH(vec, item)                                                    \
-    ({                                                                         \
-        int ok_ = 1;                                                           \
-        if ((vec).n == (vec).cap) {                                            \
-            size_t nc_ = (vec).cap ? (vec).cap * 2 : 16;                       \
-            void *nv_ = realloc((vec).v, nc_ * sizeof *(vec).v);               \
-            if (nv_) {                                                         \
-                (vec).v = nv_;                                                 \
-                (vec).cap = nc_;                                               \
-            } else ok_ = 0;                                                    \
-        }                                                                      \
-        if (ok_) (vec).v[(vec).n++] = (item);                                  \
-        ok_;                                                                   \
-    })
 
 /* commands (gpu_client.c) */
 double gc_now_ms(void);

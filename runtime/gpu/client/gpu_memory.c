@@ -42,7 +42,7 @@ static size_t buf_index(const gpu_client_t *c, CUdeviceptr va) { /* first buffer
 int gc_buf_insert(gpu_client_t *c, const buf_t *b) {
     size_t pos = buf_index(c, b->va);
     buf_t dummy = *b;
-    if (!VEC_PUSH(c->bufs, dummy)) return -1;
+    if (!VEC_TRY_PUSH(c->bufs, dummy)) return -1;
     memmove(&c->bufs.v[pos + 1], &c->bufs.v[pos], (c->bufs.n - 1 - pos) * sizeof(buf_t));
     c->bufs.v[pos] = *b;
     return 0;
@@ -104,7 +104,7 @@ static int chunk_new(gpu_client_t *c, size_t size, bool pool, bool guard, chunk_
     chunk_t ch = {va, size, c->dev, pool, false};
     size_t pos = 0;
     while (pos < c->chunks.n && c->chunks.v[pos].va < va) pos++;
-    if (!VEC_PUSH(c->chunks, ch)) return CUDA_ERROR_OUT_OF_MEMORY;
+    if (!VEC_TRY_PUSH(c->chunks, ch)) return CUDA_ERROR_OUT_OF_MEMORY;
     memmove(&c->chunks.v[pos + 1], &c->chunks.v[pos], (c->chunks.n - 1 - pos) * sizeof(chunk_t));
     c->chunks.v[pos] = ch;
     *out = &c->chunks.v[pos];
@@ -382,7 +382,7 @@ int gpu_client_host_register(gpu_client_t *c, void *p, size_t n, unsigned flags,
     if (dptr) *dptr = 0;
     if (!p || !n || !arena_contains(p, n)) return CUDA_ERROR_INVALID_VALUE;
     int r = gc_raw_register(c, p, n, flags, dptr);
-    if (!r && !VEC_PUSH(c->pins, ((pin_t){p, n, flags}))) return CUDA_ERROR_OUT_OF_MEMORY;
+    if (!r && !VEC_TRY_PUSH(c->pins, ((pin_t){p, n, flags}))) return CUDA_ERROR_OUT_OF_MEMORY;
     return r;
 }
 

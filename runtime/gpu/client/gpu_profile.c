@@ -7,6 +7,7 @@
 
 #include "runtime/hostmem/arena.h"
 
+#include "runtime/base/xalloc.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,9 +66,8 @@ static void collect(const prof_blob_t *b, gpu_profile_result_t *res) {
     uint32_t nl = b->names_len < b->names_cap ? b->names_len : b->names_cap;
     const prof_record_t *rec = (const prof_record_t *)(b + 1);
     const char *area = (const char *)(rec + b->cap);
-    res->acts = calloc(n ? n : 1, sizeof *res->acts);
-    res->names = malloc((size_t)nl + 1);
-    if (!res->acts || !res->names) abort();
+    res->acts = xcalloc(n ? n : 1, sizeof *res->acts);
+    res->names = xmalloc((size_t)nl + 1);
     memcpy(res->names, area, nl);
     res->names[nl] = 0;
     for (uint32_t i = 0; i < n; i++) {
