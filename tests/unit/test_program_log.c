@@ -32,7 +32,7 @@ int main(void) {
                          "int main() {\n"
                          "\tint y = q;\n"
                          "}\n";
-    header_file_t hdr = {"my.cuh", "#pragma once\nint hdr() { return 1 }\n"};
+    header_file_t hdr = {.name = "my.cuh", .text = "#pragma once\nint hdr() { return 1 }\n"};
     program_log_src_t s = {"cell.cu", "/tmp/icuda-build", source, "In [7]", 1, &hdr, 1};
 
     /* cudafe++'s errors: in the cell (tab shown as a space in its echo) and in a header */
