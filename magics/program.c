@@ -14,6 +14,7 @@
 #include "runtime/program/cuda_tools.h"
 #include "runtime/program/program_build.h"
 #include "runtime/program/program_log.h"
+#include "runtime/program/program_report.h"
 #include "runtime/program/program_run.h"
 #include "runtime/base/progress.h"
 #include "runtime/base/strbuf.h"
@@ -30,50 +31,6 @@ static int body_offset(const magic_ctx_t *mc, const char *body) {
     int n = 0;
     for (const char *p = c; p < body; p++) n += *p == '\n';
     return n;
-}
-
-static int no_nvcc(const char *where, cell_error_t *err) {
-    json_t *tb = json_array();
-    json_array_append_new(tb, json_string(RED "RuntimeError" OFF ": %%program needs nvcc, the CUDA compiler, and "
-                                          "it was not found"));
-    json_array_append_new(tb, json_sprintf("looked in: %s", *where ? where : "(nowhere)"));
-    json_array_append_new(tb, json_string("install the CUDA toolkit (it has nvcc), or point CUDA_HOME at one, or "
-                                          "set ICUDA_NVCC to nvcc's path"));
-    cell_error_set(err, "RuntimeError", tb,
-                     "%%%%program needs nvcc, the CUDA compiler, and it was not found (looked in: %s); install the "
-                     "CUDA toolkit, or set CUDA_HOME or ICUDA_NVCC", *where ? where : "nowhere");
-    return -1;
-}
-
-static int compile_failed(const program_binary_t *b, const program_log_src_t *src, cell_error_t *err) {
-    json_t *body = json_array();
-    char *first = NULL;
-    int n = program_log_format(b->log ? b->log : "", src, body, &first);
-    json_t *tb = json_array();
-    if (n > 0)
-        json_array_append_new(tb, json_sprintf(RED "CompileError" OFF ": %d error%s in the program of %s (nvcc)", n,
-                                               n == 1 ? "" : "s", src->cell));
-    else
-        json_array_append_new(tb, json_sprintf(RED "CompileError" OFF ": the program of %s did not build (nvcc "
-                                               "exited with status %d)", src->cell, b->nvcc_status));
-    json_array_extend(tb, body);
-    json_decref(body);
-    if (first) cell_error_set(err, "CompileError", tb, "%s", first);
-    else cell_error_set(err, "CompileError", tb, "nvcc exited with status %d", b->nvcc_status);
-    free(first);
-    return -1;
-}
-
-static void show_warnings(const cell_io_t *io, const program_binary_t *b, const program_log_src_t *src) {
-    if (!b->log || !*b->log) return;
-    json_t *lines = json_array();
-    char *first = NULL;
-    program_log_format(b->log, src, lines, &first);
-    free(first);
-    size_t i;
-    json_t *v;
-    json_array_foreach(lines, i, v) io_printf(io, "stderr", "%s\n", json_string_value(v));
-    json_decref(lines);
 }
 
 /* The profiler --profile asks for (want: "", "nsys" or "ncu"): its path
@@ -164,17 +121,23 @@ static int run_program(magic_ctx_t *mc, const char *source, int line_offset, con
     const char *forced = getenv("ICUDA_ARCH");
     const char *arch = device_arch(e);
     bool gpu_arch = e->arch_from_gpu || (forced && *forced);
-    program_spec_t spec = {source,     o->nvcc,     o->nnvcc, gpu_arch ? arch : NULL,
-                           e->headers, e->nheaders, compile_cache_dir(e->cache)};
+    program_spec_t spec = {.source = source,
+                           .options = o->nvcc,
+                           .noptions = o->nnvcc,
+                           .arch = gpu_arch ? arch : NULL,
+                           .headers = e->headers,
+                           .nheaders = e->nheaders,
+                           .cache_dir = compile_cache_dir(e->cache)};
     program_binary_t b;
     progress_t *pg = progress_start(mc->io, true, "building %s with nvcc ...", mc->cell_name);
     program_status_t st = program_build(&spec, &b);
     progress_done(pg, "%s %s with nvcc in %.1f s", st == PROGRAM_BUILT || st == PROGRAM_CACHED ? "built" : "tried to build",
                   mc->cell_name, progress_elapsed(pg));
-    program_log_src_t src = {PROGRAM_UNIT, b.dir, source, mc->cell_name, line_offset, e->headers, e->nheaders};
+    program_log_src_t src = {.unit = PROGRAM_UNIT, .build_dir = b.dir, .source = source, .cell = mc->cell_name,
+                             .line_offset = line_offset, .headers = e->headers, .nheaders = e->nheaders};
     int rc = 0;
     switch (st) {
-    case PROGRAM_NO_NVCC: rc = no_nvcc(b.why, err); break;
+    case PROGRAM_NO_NVCC: rc = program_error_no_nvcc("%%program", b.why, err); break;
     case PROGRAM_ERROR:
         cell_error_set(err, "RuntimeError", NULL, "%%%%program: %s", b.why);
         rc = -1;
@@ -184,12 +147,12 @@ static int run_program(magic_ctx_t *mc, const char *source, int line_offset, con
                          mc->cell_name);
         rc = -1;
         break;
-    case PROGRAM_FAILED: rc = compile_failed(&b, &src, err); break;
+    case PROGRAM_FAILED: rc = program_error_compile(&b, &src, "the program of", err); break;
     case PROGRAM_BUILT:
         if (b.arch_refused)
             io_printf(mc->io, "stderr", "icuda: this nvcc cannot compile for %s: built for its default "
                       "architecture (PTX that the driver compiles for the GPU)\n", arch);
-        show_warnings(mc->io, &b, &src);
+        program_show_warnings(mc->io, &b, &src);
         break;
     case PROGRAM_CACHED: break;
     }

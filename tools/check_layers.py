@@ -21,6 +21,7 @@ LAYERS = [
     ["runtime/device"],
     ["runtime/program"],
     ["runtime/cuda"],
+    ["runtime/native"],
     ["magics"],
     ["runtime/engine"],
     ["kernel"],

@@ -71,6 +71,8 @@ struct cuda_session {
     int last_error;           /* cudaGetLastError's */
     char last_kernel[256];    /* the kernel launched last, for fault messages */
     char recovery_note[1024]; /* what the last recovery did, for the error */
+    void (*on_restart)(void *ctx, int pid, char *note, size_t cap); /* cuda_session_on_restart */
+    void *on_restart_ctx;
     cs_module_t *mods;
     int nmods, capmods;
     cs_kernel_t *kernels;

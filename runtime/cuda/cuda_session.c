@@ -162,6 +162,7 @@ static void recover(cuda_session_t *cs, const gpu_fault_t *f) {
     cs->runtime_objects = false;
     cs->restarts++;
     if (k > 0 && (size_t)k < n) snprintf(p + k, n - (size_t)k, ". Host variables are untouched.");
+    if (cs->on_restart) cs->on_restart(cs->on_restart_ctx, gpu_client_pid(cs->gc), p, n);
     free(rep.lost_ptrs);
     (void)f;
 }
@@ -177,6 +178,13 @@ int cs_check(cuda_session_t *cs, int r) {
         return cuda_error_from_driver(f.code ? f.code : r);
     }
     return cuda_error_from_driver(r);
+}
+
+const char *cuda_session_recovery_note(const cuda_session_t *cs) { return cs->recovery_note; }
+
+void cuda_session_on_restart(cuda_session_t *cs, void (*fn)(void *ctx, int pid, char *note, size_t cap), void *ctx) {
+    cs->on_restart = fn;
+    cs->on_restart_ctx = ctx;
 }
 
 struct gpu_client *cuda_session_client(cuda_session_t *cs, char *msg, size_t ml) {

@@ -52,6 +52,14 @@ unsigned long cuda_session_work_count(const cuda_session_t *cs);
  * error (what says what was being done), or KeyboardInterrupt. Returns -1. */
 int cuda_session_error(cuda_session_t *cs, int r, const char *what, cell_error_t *err);
 
+/* What the last restart of the worker did and lost, as a sentence or two
+ * ("" when none happened in this cell). */
+const char *cuda_session_recovery_note(const cuda_session_t *cs);
+/* fn is called after each restart of the worker with its new pid, to add to
+ * the recovery note (note has room for cap bytes, what is there kept): for
+ * what lived in the old worker that the CUDA layer does not know of. */
+void cuda_session_on_restart(cuda_session_t *cs, void (*fn)(void *ctx, int pid, char *note, size_t cap), void *ctx);
+
 /* %reset: unloads the session's modules and forgets its kernels, symbol
  * writes and __managed__ variables; the worker stays. Returns how many
  * modules were unloaded. (runtime/cuda/cuda_reset.c) */

@@ -69,10 +69,19 @@ enum ch_op {
                          name; reply v[0] its return value, result a sticky fault's code or 0 */
     CH_FUNC,          /* a kernel's attributes and occupancy (u.func, CH_FN_*), by the driver API */
     CH_ACCESS,        /* grant (on) or take back device dev's access to [va, va+size) (peer access) */
+    CH_NATIVE_RUN,    /* + the NUL-terminated path of a native cell's shared object: loaded, which runs
+                         it (worker_native.h); v[0] the outcome, payload the report */
     CH_OP_COUNT
 };
 
 #define CH_ASYNC 1u /* flags: no reply */
+
+/* v[0] of a CH_NATIVE_RUN reply */
+enum ch_native_outcome {
+    CH_NATIVE_OK = 0,
+    CH_NATIVE_FAILED = 1,      /* an exception or a non-zero return ended the cell's code */
+    CH_NATIVE_LOAD_FAILED = 2, /* the object could not be loaded (the report says why) */
+};
 
 enum ch_copy_kind { CH_H2D = 1, CH_D2H, CH_D2D };
 

@@ -100,8 +100,10 @@ static void key_of(const program_spec_t *s, const char *nvcc, bool add_arch, cha
     EVP_DigestInit_ex(md, EVP_sha256(), NULL);
     hash_str(md, "icuda-program-1");
     hash_str(md, s->source);
+    for (int i = 0; i < s->nextra; i++) hash_str(md, s->extra[i]);
     for (int i = 0; i < s->noptions; i++) hash_str(md, s->options[i]);
     hash_str(md, add_arch ? s->arch : "");
+    hash_str(md, s->output);
     for (int i = 0; i < s->nheaders; i++) {
         hash_str(md, s->headers[i].name);
         hash_str(md, s->headers[i].text);
@@ -196,17 +198,20 @@ static void prune(const char *root) {
     free(e);
 }
 
+static const char *output_of(const program_spec_t *s) { return s->output ? s->output : "prog"; }
+
 /* nvcc in the build folder; its output into b->log. */
 static program_status_t run_nvcc(char *nvcc, const char *arch, const program_spec_t *s, program_binary_t *b) {
     char arch_opt[64];
     snprintf(arch_opt, sizeof arch_opt, "-arch=%s", arch ? arch : "");
-    char **argv = xcalloc((size_t)s->noptions + 8, sizeof *argv);
+    char **argv = xcalloc((size_t)s->noptions + (size_t)s->nextra + 8, sizeof *argv);
     int n = 0;
     argv[n++] = nvcc;
     if (arch) argv[n++] = arch_opt;
+    for (int i = 0; i < s->nextra; i++) argv[n++] = s->extra[i];
     for (int i = 0; i < s->noptions; i++) argv[n++] = s->options[i];
     argv[n++] = "-o";
-    argv[n++] = "prog";
+    argv[n++] = (char *)output_of(s);
     argv[n++] = PROGRAM_UNIT;
     proc_opts_t o = {.cwd = b->dir};
     proc_result_t r;
@@ -247,8 +252,8 @@ program_status_t program_build(const program_spec_t *s, program_binary_t *b) {
     }
     if (root[0]) {
         b->dir = path_in(root, hex);
-        b->binary = path_in(b->dir, "prog");
-        if (access(b->binary, X_OK) == 0) {
+        b->binary = path_in(b->dir, output_of(s));
+        if (access(b->binary, R_OK) == 0) {
             utimensat(AT_FDCWD, b->dir, NULL, 0); /* recently used: pruned last */
             free(nvcc);
             return PROGRAM_CACHED;
@@ -303,9 +308,9 @@ program_status_t program_build(const program_spec_t *s, program_binary_t *b) {
     } else {
         b->temporary = true;
     }
-    b->binary = path_in(b->dir, "prog");
-    if (access(b->binary, X_OK) != 0) {
-        snprintf(b->why, sizeof b->why, "nvcc made no executable in %s", b->dir);
+    b->binary = path_in(b->dir, output_of(s));
+    if (access(b->binary, R_OK) != 0) {
+        snprintf(b->why, sizeof b->why, "nvcc made no %s in %s", s->output ? s->output : "executable", b->dir);
         return PROGRAM_ERROR;
     }
     return st;

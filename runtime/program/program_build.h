@@ -23,6 +23,9 @@ typedef struct {
     const header_file_t *headers;
     int nheaders;
     const char *cache_dir;       /* icuda's cache folder; NULL: build in a temporary folder */
+    char *const *extra;          /* icuda's own options, before the user's (a shared object's) */
+    int nextra;
+    const char *output;          /* the file nvcc makes (NULL: "prog", an executable) */
 } program_spec_t;
 
 typedef enum {
@@ -35,7 +38,7 @@ typedef enum {
 } program_status_t;
 
 typedef struct {
-    char *binary;                /* the executable (BUILT, CACHED) */
+    char *binary;                /* the executable or output (BUILT, CACHED) */
     char *dir;                   /* the folder it was built in */
     bool temporary;              /* dir is removed by program_binary_free */
     char *log;                   /* nvcc's output (BUILT, FAILED) */

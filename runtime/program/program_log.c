@@ -32,6 +32,16 @@ static bool origin_of(const program_log_src_t *s, const char *file, size_t n, or
             *o = (origin_t){s->headers[i].name, s->headers[i].text, 0};
             return true;
         }
+    if (s->text_of && n < 64) {
+        static _Thread_local char label[64]; /* used at once, by put_diag */
+        memcpy(label, file, n);
+        label[n] = 0;
+        const char *text = s->text_of(s->ctx, label);
+        if (text) {
+            *o = (origin_t){label, text, 0};
+            return true;
+        }
+    }
     return false;
 }
 

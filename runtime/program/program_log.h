@@ -18,6 +18,10 @@ typedef struct {
     int line_offset;         /* unit line n is cell line n + line_offset */
     const header_file_t *headers;
     int nheaders;
+    /* Other files a diagnostic may name (a native cell's #line labels,
+     * "In [2]"): the text under that label, or NULL; may be NULL. */
+    const char *(*text_of)(void *ctx, const char *label);
+    void *ctx;
 } program_log_src_t;
 
 /* Appends one string per output line to lines. Returns the number of

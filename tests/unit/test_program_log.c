@@ -33,7 +33,8 @@ int main(void) {
                          "\tint y = q;\n"
                          "}\n";
     header_file_t hdr = {.name = "my.cuh", .text = "#pragma once\nint hdr() { return 1 }\n"};
-    program_log_src_t s = {"cell.cu", "/tmp/icuda-build", source, "In [7]", 1, &hdr, 1};
+    program_log_src_t s = {.unit = "cell.cu", .build_dir = "/tmp/icuda-build", .source = source, .cell = "In [7]",
+                           .line_offset = 1, .headers = &hdr, .nheaders = 1};
 
     /* cudafe++'s errors: in the cell (tab shown as a space in its echo) and in a header */
     format("my.cuh(2): error: expected a \";\"\n"

@@ -18,6 +18,7 @@
 #include "runtime/gpu/channel.h"
 #include "runtime/gpu/cuda_driver.h"
 #include "worker_cudart.h"
+#include "worker_native.h"
 #include "worker_profile.h"
 #include "runtime/hostmem/arena.h"
 
@@ -485,6 +486,19 @@ static void serve(const ch_cmd_t *c, size_t len) {
         r = D->cuMemSetAccess(va, n, &acc, 1);
         break;
     }
+    case CH_NATIVE_RUN: { /* worker_native.c */
+        const char *path = (const char *)(c + 1);
+        size_t room = len - sizeof *c;
+        if (!room || !memchr(path, 0, room)) {
+            r = CUDA_ERROR_INVALID_VALUE;
+            break;
+        }
+        const char *pay = NULL;
+        size_t pl = 0;
+        r = worker_native_run(path, v, &pay, &pl);
+        reply(c->op, r, v, pay, pl);
+        return;
+    }
     case CH_CUDART:
     case CH_FUNC: { /* worker_cudart.c */
         static _Alignas(8) char pay[4096];
@@ -519,6 +533,9 @@ int main(int argc, char **argv) {
     }
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     signal(SIGPIPE, SIG_IGN);
+    /* a line at a time: what a native cell prints reaches the notebook as
+     * it goes, and is not lost with the worker if the cell crashes */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     uint64_t v[4] = {0, 0, 0, (uint64_t)getpid()};
 
     /* the arena first, before the driver takes address space */

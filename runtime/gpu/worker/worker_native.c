@@ -1,0 +1,120 @@
+/* Native C++ cells in the worker (CH_NATIVE_RUN): a cell compiled by nvcc
+ * into a shared object runs by being loaded. Its code (declarations with
+ * their initialisers and statements wrapped in functions, in the cell's
+ * order) is the object's dynamic initialisation, which runs inside dlopen,
+ * after nvcc's own constructor has registered the object's kernels with the
+ * CUDA runtime. Objects are loaded RTLD_LOCAL and never unloaded: what a
+ * cell defines lives as long as the worker, and a later cell reaches it
+ * only through the registry below, never through the dynamic linker, so a
+ * cell run again (a fresh copy of its object) makes fresh globals that the
+ * cells after it use.
+ *
+ * The functions named icuda_native_* are called by the generated code of
+ * the cells (runtime/native/native_unit.c writes their declarations); the
+ * worker exports them (the Makefile links it with
+ * --export-dynamic-symbol=icuda_native_*). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "worker_native.h"
+
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/base/vec.h"
+#include "runtime/gpu/channel.h"
+
+typedef struct {
+    char *name;          /* "d", "ns::x" */
+    void *addr;
+    char *type;          /* the C++ type, as the cell's compiler spells it */
+    int is_const;
+    int kernel;          /* a __global__ function: addr is its host stub */
+    unsigned run;        /* the run that registered it */
+} entry_t;
+
+static VEC(entry_t) registry;
+static unsigned run_id;       /* the current CH_NATIVE_RUN, counted from 1 */
+static int cell_failed;       /* an exception or a non-zero return ended the cell's code */
+static char report[CH_MAX_RECORD / 2];
+static size_t report_len;
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...) {
+    if (report_len >= sizeof report - 1) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(report + report_len, sizeof report - report_len, fmt, ap);
+    va_end(ap);
+    if (n > 0) report_len += (size_t)n;
+    if (report_len >= sizeof report) report_len = sizeof report - 1;
+}
+
+/* Tabs and newlines would break the report's lines. */
+static void say_field(const char *s) {
+    for (; s && *s && report_len < sizeof report - 2; s++) report[report_len++] = (*s == '\t' || *s == '\n') ? ' ' : *s;
+    report[report_len] = 0;
+}
+
+int icuda_native_register(const char *name, void *addr, const char *type, int is_const, int kernel) {
+    entry_t e = {xstrdup(name), addr, xstrdup(type ? type : ""), is_const, kernel, run_id};
+    VEC_PUSH(registry, e);
+    say("V\t");
+    say_field(name);
+    say("\t");
+    say_field(type);
+    say("\t%d\t%d\n", is_const, kernel);
+    return 0;
+}
+
+void *icuda_native_lookup(const char *name) {
+    for (size_t i = registry.n; i-- > 0;)
+        if (!strcmp(registry.v[i].name, name)) return registry.v[i].addr;
+    return NULL;
+}
+
+int icuda_native_failed(void) { return cell_failed; }
+
+void icuda_native_fail(const char *kind, const char *what) {
+    if (cell_failed) return;
+    cell_failed = 1;
+    say("E\t");
+    say_field(kind);
+    say("\t");
+    say_field(what);
+    say("\n");
+}
+
+void icuda_native_returned(int code) {
+    if (cell_failed || code == 0) return;
+    cell_failed = 1;
+    say("R\t%d\n", code);
+}
+
+int worker_native_run(const char *path, uint64_t v[4], const char **payload, size_t *plen) {
+    report_len = 0;
+    report[0] = 0;
+    cell_failed = 0;
+    run_id++;
+    size_t before = registry.n;
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    fflush(stdout);
+    fflush(stderr);
+    if (!h) {
+        const char *why = dlerror();
+        say("L\t");
+        say_field(why ? why : "dlopen failed");
+        say("\n");
+        v[0] = CH_NATIVE_LOAD_FAILED;
+    } else {
+        v[0] = cell_failed ? CH_NATIVE_FAILED : CH_NATIVE_OK;
+    }
+    v[1] = registry.n - before;
+    v[2] = run_id;
+    *payload = report;
+    *plen = report_len;
+    return 0;
+}

@@ -1,0 +1,19 @@
+/* Native C++ cells in the worker (worker_native.c): a cell's shared object
+ * loaded, its code run by the loading, and what it defined reported. */
+#ifndef ICUDA_WORKER_NATIVE_H
+#define ICUDA_WORKER_NATIVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Loads the object at path, which runs the cell. Fills v (v[0] the outcome, a ch_native_outcome,
+ * v[1] how many globals it registered, v[2] the run's number) and the
+ * report: one line per event, fields separated by tabs:
+ *   V name type is_const is_kernel   a global (or a kernel) the cell defined
+ *   E kind what                      an exception ended the cell's code
+ *   R code                           its code returned code (not 0)
+ *   L why                            the object could not be loaded
+ * Returns the reply's result (0). */
+int worker_native_run(const char *path, uint64_t v[4], const char **payload, size_t *plen);
+
+#endif

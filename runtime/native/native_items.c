@@ -1,0 +1,542 @@
+/* The items of a native C++ cell, each with what it is for later cells
+ * (native_items.h). */
+#include "native_items.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/base/strbuf.h"
+#include "runtime/base/vec.h"
+
+/* ---- tokens ---- */
+
+typedef enum { TK_ID, TK_NUM, TK_STR, TK_PUNCT } tkind_t;
+
+typedef struct {
+    tkind_t k;
+    const char *s;
+    size_t n;
+} tok_t;
+
+typedef VEC(tok_t) toks_t;
+
+static const char *const puncts[] = {"...", "<<=", ">>=", "->*", "::", "->", "++", "--", "<<", ">>", "<=", ">=", "==",
+                                     "!=", "&&", "||", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", ".*", NULL};
+
+static bool is_id_start(char c) { return isalpha((unsigned char)c) || c == '_' || (unsigned char)c >= 0x80; }
+static bool is_id_char(char c) { return isalnum((unsigned char)c) || c == '_' || (unsigned char)c >= 0x80; }
+
+static void lex(const char *s, size_t n, toks_t *out) {
+    size_t i = 0;
+    while (i < n) {
+        char c = s[i];
+        if (isspace((unsigned char)c)) { i++; continue; }
+        if (c == '/' && i + 1 < n && s[i + 1] == '/') {
+            while (i < n && s[i] != '\n') i++;
+            continue;
+        }
+        if (c == '/' && i + 1 < n && s[i + 1] == '*') {
+            i += 2;
+            while (i + 1 < n && !(s[i] == '*' && s[i + 1] == '/')) i++;
+            i += 2;
+            continue;
+        }
+        size_t b = i;
+        if (c == 'R' && i + 1 < n && s[i + 1] == '"') { /* a raw string: R"delim( ... )delim" */
+            size_t d = i + 2;
+            while (d < n && s[d] != '(' && d - i < 20) d++;
+            char close[24];
+            int cl = snprintf(close, sizeof close, ")%.*s\"", (int)(d - i - 2), s + i + 2);
+            const char *e = d < n ? strstr(s + d, close) : NULL;
+            i = e && (size_t)(e - s) < n ? (size_t)(e - s) + (size_t)cl : n;
+            VEC_PUSH(*out, ((tok_t){TK_STR, s + b, i - b}));
+            continue;
+        }
+        if (c == '"' || c == '\'') {
+            i++;
+            while (i < n && s[i] != c) i += (s[i] == '\\' && i + 1 < n) ? 2 : 1;
+            i++;
+            if (i > n) i = n;
+            VEC_PUSH(*out, ((tok_t){TK_STR, s + b, i - b}));
+            continue;
+        }
+        if (is_id_start(c)) {
+            while (i < n && is_id_char(s[i])) i++;
+            if (i < n && (s[i] == '"' || s[i] == '\'') && i - b <= 2) continue; /* u8"..", L'x': the literal follows */
+            VEC_PUSH(*out, ((tok_t){TK_ID, s + b, i - b}));
+            continue;
+        }
+        if (isdigit((unsigned char)c) || (c == '.' && i + 1 < n && isdigit((unsigned char)s[i + 1]))) {
+            while (i < n && (is_id_char(s[i]) || s[i] == '.' || s[i] == '\'' ||
+                             ((s[i] == '+' || s[i] == '-') && strchr("eEpP", s[i - 1]))))
+                i++;
+            VEC_PUSH(*out, ((tok_t){TK_NUM, s + b, i - b}));
+            continue;
+        }
+        size_t len = 1;
+        for (int k = 0; puncts[k]; k++) {
+            size_t pl = strlen(puncts[k]);
+            if (i + pl <= n && !memcmp(s + i, puncts[k], pl)) {
+                len = pl;
+                break;
+            }
+        }
+        i += len;
+        VEC_PUSH(*out, ((tok_t){TK_PUNCT, s + b, len}));
+    }
+}
+
+static bool is(const tok_t *t, const char *w) { return t && t->n == strlen(w) && !memcmp(t->s, w, t->n); }
+
+static bool is_one_of(const tok_t *t, const char *const *words) {
+    for (int i = 0; words[i]; i++)
+        if (is(t, words[i])) return true;
+    return false;
+}
+
+static const char *const builtin_types[] = {"void", "bool", "char", "short", "int", "long", "float", "double",
+                                            "signed", "unsigned", "wchar_t", "char8_t", "char16_t", "char32_t",
+                                            "__int128", "auto", "half", "size_t", NULL};
+static const char *const statement_words[] = {"if", "for", "while", "do", "switch", "return", "break", "continue",
+                                              "goto", "try", "throw", "delete", "case", "default", "else",
+                                              "co_return", "co_await", "co_yield", NULL};
+static const char *const keywords[] = {"void", "bool", "char", "short", "int", "long", "float", "double", "signed",
+                                       "unsigned", "wchar_t", "auto", "const", "volatile", "static", "extern",
+                                       "inline", "constexpr", "struct", "class", "union", "enum", "typename",
+                                       "register", "mutable", "thread_local", "__restrict__", "__restrict",
+                                       "restrict", NULL};
+
+/* ---- declarations told from expressions ---- */
+
+typedef struct {
+    const toks_t *t;
+    size_t i;
+} cur_t;
+
+static const tok_t *at(const cur_t *c, size_t k) { return c->i + k < c->t->n ? &c->t->v[c->i + k] : NULL; }
+
+/* Skips a balanced group starting at the open bracket at c->i. */
+static bool skip_group(cur_t *c) {
+    const tok_t *o = at(c, 0);
+    if (!o) return false;
+    char open = o->s[0], close = open == '(' ? ')' : open == '[' ? ']' : open == '{' ? '}' : 0;
+    if (!close || o->n != 1) return false;
+    int depth = 0;
+    for (; c->i < c->t->n; c->i++) {
+        const tok_t *x = &c->t->v[c->i];
+        if (x->k != TK_PUNCT || x->n != 1) continue;
+        if (x->s[0] == '(' || x->s[0] == '[' || x->s[0] == '{') depth++;
+        else if (x->s[0] == ')' || x->s[0] == ']' || x->s[0] == '}') {
+            if (--depth == 0) {
+                c->i++;
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* Template arguments: '<' ... '>' with nesting ('>>' closes two). */
+static bool skip_angles(cur_t *c) {
+    int depth = 0;
+    for (; c->i < c->t->n; c->i++) {
+        const tok_t *x = &c->t->v[c->i];
+        if (is(x, ";") || is(x, "{") || is(x, "}")) return false;
+        if (is(x, "(") || is(x, "[")) {
+            if (!skip_group(c)) return false;
+            c->i--;
+            continue;
+        }
+        if (is(x, "<")) depth++;
+        else if (is(x, ">")) depth--;
+        else if (is(x, ">>")) depth -= 2;
+        if (depth <= 0) {
+            c->i++;
+            return depth == 0;
+        }
+    }
+    return false;
+}
+
+/* A qualified name, "a::b<int>::c"; false when there is none. */
+static bool qualified_name(cur_t *c) {
+    if (is(at(c, 0), "::")) c->i++;
+    for (;;) {
+        const tok_t *t = at(c, 0);
+        if (!t || t->k != TK_ID) return false;
+        c->i++;
+        if (is(at(c, 0), "<") && !skip_angles(c)) return false;
+        if (!is(at(c, 0), "::")) return true;
+        c->i++;
+    }
+}
+
+typedef struct {
+    bool is_decl;
+    bool is_const;     /* const or constexpr object (not a pointer to const) */
+    bool is_function;  /* a function declaration (a prototype) */
+    bool has_lambda;   /* an initializer is a lambda */
+    bool has_init;
+    VEC(char *) names;
+} decl_t;
+
+static char *tok_str(const tok_t *t) { return xstrndup(t->s, t->n); }
+
+/* One declarator after the type: pointer operators, a name, its
+ * initializer. False when the shape is not a declarator. */
+static bool declarator(cur_t *c, decl_t *d, bool first) {
+    bool ptr = false;
+    for (;;) {
+        const tok_t *t = at(c, 0);
+        if (is(t, "*") || is(t, "&") || is(t, "&&")) ptr = true;
+        else if (!(is(t, "const") || is(t, "volatile") || is(t, "__restrict__") || is(t, "__restrict"))) break;
+        c->i++;
+    }
+    if (first && ptr) d->is_const = false;
+    const tok_t *name = at(c, 0);
+    if (is(name, "(") && is(at(c, 1), "*") && at(c, 2) && at(c, 2)->k == TK_ID && is(at(c, 3), ")")) {
+        name = at(c, 2); /* a pointer to function: (*name)(...) */
+        c->i += 4;
+        if (!is(at(c, 0), "(") || !skip_group(c)) return false;
+        d->is_const = false;
+    } else if (name && name->k == TK_ID && !is_one_of(name, keywords)) {
+        c->i++;
+        while (is(at(c, 0), "::") && at(c, 1) && at(c, 1)->k == TK_ID) {
+            name = at(c, 1); /* Foo::count: registered by its last part */
+            c->i += 2;
+        }
+    } else {
+        return false;
+    }
+    const tok_t *nx = at(c, 0);
+    if (!(is(nx, ";") || is(nx, "=") || is(nx, "(") || is(nx, "{") || is(nx, "[") || is(nx, ","))) return false;
+    if (is(nx, "(") && first) {
+        const tok_t *in = at(c, 1);
+        if (is(in, ")") || is_one_of(in, builtin_types) || is(in, "const") || is(in, "struct") || is(in, "...") ||
+            is(in, "volatile"))
+            d->is_function = true;
+    }
+    VEC_PUSH(d->names, tok_str(name));
+    while (is(at(c, 0), "[")) {
+        if (!skip_group(c)) return false;
+    }
+    if (is(at(c, 0), "(") || is(at(c, 0), "{")) {
+        d->has_init = true;
+        if (!skip_group(c)) return false;
+        if (d->is_function) {
+            while (at(c, 0) && !is(at(c, 0), ";") && !is(at(c, 0), ",")) c->i++; /* const, noexcept, -> T */
+        }
+    } else if (is(at(c, 0), "=")) {
+        d->has_init = true;
+        c->i++;
+        if (is(at(c, 0), "[")) d->has_lambda = true;
+        while (at(c, 0) && !is(at(c, 0), ",") && !is(at(c, 0), ";")) {
+            if (is(at(c, 0), "(") || is(at(c, 0), "[") || is(at(c, 0), "{")) {
+                if (!skip_group(c)) return false;
+            } else {
+                c->i++;
+            }
+        }
+    }
+    return true;
+}
+
+static void decl_free(decl_t *d) {
+    for (size_t i = 0; i < d->names.n; i++) free(d->names.v[i]);
+    VEC_FREE(d->names);
+}
+
+static void parse_decl(const toks_t *t, decl_t *d) {
+    memset(d, 0, sizeof *d);
+    cur_t c = {t, 0};
+    bool typed = false, is_auto = false;
+    for (;;) {
+        const tok_t *x = at(&c, 0);
+        if (is(x, "const") || is(x, "constexpr")) d->is_const = true;
+        if (is(x, "static") || is(x, "extern") || is(x, "inline") || is(x, "thread_local") || is(x, "register") ||
+            is(x, "mutable") || is(x, "volatile") || is(x, "const") || is(x, "constexpr") || is(x, "typename") ||
+            is(x, "__managed__")) {
+            c.i++;
+            continue;
+        }
+        if (is(x, "struct") || is(x, "class") || is(x, "union") || is(x, "enum")) {
+            c.i++;
+            if (!qualified_name(&c)) return;
+            typed = true;
+            break;
+        }
+        break;
+    }
+    if (!typed) {
+        const tok_t *x = at(&c, 0);
+        if (is_one_of(x, builtin_types)) {
+            is_auto = is(x, "auto");
+            while (is_one_of(at(&c, 0), builtin_types) || is(at(&c, 0), "const") || is(at(&c, 0), "volatile")) {
+                if (is(at(&c, 0), "const")) d->is_const = true;
+                c.i++;
+            }
+        } else if (is(x, "decltype")) {
+            c.i++;
+            if (!is(at(&c, 0), "(") || !skip_group(&c)) return;
+        } else if (!qualified_name(&c)) {
+            return;
+        }
+    }
+    while (is(at(&c, 0), "const") || is(at(&c, 0), "volatile")) {
+        if (is(at(&c, 0), "const")) d->is_const = true;
+        c.i++;
+    }
+    /* auto [a, b] = ...: a structured binding */
+    if (is_auto && (is(at(&c, 0), "[") || ((is(at(&c, 0), "&") || is(at(&c, 0), "&&")) && is(at(&c, 1), "[")))) {
+        if (!is(at(&c, 0), "[")) c.i++;
+        size_t b = c.i;
+        if (!skip_group(&c) || !is(at(&c, 0), "=")) return;
+        for (size_t k = b + 1; k + 1 < c.i; k++)
+            if (t->v[k].k == TK_ID) VEC_PUSH(d->names, tok_str(&t->v[k]));
+        d->is_decl = d->names.n > 0;
+        d->has_init = true;
+        return;
+    }
+    if (!declarator(&c, d, true)) {
+        decl_free(d);
+        memset(d, 0, sizeof *d);
+        return;
+    }
+    while (is(at(&c, 0), ",")) {
+        c.i++;
+        if (!declarator(&c, d, false)) {
+            decl_free(d);
+            memset(d, 0, sizeof *d);
+            return;
+        }
+    }
+    d->is_decl = is(at(&c, 0), ";") || !at(&c, 0);
+    if (!d->is_decl) {
+        decl_free(d);
+        memset(d, 0, sizeof *d);
+    }
+}
+
+/* ---- kernels ---- */
+
+static char *text_of(const char *s, size_t a, size_t b) {
+    while (a < b && isspace((unsigned char)s[a])) a++;
+    while (b > a && isspace((unsigned char)s[b - 1])) b--;
+    return xstrndup(s + a, b - a);
+}
+
+/* Whether a parameter (its tokens [a, b)) names itself: its last word is a
+ * name that follows another word of its type. */
+static bool param_named(const toks_t *t, size_t a, size_t b, size_t *name_end) {
+    size_t e = b;
+    while (e > a && is(&t->v[e - 1], "]")) { /* float x[] */
+        int depth = 0;
+        while (e > a) {
+            e--;
+            if (is(&t->v[e], "]")) depth++;
+            else if (is(&t->v[e], "[") && --depth == 0) break;
+        }
+    }
+    *name_end = e;
+    if (e <= a + 1) return false;
+    const tok_t *last = &t->v[e - 1], *before = &t->v[e - 2];
+    return last->k == TK_ID && !is_one_of(last, keywords) && !is_one_of(last, builtin_types) && !is(before, "::");
+}
+
+static void kernel_parts(const char *s, size_t base, const toks_t *t, native_item_t *it) {
+    size_t body = 0;
+    for (size_t k = 0; k < t->n; k++)
+        if (is(&t->v[k], "{")) {
+            body = k;
+            break;
+        }
+    if (!body || !is(&t->v[body - 1], ")")) return;
+    size_t close = body - 1, open = close;
+    int depth = 0;
+    for (size_t k = close + 1; k-- > 0;) {
+        if (is(&t->v[k], ")")) depth++;
+        else if (is(&t->v[k], "(") && --depth == 0) {
+            open = k;
+            break;
+        }
+    }
+    if (open == close || open == 0 || t->v[open - 1].k != TK_ID) return;
+    it->names = xcalloc(1, sizeof *it->names);
+    it->names[0] = tok_str(&t->v[open - 1]);
+    it->nnames = 1;
+    char *head = text_of(s, base, (size_t)(t->v[body].s - s));
+    it->decl = xasprintf("%s;", head);
+    free(head);
+    /* the parameters, each named */
+    strbuf_t params = {0}, args = {0};
+    size_t a = open + 1;
+    int np = 0;
+    bool ok = true;
+    for (size_t k = open + 1; k <= close && ok; k++) {
+        const tok_t *x = &t->v[k];
+        if (is(x, "(") || is(x, "[") || is(x, "{") || is(x, "<")) depth++;
+        else if ((is(x, ")") || is(x, "]") || is(x, "}") || is(x, ">")) && k != close) depth--;
+        else if (is(x, ">>")) depth -= 2;
+        if (!(k == close || (depth == 0 && is(x, ",")))) continue;
+        size_t b = k, e = b;
+        for (size_t q = a; q < b; q++)
+            if (is(&t->v[q], "=")) { /* a default argument */
+                e = q;
+                break;
+            }
+        if (e == a) {
+            if (k == close && np == 0) break; /* () */
+            ok = false;
+            break;
+        }
+        if (e == a + 1 && is(&t->v[a], "void") && k == close && np == 0) break; /* (void) */
+        for (size_t q = a; q < e; q++)
+            if (is(&t->v[q], "(")) ok = false; /* a pointer to function: left alone */
+        if (!ok) break;
+        size_t name_end;
+        bool named = param_named(t, a, e, &name_end);
+        const char *ps = t->v[a].s, *pe = t->v[e - 1].s + t->v[e - 1].n;
+        char pname[64];
+        if (named) {
+            snprintf(pname, sizeof pname, "%.*s", (int)t->v[name_end - 1].n, t->v[name_end - 1].s);
+            sb_printf(&params, "%s%.*s", np ? ", " : "", (int)(pe - ps), ps);
+        } else {
+            snprintf(pname, sizeof pname, "icuda_p%d", np);
+            const char *split = name_end < e ? t->v[name_end].s : pe; /* before an array's brackets */
+            sb_printf(&params, "%s%.*s %s%.*s", np ? ", " : "", (int)(split - ps), ps, pname, (int)(pe - split), split);
+        }
+        sb_printf(&args, "%s(void *)&%s", np ? ", " : "", pname);
+        np++;
+        a = k + 1;
+    }
+    if (ok) {
+        it->params = sb_take(&params);
+        it->args = sb_take(&args);
+    } else {
+        free(params.data);
+        free(args.data);
+    }
+}
+
+/* ---- items ---- */
+
+static bool type_definition(const toks_t *t) {
+    /* struct/class/union/enum [class] [Name] [final] {  or  : base */
+    size_t k = 1;
+    if (k < t->n && (is(&t->v[k], "class") || is(&t->v[k], "struct"))) k++; /* enum class */
+    while (k < t->n && (t->v[k].k == TK_ID || is(&t->v[k], "::"))) k++;
+    if (k < t->n && is(&t->v[k], "<")) return true; /* a partial specialization */
+    return k < t->n && (is(&t->v[k], "{") || is(&t->v[k], ":"));
+}
+
+/* __device__, __constant__ or __managed__ among a declaration's specifiers
+ * (not in its initializer: a __device__ lambda makes no device variable). */
+static bool device_specified(const toks_t *t) {
+    for (size_t k = 0; k < t->n; k++) {
+        const tok_t *x = &t->v[k];
+        if (is(x, "=") || is(x, "(") || is(x, "{") || is(x, ";")) return false;
+        if (is(x, "__device__") || is(x, "__constant__") || is(x, "__managed__")) return true;
+    }
+    return false;
+}
+
+static void classify(const char *code, const cell_item_t *ci, native_item_t *it) {
+    toks_t t = {0};
+    lex(code + ci->start, ci->end - ci->start, &t);
+    snprintf(it->key, sizeof it->key, "%s", ci->key);
+    const tok_t *f = t.n ? &t.v[0] : NULL;
+    if (!f) {
+        it->kind = NI_STATEMENT;
+    } else if (is(f, "#")) {
+        it->kind = NI_PP;
+    } else if (is_one_of(f, statement_words) || is(f, "{") || is(f, ";")) {
+        it->kind = NI_STATEMENT;
+    } else if (ci->is_kernel && !ci->is_template) {
+        it->kind = NI_KERNEL;
+        kernel_parts(code, ci->start, &t, it);
+    } else if (ci->is_variable && !ci->is_template && device_specified(&t)) {
+        it->kind = NI_DEVICE_VAR;
+        toks_t rest = {0};
+        for (size_t k = 0; k < t.n; k++)
+            if (!is(&t.v[k], "__device__") && !is(&t.v[k], "__constant__") && !is(&t.v[k], "__managed__") &&
+                !is(&t.v[k], "static"))
+                VEC_PUSH(rest, t.v[k]);
+        decl_t d;
+        parse_decl(&rest, &d);
+        it->nnames = (int)d.names.n;
+        it->names = d.names.v;
+        free(rest.v);
+    } else if (ci->is_template || ci->is_function || is(f, "template") || is(f, "typedef") || is(f, "using") ||
+               is(f, "namespace") || is(f, "static_assert") || is(f, "__device__") || is(f, "__host__") ||
+               is(f, "__global__") || (is(f, "extern") && t.n > 1 && t.v[1].k == TK_STR)) {
+        it->kind = NI_REPEAT;
+    } else if ((is(f, "struct") || is(f, "class") || is(f, "union") || is(f, "enum")) && type_definition(&t)) {
+        it->kind = NI_REPEAT;
+    } else {
+        decl_t d;
+        parse_decl(&t, &d);
+        if (!d.is_decl) {
+            it->kind = NI_STATEMENT;
+        } else if (d.is_function || (d.is_const && d.has_init) || d.has_lambda) {
+            it->kind = NI_REPEAT; /* prototypes, constants and lambdas: each cell its own */
+            if (!it->key[0] && d.names.n) snprintf(it->key, sizeof it->key, "var:%s", d.names.v[0]);
+            decl_free(&d);
+        } else {
+            it->kind = NI_VARIABLE;
+            it->nnames = (int)d.names.n;
+            it->names = d.names.v;
+            if (d.names.n) snprintf(it->key, sizeof it->key, "var:%s", d.names.v[0]);
+        }
+    }
+    free(t.v);
+}
+
+void native_items(const char *code, const cell_split_t *sp, native_items_t *out) {
+    memset(out, 0, sizeof *out);
+    for (size_t i = 0; i < sp->n; i++) {
+        const cell_item_t *ci = &sp->items[i];
+        if (ci->kind == ITEM_MAGIC) continue;
+        native_item_t it;
+        memset(&it, 0, sizeof it);
+        it.start = ci->start;
+        it.end = ci->end;
+        it.first_line = ci->first_line;
+        classify(code, ci, &it);
+        VEC_PUSH(*out, it);
+    }
+}
+
+void native_items_free(native_items_t *items) {
+    for (size_t i = 0; i < items->n; i++) {
+        native_item_t *it = &items->v[i];
+        for (int k = 0; k < it->nnames; k++) free(it->names[k]);
+        free(it->names);
+        free(it->decl);
+        free(it->params);
+        free(it->args);
+    }
+    VEC_FREE(*items);
+}
+
+char **native_identifiers(const char *text) {
+    toks_t t = {0};
+    lex(text, strlen(text), &t);
+    VEC(char *) out = {0};
+    for (size_t k = 0; k < t.n; k++) {
+        if (t.v[k].k != TK_ID) continue;
+        if (k && (is(&t.v[k - 1], ".") || is(&t.v[k - 1], "->") || is(&t.v[k - 1], "::"))) continue;
+        bool seen = false;
+        for (size_t j = 0; j < out.n && !seen; j++) seen = strlen(out.v[j]) == t.v[k].n && !memcmp(out.v[j], t.v[k].s, t.v[k].n);
+        if (!seen) VEC_PUSH(out, tok_str(&t.v[k]));
+    }
+    free(t.v);
+    VEC_PUSH(out, NULL);
+    return out.v;
+}
+
+void native_strv_free(char **v) {
+    for (char **p = v; p && *p; p++) free(*p);
+    free(v);
+}

@@ -1,0 +1,54 @@
+/* What each top-level item of a native C++ cell is, for the way it lives
+ * on in later cells: repeated whole (types, templates, functions,
+ * constants), defined once and reached by reference (global variables),
+ * launched through the cell that defined it (kernels), or run once in the
+ * cell's order (statements). It reads tokens, it does not parse C++: a
+ * declaration is told from an expression by its shape (a type, then a
+ * declarator name, then '=', '(', '{', '[', ',' or ';'), as the compiler
+ * would take it at block scope. */
+#ifndef ICUDA_NATIVE_ITEMS_H
+#define ICUDA_NATIVE_ITEMS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "runtime/cell/split.h"
+
+typedef enum {
+    NI_PP,         /* a # line: repeated in later cells */
+    NI_REPEAT,     /* types, templates, functions, namespaces, using, constants, lambdas: repeated whole */
+    NI_KERNEL,     /* a __global__ function (not a template): compiled in its own cell only */
+    NI_DEVICE_VAR, /* a __device__, __constant__ or __managed__ variable */
+    NI_VARIABLE,   /* a global variable: defined in its cell, bound by reference in later ones */
+    NI_STATEMENT,  /* run once, in the cell's order */
+} native_kind_t;
+
+typedef struct {
+    native_kind_t kind;
+    size_t start, end;       /* byte range in the cell */
+    int first_line;          /* 1-based */
+    char key[128];           /* what a later item of the same key replaces ("" = nothing) */
+    char **names;            /* NI_VARIABLE, NI_DEVICE_VAR: the names declared; NI_KERNEL: its name */
+    int nnames;
+    char *decl;              /* NI_KERNEL: its declaration ("__global__ void k(float *a);") */
+    char *params;            /* NI_KERNEL: its parameter list with every parameter named
+                              * ("float *a, int icuda_p1"); NULL when it cannot be told */
+    char *args;              /* NI_KERNEL: the addresses of those parameters ("(void *)&a, (void *)&icuda_p1") */
+} native_item_t;
+
+typedef struct {
+    native_item_t *v;
+    size_t n, cap;
+} native_items_t;
+
+/* The items of a cell (split by split_cell), magics left out. */
+void native_items(const char *code, const cell_split_t *sp, native_items_t *out);
+void native_items_free(native_items_t *it);
+
+/* The identifiers a text uses (outside comments, strings and after '.' or
+ * '->'), each once, in a malloc'd NULL-terminated array: what a cell may
+ * reach of the session. */
+char **native_identifiers(const char *text);
+void native_strv_free(char **v);
+
+#endif

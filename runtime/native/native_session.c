@@ -1,0 +1,149 @@
+/* What native cells leave for later ones (native_session.h). */
+#include "native_session.h"
+
+#include "runtime/program/program_build.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void entry_free(native_entry_t *e) {
+    free(e->text);
+    for (int i = 0; i < e->nnames; i++) free(e->names[i]);
+    free(e->names);
+    free(e->params);
+    free(e->args);
+}
+
+void native_session_init(native_session_t *ns) {
+    memset(ns, 0, sizeof *ns);
+    const char *tmp = getenv("TMPDIR");
+    snprintf(ns->dir, sizeof ns->dir, "%s/icuda-native-%d", tmp && *tmp ? tmp : "/tmp", (int)getpid());
+}
+
+void native_session_forget(native_session_t *ns) {
+    for (size_t i = 0; i < ns->prelude.n; i++) entry_free(&ns->prelude.v[i]);
+    VEC_FREE(ns->prelude);
+    for (size_t i = 0; i < ns->globals.n; i++) {
+        free(ns->globals.v[i].name);
+        free(ns->globals.v[i].type);
+    }
+    VEC_FREE(ns->globals);
+    for (size_t i = 0; i < ns->sources.n; i++) free(ns->sources.v[i].code);
+    VEC_FREE(ns->sources);
+}
+
+void native_session_free(native_session_t *ns) {
+    native_session_forget(ns);
+    /* the copies loaded: the worker holds them open, the files go */
+    if (access(ns->dir, F_OK) == 0) program_remove_tree(ns->dir);
+}
+
+static char **copy_names(char *const *names, int n) {
+    if (!n) return NULL;
+    char **v = xcalloc((size_t)n, sizeof *v);
+    for (int i = 0; i < n; i++) v[i] = xstrdup(names[i]);
+    return v;
+}
+
+/* Drops the entries that key replaces. */
+static void drop_key(native_session_t *ns, const char *key) {
+    if (!key[0]) return;
+    size_t o = 0;
+    for (size_t i = 0; i < ns->prelude.n; i++) {
+        if (!strcmp(ns->prelude.v[i].key, key)) entry_free(&ns->prelude.v[i]);
+        else ns->prelude.v[o++] = ns->prelude.v[i];
+    }
+    ns->prelude.n = o;
+}
+
+void native_session_add_items(native_session_t *ns, const char *code, const native_items_t *items, const char *cell) {
+    for (size_t i = 0; i < items->n; i++) {
+        const native_item_t *it = &items->v[i];
+        if (it->kind == NI_STATEMENT) continue;
+        if (it->kind == NI_KERNEL && !it->decl) continue; /* no declaration could be made of it */
+        native_entry_t e;
+        memset(&e, 0, sizeof e);
+        e.kind = it->kind;
+        snprintf(e.key, sizeof e.key, "%s", it->key);
+        drop_key(ns, e.key);
+        snprintf(e.cell, sizeof e.cell, "%s", cell);
+        e.first_line = it->first_line;
+        e.text = it->kind == NI_KERNEL ? xstrdup(it->decl) : xstrndup(code + it->start, it->end - it->start);
+        e.names = copy_names(it->names, it->nnames);
+        e.nnames = it->nnames;
+        e.params = it->params ? xstrdup(it->params) : NULL;
+        e.args = it->args ? xstrdup(it->args) : NULL;
+        VEC_PUSH(ns->prelude, e);
+    }
+}
+
+void native_session_add_global(native_session_t *ns, const char *name, const char *type, bool is_const,
+                               bool is_kernel, const char *cell, int worker) {
+    for (size_t i = 0; i < ns->globals.n; i++) {
+        native_global_t *g = &ns->globals.v[i];
+        if (strcmp(g->name, name)) continue;
+        free(g->type);
+        g->type = xstrdup(type);
+        g->is_const = is_const;
+        g->is_kernel = is_kernel;
+        snprintf(g->cell, sizeof g->cell, "%s", cell);
+        g->worker = worker;
+        return;
+    }
+    native_global_t g = {xstrdup(name), xstrdup(type), is_const, is_kernel, "", worker};
+    snprintf(g.cell, sizeof g.cell, "%s", cell);
+    VEC_PUSH(ns->globals, g);
+}
+
+const native_global_t *native_session_global(const native_session_t *ns, const char *name) {
+    for (size_t i = 0; i < ns->globals.n; i++)
+        if (!strcmp(ns->globals.v[i].name, name)) return &ns->globals.v[i];
+    return NULL;
+}
+
+bool native_session_defines(const native_session_t *ns, const char *name) {
+    for (size_t i = 0; i < ns->prelude.n; i++) {
+        const native_entry_t *e = &ns->prelude.v[i];
+        for (int k = 0; k < e->nnames; k++)
+            if (!strcmp(e->names[k], name)) return true;
+        const char *colon = strchr(e->key, ':');
+        if (!colon) continue;
+        const char *last = strrchr(colon + 1, ' ');
+        const char *n = last ? last + 1 : colon + 1;
+        if (!strcmp(n, name)) return true;
+    }
+    return false;
+}
+
+void native_session_keep_source(native_session_t *ns, const char *cell, const char *code) {
+    for (size_t i = 0; i < ns->sources.n; i++)
+        if (!strcmp(ns->sources.v[i].cell, cell)) {
+            free(ns->sources.v[i].code);
+            ns->sources.v[i].code = xstrdup(code);
+            return;
+        }
+    native_source_t s = {"", xstrdup(code)};
+    snprintf(s.cell, sizeof s.cell, "%s", cell);
+    VEC_PUSH(ns->sources, s);
+}
+
+const char *native_session_source(const native_session_t *ns, const char *cell) {
+    for (size_t i = 0; i < ns->sources.n; i++)
+        if (!strcmp(ns->sources.v[i].cell, cell)) return ns->sources.v[i].code;
+    return NULL;
+}
+
+char *native_session_lost_cells(const native_session_t *ns, int live) {
+    strbuf_t b = {0};
+    for (size_t i = 0; i < ns->globals.n; i++) {
+        const native_global_t *g = &ns->globals.v[i];
+        if (g->worker == live) continue;
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = ns->globals.v[j].worker != live && !strcmp(ns->globals.v[j].cell, g->cell);
+        if (!seen) sb_printf(&b, "%s%s", b.len ? ", " : "", g->cell);
+    }
+    return b.len ? sb_take(&b) : NULL;
+}

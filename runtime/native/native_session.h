@@ -1,0 +1,97 @@
+/* Native C++ cells: C++ the interpreter does not take (Thrust, lambdas,
+ * classes with inheritance, headers it has no interpreter for) compiled by
+ * nvcc into a shared object and run inside the GPU worker, beside the
+ * interpreter.
+ *
+ * What a native cell defines lives on for later native cells in two ways:
+ * its types, templates, functions, constants and #lines are repeated
+ * whole in every later cell's translation unit (the "native prelude"),
+ * while its global variables, __device__/__constant__ variables and kernels
+ * are made once, in the worker, and later cells reach them through the
+ * worker's registry: a variable by reference (typed as its own cell's
+ * compiler spelled the type), a kernel through a bridge that launches the
+ * defining cell's kernel, so that there is one copy of each object and of
+ * each kernel's device state. Objects live as long as the worker: after it
+ * is replaced, the cells that made them must run again, and this session
+ * knows which. */
+#ifndef ICUDA_NATIVE_SESSION_H
+#define ICUDA_NATIVE_SESSION_H
+
+#include <stdbool.h>
+
+#include "native_items.h"
+#include "runtime/base/cell_io.h"
+#include "runtime/base/strbuf.h"
+#include "runtime/base/vec.h"
+
+/* One item kept for later cells. */
+typedef struct {
+    native_kind_t kind;
+    char *text;        /* NI_PP, NI_REPEAT: the item as written; NI_KERNEL: its declaration */
+    char key[128];
+    char cell[32];     /* "In [3]" */
+    int first_line;
+    char **names;      /* NI_VARIABLE, NI_DEVICE_VAR, NI_KERNEL (its name) */
+    int nnames;
+    char *params, *args; /* NI_KERNEL: see native_items.h */
+} native_entry_t;
+
+/* An object a native cell made in the worker. */
+typedef struct {
+    char *name;        /* a variable's name; a kernel's registry key */
+    char *type;        /* the C++ type; a kernel: the mangled name of its host stub */
+    bool is_const, is_kernel;
+    char cell[32];
+    int worker;        /* the pid of the worker that holds it */
+} native_global_t;
+
+/* How a native cell reaches the rest of the session (set by the engine):
+ * bind appends to b a declaration that makes name a reference to the
+ * interpreter's variable of that name, and returns true, when there is
+ * one it can bind; device appends what device cells defined that a native
+ * cell needs to see (types, macros, __device__ functions). */
+typedef struct {
+    void *ctx;
+    bool (*bind)(void *ctx, const char *name, strbuf_t *b);
+    void (*device)(void *ctx, strbuf_t *b);
+} native_links_t;
+
+typedef struct {
+    char cell[32];
+    char *code;
+} native_source_t;
+
+typedef struct native_session {
+    VEC(native_entry_t) prelude;
+    VEC(native_global_t) globals;
+    VEC(native_source_t) sources; /* each native cell's code, the last run of each label */
+    native_links_t links;
+    unsigned runs;              /* native cells run in this session */
+    char dir[512];              /* where this session's objects are copied to be loaded */
+} native_session_t;
+
+void native_session_init(native_session_t *ns);
+void native_session_free(native_session_t *ns);
+/* %reset: every native cell forgotten. */
+void native_session_forget(native_session_t *ns);
+
+/* The prelude takes a cell's items (what a later item of the same key
+ * replaces goes). */
+void native_session_add_items(native_session_t *ns, const char *code, const native_items_t *items, const char *cell);
+/* The worker registered name (a report line); worker: its pid. */
+void native_session_add_global(native_session_t *ns, const char *name, const char *type, bool is_const,
+                               bool is_kernel, const char *cell, int worker);
+/* The object a variable or kernel name stands for, or NULL. */
+const native_global_t *native_session_global(const native_session_t *ns, const char *name);
+/* Whether name is something a native cell defined (a type, a function, a
+ * variable, a kernel, a macro): a cell that uses it must run natively. */
+bool native_session_defines(const native_session_t *ns, const char *name);
+/* Remembers the code a native cell ran (for %rerun); the code of cell, or NULL. */
+void native_session_keep_source(native_session_t *ns, const char *cell, const char *code);
+const char *native_session_source(const native_session_t *ns, const char *cell);
+/* The cells whose objects lived in a worker other than live (its pid: the
+ * worker was replaced), each once, in order, as "In [2], In [5]"; NULL
+ * when none. malloc'd. */
+char *native_session_lost_cells(const native_session_t *ns, int live);
+
+#endif

@@ -1,0 +1,196 @@
+/* A native cell's translation unit (native_unit.h): what it can see of the
+ * session, then the cell, rewritten so that loading the object runs it.
+ *
+ * The cell's declarations stay at namespace scope, so that they are
+ * globals later cells can reach; its statements become functions, each
+ * called by the dynamic initialiser of a variable placed where the
+ * statements stood, so that initialisers and statements run in the cell's
+ * order when the object is loaded (after nvcc's constructor registered the
+ * object's kernels: it comes first in .init_array). Every piece carries a
+ * #line naming the cell and line it came from, so nvcc's messages are at
+ * the notebook's lines. */
+#include "native_unit.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/base/strbuf.h"
+
+/* What every native cell's object starts with: the worker's registry, the
+ * launch bridge and the runner of the cell's statements. */
+static const char header[] =
+    "#line 1 \"<icuda>\"\n"
+    "#include <cstdio>\n"
+    "#include <cstdlib>\n"
+    "#include <typeinfo>\n"
+    "#include <cxxabi.h>\n"
+    "#include <exception>\n"
+    "#include <type_traits>\n"
+    "#include <cuda_runtime.h>\n"
+    "extern \"C\" {\n"
+    "int icuda_native_register(const char *, void *, const char *, int, int);\n"
+    "void *icuda_native_lookup(const char *);\n"
+    "int icuda_native_failed(void);\n"
+    "void icuda_native_fail(const char *, const char *);\n"
+    "void icuda_native_returned(int);\n"
+    "cudaError_t __cudaPopCallConfiguration(dim3 *, dim3 *, size_t *, void *);\n"
+    "}\n"
+    "namespace icuda_native {\n"
+    "inline char *type_name(const char *mangled) {\n"
+    "    int st = 0;\n"
+    "    char *d = abi::__cxa_demangle(mangled, nullptr, nullptr, &st);\n"
+    "    return d;\n"
+    "}\n"
+    "template <class T> inline int reg(const char *name, T &x) {\n"
+    "    char *d = type_name(typeid(T).name());\n"
+    "    icuda_native_register(name, (void *)&x, d ? d : typeid(T).name(), std::is_const<T>::value, 0);\n"
+    "    std::free(d);\n"
+    "    return 0;\n"
+    "}\n"
+    "inline int reg_kernel(const char *key, const void *stub) {\n"
+    "    return icuda_native_register(key, (void *)stub, \"\", 0, 1);\n"
+    "}\n"
+    "inline void *need(const char *name, const char *cell) {\n"
+    "    void *p = icuda_native_lookup(name);\n"
+    "    if (!p) {\n"
+    "        std::fprintf(stderr, \"icuda: %s (made by %s) is not in this GPU worker\\n\", name, cell);\n"
+    "        std::abort();\n"
+    "    }\n"
+    "    return p;\n"
+    "}\n"
+    "inline void launch(const char *key, const char *cell, void **args) {\n"
+    "    dim3 g, b;\n"
+    "    size_t sh = 0;\n"
+    "    cudaStream_t st = 0;\n"
+    "    __cudaPopCallConfiguration(&g, &b, &sh, &st);\n"
+    "    cudaLaunchKernel(need(key, cell), g, b, args, sh, st);\n"
+    "}\n"
+    "template <class F> inline int run(F body) {\n"
+    "    if (icuda_native_failed()) return 0;\n"
+    "    try {\n"
+    "        icuda_native_returned(body());\n"
+    "    } catch (const std::exception &e) {\n"
+    "        char *d = type_name(typeid(e).name());\n"
+    "        icuda_native_fail(d ? d : typeid(e).name(), e.what());\n"
+    "        std::free(d);\n"
+    "    } catch (...) {\n"
+    "        icuda_native_fail(\"exception\", \"an exception that is not a std::exception\");\n"
+    "    }\n"
+    "    return 0;\n"
+    "}\n"
+    "}\n"
+    "#pragma nv_diag_suppress 177\n"; /* the statements' runners are never used by name */
+
+static void line(strbuf_t *b, int n, const char *cell) { sb_printf(b, "\n#line %d \"%s\"\n", n, cell); }
+
+/* A C identifier made of a key: for the names this file invents. */
+static void ident_of(const char *key, char *out, size_t cap) {
+    size_t o = 0;
+    for (const char *p = key; *p && o + 1 < cap; p++) out[o++] = (char)(((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')) ? *p : '_');
+    out[o] = 0;
+}
+
+/* The earlier cells' things, in their order. */
+static void prelude(const native_session_t *ns, int live, strbuf_t *b) {
+    int k = 0;
+    for (size_t i = 0; i < ns->prelude.n; i++, k++) {
+        const native_entry_t *e = &ns->prelude.v[i];
+        switch (e->kind) {
+        case NI_PP:
+        case NI_REPEAT:
+            line(b, e->first_line, e->cell);
+            sb_puts(b, e->text);
+            sb_putc(b, '\n');
+            break;
+        case NI_KERNEL: {
+            line(b, e->first_line, e->cell);
+            sb_puts(b, e->text);
+            sb_putc(b, '\n');
+            const native_global_t *g = native_session_global(ns, e->key);
+            if (!g || g->worker != live || !e->params || !g->type[0]) break; /* launching it fails to link: said then */
+            sb_printf(b, "#line 1 \"<icuda>\"\nvoid icuda_bridge_%d(%s) __asm__(\"%s\");\n", k, e->params, g->type);
+            sb_printf(b, "void icuda_bridge_%d(%s) {\n    void *icuda_a[] = {%s%s};\n", k, e->params, e->args,
+                      e->args[0] ? "" : "nullptr");
+            sb_printf(b, "    icuda_native::launch(\"%s\", \"%s\", icuda_a);\n}\n", e->key, e->cell);
+            break;
+        }
+        case NI_VARIABLE:
+        case NI_DEVICE_VAR:
+            for (int n = 0; n < e->nnames; n++) {
+                const native_global_t *g = native_session_global(ns, e->names[n]);
+                if (!g || g->worker != live || !native_type_spellable(g->type)) continue;
+                char id[96];
+                ident_of(g->name, id, sizeof id);
+                sb_printf(b, "#line 1 \"<icuda>\"\nusing icuda_t_%s = %s;\n", id, g->type);
+                sb_printf(b, "static %sicuda_t_%s &%s = *static_cast<%sicuda_t_%s *>(icuda_native::need(\"%s\", \"%s\"));\n",
+                          g->is_const ? "const " : "", id, g->name, g->is_const ? "const " : "", id, g->name, g->cell);
+            }
+            break;
+        case NI_STATEMENT: break;
+        }
+    }
+}
+
+bool native_type_spellable(const char *type) {
+    return type && *type && !strstr(type, "{lambda") && !strstr(type, "(anonymous namespace)") &&
+           !strstr(type, "{unnamed") && !strstr(type, "::{") && !strchr(type, '$');
+}
+
+/* The cell itself: declarations where they stand, registered after
+ * themselves; runs of statements wrapped in one function each. */
+static void cell_body(const char *code, const native_items_t *items, const char *cell, strbuf_t *b) {
+    int k = 0;
+    for (size_t i = 0; i < items->n;) {
+        const native_item_t *it = &items->v[i];
+        if (it->kind == NI_STATEMENT) {
+            sb_printf(b, "\n#line 1 \"<icuda>\"\nint icuda_run_%d(void) {", k);
+            for (; i < items->n && items->v[i].kind == NI_STATEMENT; i++) {
+                line(b, items->v[i].first_line, cell);
+                sb_append(b, code + items->v[i].start, items->v[i].end - items->v[i].start);
+            }
+            sb_printf(b, "\n#line 1 \"<icuda>\"\nreturn 0; }\nstatic int icuda_ran_%d = icuda_native::run(icuda_run_%d);\n", k, k);
+            k++;
+            continue;
+        }
+        line(b, it->first_line, cell);
+        sb_append(b, code + it->start, it->end - it->start);
+        sb_puts(b, "\n#line 1 \"<icuda>\"\n");
+        if (it->kind == NI_VARIABLE || it->kind == NI_DEVICE_VAR)
+            for (int n = 0; n < it->nnames; n++)
+                sb_printf(b, "static int icuda_reg_%d_%d = icuda_native::reg(\"%s\", %s);\n", k, n, it->names[n], it->names[n]);
+        if (it->kind == NI_KERNEL && it->nnames)
+            sb_printf(b, "static int icuda_reg_%d = icuda_native::reg_kernel(\"%s\", (const void *)%s);\n", k, it->key,
+                      it->names[0]);
+        k++;
+        i++;
+    }
+}
+
+char *native_unit(const native_session_t *ns, int live, const char *code, const native_items_t *items,
+                  const char *cell) {
+    strbuf_t b = {0};
+    sb_puts(&b, header);
+    if (ns->links.device) {
+        sb_puts(&b, "\n#line 1 \"<device cells>\"\n");
+        ns->links.device(ns->links.ctx, &b);
+    }
+    prelude(ns, live, &b);
+    /* the interpreter's variables the cell names, that no native cell made */
+    if (ns->links.bind) {
+        char **ids = native_identifiers(code);
+        bool any = false;
+        for (char **p = ids; *p; p++) {
+            if (native_session_defines(ns, *p) || native_session_global(ns, *p)) continue;
+            bool defined_here = false;
+            for (size_t i = 0; i < items->n && !defined_here; i++)
+                for (int n = 0; n < items->v[i].nnames; n++) defined_here |= !strcmp(items->v[i].names[n], *p);
+            if (defined_here) continue;
+            if (!any) sb_puts(&b, "\n#line 1 \"<session variables>\"\n");
+            any |= ns->links.bind(ns->links.ctx, *p, &b);
+        }
+        native_strv_free(ids);
+    }
+    cell_body(code, items, cell, &b);
+    return sb_take(&b);
+}

@@ -1,0 +1,22 @@
+/* A native cell's translation unit, assembled without compiling it
+ * (native_unit.c): the registry and runner every cell object starts with,
+ * what device cells defined, the native prelude of earlier cells (their
+ * objects bound through the registry of the worker live), the
+ * interpreter's variables the cell names, then the cell. */
+#ifndef ICUDA_NATIVE_UNIT_H
+#define ICUDA_NATIVE_UNIT_H
+
+#include <stdbool.h>
+
+#include "native_session.h"
+
+/* malloc'd. live: the pid of the worker the cell will run in (objects of
+ * other workers are gone and are not bound). */
+char *native_unit(const native_session_t *ns, int live, const char *code, const native_items_t *items,
+                  const char *cell);
+
+/* Whether a type as the compiler spelled it (demangled) can be written in
+ * a declaration: not a lambda's, not one of an anonymous namespace. */
+bool native_type_spellable(const char *type);
+
+#endif

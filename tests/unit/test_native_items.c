@@ -1,0 +1,136 @@
+/* Native C++ cells: what each top-level item is for later cells, told from
+ * its tokens (runtime/native/native_items.c). */
+#include <stdlib.h>
+
+#include "check.h"
+#include "runtime/native/native_items.h"
+
+static const char *const kind_names[] = {"pp", "repeat", "kernel", "device_var", "variable", "statement"};
+
+/* The kinds of a cell's items, as "kind kind ...", and the names of its
+ * variables as "name,name|name". */
+static void expect(const char *code, const char *kinds, const char *names) {
+    cell_split_t sp;
+    split_cell(code, &sp);
+    native_items_t it;
+    native_items(code, &sp, &it);
+    char got[1024] = "", gn[1024] = "";
+    for (size_t i = 0; i < it.n; i++) {
+        strcat(got, i ? " " : "");
+        strcat(got, kind_names[it.v[i].kind]);
+        if (it.v[i].kind == NI_VARIABLE || it.v[i].kind == NI_DEVICE_VAR) {
+            if (gn[0]) strcat(gn, "|");
+            for (int k = 0; k < it.v[i].nnames; k++) {
+                if (k) strcat(gn, ",");
+                strcat(gn, it.v[i].names[k]);
+            }
+        }
+    }
+    CHECK_STR(got, kinds);
+    if (names) CHECK_STR(gn, names);
+    if (strcmp(got, kinds)) fprintf(stderr, "  in: %s\n", code);
+    native_items_free(&it);
+    split_free(&sp);
+}
+
+static void declarations_and_statements(void) {
+    expect("int n = 1 << 20;", "variable", "n");
+    expect("float *x, *y;", "variable", "x,y");
+    expect("thrust::device_vector<float> d(n);", "variable", "d");
+    expect("std::vector<std::vector<int>> grid(4, std::vector<int>(4));", "variable", "grid");
+    expect("auto start = std::chrono::high_resolution_clock::now();", "variable", "start");
+    expect("unsigned long long seed = 1234ULL;", "variable", "seed");
+    expect("dim3 grid(16, 16), block(32, 8);", "variable", "grid,block");
+    expect("int a[10] = {1, 2, 3}, b[2][3];", "variable", "a,b");
+    expect("static int counter;", "variable", "counter");
+    expect("struct P p = {1, 2};", "variable", "p");
+    expect("double (*fp)(double) = sin;", "variable", "fp");
+    expect("auto [lo, hi] = std::minmax(3, 4);", "variable", "lo,hi");
+    expect("cudaMalloc(&d_x, n * sizeof(float));", "statement", "");
+    expect("x = 5;", "statement", "");
+    expect("std::cout << total << std::endl;", "statement", "");
+    expect("printf(\"%d\\n\", n);", "statement", "");
+    expect("thrust::sort(d.begin(), d.end());", "statement", "");
+    expect("v.push_back(3);", "statement", "");
+    expect("a[i] = b < c;", "statement", "");
+    expect("for (int i = 0; i < n; i++) x[i] = 1.0f;", "statement", "");
+    expect("if (n > 3) { return 1; }", "statement", "");
+    expect("return 0;", "statement", "");
+    expect("delete[] h;", "statement", "");
+    expect("kernel<<<grid, block>>>(d_x, n);", "statement", "");
+    expect("max_val = std::max<float>(a, b);", "statement", "");
+}
+
+static void what_is_repeated(void) {
+    expect("#include <thrust/device_vector.h>\n#define N 1024", "pp pp", NULL);
+    expect("const int N = 1024;", "repeat", "");
+    expect("constexpr float PI = 3.14159f;", "repeat", "");
+    expect("const char *msg = \"hi\";", "variable", "msg");
+    expect("int square(int x) { return x * x; }", "repeat", "");
+    expect("int square(int x);", "repeat", "");
+    expect("struct saxpy { float a; __host__ __device__ float operator()(float x, float y) const { return a * x + y; } };",
+           "repeat", "");
+    expect("class Base { public: virtual ~Base() {} };\nclass D : public Base {};", "repeat repeat", "");
+    expect("template <typename T> T twice(T x) { return 2 * x; }", "repeat", "");
+    expect("typedef float real;\nusing vec = std::vector<real>;\nusing namespace std;", "repeat repeat repeat", "");
+    expect("namespace util { int k = 3; }", "repeat", "");
+    expect("auto op = [] __device__ (float x) { return 2 * x; };", "repeat", "");
+    expect("enum class Color { Red, Green };", "repeat", "");
+    expect("__device__ float sq(float x) { return x * x; }", "repeat", "");
+}
+
+static void kernels_and_device_variables(void) {
+    const char *code = "__global__ void add(int n, float *x, float *y) { }";
+    cell_split_t sp;
+    split_cell(code, &sp);
+    native_items_t it;
+    native_items(code, &sp, &it);
+    CHECK(it.n == 1 && it.v[0].kind == NI_KERNEL);
+    if (it.n == 1) {
+        CHECK_STR(it.v[0].names ? it.v[0].names[0] : NULL, "add");
+        CHECK_STR(it.v[0].decl, "__global__ void add(int n, float *x, float *y);");
+        CHECK_STR(it.v[0].params, "int n, float *x, float *y");
+        CHECK_STR(it.v[0].args, "(void *)&n, (void *)&x, (void *)&y");
+    }
+    native_items_free(&it);
+    split_free(&sp);
+
+    code = "__global__ void __launch_bounds__(256) scale(float *, const int, float a[]) { }";
+    split_cell(code, &sp);
+    native_items(code, &sp, &it);
+    CHECK(it.n == 1 && it.v[0].kind == NI_KERNEL);
+    if (it.n == 1) {
+        CHECK_STR(it.v[0].names ? it.v[0].names[0] : NULL, "scale");
+        CHECK_STR(it.v[0].params, "float * icuda_p0, const int icuda_p1, float a[]");
+        CHECK_STR(it.v[0].args, "(void *)&icuda_p0, (void *)&icuda_p1, (void *)&a");
+    }
+    native_items_free(&it);
+    split_free(&sp);
+
+    code = "__global__ void none(void) { }";
+    split_cell(code, &sp);
+    native_items(code, &sp, &it);
+    CHECK(it.n == 1 && it.v[0].params && !strcmp(it.v[0].params, "") && !strcmp(it.v[0].args, ""));
+    native_items_free(&it);
+    split_free(&sp);
+
+    expect("__constant__ float M[9];\n__device__ int counter = 0;", "device_var device_var", "M|counter");
+    expect("template <typename T> __global__ void fill(T *p, T v) { }", "repeat", "");
+}
+
+static void identifiers(void) {
+    char **ids = native_identifiers("total = a.size + p->n + std::max(b, /* c */ d); // e\n s = \"f\";");
+    const char *want[] = {"total", "a", "p", "std", "b", "d", "s", NULL};
+    int i = 0;
+    for (; ids[i] && want[i]; i++) CHECK_STR(ids[i], want[i]);
+    CHECK(!ids[i] && !want[i]);
+    native_strv_free(ids);
+}
+
+int main(void) {
+    declarations_and_statements();
+    what_is_repeated();
+    kernels_and_device_variables();
+    identifiers();
+    return check_report();
+}
