@@ -1,8 +1,8 @@
 # icuda — build, test, install, run.
 #   make            build build/icuda (and the Python venv for the tests)
 #   make test       everything that needs no GPU (pytest); ends with "N passed, N failed, N skipped"
-#   make build/icuda-mock  the protocol layer over a mock language (no CUDA), for tests/protocol
 #                   K=WORDS picks tests by name, TESTFLAGS=... adds pytest options
+#   make build/icuda-mock  the protocol layer over a mock language (no CUDA), for tests/protocol
 #   make test-gpu   the GPU tests and every notebook (on a machine with a GPU)
 #   make install    install the kernelspec for this user (PREFIX=... for a prefix)
 #   make run        install what is missing, build, install, run the flagship notebook
