@@ -2,6 +2,7 @@
 #   make            build build/icuda (and the Python venv for the tests)
 #   make test       everything that needs no GPU (pytest); ends with "N passed, N failed, N skipped"
 #                   K=WORDS picks tests by name, TESTFLAGS=... adds pytest options
+#   make build/icuda-mock  the protocol layer over a mock language (no CUDA), for tests/protocol
 #   make test-gpu   the GPU tests and every notebook (on a machine with a GPU)
 #   make install    install the kernelspec for this user (PREFIX=... for a prefix)
 #   make run        install what is missing, build, install, run the flagship notebook
@@ -28,9 +29,9 @@ CFLAGS  += -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -MMD -MP
 LDFLAGS += -pthread -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64
 LDLIBS  += $(PKGS_LIBS) -lnvrtc -ldl -lm
 
-# Every .c under kernel/, runtime/ and magics/ (at any depth) is part of the
-# kernel; files named *_main.c are program entry points and stay out of the
-# library, and runtime/gpu/worker/ belongs to the GPU worker alone.
+# Every .c under kernel/, runtime/, magics/ and app/ (at any depth) is part of
+# the kernel; files named *_main.c are program entry points and stay out of
+# the library, and runtime/gpu/worker/ belongs to the GPU worker alone.
 # The CUDA runtime API (types, constants, functions) is read from the
 # toolkit's headers by tools/gen_cuda_api.py into build/gen: declarations
 # and the function table for the kernel, typed callers for the worker.
@@ -45,7 +46,7 @@ GEN_CLIB_WORKER := build/gen/clib_stubs.c
 GEN_CLIB_REF := build/gen/clib_ref.cc
 CXX ?= g++
 WORKER_SRC := $(filter-out %_main.c, $(wildcard runtime/gpu/worker/*.c)) $(GEN_WORKER) $(GEN_CLIB_WORKER)
-LIB_SRC  := $(filter-out %_main.c $(WORKER_SRC), $(sort $(shell find kernel runtime magics -name '*.c'))) $(GEN_LIB)
+LIB_SRC  := $(filter-out %_main.c $(WORKER_SRC), $(sort $(shell find kernel runtime magics app -name '*.c'))) $(GEN_LIB)
 LIB_SRC  += $(GEN_CLIB) $(GEN_DOCS)
 LIB_OBJ  := $(LIB_SRC:%.c=build/obj/%.o) build/obj/build/gen/clib_ref.o
 ASAN_OBJ := $(LIB_SRC:%.c=build/asan/obj/%.o) build/asan/obj/build/gen/clib_ref.o
@@ -91,13 +92,21 @@ build/asan/obj/%.o: %.c
 
 # the logos are embedded with .incbin, which -MMD does not see
 LOGOS := kernelspec/logo-32x32.png kernelspec/logo-64x64.png kernelspec/logo-svg.svg
-build/obj/kernel/logos.o build/asan/obj/kernel/logos.o: $(LOGOS)
+build/obj/app/logos.o build/asan/obj/app/logos.o: $(LOGOS)
 
-build/icuda: build/obj/kernel/icuda_main.o $(LIB_OBJ)
+build/icuda: build/obj/app/icuda_main.o $(LIB_OBJ)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
-build/asan/icuda: build/asan/obj/kernel/icuda_main.o $(ASAN_OBJ)
+build/asan/icuda: build/asan/obj/app/icuda_main.o $(ASAN_OBJ)
 	$(CC) $(LDFLAGS) -fsanitize=address,undefined $^ $(LDLIBS) -o $@
+
+# The protocol layer (kernel/) over the mock language of tests/mock/, with
+# sanitizers: what tests/protocol runs the protocol's tests against. It links
+# nothing of the runtime but its UTF-8 helpers: no NVRTC, CUDA or GPU.
+MOCK_SRC := $(sort $(shell find kernel -name '*.c')) runtime/base/utf8.c $(wildcard tests/mock/*.c)
+MOCK_OBJ := $(MOCK_SRC:%.c=build/asan/obj/%.o)
+build/icuda-mock: $(MOCK_OBJ)
+	$(CC) -pthread -fsanitize=address,undefined $^ $(PKGS_LIBS) -o $@
 
 asan: build/asan/icuda
 
@@ -166,8 +175,8 @@ TEST_RUN = if $(PYTHON) -c 'import pytest, pytest_timeout' 2>/dev/null; then \
 	  $(PYTHON) tests/run.py $(if $(K),-k '$(K)') $(1) $(UNIT_BIN); \
 	fi
 
-test: build/icuda build/icuda-worker build/asan/icuda $(UNIT_BIN) $(PLAIN_UNIT_BIN) venv build/cuda-tools/.stamp
-	@$(call TEST_RUN,--kernel build/asan/icuda --plain-kernel build/icuda)
+test: build/icuda build/icuda-worker build/asan/icuda build/icuda-mock $(UNIT_BIN) $(PLAIN_UNIT_BIN) venv build/cuda-tools/.stamp
+	@$(call TEST_RUN,--kernel build/asan/icuda --plain-kernel build/icuda --mock-kernel build/icuda-mock)
 
 # nvdisasm and cuobjdump for %sass's tests, where the toolkit has none (the
 # toolkit's PyPI wheels leave them out): the NVIDIA wheels that carry them,
@@ -181,8 +190,8 @@ build/cuda-tools/.stamp: | venv
 	     nvidia-cuda-nvdisasm==$(CUDA_TOOLS_VERSION) nvidia-cuda-cuobjdump==$(CUDA_TOOLS_VERSION); then touch $@; \
 	else echo "could not install nvdisasm/cuobjdump into build/cuda-tools: the %sass tests will say so" >&2; fi
 
-test-gpu: build/icuda build/icuda-worker build/asan/icuda $(UNIT_BIN) $(PLAIN_UNIT_BIN) venv
-	@$(call TEST_RUN,--gpu --kernel build/icuda --plain-kernel build/icuda)
+test-gpu: build/icuda build/icuda-worker build/asan/icuda build/icuda-mock $(UNIT_BIN) $(PLAIN_UNIT_BIN) venv
+	@$(call TEST_RUN,--gpu --kernel build/icuda --plain-kernel build/icuda --mock-kernel build/icuda-mock)
 
 # the expected output of the C++ cases (tests/lang-cxx) against g++; make test runs it too
 test-gxx-oracle:
@@ -225,7 +234,8 @@ stress: build/icuda build/icuda-worker venv
 clean:
 	rm -rf build
 
--include $(LIB_OBJ:.o=.d) $(ASAN_OBJ:.o=.d) build/obj/kernel/icuda_main.d \
+-include $(LIB_OBJ:.o=.d) $(ASAN_OBJ:.o=.d) build/obj/app/icuda_main.d build/asan/obj/app/icuda_main.d \
+         $(MOCK_OBJ:.o=.d) \
          $(WORKER_SRC:%.c=build/obj/%.d) $(WORKER_SRC:%.c=build/asan/obj/%.d) build/obj/runtime/gpu/worker/worker_main.d
 
 # ---- GPU benchmarks (bench/gpu.sh): the raw driver API and the worker ----

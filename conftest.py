@@ -5,7 +5,7 @@ binaries (build/tests/test_*, whose last line is "N passed, N failed, N
 skipped") as one item each. The test files know nothing of pytest, so
 tests/run.py (for a Python without pytest: the GPU machine's) runs them too.
 
-    pytest [--gpu] [--kernel PATH] [--plain-kernel PATH] [--unit BINARY ...] [-k WORDS] [-n 2]
+    pytest [--gpu] [--kernel PATH] [--plain-kernel PATH] [--mock-kernel PATH] [--unit BINARY ...] [-k WORDS] [-n 2]
 
 The last line of a run is "N passed, N failed, N skipped" counted as
 run.py counts (a unit binary's own checks, not the binary), after pytest's
@@ -36,6 +36,8 @@ def pytest_addoption(parser):
     g.addoption("--kernel", default="build/asan/icuda", help="the kernel under test")
     g.addoption("--plain-kernel", default="build/icuda",
                 help="the kernel without sanitizers (install and timing tests)")
+    g.addoption("--mock-kernel", default="build/icuda-mock",
+                help="the protocol layer over the mock language (the protocol's tests)")
     g.addoption("--unit", action="append", default=[], metavar="BINARY",
                 help="a C unit-test binary to run (default: build/tests/test_* of tests/unit/test_*.c)")
 
@@ -44,12 +46,15 @@ def pytest_configure(config):
     os.chdir(ROOT)
     kernel = os.path.abspath(config.getoption("--kernel"))
     plain = os.path.abspath(config.getoption("--plain-kernel"))
+    mock = os.path.abspath(config.getoption("--mock-kernel"))
     gpu = config.getoption("--gpu")
     os.environ["ICUDA_TEST_KERNEL"] = kernel
     os.environ["ICUDA_TEST_PLAIN_KERNEL"] = plain
+    os.environ["ICUDA_TEST_MOCK_KERNEL"] = mock
     os.environ["ICUDA_TEST_GPU"] = "1" if gpu else "0"
     import support
     support.KERNEL, support.PLAIN_KERNEL, support.GPU = kernel, plain, gpu
+    support.MOCK_KERNEL = mock
 
 
 @pytest.hookimpl(tryfirst=True)  # before -k deselects: the run.py names below

@@ -1,10 +1,11 @@
-/* The last-resort guard (issue 13): a SIGSEGV, SIGBUS, SIGFPE or SIGILL on
+/* The last-resort guard: a SIGSEGV, SIGBUS, SIGFPE, SIGILL or SIGABRT on
  * the executor thread while it runs a request becomes an error reply
- * ("InternalError") and a fresh engine, instead of the kernel process dying.
+ * ("InternalError") and a fresh session, instead of the kernel process
+ * dying.
  *
  * It is a guard, not the plan: a cell must never reach it (every limit is an
  * error of its own, docs/reliability.md). The fault may have left the
- * engine's state half-changed, so the session is discarded; what the
+ * session's state half-changed, so the session is discarded; what the
  * faulting code held (a lock, memory) may stay held. A fault anywhere else
  * (another thread, or outside a request) goes to the handler that was
  * there before (AddressSanitizer's in an ASan build), or kills as usual.

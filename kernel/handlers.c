@@ -7,15 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/base/interrupt.h"
-#include "runtime/base/progress.h"
 #include "fault_guard.h"
-#include "runtime/base/utf8.h"
 #include "log.h"
-
-#ifndef ICUDA_VERSION
-#define ICUDA_VERSION "0.0.0"
-#endif
+#include "runtime/base/utf8.h"
 
 /* ---- small helpers ---- */
 
@@ -25,13 +19,13 @@ void reply_error(request_t *rq, const char *ename, const char *evalue) {
     if (rq->msg.msg_type && strcmp(rq->msg.msg_type, "execute_request") == 0)
         json_object_set_new(c, "execution_count",
                             json_integer(__atomic_load_n(&rq->ks->execution_count, __ATOMIC_RELAXED)));
-    server_reply(rq, c);
+    request_reply(rq, c);
 }
 
 void reply_aborted(request_t *rq) {
     json_t *c = json_pack("{s:s, s:i}", "status", "aborted", "execution_count",
                           __atomic_load_n(&rq->ks->execution_count, __ATOMIC_RELAXED));
-    server_reply(rq, c);
+    request_reply(rq, c);
 }
 
 /* Reads an optional field of the request content of the given JSON type.
@@ -69,28 +63,20 @@ static bool opt_bool(json_t *v, bool dflt) { return v ? json_is_true(v) : dflt; 
 /* ---- kernel_info ---- */
 
 static void handle_kernel_info(request_t *rq) {
-    const char *cuda = engine_cuda_version();
-    char banner[256];
-    snprintf(banner, sizeof banner,
-             "icuda %s: interactive CUDA C (CUDA %s)\n"
-             "Device code compiles with NVRTC; host code is interpreted C. %%lsmagic lists the magics.",
-             ICUDA_VERSION, cuda ? cuda : "unknown");
-    json_t *c = json_pack(
-        "{s:s, s:s, s:s, s:s,"
-        " s:{s:s, s:s, s:s, s:s, s:s, s:s},"
-        " s:s, s:[{s:s, s:s}, {s:s, s:s}], s:b}",
-        "status", "ok", "protocol_version", WIRE_PROTOCOL_VERSION, "implementation", "icuda",
-        "implementation_version", ICUDA_VERSION,
-        "language_info", "name", "cuda", "version", cuda ? cuda : "", "mimetype", "text/x-cuda",
-        "file_extension", ".cu", "pygments_lexer", "cuda", "codemirror_mode", "text/x-c++src",
-        "banner", banner, "help_links",
-        "text", "CUDA C++ Programming Guide", "url", "https://docs.nvidia.com/cuda/cuda-c-programming-guide/",
-        "text", "CUDA Runtime API", "url", "https://docs.nvidia.com/cuda/cuda-runtime-api/",
-        "debugger", 0);
-    /* 5.4 changed only the debugger's messages, which icuda does not offer;
-     * the optional-features list (later protocols) is empty for the same reason */
+    const language_t *lang = rq->ks->lang;
+    json_t *c = lang->kernel_info ? lang->kernel_info(lang->ctx) : NULL;
+    if (!json_is_object(c)) {
+        json_decref(c);
+        c = json_object();
+    }
+    json_object_set_new(c, "status", json_string("ok"));
+    json_object_set_new(c, "protocol_version", json_string(WIRE_PROTOCOL_VERSION));
+    /* 5.4 changed only the debugger's messages, which this kernel does not
+     * offer; the optional-features list (later protocols) is empty for the
+     * same reason */
+    json_object_set_new(c, "debugger", json_false());
     json_object_set_new(c, "supported_features", json_array());
-    server_reply(rq, c);
+    request_reply(rq, c);
 }
 
 /* ---- execute ---- */
@@ -107,37 +93,30 @@ static void io_stream(void *ctx, const char *name, const char *text, size_t len)
     exec_io_t *x = ctx;
     if (x->silent || !len) return;
     if (!name || (strcmp(name, "stdout") != 0 && strcmp(name, "stderr") != 0)) name = "stdout";
-    server_stream(x->rq, name, text, len);
+    request_stream(x->rq, name, text, len);
 }
 
-static void io_display(void *ctx, json_t *data, json_t *metadata, bool is_result) {
+static void io_result(void *ctx, json_t *data, json_t *metadata) {
     exec_io_t *x = ctx;
-    if (is_result && json_is_object(data) && json_is_string(json_object_get(data, "text/plain"))) {
+    if (json_is_object(data) && json_is_string(json_object_get(data, "text/plain"))) {
         free(x->result);
         x->result = strdup(json_string_value(json_object_get(data, "text/plain")));
     }
     if (x->silent || !json_is_object(data)) return;
-    /* a display id (progress lines, runtime/base/progress.h) travels in the
-     * metadata to here, and goes out as the message's transient field */
-    json_t *md = json_is_object(metadata) ? json_deep_copy(metadata) : json_object();
-    const char *id = json_string_value(json_object_get(md, PROGRESS_ID_KEY));
-    json_t *transient = id ? json_pack("{s:s}", "display_id", id) : json_object();
-    bool update = id && json_is_true(json_object_get(md, PROGRESS_UPDATE_KEY));
-    json_object_del(md, PROGRESS_ID_KEY);
-    json_object_del(md, PROGRESS_UPDATE_KEY);
-    json_t *c = json_pack("{s:O, s:o}", "data", data, "metadata", md);
-    if (!c) {
-        json_decref(transient);
-        return;
-    }
-    if (is_result) {
-        json_decref(transient);
-        json_object_set_new(c, "execution_count", json_integer(x->count));
-        server_publish(x->rq, "execute_result", c);
-    } else {
-        json_object_set_new(c, "transient", transient);
-        server_publish(x->rq, update ? "update_display_data" : "display_data", c);
-    }
+    json_t *c = json_pack("{s:O, s:o, s:i}", "data", data, "metadata",
+                          json_is_object(metadata) ? json_deep_copy(metadata) : json_object(),
+                          "execution_count", x->count);
+    if (c) request_publish(x->rq, "execute_result", c);
+}
+
+static void io_display(void *ctx, json_t *data, json_t *metadata, const char *display_id, bool update) {
+    exec_io_t *x = ctx;
+    if (x->silent || !json_is_object(data)) return;
+    json_t *transient = display_id ? json_pack("{s:s}", "display_id", display_id) : json_object();
+    json_t *c = json_pack("{s:O, s:o, s:o}", "data", data, "metadata",
+                          json_is_object(metadata) ? json_deep_copy(metadata) : json_object(),
+                          "transient", transient);
+    if (c) request_publish(x->rq, display_id && update ? "update_display_data" : "display_data", c);
 }
 
 /* Help goes to the pager as ipykernel sends it: a "page" payload. */
@@ -178,20 +157,21 @@ static void handle_execute(request_t *rq) {
     if (store) __atomic_add_fetch(&ks->execution_count, 1, __ATOMIC_RELAXED);
     int count = ks->execution_count;
     const char *src = json_string_value(code);
-    if (!silent) server_publish(rq, "execute_input", json_pack("{s:s, s:i}", "code", src,
-                                                               "execution_count", count));
+    if (!silent) request_publish(rq, "execute_input", json_pack("{s:s, s:i}", "code", src,
+                                                                "execution_count", count));
     exec_io_t x = {rq, silent, count, json_array(), NULL};
-    cell_io_t io = {&x, io_stream, io_display, io_page_payload};
-    cell_error_t err = {0};
-    interrupt_clear(); /* an interrupt sent while idle does not kill the next cell */
+    language_output_t out = {&x, io_stream, io_result, io_display, io_page_payload};
+    language_error_t err = {0};
+    const language_t *lang = ks->lang;
     fault_guard_test_trigger(src);
-    int rc = engine_execute(ks->engine, src, count, silent, &io, &err);
+    int rc = lang->execute(lang->ctx, src, count, silent, &out, &err);
     if (store) history_add(ks->history, count, src, x.result);
     free(x.result);
     json_t *c;
     if (rc == 0) {
-        json_t *ue = (uexpr && json_object_size(uexpr)) ? engine_user_expressions(ks->engine, uexpr)
-                                                        : NULL;
+        json_t *ue = (uexpr && json_object_size(uexpr) && lang->user_expressions)
+                         ? lang->user_expressions(lang->ctx, uexpr)
+                         : NULL;
         if (!json_is_object(ue)) {
             json_decref(ue);
             ue = json_object();
@@ -199,15 +179,15 @@ static void handle_execute(request_t *rq) {
         c = json_pack("{s:s, s:i, s:o, s:O}", "status", "ok", "execution_count", count,
                       "user_expressions", ue, "payload", x.payload);
     } else {
-        /* an engine's message may quote bytes that are not UTF-8 (a compiler's log, say) */
+        /* a language's message may quote bytes that are not UTF-8 (a compiler's log, say) */
         size_t ignored;
         char *ename_s = utf8_sanitize(err.ename ? err.ename : "Error", strlen(err.ename ? err.ename : "Error"), &ignored);
         char *evalue_s = utf8_sanitize(err.evalue ? err.evalue : "", strlen(err.evalue ? err.evalue : ""), &ignored);
         const char *ename = ename_s, *evalue = evalue_s;
         json_t *tb = json_is_array(err.traceback) ? coloured(err.traceback, ename) : json_array();
         if (!silent)
-            server_publish(rq, "error", json_pack("{s:s, s:s, s:O}", "ename", ename, "evalue",
-                                                  evalue, "traceback", tb));
+            request_publish(rq, "error", json_pack("{s:s, s:s, s:O}", "ename", ename, "evalue",
+                                                   evalue, "traceback", tb));
         c = json_pack("{s:s, s:i, s:s, s:s, s:o, s:{}, s:[]}", "status", "error",
                       "execution_count", count, "ename", ename, "evalue", evalue, "traceback", tb,
                       "user_expressions", "payload");
@@ -215,14 +195,14 @@ static void handle_execute(request_t *rq) {
         free(ename_s);
         free(evalue_s);
     }
-    cell_error_clear(&err);
+    language_error_clear(&err);
     json_decref(x.payload);
-    if (!c) { /* invalid UTF-8 from the engine, say */
+    if (!c) { /* invalid UTF-8 from the language, say */
         log_msg("execute_reply could not be built");
         c = json_pack("{s:s, s:i, s:s, s:s, s:[]}", "status", "error", "execution_count", count,
                       "ename", "InternalError", "evalue", "reply could not be encoded", "traceback");
     }
-    server_reply(rq, c);
+    request_reply(rq, c);
 }
 
 /* ---- is_complete, complete, inspect ---- */
@@ -231,13 +211,15 @@ static void handle_is_complete(request_t *rq) {
     json_t *code;
     if (!field(rq, "code", JSON_STRING, true, &code)) return;
     char *indent = NULL;
-    const char *status = engine_is_complete(rq->ks->engine, json_string_value(code), &indent);
+    const language_t *lang = rq->ks->lang;
+    const char *status =
+        lang->is_complete ? lang->is_complete(lang->ctx, json_string_value(code), &indent) : NULL;
     if (!status) status = "unknown";
     json_t *c = json_pack("{s:s}", "status", status);
     if (strcmp(status, "incomplete") == 0)
         json_object_set_new(c, "indent", json_string(indent ? indent : ""));
     free(indent);
-    server_reply(rq, c);
+    request_reply(rq, c);
 }
 
 /* cursor_pos: absent or null means the end of the code (in code points). */
@@ -260,14 +242,15 @@ static void handle_complete(request_t *rq) {
     json_t *code;
     int pos;
     if (!field(rq, "code", JSON_STRING, true, &code) || !cursor(rq, code, &pos)) return;
-    json_t *r = engine_complete(rq->ks->engine, json_string_value(code), pos);
+    const language_t *lang = rq->ks->lang;
+    json_t *r = lang->complete ? lang->complete(lang->ctx, json_string_value(code), pos) : NULL;
     if (!json_is_object(r)) {
         json_decref(r);
         r = json_pack("{s:[], s:i, s:i, s:{}}", "matches", "cursor_start", pos, "cursor_end", pos,
                       "metadata");
     }
     json_object_set_new(r, "status", json_string("ok"));
-    server_reply(rq, r);
+    request_reply(rq, r);
 }
 
 static void handle_inspect(request_t *rq) {
@@ -276,14 +259,16 @@ static void handle_inspect(request_t *rq) {
     if (!field(rq, "code", JSON_STRING, true, &code) || !cursor(rq, code, &pos) ||
         !field(rq, "detail_level", JSON_INTEGER, false, &dl))
         return;
-    json_t *r = engine_inspect(rq->ks->engine, json_string_value(code), pos,
-                               dl ? (int)json_integer_value(dl) : 0);
+    const language_t *lang = rq->ks->lang;
+    json_t *r = lang->inspect ? lang->inspect(lang->ctx, json_string_value(code), pos,
+                                              dl ? (int)json_integer_value(dl) : 0)
+                              : NULL;
     if (!json_is_object(r)) {
         json_decref(r);
         r = json_pack("{s:b, s:{}, s:{}}", "found", 0, "data", "metadata");
     }
     json_object_set_new(r, "status", json_string("ok"));
-    server_reply(rq, r);
+    request_reply(rq, r);
 }
 
 /* ---- history, comms ---- */
@@ -296,11 +281,11 @@ static void handle_history(request_t *rq) {
         reply_error(rq, "BadRequest", why);
         return;
     }
-    server_reply(rq, json_pack("{s:s, s:o}", "status", "ok", "history", h));
+    request_reply(rq, json_pack("{s:s, s:o}", "status", "ok", "history", h));
 }
 
 static void handle_comm_info(request_t *rq) {
-    server_reply(rq, json_pack("{s:s, s:{}}", "status", "ok", "comms"));
+    request_reply(rq, json_pack("{s:s, s:{}}", "status", "ok", "comms"));
 }
 
 /* This kernel has no comm targets. The spec asks for a comm_close in answer
@@ -311,7 +296,7 @@ static void handle_comm_open(request_t *rq) {
     log_msg("comm_open for target '%s' ignored: icuda has no comm targets",
             json_is_string(target) ? json_string_value(target) : "?");
     if (json_is_string(id))
-        server_publish(rq, "comm_close", json_pack("{s:O, s:{}}", "comm_id", id, "data"));
+        request_publish(rq, "comm_close", json_pack("{s:O, s:{}}", "comm_id", id, "data"));
 }
 
 static void handle_comm_ignore(request_t *rq) {
@@ -326,20 +311,20 @@ static void handle_shutdown(request_t *rq) {
     bool r = opt_bool(restart, false);
     rq->ks->shutdown = true;
     rq->ks->restart = r;
-    server_reply(rq, json_pack("{s:s, s:b}", "status", "ok", "restart", r));
+    request_reply(rq, json_pack("{s:s, s:b}", "status", "ok", "restart", r));
     /* Protocol 5.4 also broadcasts it on iopub; older clients ignore it. */
-    server_publish(rq, "shutdown_reply", json_pack("{s:s, s:b}", "status", "ok", "restart", r));
+    request_publish(rq, "shutdown_reply", json_pack("{s:s, s:b}", "status", "ok", "restart", r));
 }
 
 static void handle_interrupt(request_t *rq) {
-    interrupt_raise();
-    server_reply(rq, json_pack("{s:s}", "status", "ok"));
+    const language_t *lang = rq->ks->lang;
+    lang->interrupt(lang->ctx);
+    request_reply(rq, json_pack("{s:s}", "status", "ok"));
 }
 
 void handle_unknown(request_t *rq) {
     const char *t = rq->msg.msg_type;
-    size_t n = strlen(t);
-    if (n > 8 && strcmp(t + n - 8, "_request") == 0) {
+    if (request_type_is_request(t)) {
         char why[200];
         snprintf(why, sizeof why, "unknown message type '%.150s'", t);
         log_msg("%s: answered with an error", why);

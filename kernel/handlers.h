@@ -1,19 +1,20 @@
 /* One function per message type. The table says which thread answers a type:
- * requests that use the engine run on the executor, the rest on the main
+ * requests that use the language run on the executor, the rest on the main
  * thread (so kernel_info, interrupt and shutdown answer while a cell runs). */
 #ifndef ICUDA_HANDLERS_H
 #define ICUDA_HANDLERS_H
 
 #include <stdbool.h>
 
-#include "runtime/engine/engine.h"
 #include "history.h"
-#include "server.h"
+#include "language.h"
+#include "request.h"
 
+/* What the handlers share across requests. */
 struct kernel_state {
-    engine_t *engine;
+    const language_t *lang;
     history_t *history;
-    int execution_count; /* executor thread only */
+    int execution_count; /* written by the executor thread only */
     bool shutdown;       /* set by the shutdown handler (main thread) */
     bool restart;
 };
@@ -23,7 +24,7 @@ typedef void (*handler_fn)(request_t *rq);
 typedef struct handler_entry {
     const char *msg_type;
     handler_fn fn;
-    bool on_executor; /* needs the engine */
+    bool on_executor; /* needs the language */
 } handler_entry_t;
 
 /* The entry for msg_type, or NULL for a type this kernel does not know. */

@@ -1,3 +1,5 @@
+/* The parent pid jupyter_client named, and whether we are still its child
+ * (parent_watch.h). */
 #include "parent_watch.h"
 
 #include <stdlib.h>

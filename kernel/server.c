@@ -1,6 +1,6 @@
 /* Sockets, the poll loop and the executor thread (see server.h for the
  * design). Only the main thread touches the Jupyter sockets; the executor
- * talks to it through one inproc PAIR socket with three kinds of records:
+ * talks to it through one inproc PAIR socket with four kinds of records:
  *   "M<channel>" + signed frames   a finished message to send on <channel>
  *   "S", name, text                 a piece of stream output (coalesced here)
  *   "A"                             a cell failed with stop_on_error: abort what
@@ -24,7 +24,6 @@
 #include <unistd.h>
 #include <zmq.h>
 
-#include "runtime/base/interrupt.h"
 #include "fault_guard.h"
 #include "handlers.h"
 #include "heartbeat.h"
@@ -46,7 +45,7 @@ typedef struct pending {
     struct pending *next;
 } pending_t;
 
-struct server {
+typedef struct server {
     void *ctx, *shell, *control, *iopub, *stdin_sock, *pipe_main, *pipe_exec;
     wire_t wire;
     replay_t *replay;
@@ -54,7 +53,7 @@ struct server {
     bool quit;
 
     pthread_t exec_thread, hb_thread;
-    bool exec_started, hb_started;
+    bool exec_started, hb_started, session_started;
     pthread_mutex_t mu;
     pthread_cond_t cv;
     request_t *job; /* handed to the executor */
@@ -69,7 +68,7 @@ struct server {
     double sfirst_ms;
     pending_t *pend_head, *pend_tail; /* shell messages read while aborting */
     pid_t parent;                     /* the client that started us, watched (parent_watch.h) */
-};
+} server_t;
 
 static double now_ms(void) {
     struct timespec ts;
@@ -127,33 +126,31 @@ static void emit(server_t *s, bool from_executor, channel_t ch, const wire_frame
     json_decref(content);
 }
 
-void server_reply(request_t *rq, json_t *content) {
-    const char *t = rq->msg.msg_type;
-    char type[160];
-    size_t n = strlen(t);
-    if (n > 8 && strcmp(t + n - 8, "_request") == 0 && n < sizeof type)
-        snprintf(type, sizeof type, "%.*s_reply", (int)(n - 8), t);
-    else
-        snprintf(type, sizeof type, "%.140s_reply", t);
+/* ---- the requests' port (request.h) ---- */
+
+static void port_reply(request_t *rq, const char *msg_type, json_t *content) {
+    server_t *s = rq->server;
     if (rq->abort_queue && rq->on_executor) {
         /* The queue is read before the reply leaves: only requests sent
          * before the client could know of the error are aborted; one sent
          * after it saw this reply is not. */
-        zmq_send(rq->srv->pipe_exec, "A", 1, 0);
+        zmq_send(s->pipe_exec, "A", 1, 0);
     }
-    emit(rq->srv, rq->on_executor, rq->ch, &rq->msg.idents, rq->msg.header, type, content);
+    emit(s, rq->on_executor, rq->ch, &rq->msg.idents, rq->msg.header, msg_type, content);
 }
 
-void server_publish(request_t *rq, const char *msg_type, json_t *content) {
-    emit(rq->srv, rq->on_executor, CH_IOPUB, NULL, rq->msg.header, msg_type, content);
+static void port_publish(request_t *rq, const char *msg_type, json_t *content) {
+    emit(rq->server, rq->on_executor, CH_IOPUB, NULL, rq->msg.header, msg_type, content);
 }
 
-void server_stream(request_t *rq, const char *name, const char *text, size_t len) {
-    void *p = rq->srv->pipe_exec;
-    zmq_send(p, "S", 1, ZMQ_SNDMORE);
-    zmq_send(p, name, strlen(name), ZMQ_SNDMORE);
-    zmq_send(p, text, len, 0);
+static void port_stream(request_t *rq, const char *name, const char *text, size_t len) {
+    server_t *s = rq->server;
+    zmq_send(s->pipe_exec, "S", 1, ZMQ_SNDMORE);
+    zmq_send(s->pipe_exec, name, strlen(name), ZMQ_SNDMORE);
+    zmq_send(s->pipe_exec, text, len, 0);
 }
+
+static const request_port_t port = {port_reply, port_publish, port_stream};
 
 static void publish_status(server_t *s, json_t *parent, const char *state) {
     emit(s, false, CH_IOPUB, NULL, parent, "status", json_pack("{s:s}", "execution_state", state));
@@ -225,11 +222,6 @@ static int recv_multipart(void *sock, int flags, wire_frames_t *out, bool *too_m
     return 0;
 }
 
-static bool ends_with_request(const char *t) {
-    size_t n = strlen(t);
-    return n > 8 && strcmp(t + n - 8, "_request") == 0;
-}
-
 static void submit(server_t *s, request_t *rq) {
     s->job_parent = json_deep_copy(rq->msg.header);
     publish_status(s, s->job_parent, "busy");
@@ -247,14 +239,15 @@ static void handle_incoming(server_t *s, channel_t ch, wire_frames_t *frames, bo
     const char *chname = ch == CH_SHELL ? "shell" : "control";
     request_t *rq = calloc(1, sizeof *rq);
     if (!rq) abort();
-    rq->srv = s;
+    rq->port = &port;
+    rq->server = s;
     rq->ks = &s->ks;
     rq->ch = ch;
     char why[256];
     wire_status_t st = wire_decode(&s->wire, s->replay, frames->f, frames->n, &rq->msg, why,
                                    sizeof why);
     if (st != WIRE_OK) {
-        if (st == WIRE_BAD_BODY && ends_with_request(rq->msg.msg_type)) {
+        if (st == WIRE_BAD_BODY && request_type_is_request(rq->msg.msg_type)) {
             log_msg("bad %s on %s: %s; answered with an error", rq->msg.msg_type, chname, why);
             publish_status(s, rq->msg.header, "busy");
             reply_error(rq, "BadRequest", why);
@@ -344,39 +337,38 @@ out:
 /* ---- executor thread ---- */
 
 /* The last resort (fault_guard.h): the request that faulted gets an error,
- * the session is discarded (freed under the guard if that works, else left
- * as it is) and a fresh engine takes its place. */
+ * the session is discarded (ended under the guard if that works, else left
+ * as it is) and a fresh one takes its place. */
 static void after_fault(server_t *s, request_t *rq, const fault_guard_t *g) {
     char why[400];
     snprintf(why, sizeof why,
              "the kernel hit an internal fault (%s at %p) while running this request; the session's state "
-             "(variables, kernels, device memory) was discarded and a fresh session started. Please report it.",
+             "(everything its cells defined) was discarded and a fresh session started. Please report it.",
              fault_guard_signame(g->sig), g->addr);
-    log_msg("internal fault: %s at %p in %s; starting a fresh engine", fault_guard_signame(g->sig), g->addr,
+    log_msg("internal fault: %s at %p in %s; starting a fresh session", fault_guard_signame(g->sig), g->addr,
             rq->msg.msg_type);
-    engine_t *old = s->ks.engine;
-    s->ks.engine = NULL;
+    const language_t *lang = s->ks.lang;
     fault_guard_t again;
     if (sigsetjmp(again.jb, 1) == 0) {
         fault_guard_arm(&again);
-        engine_free(old);
+        lang->session_end(lang->ctx);
     } else {
-        log_msg("the faulted engine could not be freed (%s): left as it is", fault_guard_signame(again.sig));
+        log_msg("the faulted session could not be ended (%s): left as it is", fault_guard_signame(again.sig));
     }
     fault_guard_disarm();
-    engine_config_t cfg = {0};
-    s->ks.engine = engine_new(&cfg);
+    if (!lang->session_start(lang->ctx)) log_msg("no fresh session could be started");
     bool execute = strcmp(rq->msg.msg_type, "execute_request") == 0;
     rq->abort_queue = execute; /* what was queued behind it counted on the lost session */
     if (execute)
-        server_publish(rq, "error", json_pack("{s:s, s:s, s:[s]}", "ename", "InternalError", "evalue", why,
-                                              "traceback", "InternalError: see the message above"));
+        request_publish(rq, "error", json_pack("{s:s, s:s, s:[s]}", "ename", "InternalError", "evalue", why,
+                                               "traceback", "InternalError: see the message above"));
     reply_error(rq, "InternalError", why);
 }
 
 static void *executor_loop(void *arg) {
     server_t *s = arg;
-    engine_warm_up(s->ks.engine);
+    const language_t *lang = s->ks.lang;
+    if (lang->warm_up) lang->warm_up(lang->ctx);
     bool guard = fault_guard_install();
     if (guard) fault_guard_thread_init();
     for (;;) {
@@ -431,9 +423,11 @@ static void *bind_socket(server_t *s, const connection_t *c, int type, int port,
     return sk;
 }
 
+static const language_t *sigint_lang; /* what SIGINT interrupts */
+
 static void on_sigint(int sig) {
     (void)sig;
-    interrupt_raise();
+    if (sigint_lang) sigint_lang->interrupt(sigint_lang->ctx);
 }
 
 static void close_main_sockets(server_t *s) {
@@ -498,7 +492,7 @@ static void main_loop(server_t *s) {
 /* Lets a running cell stop (it was interrupted) and the executor end. Returns
  * false if it would not stop in time. */
 static bool stop_executor(server_t *s) {
-    if (s->exec_busy) interrupt_raise();
+    if (s->exec_busy) s->ks.lang->interrupt(s->ks.lang->ctx);
     double deadline = now_ms() + EXIT_WAIT_MS;
     while (s->exec_busy && now_ms() < deadline) {
         zmq_pollitem_t it = {s->pipe_main, 0, ZMQ_POLLIN, 0};
@@ -514,7 +508,7 @@ static bool stop_executor(server_t *s) {
     return pthread_timedjoin_np(s->exec_thread, NULL, &ts) == 0;
 }
 
-int server_main(const connection_t *conn) {
+int server_main(const connection_t *conn, const language_t *lang) {
     server_t *s = calloc(1, sizeof *s);
     if (!s) return 1;
     int status = 1;
@@ -562,11 +556,11 @@ int server_main(const connection_t *conn) {
         goto out;
     }
 
-    engine_config_t cfg = {0};
-    s->ks.engine = engine_new(&cfg);
+    s->ks.lang = lang;
     s->ks.history = history_new();
-    if (!s->ks.engine || !s->ks.history) {
-        log_msg("cannot start the cell engine");
+    s->session_started = lang->session_start(lang->ctx);
+    if (!s->session_started || !s->ks.history) {
+        log_msg("cannot start a session");
         goto out;
     }
     if (pthread_create(&s->exec_thread, NULL, executor_loop, s) != 0) {
@@ -575,14 +569,19 @@ int server_main(const connection_t *conn) {
     }
     s->exec_started = true;
 
+    sigint_lang = lang;
     struct sigaction sa = {0};
     sa.sa_handler = on_sigint;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
 
-    log_msg("icuda %s ready (protocol %s, pid %d)", ICUDA_VERSION, WIRE_PROTOCOL_VERSION,
-            (int)getpid());
+    json_t *info = lang->kernel_info ? lang->kernel_info(lang->ctx) : NULL;
+    const char *name = json_string_value(json_object_get(info, "implementation"));
+    const char *version = json_string_value(json_object_get(info, "implementation_version"));
+    log_msg("%s %s ready (protocol %s, pid %d)", name ? name : "kernel", version ? version : "",
+            WIRE_PROTOCOL_VERSION, (int)getpid());
+    json_decref(info);
     main_loop(s);
     status = 0;
     log_msg("shutting down%s", s->ks.restart ? " (restart requested)" : "");
@@ -597,6 +596,10 @@ out:
         usleep(200 * 1000);
         _exit(status);
     }
+    /* nothing runs now that an interrupt could stop, and lang is the
+     * caller's again once this returns */
+    signal(SIGINT, SIG_IGN);
+    sigint_lang = NULL;
     if (!s->exec_started && s->pipe_exec) zmq_close(s->pipe_exec);
     else if (s->pipe_exec) zmq_close(s->pipe_exec); /* the executor has ended */
     s->pipe_exec = NULL;
@@ -604,7 +607,7 @@ out:
     zmq_ctx_shutdown(s->ctx); /* ends the heartbeat thread's blocking recv */
     if (s->hb_started) pthread_join(s->hb_thread, NULL);
     zmq_ctx_term(s->ctx); /* waits (up to the linger) for queued replies */
-    if (s->ks.engine) engine_free(s->ks.engine);
+    if (s->session_started) lang->session_end(lang->ctx);
     history_free(s->ks.history);
     replay_free(s->replay);
     wire_free(&s->wire);
@@ -619,5 +622,17 @@ out:
     pthread_mutex_destroy(&s->mu);
     pthread_cond_destroy(&s->cv);
     free(s);
+    return status;
+}
+
+int server_run(const char *connection_file, const language_t *lang) {
+    connection_t conn;
+    char why[512];
+    if (connection_load(connection_file, &conn, why, sizeof why) != 0) {
+        log_msg("bad connection file: %s", why);
+        return 1;
+    }
+    int status = server_main(&conn, lang);
+    connection_free(&conn);
     return status;
 }

@@ -3,11 +3,13 @@
 bundle): `make test` and `make test-gpu` use pytest (conftest.py) where there
 is one, this otherwise. The same tests, the same marks, the same last line.
 
-    python tests/run.py [--gpu] --kernel PATH --plain-kernel PATH [-k SUBSTRING] [UNIT_BINARY...]
+    python tests/run.py [--gpu] --kernel PATH --plain-kernel PATH [--mock-kernel PATH] [-k SUBSTRING]
+                        [UNIT_BINARY | TEST_DIR | TEST_FILE.py ...]
 
 Runs each C unit-test binary (its last line: "N passed, N failed, N skipped";
 a crash, or a non-zero exit without that line, is one failure), then every
-test_* function of tests/**/test_*.py (tests/unit excluded): plain functions
+test_* function of tests/**/test_*.py (tests/unit excluded; or of the test
+folders and files named, as pytest takes paths): plain functions
 with asserts. Functions marked @needs_gpu are skipped without
 --gpu. Prints one line per test and, last, "N passed, N failed, N skipped".
 """
@@ -72,9 +74,12 @@ def run_units(binaries, flt, totals, failures):
             failures.append((name, out[-8000:]))
 
 
-def discover(flt):
+def discover(flt, paths=()):
     files = sorted(glob.glob(os.path.join(HERE, "**", "test_*.py"), recursive=True))
     files = [f for f in files if os.sep + "unit" + os.sep not in f[len(HERE):]]
+    if paths:
+        wanted = [os.path.abspath(p) for p in paths]
+        files = [f for f in files if any(f == w or f.startswith(w.rstrip(os.sep) + os.sep) for w in wanted)]
     tests = []
     for path in files:
         rel = os.path.relpath(path, HERE)
@@ -104,18 +109,26 @@ def main():
     ap.add_argument("--kernel", default="build/asan/icuda", help="the kernel under test")
     ap.add_argument("--plain-kernel", default="build/icuda",
                     help="the kernel without sanitizers (install and timing tests)")
+    ap.add_argument("--mock-kernel", default="build/icuda-mock",
+                    help="the protocol layer over the mock language (the protocol's tests)")
     ap.add_argument("-k", dest="filter", default=None, help="run only tests whose name has this")
-    ap.add_argument("units", nargs="*", help="C unit-test binaries")
+    ap.add_argument("units", nargs="*",
+                    help="C unit-test binaries, or test folders and files (only those tests run)")
     args = ap.parse_args()
 
+    paths = [u for u in args.units if os.path.isdir(u) or u.endswith(".py")]
+    args.units = [os.path.abspath(u) for u in args.units if u not in paths]
+    paths = [os.path.abspath(p) for p in paths]
     os.chdir(ROOT)
     os.environ["ICUDA_TEST_KERNEL"] = os.path.abspath(args.kernel)
     os.environ["ICUDA_TEST_PLAIN_KERNEL"] = os.path.abspath(args.plain_kernel)
+    os.environ["ICUDA_TEST_MOCK_KERNEL"] = os.path.abspath(args.mock_kernel)
     os.environ["ICUDA_TEST_GPU"] = "1" if args.gpu else "0"
     sys.path.insert(0, HERE)
     import support
     support.KERNEL = os.path.abspath(args.kernel)
     support.PLAIN_KERNEL = os.path.abspath(args.plain_kernel)
+    support.MOCK_KERNEL = os.path.abspath(args.mock_kernel)
     support.GPU = args.gpu
 
     totals = [0, 0, 0]
@@ -123,7 +136,7 @@ def main():
     run_units(args.units, args.filter, totals, failures)
 
     signal.signal(signal.SIGALRM, on_alarm)
-    for name, fn, import_error in discover(args.filter):
+    for name, fn, import_error in discover(args.filter, paths):
         if fn is None and args.gpu and "ModuleNotFoundError" in import_error:
             # the GPU machine's bundle brings no numpy, nbconvert, ...: those
             # tests are CI's, where requirements.txt installs them

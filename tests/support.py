@@ -322,3 +322,15 @@ def err(k, code):
     c = reply["content"]
     assert c["status"] == "error", c
     return c["ename"], c["evalue"]
+
+
+# -- the mock kernel: the protocol layer over a mock language, no CUDA --
+
+# conftest.py or tests/run.py sets it (--mock-kernel), as KERNEL
+MOCK_KERNEL = os.environ.get("ICUDA_TEST_MOCK_KERNEL", "build/icuda-mock")
+
+
+def mock_kernel(env=None, check=True, **km_options):
+    """kernel() of MOCK_KERNEL: kernel/ over the mock language of
+    tests/mock/mock_language.c (its commands are listed there)."""
+    return kernel(MOCK_KERNEL, env, check, **km_options)

@@ -76,6 +76,11 @@ static void capped_display(void *ctx, json_t *data, json_t *metadata, bool is_re
     if (c->inner->display) c->inner->display(c->inner->ctx, data, metadata, is_result);
 }
 
+static void capped_display_as(void *ctx, const char *display_id, bool update, json_t *data, json_t *metadata) {
+    io_cap_t *c = ctx;
+    c->inner->display_as(c->inner->ctx, display_id, update, data, metadata);
+}
+
 static void capped_page(void *ctx, json_t *data) {
     io_cap_t *c = ctx;
     c->inner->page(c->inner->ctx, data);
@@ -95,5 +100,6 @@ const cell_io_t *io_cap(io_cap_t *c, const cell_io_t *inner) {
     c->io.stream = capped_stream;
     c->io.display = capped_display;
     c->io.page = inner->page ? capped_page : NULL; /* help is not output: the pager is never capped */
+    c->io.display_as = inner->display_as ? capped_display_as : NULL;
     return &c->io;
 }

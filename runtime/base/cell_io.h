@@ -21,6 +21,10 @@ typedef struct cell_io {
     /* Help for the pager (the execute_reply's "page" payload): a MIME
      * bundle, borrowed. NULL: io_page prints its text/plain instead. */
     void (*page)(void *ctx, json_t *data);
+    /* A display that later ones replace (progress lines): shown under
+     * display_id (update false), then replaced by each update (true).
+     * References are borrowed. NULL: such displays are not shown. */
+    void (*display_as)(void *ctx, const char *display_id, bool update, json_t *data, json_t *metadata);
 } cell_io_t;
 
 /* An error reply's fields. Filled by the engine on failure; freed with

@@ -1,3 +1,5 @@
+/* Progress lines (progress.h): shown by a timer thread or by the caller's
+ * updates, through cell_io_t's display_as. */
 #include "progress.h"
 
 #include "xalloc.h"
@@ -31,12 +33,10 @@ double progress_elapsed(const progress_t *p) {
 }
 
 static void send(progress_t *p, const char *text, bool update) {
-    if (!p->io || !p->io->display) return;
+    if (!p->io || !p->io->display_as) return;
     json_t *data = json_pack("{s:s}", "text/plain", text);
-    json_t *md = json_pack("{s:s, s:b}", PROGRESS_ID_KEY, p->id, PROGRESS_UPDATE_KEY, update);
-    if (data && md) p->io->display(p->io->ctx, data, md, false);
+    if (data) p->io->display_as(p->io->ctx, p->id, update, data, NULL);
     json_decref(data);
-    json_decref(md);
 }
 
 static void *waiter(void *arg) {
@@ -78,7 +78,7 @@ progress_t *progress_start(const cell_io_t *io, bool timer, const char *fmt, ...
     p->delay_ms = delay_ms();
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->cv, NULL);
-    p->timer = timer && io && io->display && pthread_create(&p->th, NULL, waiter, p) == 0;
+    p->timer = timer && io && io->display_as && pthread_create(&p->th, NULL, waiter, p) == 0;
     return p;
 }
 

@@ -2,7 +2,8 @@
  * display_data with a display_id (transient), then update_display_data to
  * the same id, instead of silence. Nothing is shown for work that ends
  * before the delay (ICUDA_PROGRESS_MS, default 500 ms), so fast cells stay
- * as they were.
+ * as they were. The line goes out through the io's display_as (cell_io.h),
+ * under a display id unique in the process.
  *
  * Two ways to use it:
  * - progress_start(io, ..., true) around one blocking call that writes no
@@ -28,10 +29,5 @@ void progress_update(progress_t *p, const char *fmt, ...) __attribute__((format(
 void progress_done(progress_t *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Seconds since progress_start. */
 double progress_elapsed(const progress_t *p);
-
-/* The metadata keys that carry a display id to the protocol layer, which
- * moves them into the message's transient field (kernel/handlers.c). */
-#define PROGRESS_ID_KEY "icuda/display_id"
-#define PROGRESS_UPDATE_KEY "icuda/update"
 
 #endif

@@ -81,7 +81,7 @@ void engine_warm_up(engine_t *e) {
 
 static void null_stream(void *ctx, const char *name, const char *text, size_t len) {}
 static void null_display(void *ctx, json_t *data, json_t *md, bool is_result) {}
-static const cell_io_t silent_io = {NULL, null_stream, null_display, NULL};
+static const cell_io_t silent_io = {NULL, null_stream, null_display, NULL, NULL};
 
 static bool is_host_side(const cell_item_t *it) { return it->kind == ITEM_HOST || it->kind == ITEM_BOTH; }
 

@@ -1,9 +1,7 @@
 """What JupyterLab, Notebook and the console ask of the kernel beside running
-cells: inspection (Shift-Tab, NAME?), completion (Tab), the pager's page
-payload, and history across restarts."""
-import json
-import os
-
+cells, as the real kernel answers it: inspection (Shift-Tab, NAME?),
+completion (Tab) and the pager's page payload. History across restarts is
+the protocol's (test_kernel_info.py)."""
 import support
 from support import kernel, needs_gpu
 
@@ -140,37 +138,6 @@ def test_help_in_the_pager():
         assert "not found" in support.help_of(k, "nothing_like_it?")
         c = k.execute("%help nosuchmagic")[0]["content"]
         assert c["status"] == "error" and c["ename"] == "UsageError"
-
-
-def test_history_output_pairs_search_and_restart():
-    with kernel() as k:
-        ok(k, "int a = 20;")
-        ok(k, "a + 1")
-        ok(k, "a + 2")
-        ok(k, "a + 1")
-        r = k.request("history_request", {"hist_access_type": "tail", "n": 10, "output": True, "raw": True})
-        h = r["content"]["history"]
-        assert [e[1] for e in h] == [1, 2, 3, 4], h
-        assert h[0][2] == ["int a = 20;", None] and h[1][2] == ["a + 1", "(int) 21"], h
-        r = k.request("history_request", {"hist_access_type": "search", "pattern": "a + ?", "unique": True,
-                                          "output": False, "raw": False})
-        assert [(e[1], e[2]) for e in r["content"]["history"]] == [(3, "a + 2"), (4, "a + 1")]
-        session = h[0][0]
-        k.km.restart_kernel(now=False)
-        k.kc.wait_for_ready(timeout=60)
-        ok(k, "int b = 1;")
-        r = k.request("history_request", {"hist_access_type": "tail", "n": 2, "output": False, "raw": True})
-        h = r["content"]["history"]
-        assert h == [[session, 4, "a + 1"], [session + 1, 1, "int b = 1;"]], h
-        r = k.request("history_request", {"hist_access_type": "range", "session": -1, "start": 2, "stop": 4,
-                                          "output": True, "raw": True})
-        assert [e[2] for e in r["content"]["history"]] == [["a + 1", "(int) 21"], ["a + 2", "(int) 22"]]
-        path = os.path.join(k.data_dir, "history.jsonl")
-        with open(path) as f:
-            lines = [json.loads(x) for x in f]
-        assert len(lines) == 5 and lines[-1]["session"] == session + 1
-        r = k.request("history_request", {"hist_access_type": "tail", "output": "yes"})
-        assert r["content"]["status"] == "error"
 
 
 @needs_gpu

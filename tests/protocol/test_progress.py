@@ -1,11 +1,12 @@
-"""Progress of long work (issue 15): a compile, a %%program build and a
-%timeit that last longer than ICUDA_PROGRESS_MS show one display_data with a
-display_id, then update_display_data to the same id, as Jupyter front ends
-expect; fast work shows nothing. The delay is 0 here so that a quick compile
-counts as long."""
+"""Progress of long work: a compile, a %%program build and a %timeit that
+last longer than ICUDA_PROGRESS_MS show one display_data with a display_id,
+then update_display_data to the same id, as Jupyter front ends expect; fast
+work shows nothing. The delay is 0 here so that a quick compile counts as
+long. How a display id travels (the language's display with an id and an
+update flag, the message's transient field) is checked on the mock kernel."""
 import uuid
 
-from support import kernel
+from support import kernel, mock_kernel
 
 
 def progress_of(msgs):
@@ -24,6 +25,22 @@ def check_lines(msgs, first, last):
     for m in lines:  # the id travels in transient only
         assert not any(k.startswith("icuda/") for k in m["content"]["metadata"]), m["content"]
     return ids.pop()
+
+
+def test_a_display_id_travels_in_transient():
+    with mock_kernel() as k:
+        reply, msgs = k.execute("display plain\nprogress 2\nprogress 1")
+        assert reply["content"]["status"] == "ok"
+        shown = [(m["msg_type"], m["content"]["transient"], m["content"]["data"]["text/plain"])
+                 for m in progress_of(msgs)]
+        assert shown[0] == ("display_data", {}, "plain"), shown
+        lines = progress_of(msgs)[1:]
+        a = check_lines(lines[:3], "0 of 2 done", "2 of 2 done")
+        b = check_lines(lines[3:], "0 of 1 done", "1 of 1 done")
+        assert a != b
+        # silent: nothing, ids or not
+        reply, msgs = k.execute("progress 2", silent=True)
+        assert progress_of(msgs) == []
 
 
 def test_progress_of_a_compile_and_a_timeit():

@@ -1,39 +1,36 @@
-"""Signatures, replays and malformed input: dropped or answered with an
-error, never run, never a crash."""
+"""Signatures, replays and malformed input, on the mock kernel (tests/mock):
+dropped or answered with an error, never run, never a crash."""
 import json
-import time
+import os
+import sys
 
-from support import Raw, alive_and_answering, kernel, types_of
+from support import Raw, alive_and_answering, mock_kernel
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from protocol_tools import next_answers_probe  # noqa: E402
 
 
 def test_bad_signature_is_dropped():
-    with kernel() as k:
+    with mock_kernel() as k:
         raw = Raw(k)
         try:
-            frames, msg = raw.frames("execute_request", {"code": "__global__ void k() {}",
-                                                         "silent": False})
+            frames, msg = raw.frames("execute_request", {"code": "print forged", "silent": False})
             frames[1] = b"0" * 64
             raw.send(frames)
-            assert raw.recv(timeout=1.5) is None, "a message with a bad signature was answered"
             frames, msg = raw.frames("kernel_info_request")
             frames[1] = b""
             raw.send(frames)
-            assert raw.recv(timeout=1.0) is None
-            # the next good message is answered
-            frames, msg = raw.frames("kernel_info_request")
-            raw.send(frames)
-            r = raw.recv(timeout=10)
-            assert r and r["parent_header"]["msg_id"] == msg["header"]["msg_id"]
+            assert next_answers_probe(raw), "a message with a bad signature was answered"
         finally:
             raw.close()
         # nothing ran: the first counted cell is still number 1
-        reply, _ = k.execute("__global__ void k(int *p) { p[0] = 1; }")
+        reply, _ = k.execute("print real")
         assert reply["content"]["execution_count"] == 1
         assert "signature does not verify" in k.stderr_text()
 
 
 def test_replayed_message_is_answered_once():
-    with kernel() as k:
+    with mock_kernel() as k:
         raw = Raw(k)
         try:
             frames, msg = raw.frames("kernel_info_request")
@@ -41,23 +38,23 @@ def test_replayed_message_is_answered_once():
             r = raw.recv(timeout=10)
             assert r and r["parent_header"]["msg_id"] == msg["header"]["msg_id"]
             raw.send(frames)
-            assert raw.recv(timeout=1.5) is None, "a replayed message was answered"
+            assert next_answers_probe(raw), "a replayed message was answered"
             # an execute replayed does not run twice
-            frames, msg = raw.frames("execute_request", {"code": "__global__ void k() {}"})
+            frames, msg = raw.frames("execute_request", {"code": "print once"})
             raw.send(frames)
-            r = raw.recv(timeout=60)
+            r = raw.recv(timeout=10)
             assert r["content"]["execution_count"] == 1
             raw.send(frames)
-            assert raw.recv(timeout=1.5) is None
+            assert next_answers_probe(raw), "a replayed execute_request was answered"
         finally:
             raw.close()
-        reply, _ = k.execute("__global__ void k(int *p) { p[0] = 1; }")
+        reply, _ = k.execute("print twice")
         assert reply["content"]["execution_count"] == 2
         assert "replayed" in k.stderr_text()
 
 
 def test_malformed_frames_are_dropped():
-    with kernel() as k:
+    with mock_kernel() as k:
         raw = Raw(k)
         try:
             good, _ = raw.frames("kernel_info_request")
@@ -68,14 +65,14 @@ def test_malformed_frames_are_dropped():
                            [b""],
                            [b"x"] * 3000):                # too many frames
                 raw.send(frames)
-            assert raw.recv(timeout=1.5) is None
+            assert next_answers_probe(raw), "a malformed message was answered"
         finally:
             raw.close()
         alive_and_answering(k)
 
 
 def test_bad_json_and_headers():
-    with kernel() as k:
+    with mock_kernel() as k:
         raw = Raw(k)
         try:
             # signed, but the header is not JSON / not an object / has no msg_type:
@@ -84,7 +81,7 @@ def test_bad_json_and_headers():
                            b'{"msg_type": 7, "msg_id": "a", "session": "s"}',
                            b"\xff\xfe", b'"just a string"'):
                 raw.send(raw.sign(header))
-            assert raw.recv(timeout=1.5) is None
+            assert next_answers_probe(raw), "a message without a readable header was answered"
             # a request we can identify gets an error reply
             h = {"msg_id": "m-bad-content", "session": "s", "username": "u",
                  "msg_type": "kernel_info_request", "version": "5.3", "date": ""}
@@ -124,22 +121,24 @@ def test_bad_json_and_headers():
 
 
 def test_huge_frame_is_refused():
-    with kernel() as k:
+    with mock_kernel() as k:
         raw = Raw(k)
         try:
             frames, _ = raw.frames("kernel_info_request")
             frames[-1] = b"{" + b" " * (65 << 20) + b"}"  # over the 64 MiB cap
             raw.send(frames)
-            assert raw.recv(timeout=2) is None
+            # the kernel drops the peer that sent it: nothing can come back
+            # on this connection, so another one checks that the kernel lives
+            assert raw.recv(timeout=0.3) is None
         finally:
             raw.close()
         alive_and_answering(k)
 
 
 def test_control_requests_on_control_and_bad_content_types():
-    with kernel() as k:
-        # engine requests are shell-only
-        r = k.request("execute_request", {"code": "x"}, channel="control")
+    with mock_kernel() as k:
+        # requests that use the language are shell-only
+        r = k.request("execute_request", {"code": "print x"}, channel="control")
         assert r["content"]["status"] == "error"
         for t, content in (("complete_request", {"code": 1}),
                            ("inspect_request", {"code": "x", "detail_level": "high"}),

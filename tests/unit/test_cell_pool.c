@@ -21,7 +21,7 @@
 
 static interp_t *in;
 static out_t out;
-static cell_io_t io = {&out, io_stream, NULL, NULL};
+static cell_io_t io = {&out, io_stream, NULL, NULL, NULL};
 static char ename[64], evalue[1024];
 
 static const char *run(const char *code) {

@@ -260,7 +260,7 @@ static int fake_call(void *ctx, const char *name, const interp_arg_t *args, int 
 }
 
 static int run_cell(interp_t *in, const char *src, char *ename, size_t en) {
-    cell_io_t io = {NULL, out_stream, out_display, NULL};
+    cell_io_t io = {NULL, out_stream, out_display, NULL, NULL};
     cell_error_t err = {0};
     json_t *value = NULL;
     int r = interp_run(in, src, "In [1]", &io, &value, &err);

@@ -33,7 +33,7 @@ static void io_stream(void *ctx, const char *name, const char *text, size_t len)
     }
 }
 static void io_display(void *ctx, json_t *data, json_t *md, bool res) {}
-static const cell_io_t io = {NULL, io_stream, io_display, NULL};
+static const cell_io_t io = {NULL, io_stream, io_display, NULL, NULL};
 
 static int fetch(void *ctx, uint64_t addr, void *host, uint64_t n, char *msg, size_t ml) {
     fetches++;

@@ -111,7 +111,7 @@ static void run_case(tcase_t *t) {
     expect_failure = is_xfail(t->title);
     interp_t *in = interp_new();
     io_ctx_t ctx = {0};
-    cell_io_t io = {&ctx, io_stream, io_display, NULL};
+    cell_io_t io = {&ctx, io_stream, io_display, NULL, NULL};
     bool want_err = t->has[SEC_ERROR];
     bool ok = true;
     json_t *value = NULL;

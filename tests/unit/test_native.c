@@ -46,7 +46,7 @@ static char *run_cells(const char *cells, int mode, long *entries) {
     native_set_mode(in, mode);
     native_set_sync(in, g_sync);
     out_t o = {0};
-    cell_io_t io = {&o, io_stream, NULL, NULL};
+    cell_io_t io = {&o, io_stream, NULL, NULL, NULL};
     char *all = strdup(cells), *save = NULL;
     for (char *c = strtok_r(all, "\x01", &save); c; c = strtok_r(NULL, "\x01", &save)) {
         cell_error_t err = {0};
@@ -443,7 +443,7 @@ static void test_loaded_code_is_bounded(void) {
     native_set_sync(in, true);
     unsigned salt = ((unsigned)getpid() * 2654435761u ^ (unsigned)time(NULL)) % 100000; /* no cached code */
     out_t o = {0};
-    cell_io_t io = {&o, io_stream, NULL, NULL};
+    cell_io_t io = {&o, io_stream, NULL, NULL, NULL};
     bool right = true;
     for (unsigned r = 0; r < 7; r++) {
         char cell[200];

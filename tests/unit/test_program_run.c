@@ -59,7 +59,7 @@ int main(void) {
 
     /* streamed, each to its own name */
     sink_t s = {0};
-    cell_io_t io = {&s, on_stream, NULL, NULL};
+    cell_io_t io = {&s, on_stream, NULL, NULL, NULL};
     proc_opts_t str = {.io = &io};
     CHECK(sh("printf partial; echo oops >&2; echo ' line'", &str, &r) == 0);
     CHECK(r.exited && r.exit_status == 0 && r.output == NULL);

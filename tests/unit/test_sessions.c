@@ -22,7 +22,7 @@ typedef struct { interp_t *in; out_t out; cell_io_t io; char ename[64], evalue[5
 static void sess_init(sess_t *s) {
     memset(s, 0, sizeof *s);
     s->in = interp_new();
-    s->io = (cell_io_t){&s->out, io_stream, NULL, NULL};
+    s->io = (cell_io_t){&s->out, io_stream, NULL, NULL, NULL};
 }
 
 /* Runs a cell; returns what it printed (valid until the next run), and

@@ -5,11 +5,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "connection.h"
+#include "cuda_language.h"
 #include "install.h"
-#include "log.h"
+#include "kernel/server.h"
 #include "runtime/device/nvrtc_compile.h"
-#include "server.h"
 
 static void usage(FILE *out) {
     fprintf(out,
@@ -81,14 +80,9 @@ int main(int argc, char **argv) {
         usage(stderr);
         return 2;
     }
-    connection_t conn;
-    char why[512];
-    if (connection_load(conn_file, &conn, why, sizeof why) != 0) {
-        log_msg("bad connection file: %s", why);
-        return 1;
-    }
-    int status = server_main(&conn);
-    connection_free(&conn);
+    language_t *lang = cuda_language_new();
+    int status = server_run(conn_file, lang);
+    cuda_language_free(lang);
     if (nvrtc_compile_busy()) { /* an abandoned compile: skip NVRTC's exit handlers */
         fflush(NULL);
         _exit(status);
