@@ -103,7 +103,7 @@ build/asan/icuda: build/asan/obj/app/icuda_main.o $(ASAN_OBJ)
 # The protocol layer (kernel/) over the mock language of tests/mock/, with
 # sanitizers: what tests/protocol runs the protocol's tests against. It links
 # nothing of the runtime but its UTF-8 helpers: no NVRTC, CUDA or GPU.
-MOCK_SRC := $(sort $(shell find kernel -name '*.c')) runtime/base/utf8.c $(wildcard tests/mock/*.c)
+MOCK_SRC := $(sort $(shell find kernel -name '*.c')) runtime/base/utf8.c runtime/base/xalloc.c $(wildcard tests/mock/*.c)
 MOCK_OBJ := $(MOCK_SRC:%.c=build/asan/obj/%.o)
 build/icuda-mock: $(MOCK_OBJ)
 	$(CC) -pthread -fsanitize=address,undefined $^ $(PKGS_LIBS) -o $@
