@@ -9,6 +9,7 @@
 struct interp;
 struct cuda_session;
 struct measure_state;
+struct native_session;
 
 /* What a magic gets: handles to the parts of the session it may use, the
  * cell's output and name, and the engine's services as callbacks (the
@@ -17,6 +18,7 @@ typedef struct magic_ctx {
     device_session_t *dev;
     struct interp *interp;
     struct cuda_session *cuda;
+    struct native_session *native; /* native C++ cells (%%cxx, %rerun) */
     /* the magics' own state in the session (%timeit's peaks and
      * measurements: measure.h), made on first use, freed by magics_session_free */
     struct measure_state **measure;
@@ -80,5 +82,6 @@ extern const magic_t magic_lsmagic, magic_help, magic_nvrtc, magic_ptx, magic_he
 extern const magic_t magic_plot, magic_hist, magic_heap, magic_free, magic_reset, magic_save, magic_load, magic_env,
     magic_time;
 extern const magic_t magic_host_tier, magic_host; /* magics/host_tier.c */
+extern const magic_t magic_cxx, magic_rerun;      /* magics/cxx.c */
 
 #endif

@@ -304,14 +304,19 @@ static bool session_header(device_session_t *ds, const char *name) {
     return false;
 }
 
+bool device_include_refused(device_session_t *ds, const cell_item_t *it) {
+    if (!it->is_include || !it->name[0] || it->in_conditional) return false;
+    if (it->include_route != INC_UNKNOWN && it->include_route != INC_HOST_LIBRARY) return false;
+    if (session_header(ds, it->name)) return false;
+    if (it->include_route == INC_UNKNOWN && toolkit_has(it->name)) return false; /* a device header NVRTC may take */
+    return true;
+}
+
 int device_check_includes(device_session_t *ds, const char *code, const cell_split_t *sp, const char *cell,
                           cell_error_t *err) {
     for (size_t i = 0; i < sp->n; i++) {
         const cell_item_t *it = &sp->items[i];
-        if (!it->is_include || !it->name[0] || it->in_conditional) continue;
-        if (it->include_route != INC_UNKNOWN && it->include_route != INC_HOST_LIBRARY) continue;
-        if (session_header(ds, it->name)) continue;
-        if (it->include_route == INC_UNKNOWN && toolkit_has(it->name)) continue; /* a device header NVRTC may take */
+        if (!device_include_refused(ds, it)) continue;
         char spelled[104];
         snprintf(spelled, sizeof spelled, it->include_angle ? "<%s>" : "\"%s\"", it->name);
         const char *why = it->include_route == INC_HOST_LIBRARY

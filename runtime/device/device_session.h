@@ -69,6 +69,11 @@ int device_compile_cell(device_session_t *ds, const char *code, const cell_split
 /* Checks the cell's #includes before anything of it runs: a header that is
  * neither the host's nor the device's (include_routes.h), nor a %%header
  * file, nor in the toolkit is an UnsupportedError naming it. 0 or -1. */
+/* Whether the header an #include item names is one neither host cells nor
+ * device cells take (not the interpreter's, not a %%header file, not in the
+ * toolkit for NVRTC, or a host library of the toolkit): what only a whole
+ * compiler (nvcc) takes. */
+bool device_include_refused(device_session_t *ds, const cell_item_t *it);
 int device_check_includes(device_session_t *ds, const char *code, const cell_split_t *sp, const char *cell_name,
                           cell_error_t *err);
 

@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "assist.h"
+#include "native_route.h"
+#include "runtime/native/native_cell.h"
 #include "runtime/cuda/cuda_session.h"
 #include "runtime/device/device_lines.h"
 #include "runtime/device/gpu_arch.h"
@@ -38,6 +40,9 @@ engine_t *engine_new(const engine_config_t *cfg) {
     e->interp = interp_new();
     device_session_init(&e->dev, cache, e->interp);
     e->cuda = cuda_session_new(e->interp, &e->dev);
+    native_session_init(&e->native);
+    native_ctx_t nx = {&e->native, &e->dev, e->cuda};
+    native_cell_attach(&nx);
     return e;
 }
 
@@ -46,6 +51,7 @@ void engine_free(engine_t *e) {
     device_session_free(&e->dev);
     magics_session_free(e->measure);
     cuda_session_free(e->cuda);
+    native_session_free(&e->native);
     interp_free(e->interp);
     free(e);
 }
@@ -152,6 +158,29 @@ static void device_only_operators(cell_split_t *sp, const cell_io_t *io) {
     }
 }
 
+/* A cell that runs as native C++ (native_route.h), after the magics
+ * before its first item ran: they are blanked (lines kept), and none may
+ * come later. */
+static int run_native(magic_ctx_t *mc, const char *code, const cell_split_t *sp, size_t first, const char *why,
+                      cell_error_t *err) {
+    engine_t *e = mc->engine;
+    for (size_t k = first; k < sp->n; k++)
+        if (sp->items[k].kind == ITEM_MAGIC) {
+            cell_error_set(err, "UsageError", NULL, "%s runs as native C++ (%s), which holds C++ only: the magic on "
+                           "line %d goes in a cell of its own", mc->cell_name, why, sp->items[k].first_line);
+            return -1;
+        }
+    io_printf(mc->io, "stderr", "icuda: %s runs as native C++ (nvcc, in the GPU worker): %s\n", mc->cell_name, why);
+    char *body = xstrdup(code);
+    for (size_t k = 0; k < first; k++)
+        for (size_t c = sp->items[k].start; c < sp->items[k].end && body[c]; c++)
+            if (body[c] != '\n') body[c] = ' ';
+    native_ctx_t nx = {&e->native, &e->dev, e->cuda};
+    int rc = native_cell_run(&nx, body, mc->cell_name, NULL, 0, mc->io, err);
+    free(body);
+    return rc;
+}
+
 /* A cell's code after its magic line, if any: device items compile, then
  * host items run in order, a magic between them where it stands. */
 static int run_code(magic_ctx_t *mc, const char *code_in, cell_error_t *err) {
@@ -174,6 +203,13 @@ static int run_code(magic_ctx_t *mc, const char *code_in, cell_error_t *err) {
     /* Magics before the first code item run first (e.g. %nvrtc for this cell). */
     size_t i = 0;
     for (; i < sp.n && sp.items[i].kind == ITEM_MAGIC && rc == 0; i++) rc = run_magic_item(mc, code, &sp.items[i], err);
+    char why[300];
+    if (rc == 0 && engine_native_route(e, &e->native, code, &sp, why, sizeof why)) {
+        rc = run_native(mc, code_in, &sp, i, why, err);
+        split_free(&sp);
+        free(code);
+        return rc;
+    }
     char *dev_code = rc == 0 && decided ? device_conditionals(&e->dev, code_in, mc->cell_name, err) : NULL;
     if (decided && !dev_code) rc = -1;
     if (dev_code) {
@@ -217,6 +253,7 @@ int engine_execute(engine_t *e, const char *code, int execution_count, bool sile
         .dev = &e->dev,
         .interp = e->interp,
         .cuda = e->cuda,
+        .native = &e->native,
         .measure = &e->measure,
         .io = io,
         .cell_name = cell,

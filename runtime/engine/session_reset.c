@@ -9,4 +9,5 @@ void session_reset(engine_t *e) {
     device_session_forget(&e->dev);
     cuda_session_reset(e->cuda);
     interp_reset(e->interp);
+    native_session_forget(&e->native);
 }

@@ -1,0 +1,127 @@
+/* Which cells run as native C++ (native_route.h): decided before anything
+ * of a cell compiles or runs, from what the cell includes, the names it
+ * uses and the C++ the interpreter does not take. */
+#include "native_route.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "runtime/native/native_items.h"
+#include "session.h"
+
+static bool ident_char(char c) { return isalnum((unsigned char)c) || c == '_'; }
+
+/* The next token of s at *p (an identifier, or one character), comments,
+ * strings and white space skipped; false at the end. */
+static bool token(const char *s, size_t end, size_t *p, size_t *a, size_t *n) {
+    size_t i = *p;
+    for (;;) {
+        while (i < end && isspace((unsigned char)s[i])) i++;
+        if (i + 1 < end && s[i] == '/' && s[i + 1] == '/') {
+            while (i < end && s[i] != '\n') i++;
+            continue;
+        }
+        if (i + 1 < end && s[i] == '/' && s[i + 1] == '*') {
+            i += 2;
+            while (i + 1 < end && !(s[i] == '*' && s[i + 1] == '/')) i++;
+            i += 2;
+            continue;
+        }
+        break;
+    }
+    if (i >= end) return false;
+    *a = i;
+    if (s[i] == '"' || s[i] == '\'') {
+        char q = s[i++];
+        while (i < end && s[i] != q) i += s[i] == '\\' ? 2 : 1;
+        i++;
+    } else if (ident_char(s[i])) {
+        while (i < end && ident_char(s[i])) i++;
+    } else {
+        i++;
+    }
+    if (i > end) i = end;
+    *n = i - *a;
+    *p = i;
+    return true;
+}
+
+static bool tok_is(const char *s, size_t a, size_t n, const char *w) { return n == strlen(w) && !memcmp(s + a, w, n); }
+
+/* C++ that host cells refuse, in one host item: what it is, or NULL. */
+static const char *refused_cxx(const char *s, const cell_item_t *it) {
+    static const struct {
+        const char *word, *what;
+    } words[] = {{"try", "exceptions"}, {"catch", "exceptions"}, {"throw", "exceptions"},
+                 {"virtual", "virtual functions"}, {"dynamic_cast", "dynamic_cast"}, {"friend", "friend declarations"},
+                 {"decltype", "decltype"}, {"operator", "operator overloading"}};
+    size_t p = it->start, a, n, pa = 0, pn = 0;
+    bool first = true, after_class = false, in_template = false;
+    int angle = 0;
+    while (token(s, it->end, &p, &a, &n)) {
+        for (size_t w = 0; w < sizeof words / sizeof words[0]; w++)
+            if (tok_is(s, a, n, words[w].word)) return words[w].what;
+        if (tok_is(s, a, n, "thrust") || (tok_is(s, a, n, "cub") && strstr(s + a, "::Device") == s + a + 3))
+            return tok_is(s, a, n, "thrust") ? "Thrust" : "CUB's device-wide algorithms";
+        if (first && tok_is(s, a, n, "template")) in_template = true;
+        if (in_template && angle == 0 && pn && (tok_is(s, a, n, "class") || tok_is(s, a, n, "struct")) &&
+            tok_is(s, pa, pn, ">"))
+            return "class templates";
+        if (tok_is(s, a, n, "<")) angle++;
+        if (tok_is(s, a, n, ">") && angle > 0) angle--;
+        if (tok_is(s, a, n, "class") || tok_is(s, a, n, "struct")) after_class = true;
+        else if (after_class && tok_is(s, a, n, ":") && !(p < it->end && s[p] == ':') &&
+                 !(pn == 1 && s[pa] == ':'))
+            return "inheritance";
+        else if (tok_is(s, a, n, "{") || tok_is(s, a, n, ";")) after_class = false;
+        /* a lambda: '[' where an expression starts, then ']' and '(' or '{' */
+        if (tok_is(s, a, n, "[") && (!pn || strchr("=(,{;:", s[pa]) || tok_is(s, pa, pn, "return")) &&
+            !(p < it->end && s[p] == '[')) {
+            size_t q = p, qa, qn;
+            int depth = 1;
+            while (depth && token(s, it->end, &q, &qa, &qn)) {
+                if (tok_is(s, qa, qn, "[")) depth++;
+                if (tok_is(s, qa, qn, "]")) depth--;
+            }
+            if (!depth && token(s, it->end, &q, &qa, &qn) &&
+                (tok_is(s, qa, qn, "(") || tok_is(s, qa, qn, "{") || tok_is(s, qa, qn, "mutable") ||
+                 tok_is(s, qa, qn, "__device__") || tok_is(s, qa, qn, "__host__")))
+                return "lambdas";
+        }
+        pa = a;
+        pn = n;
+        first = false;
+    }
+    return NULL;
+}
+
+bool engine_native_route(engine_t *e, const native_session_t *ns, const char *code, const cell_split_t *sp, char *why,
+                         size_t cap) {
+    for (size_t i = 0; i < sp->n; i++) {
+        const cell_item_t *it = &sp->items[i];
+        if (device_include_refused(&e->dev, it)) {
+            snprintf(why, cap, "it includes %c%s%c", it->include_angle ? '<' : '"', it->name,
+                     it->include_angle ? '>' : '"');
+            return true;
+        }
+    }
+    char **ids = native_identifiers(code);
+    for (char **p = ids; *p; p++)
+        if (native_session_defines(ns, *p) || native_session_global(ns, *p)) {
+            snprintf(why, cap, "it uses %s, which a native C++ cell defined", *p);
+            native_strv_free(ids);
+            return true;
+        }
+    native_strv_free(ids);
+    for (size_t i = 0; i < sp->n; i++) {
+        const cell_item_t *it = &sp->items[i];
+        if (it->kind != ITEM_HOST) continue;
+        const char *what = refused_cxx(code, it);
+        if (what) {
+            snprintf(why, cap, "host cells do not interpret %s (line %d)", what, it->first_line);
+            return true;
+        }
+    }
+    return false;
+}
