@@ -72,14 +72,16 @@ static int copy_file(const char *from, const char *to) {
     return rc;
 }
 
-/* The names the cell uses whose objects went with a worker that is gone. */
-static char *lost_names(const native_session_t *ns, int live, const char *code, char *cells, size_t cap) {
+/* The names the cell uses whose objects went with a worker that is gone
+ * (the ones it makes itself aside). */
+static char *lost_names(const native_session_t *ns, int live, const char *code, const native_items_t *items,
+                        char *cells, size_t cap) {
     char **ids = native_identifiers(code);
     strbuf_t b = {0};
     cells[0] = 0;
     for (char **p = ids; *p; p++) {
         const native_global_t *g = native_session_global(ns, *p);
-        if (!g || g->worker == live) continue;
+        if (!g || g->worker == live || native_items_define(items, *p)) continue;
         sb_printf(&b, "%s%s", b.len ? ", " : "", g->name);
         if (!strstr(cells, g->cell) && strlen(cells) + strlen(g->cell) + 3 < cap)
             snprintf(cells + strlen(cells), cap - strlen(cells), "%s%s", cells[0] ? " " : "", g->cell);
@@ -167,7 +169,7 @@ int native_cell_run(const native_ctx_t *x, const char *code, const char *cell, c
     int rc = 0;
     if (gc) {
         char cells[256];
-        char *lost = lost_names(ns, live, code, cells, sizeof cells);
+        char *lost = lost_names(ns, live, code, &items, cells, sizeof cells);
         if (lost) {
             cell_error_set(err, "NameError", NULL, "%s lived in the GPU worker that was replaced: run %s again first "
                            "(%%rerun %s), then this cell", lost, cells, cells);

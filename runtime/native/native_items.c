@@ -504,6 +504,7 @@ void native_items(const char *code, const cell_split_t *sp, native_items_t *out)
         it.end = ci->end;
         it.first_line = ci->first_line;
         classify(code, ci, &it);
+        if (it.kind == NI_STATEMENT) it.key[0] = 0; /* "x = 3;" defines nothing for later cells */
         VEC_PUSH(*out, it);
     }
 }
@@ -518,6 +519,20 @@ void native_items_free(native_items_t *items) {
         free(it->args);
     }
     VEC_FREE(*items);
+}
+
+bool native_items_define(const native_items_t *items, const char *name) {
+    for (size_t i = 0; i < items->n; i++)
+        for (int k = 0; k < items->v[i].nnames; k++)
+            if (!strcmp(items->v[i].names[k], name)) return true;
+    return false;
+}
+
+bool native_items_have_key(const native_items_t *items, const char *key) {
+    if (!key[0]) return false;
+    for (size_t i = 0; i < items->n; i++)
+        if (!strcmp(items->v[i].key, key)) return true;
+    return false;
 }
 
 char **native_identifiers(const char *text) {

@@ -45,6 +45,11 @@ typedef struct {
 void native_items(const char *code, const cell_split_t *sp, native_items_t *out);
 void native_items_free(native_items_t *it);
 
+/* Whether one of the items declares name (a variable, a kernel) or has the
+ * key key (NULL: not asked). */
+bool native_items_define(const native_items_t *it, const char *name);
+bool native_items_have_key(const native_items_t *it, const char *key);
+
 /* The identifiers a text uses (outside comments, strings and after '.' or
  * '->'), each once, in a malloc'd NULL-terminated array: what a cell may
  * reach of the session. */

@@ -91,11 +91,15 @@ static void ident_of(const char *key, char *out, size_t cap) {
     out[o] = 0;
 }
 
-/* The earlier cells' things, in their order. */
-static void prelude(const native_session_t *ns, int live, strbuf_t *b) {
+/* The earlier cells' things, in their order, but for what this cell
+ * defines again (its own definition stands; a cell run again is one). */
+static void prelude(const native_session_t *ns, int live, const native_items_t *items, strbuf_t *b) {
     int k = 0;
     for (size_t i = 0; i < ns->prelude.n; i++, k++) {
         const native_entry_t *e = &ns->prelude.v[i];
+        /* #lines stay: a cell that includes a header again needs it before
+         * the bindings below all the same */
+        if (e->kind != NI_PP && native_items_have_key(items, e->key)) continue;
         switch (e->kind) {
         case NI_PP:
         case NI_REPEAT:
@@ -119,7 +123,8 @@ static void prelude(const native_session_t *ns, int live, strbuf_t *b) {
         case NI_DEVICE_VAR:
             for (int n = 0; n < e->nnames; n++) {
                 const native_global_t *g = native_session_global(ns, e->names[n]);
-                if (!g || g->worker != live || !native_type_spellable(g->type)) continue;
+                if (!g || g->worker != live || !native_type_spellable(g->type) || native_items_define(items, g->name))
+                    continue;
                 char id[96];
                 ident_of(g->name, id, sizeof id);
                 sb_printf(b, "#line 1 \"<icuda>\"\nusing icuda_t_%s = %s;\n", id, g->type);
@@ -175,7 +180,7 @@ char *native_unit(const native_session_t *ns, int live, const char *code, const 
         sb_puts(&b, "\n#line 1 \"<device cells>\"\n");
         ns->links.device(ns->links.ctx, &b);
     }
-    prelude(ns, live, &b);
+    prelude(ns, live, items, &b);
     /* the interpreter's variables the cell names, that no native cell made */
     if (ns->links.bind) {
         char **ids = native_identifiers(code);

@@ -118,6 +118,23 @@ static void kernels_and_device_variables(void) {
     expect("template <typename T> __global__ void fill(T *p, T v) { }", "repeat", "");
 }
 
+static void statements_replace_nothing(void) {
+    const char *code = "int counter = 0;\ncounter++;\nn = 3;\nf(n);";
+    cell_split_t sp;
+    split_cell(code, &sp);
+    native_items_t it;
+    native_items(code, &sp, &it);
+    CHECK(it.n == 4);
+    if (it.n == 4) {
+        CHECK_STR(it.v[0].key, "var:counter");
+        CHECK(!it.v[1].key[0] && !it.v[2].key[0] && !it.v[3].key[0]);
+        CHECK(native_items_have_key(&it, "var:counter") && !native_items_have_key(&it, "var:n"));
+        CHECK(native_items_define(&it, "counter") && !native_items_define(&it, "n"));
+    }
+    native_items_free(&it);
+    split_free(&sp);
+}
+
 static void identifiers(void) {
     char **ids = native_identifiers("total = a.size + p->n + std::max(b, /* c */ d); // e\n s = \"f\";");
     const char *want[] = {"total", "a", "p", "std", "b", "d", "s", NULL};
@@ -131,6 +148,7 @@ int main(void) {
     declarations_and_statements();
     what_is_repeated();
     kernels_and_device_variables();
+    statements_replace_nothing();
     identifiers();
     return check_report();
 }

@@ -1,0 +1,164 @@
+"""Native C++ cells on a real GPU (make test-gpu): C++ the interpreter does
+not take compiled by nvcc and run in the GPU worker, cell by cell. Thrust
+objects made in one cell and used in later ones, kernels launched from a
+later cell (one copy of their device state), exceptions, a crash, exit()
+and a hang each costing the worker and not the session, and %rerun."""
+import time
+
+from support import kernel, needs_gpu, stdout_of, timeout
+
+NVCC = 300  # seconds a cell may take: nvcc compiles Thrust in seconds to tens of seconds
+
+
+def ok(k, code, t=NVCC):
+    reply, msgs = k.execute(code, timeout=t)
+    assert reply["content"]["status"] == "ok", (reply["content"], stdout_of(msgs, "stderr"))
+    return msgs
+
+
+def err(k, code, t=NVCC):
+    reply, msgs = k.execute(code, timeout=t)
+    c = reply["content"]
+    assert c["status"] == "error", (c, stdout_of(msgs), stdout_of(msgs, "stderr"))
+    return c["ename"], c["evalue"], msgs
+
+
+THRUST_INCLUDES = """#include <thrust/device_vector.h>
+#include <thrust/host_vector.h>
+#include <thrust/transform.h>
+#include <thrust/reduce.h>
+#include <thrust/sort.h>
+#include <thrust/sequence.h>
+#include <cstdio>"""
+
+
+@needs_gpu
+@timeout(900)
+def test_thrust_objects_live_from_cell_to_cell():
+    with kernel() as k:
+        msgs = ok(k, THRUST_INCLUDES + """
+const int N = 1 << 20;
+struct saxpy {
+    float a;
+    __host__ __device__ float operator()(float x, float y) const { return a * x + y; }
+};
+thrust::device_vector<float> x(N), y(N, 2.0f);
+thrust::sequence(x.begin(), x.end());""")
+        assert "runs as native C++" in stdout_of(msgs, "stderr")
+        ok(k, "thrust::transform(x.begin(), x.end(), y.begin(), y.begin(), saxpy{3.0f});")
+        # a lambda that runs on the device, on an object two cells old
+        ok(k, "thrust::transform(y.begin(), y.end(), y.begin(), [] __device__ (float v) { return v - 2.0f; });")
+        msgs = ok(k, """double total = thrust::reduce(y.begin(), y.end(), 0.0);
+double expect = 3.0 * (double)N * (N - 1) / 2;
+printf("total %.0f expect %.0f\\n", total, expect);
+if (total != expect) return 1;""")
+        assert "total 1649265868800 expect 1649265868800" in stdout_of(msgs), stdout_of(msgs)
+        ok(k, """thrust::sort(y.begin(), y.end(), thrust::greater<float>());
+y.resize(10);
+thrust::host_vector<float> h = y;
+printf("%zu %.0f %.0f\\n", h.size(), (double)h[0], (double)h[9]);""")
+        # the vector resized in the cell before is the one this cell sees
+        msgs = ok(k, 'printf("size %zu first %.0f\\n", y.size(), (double)y[0]);')
+        assert "size 10 first 3145725" in stdout_of(msgs), stdout_of(msgs)
+
+
+@needs_gpu
+@timeout(900)
+def test_kernels_and_device_state_across_native_cells():
+    with kernel() as k:
+        ok(k, """%%cxx
+#include <cstdio>
+__constant__ float scale[1];
+__device__ int calls;
+__global__ void axpy(int n, const float *x, float *y) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i == 0) atomicAdd(&calls, 1);
+    if (i < n) y[i] += scale[0] * x[i];
+}
+float *dx, *dy;
+int n = 1000;""")
+        ok(k, """%%cxx
+cudaMalloc(&dx, n * sizeof(float));
+cudaMalloc(&dy, n * sizeof(float));
+float one = 1.0f, two = 2.0f;
+for (int i = 0; i < n; i++) { cudaMemcpy(dx + i, &one, 4, cudaMemcpyHostToDevice); cudaMemcpy(dy + i, &two, 4, cudaMemcpyHostToDevice); }
+float s = 10.0f;
+cudaMemcpyToSymbol(scale, &s, sizeof s);""")
+        # a kernel of an earlier cell, launched here: its __constant__ is the one set above
+        ok(k, """%%cxx
+axpy<<<(n + 255) / 256, 256>>>(n, dx, dy);
+axpy<<<(n + 255) / 256, 256>>>(n, dx, dy);
+cudaDeviceSynchronize();""")
+        msgs = ok(k, """%%cxx
+float last = 0; int c = 0;
+cudaMemcpy(&last, dy + n - 1, 4, cudaMemcpyDeviceToHost);
+cudaMemcpyFromSymbol(&c, calls, sizeof c);
+printf("last %.1f calls %d err %s\\n", last, c, cudaGetErrorString(cudaGetLastError()));""")
+        assert "last 22.0 calls 2 err no error" in stdout_of(msgs), stdout_of(msgs)
+
+
+@needs_gpu
+@timeout(900)
+def test_classes_exceptions_and_streams():
+    with kernel() as k:
+        ok(k, """#include <iostream>
+#include <memory>
+#include <stdexcept>
+#include <vector>
+struct Shape { virtual ~Shape() {} virtual double area() const = 0; };
+struct Square : Shape { double s; explicit Square(double s) : s(s) {} double area() const override { return s * s; } };
+std::vector<std::unique_ptr<Shape>> shapes;
+shapes.push_back(std::make_unique<Square>(3.0));""")
+        msgs = ok(k, 'shapes.push_back(std::make_unique<Square>(4.0));\n'
+                     'double sum = 0; for (auto &s : shapes) sum += s->area();\n'
+                     'std::cout << "areas " << sum << std::endl;')
+        assert "areas 25" in stdout_of(msgs), stdout_of(msgs)
+        ename, evalue, msgs = err(k, 'std::cout << "before" << std::endl;\n'
+                                     'throw std::runtime_error("bad shape");\n')
+        assert ename == "std::runtime_error" and "bad shape" in evalue, (ename, evalue)
+        assert "before" in stdout_of(msgs)
+        msgs = ok(k, 'std::cout << shapes.size() << " shapes still" << std::endl;')
+        assert "2 shapes still" in stdout_of(msgs)
+
+
+@needs_gpu
+@timeout(900)
+def test_crash_exit_and_hang_cost_the_worker_not_the_session():
+    with kernel() as k:
+        ok(k, "float *keep; cudaMalloc(&keep, 4 * sizeof(float)); float h[4] = {1, 2, 3, 4};\n"
+              "cudaMemcpy(keep, h, sizeof h, cudaMemcpyHostToDevice); int host_value = 42;")
+        ok(k, "%%cxx\n#include <vector>\nstd::vector<int> *made = new std::vector<int>{7, 8, 9};")
+        ename, evalue, _ = err(k, "%%cxx\nint *p = nullptr;\n*p = 1;")
+        assert ename == "NativeCrash" and "In [3]" in evalue and "%rerun In [2]" in evalue, (ename, evalue)
+        # the interpreted session is intact, the device buffer restored
+        msgs = ok(k, "float back[4]; cudaMemcpy(back, keep, sizeof back, cudaMemcpyDeviceToHost);\n"
+                     "printf(\"%d %.0f %.0f\\n\", host_value, back[0], back[3]);")
+        assert "42 1 4" in stdout_of(msgs), stdout_of(msgs)
+        # what the lost cell made must be made again first
+        ename, evalue, _ = err(k, "%%cxx\nprintf(\"%zu\\n\", made->size());")
+        assert ename == "NameError" and "%rerun In [2]" in evalue, (ename, evalue)
+        ok(k, "%rerun In [2]")
+        msgs = ok(k, "%%cxx\nprintf(\"%zu %d\\n\", made->size(), (*made)[2]);")
+        assert "3 9" in stdout_of(msgs), stdout_of(msgs)
+        ename, evalue, _ = err(k, "%%cxx\n#include <cstdlib>\nexit(3);")
+        assert ename == "SystemExit" and "exit(3)" in evalue, (ename, evalue)
+        ok(k, "printf(\"%d\\n\", host_value);")
+        # a cell that never ends: the interrupt stops the worker, the session goes on
+        msg_id = k.kc.execute("%%cxx\nvolatile long spin = 0;\nwhile (true) spin++;")
+        time.sleep(20)  # nvcc first, then the loop
+        k.km.interrupt_kernel()
+        reply = k.reply_to(msg_id, "shell", 120)
+        assert reply["content"]["status"] == "error" and reply["content"]["ename"] == "KeyboardInterrupt", reply["content"]
+        msgs = ok(k, "printf(\"%d alive\\n\", host_value);")
+        assert "42 alive" in stdout_of(msgs)
+
+
+@needs_gpu
+@timeout(600)
+def test_a_cell_run_again_makes_its_objects_afresh():
+    with kernel() as k:
+        cell = "%%cxx\n#include <cstdio>\nint counter = 0;\ncounter += 5;\nprintf(\"counter %d\\n\", counter);"
+        assert "counter 5" in stdout_of(ok(k, cell))
+        assert "counter 5" in stdout_of(ok(k, cell))  # compiled once (cached), run twice: a fresh counter
+        msgs = ok(k, "%%cxx\ncounter++;\nprintf(\"now %d\\n\", counter);")
+        assert "now 6" in stdout_of(msgs), stdout_of(msgs)
