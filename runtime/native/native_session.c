@@ -67,7 +67,18 @@ void native_session_add_items(native_session_t *ns, const char *code, const nati
         memset(&e, 0, sizeof e);
         e.kind = it->kind;
         snprintf(e.key, sizeof e.key, "%s", it->key);
-        drop_key(ns, e.key);
+        if (it->kind == NI_PP) {
+            /* a # line stays where it first came (what follows it may need
+             * it); the same line again adds nothing, another (a macro
+             * defined anew) comes after it */
+            bool same = false;
+            for (size_t k = 0; k < ns->prelude.n && !same; k++)
+                same = ns->prelude.v[k].kind == NI_PP && strlen(ns->prelude.v[k].text) == it->end - it->start &&
+                       !memcmp(ns->prelude.v[k].text, code + it->start, it->end - it->start);
+            if (same) continue;
+        } else {
+            drop_key(ns, e.key);
+        }
         snprintf(e.cell, sizeof e.cell, "%s", cell);
         e.first_line = it->first_line;
         e.text = it->kind == NI_KERNEL ? xstrdup(it->decl) : xstrndup(code + it->start, it->end - it->start);
