@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "assist.h"
+#include "native_links.h"
 #include "native_route.h"
 #include "runtime/native/native_cell.h"
 #include "runtime/cuda/cuda_session.h"
@@ -41,6 +42,7 @@ engine_t *engine_new(const engine_config_t *cfg) {
     device_session_init(&e->dev, cache, e->interp);
     e->cuda = cuda_session_new(e->interp, &e->dev);
     native_session_init(&e->native);
+    engine_native_links(e);
     native_ctx_t nx = {&e->native, &e->dev, e->cuda};
     native_cell_attach(&nx);
     return e;

@@ -58,6 +58,21 @@ static void drop_key(native_session_t *ns, const char *key) {
     ns->prelude.n = o;
 }
 
+static bool is_include(const char *text, size_t n) {
+    size_t i = 0;
+    while (i < n && (text[i] == ' ' || text[i] == '\t' || text[i] == '#')) i++;
+    return n - i >= 7 && !strncmp(text + i, "include", 7);
+}
+
+int native_pp_rank(const char *code, const native_items_t *items, size_t i) {
+    const native_item_t *it = &items->v[i];
+    if (is_include(code + it->start, it->end - it->start)) return 1;
+    for (size_t k = i + 1; k < items->n; k++)
+        if (items->v[k].kind == NI_PP && is_include(code + items->v[k].start, items->v[k].end - items->v[k].start))
+            return 0;
+    return 2;
+}
+
 void native_session_add_items(native_session_t *ns, const char *code, const native_items_t *items, const char *cell) {
     for (size_t i = 0; i < items->n; i++) {
         const native_item_t *it = &items->v[i];
@@ -86,6 +101,7 @@ void native_session_add_items(native_session_t *ns, const char *code, const nati
         e.nnames = it->nnames;
         e.params = it->params ? xstrdup(it->params) : NULL;
         e.args = it->args ? xstrdup(it->args) : NULL;
+        if (it->kind == NI_PP) e.pp_rank = native_pp_rank(code, items, i);
         VEC_PUSH(ns->prelude, e);
     }
 }

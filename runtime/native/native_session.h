@@ -34,6 +34,7 @@ typedef struct {
     char **names;      /* NI_VARIABLE, NI_DEVICE_VAR, NI_KERNEL (its name) */
     int nnames;
     char *params, *args; /* NI_KERNEL: see native_items.h */
+    int pp_rank;       /* NI_PP: where it goes in a later unit (native_pp_rank) */
 } native_entry_t;
 
 /* An object a native cell made in the worker. */
@@ -74,6 +75,13 @@ void native_session_init(native_session_t *ns);
 void native_session_free(native_session_t *ns);
 /* %reset: every native cell forgotten. */
 void native_session_forget(native_session_t *ns);
+
+/* Where a # line of a cell goes in a unit: an #include (1) comes before
+ * everything the session defines, so that no macro of the session's (N,
+ * T) reaches a library's headers; a # line before an #include of its own
+ * cell (a configuration macro) comes before that (0); every other one (2)
+ * where it stood. */
+int native_pp_rank(const char *code, const native_items_t *items, size_t i);
 
 /* The prelude takes a cell's items (what a later item of the same key
  * replaces goes). */

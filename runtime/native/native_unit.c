@@ -91,15 +91,33 @@ static void ident_of(const char *key, char *out, size_t cap) {
     out[o] = 0;
 }
 
+/* The # lines of rank (native_pp_rank) of the earlier cells, then of this
+ * one (ranks 0 and 1: configuration macros and #includes). */
+static void pp_lines(const native_session_t *ns, const char *code, const native_items_t *items, const char *cell,
+                     int rank, strbuf_t *b) {
+    for (size_t i = 0; i < ns->prelude.n; i++) {
+        const native_entry_t *e = &ns->prelude.v[i];
+        if (e->kind != NI_PP || e->pp_rank != rank) continue;
+        line(b, e->first_line, e->cell);
+        sb_puts(b, e->text);
+        sb_putc(b, '\n');
+    }
+    for (size_t i = 0; i < items->n && rank < 2; i++) { /* this cell's others stand where they are */
+        const native_item_t *it = &items->v[i];
+        if (it->kind != NI_PP || native_pp_rank(code, items, i) != rank) continue;
+        line(b, it->first_line, cell);
+        sb_append(b, code + it->start, it->end - it->start);
+        sb_putc(b, '\n');
+    }
+}
+
 /* The earlier cells' things, in their order, but for what this cell
  * defines again (its own definition stands; a cell run again is one). */
 static void prelude(const native_session_t *ns, int live, const native_items_t *items, strbuf_t *b) {
     int k = 0;
     for (size_t i = 0; i < ns->prelude.n; i++, k++) {
         const native_entry_t *e = &ns->prelude.v[i];
-        /* #lines stay: a cell that includes a header again needs it before
-         * the bindings below all the same */
-        if (e->kind != NI_PP && native_items_have_key(items, e->key)) continue;
+        if (e->kind == NI_PP || native_items_have_key(items, e->key)) continue; /* # lines: pp_lines */
         switch (e->kind) {
         case NI_PP:
         case NI_REPEAT:
@@ -158,6 +176,10 @@ static void cell_body(const char *code, const native_items_t *items, const char 
             k++;
             continue;
         }
+        if (it->kind == NI_PP && native_pp_rank(code, items, i) < 2) { /* already at the top: pp_lines */
+            i++;
+            continue;
+        }
         line(b, it->first_line, cell);
         sb_append(b, code + it->start, it->end - it->start);
         sb_puts(b, "\n#line 1 \"<icuda>\"\n");
@@ -176,6 +198,9 @@ char *native_unit(const native_session_t *ns, int live, const char *code, const 
                   const char *cell) {
     strbuf_t b = {0};
     sb_puts(&b, header);
+    pp_lines(ns, code, items, cell, 0, &b);
+    pp_lines(ns, code, items, cell, 1, &b);
+    pp_lines(ns, code, items, cell, 2, &b);
     if (ns->links.device) {
         sb_puts(&b, "\n#line 1 \"<device cells>\"\n");
         ns->links.device(ns->links.ctx, &b);
