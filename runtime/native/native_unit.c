@@ -206,6 +206,17 @@ char *native_unit(const native_session_t *ns, int live, const char *code, const 
         ns->links.device(ns->links.ctx, &b);
     }
     prelude(ns, live, items, &b);
+    /* main's body pasted as a cell may read its arguments: a program with
+     * none */
+    char **used = native_identifiers(code);
+    bool args = false;
+    for (char **p = used; *p; p++)
+        args |= (!strcmp(*p, "argc") || !strcmp(*p, "argv")) && !native_session_defines(ns, *p) &&
+                !native_items_define(items, *p);
+    native_strv_free(used);
+    if (args)
+        sb_puts(&b, "\n#line 1 \"<icuda>\"\nstatic int argc = 1;\nstatic char icuda_argv0[] = \"cell\";\n"
+                    "static char *argv[] = {icuda_argv0, nullptr};\n");
     /* the interpreter's variables the cell names, that no native cell made */
     if (ns->links.bind) {
         char **ids = native_identifiers(code);
