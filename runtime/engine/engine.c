@@ -106,6 +106,7 @@ static int run_host(engine_t *e, const char *code, const cell_split_t *sp, size_
     interp_set_header_source(e->interp, session_header_host_view, &e->dev);
     int rc = interp_run(e->interp, view, cell, io, &value, err);
     free(view);
+    if (rc == 0) native_remember_host(&e->native, code, sp, from, to, cell);
     if (value && show_value && io->display) io->display(io->ctx, value, NULL, true);
     json_decref(value);
     return rc;

@@ -5,13 +5,16 @@
 
 #include <string.h>
 
+#include "runtime/native/native_items.h"
+
 #include "runtime/lang/interp.h"
 #include "session.h"
 
-/* The device prelude but its kernels (a native cell cannot launch a device
- * cell's module) and its __device__/__constant__ variables (a second copy
- * would be state of its own): types, macros, includes, __device__
- * functions and templates. */
+/* What device cells defined: types, macros, includes, __device__
+ * functions, templates, and kernels with the __device__ and __constant__
+ * variables they use. A native cell compiles its own copy of a device
+ * cell's kernel, to launch it with <<<>>>; a __device__ variable is a copy
+ * of its own too (a limit docs/native-cells.md states). */
 static void device_side(void *ctx, strbuf_t *b) {
     engine_t *e = ctx;
     char *consts = interp_device_constants(e->interp);
@@ -23,11 +26,29 @@ static void device_side(void *ctx, strbuf_t *b) {
     free(consts);
     for (int i = 0; i < e->dev.nprelude; i++) {
         const prelude_item_t *p = &e->dev.prelude[i];
-        if (p->is_kernel || !strncmp(p->key, "var:", 4)) continue;
         sb_printf(b, "#line %d \"%s\"\n", p->first_line, p->cell);
         sb_puts(b, p->text);
         sb_putc(b, '\n');
     }
+}
+
+void native_remember_host(native_session_t *ns, const char *code, const cell_split_t *sp, size_t from, size_t to,
+                          const char *cell) {
+    native_items_t items;
+    native_items(code, sp, &items);
+    size_t k = 0;
+    for (size_t i = 0; i < sp->n && k < items.n; i++) {
+        const cell_item_t *it = &sp->items[i];
+        if (it->kind == ITEM_MAGIC) continue;
+        const native_item_t *ni = &items.v[k++];
+        if (i < from || i >= to || it->kind != ITEM_HOST) continue;
+        if (ni->kind == NI_PP && it->is_include)
+            native_session_add_host(ns, code + it->start, it->end - it->start, NULL, NULL, true, it->first_line, cell);
+        else if (ni->kind == NI_REPEAT && strncmp(ni->key, "var:", 4))
+            native_session_add_host(ns, code + it->start, it->end - it->start, ni->key,
+                                    it->is_function ? it->name : NULL, false, it->first_line, cell);
+    }
+    native_items_free(&items);
 }
 
 void engine_native_links(engine_t *e) {

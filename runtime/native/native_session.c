@@ -25,6 +25,8 @@ void native_session_init(native_session_t *ns) {
 void native_session_forget(native_session_t *ns) {
     for (size_t i = 0; i < ns->prelude.n; i++) entry_free(&ns->prelude.v[i]);
     VEC_FREE(ns->prelude);
+    for (size_t i = 0; i < ns->host.n; i++) entry_free(&ns->host.v[i]);
+    VEC_FREE(ns->host);
     for (size_t i = 0; i < ns->globals.n; i++) {
         free(ns->globals.v[i].name);
         free(ns->globals.v[i].type);
@@ -104,6 +106,34 @@ void native_session_add_items(native_session_t *ns, const char *code, const nati
         if (it->kind == NI_PP) e.pp_rank = native_pp_rank(code, items, i);
         VEC_PUSH(ns->prelude, e);
     }
+}
+
+void native_session_add_host(native_session_t *ns, const char *text, size_t len, const char *key, const char *name,
+                             bool is_include, int first_line, const char *cell) {
+    if (key && key[0]) {
+        size_t o = 0;
+        for (size_t i = 0; i < ns->host.n; i++) {
+            if (!strcmp(ns->host.v[i].key, key)) entry_free(&ns->host.v[i]);
+            else ns->host.v[o++] = ns->host.v[i];
+        }
+        ns->host.n = o;
+    }
+    for (size_t i = 0; i < ns->host.n; i++) /* the same text again (an #include): once */
+        if (strlen(ns->host.v[i].text) == len && !memcmp(ns->host.v[i].text, text, len)) return;
+    native_entry_t e;
+    memset(&e, 0, sizeof e);
+    e.kind = is_include ? NI_PP : NI_REPEAT;
+    e.pp_rank = 1;
+    e.text = xstrndup(text, len);
+    snprintf(e.key, sizeof e.key, "%s", key ? key : "");
+    snprintf(e.cell, sizeof e.cell, "%s", cell);
+    e.first_line = first_line;
+    if (name && name[0]) {
+        e.names = xcalloc(1, sizeof *e.names);
+        e.names[0] = xstrdup(name);
+        e.nnames = 1;
+    }
+    VEC_PUSH(ns->host, e);
 }
 
 void native_session_add_global(native_session_t *ns, const char *name, const char *type, bool is_const,

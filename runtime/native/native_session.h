@@ -64,6 +64,7 @@ typedef struct {
 
 typedef struct native_session {
     VEC(native_entry_t) prelude;
+    VEC(native_entry_t) host;   /* interpreted cells' host functions, types and #includes, for native cells */
     VEC(native_global_t) globals;
     VEC(native_source_t) sources; /* each native cell's code, the last run of each label */
     native_links_t links;
@@ -86,6 +87,13 @@ int native_pp_rank(const char *code, const native_items_t *items, size_t i);
 /* The prelude takes a cell's items (what a later item of the same key
  * replaces goes). */
 void native_session_add_items(native_session_t *ns, const char *code, const native_items_t *items, const char *cell);
+/* An item an interpreted cell ran (a function, a type, an #include of a
+ * host header, a using-directive): native cells see it too. name: a
+ * function's (a native cell takes a function only if it uses it, directly
+ * or through another); key: what replaces it. */
+void native_session_add_host(native_session_t *ns, const char *text, size_t len, const char *key, const char *name,
+                             bool is_include, int first_line, const char *cell);
+
 /* The worker registered name (a report line); worker: its pid. */
 void native_session_add_global(native_session_t *ns, const char *name, const char *type, bool is_const,
                                bool is_kernel, const char *cell, int worker);
