@@ -1,9 +1,7 @@
 """Native C++ cells against nvcc on the same code (on a machine with a GPU):
 
-  compile   a Thrust cell compiled as a native cell (nvcc's host and device
-            front ends side by side, and one after another as nvcc runs
-            them), and the same code as a program by nvcc itself, from a
-            cold cache
+  compile   a Thrust cell compiled as a native cell, and the same code as a
+            program by nvcc itself (same options), from a cold cache
   second    a second, different Thrust cell of the same notebook
   overhead  an unchanged native cell run again (cached): the round trip
             against an empty interpreted cell's, the difference is icuda's
@@ -85,17 +83,14 @@ def main():
     cc = subprocess.run(["nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader"], capture_output=True,
                         text=True).stdout.split()[0].replace(".", "")
     arch = f"sm_{cc}"
-    with support.kernel(a.kernel, env={"XDG_CACHE_HOME": tempfile.mkdtemp(), "ICUDA_NVCC_SERIAL": "1"}) as k:
-        run(k, "int warm = 1;")
-        serial, _ = run(k, "%%cxx\n" + INCLUDES + BODY)
     cache = tempfile.mkdtemp(prefix="icuda-bench-cache-")
     with support.kernel(a.kernel, env={"XDG_CACHE_HOME": cache}) as k:
         run(k, "int warm = 1;")
         first, _ = run(k, "%%cxx\n" + INCLUDES + BODY)
         prog, _ = nvcc_program(INCLUDES + "int main() {\n" + BODY + "return 0;\n}\n", arch)
         second, _ = run(k, "%%cxx\n" + INCLUDES + SECOND)
-        print(f"compile: first Thrust cell {first:.2f} s ({serial:.2f} s with nvcc's steps one after another), "
-              f"the same code by nvcc as a program {prog:.2f} s, a second Thrust cell {second:.2f} s")
+        print(f"compile: first Thrust cell {first:.2f} s, the same code by nvcc as a program {prog:.2f} s, "
+              f"a second Thrust cell {second:.2f} s")
         trivial = "%%cxx\nint bench_counter = 0;\nbench_counter++;"
         run(k, trivial)
         native = [run(k, trivial)[0] for _ in range(a.runs)]

@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #include "cuda_tools.h"
-#include "nvcc_steps.h"
 #include "program_run.h"
 #include "runtime/base/strbuf.h"
 
@@ -214,8 +213,9 @@ static program_status_t run_nvcc(char *nvcc, const char *arch, const program_spe
     argv[n++] = "-o";
     argv[n++] = (char *)output_of(s);
     argv[n++] = PROGRAM_UNIT;
+    proc_opts_t o = {.cwd = b->dir};
     proc_result_t r;
-    int rc = nvcc_steps_run(argv, b->dir, &r);
+    int rc = proc_run(argv, &o, &r);
     free(argv);
     program_status_t st;
     if (rc != 0) {
