@@ -72,6 +72,17 @@ static int copy_file(const char *from, const char *to) {
     return rc;
 }
 
+static char *replace_all(const char *s, const char *from, const char *to) {
+    strbuf_t b = {0};
+    size_t n = strlen(from);
+    for (const char *hit; (hit = strstr(s, from)) != NULL; s = hit + n) {
+        sb_append(&b, s, (size_t)(hit - s));
+        sb_puts(&b, to);
+    }
+    sb_puts(&b, s);
+    return sb_take(&b);
+}
+
 /* The names the cell uses whose objects went with a worker that is gone
  * (the ones it makes itself aside). */
 static char *lost_names(const native_session_t *ns, int live, const char *code, const native_items_t *items,
@@ -179,7 +190,9 @@ int native_cell_run(const native_ctx_t *x, const char *code, const char *cell, c
         }
     }
 
-    char *unit = native_unit(ns, live, code, &items, cell);
+    /* the unit names this cell NATIVE_THIS_CELL, not "In [7]": an unchanged
+     * cell run again under another number is the same unit, found compiled */
+    char *unit = native_unit(ns, live, code, &items, NATIVE_THIS_CELL);
     char *extra[NFLAGS + 1];
     int nextra = 0;
     for (int i = 0; i < NFLAGS; i++) extra[nextra++] = native_flags[i];
@@ -202,6 +215,11 @@ int native_cell_run(const native_ctx_t *x, const char *code, const char *cell, c
     program_status_t st = program_build(&spec, &b);
     progress_done(pg, "%s %s with nvcc in %.1f s", st == PROGRAM_BUILT || st == PROGRAM_CACHED ? "compiled" : "tried to compile",
                   cell, progress_elapsed(pg));
+    if (b.log) { /* nvcc's messages at the notebook's label */
+        char *relabeled = replace_all(b.log, NATIVE_THIS_CELL, cell);
+        free(b.log);
+        b.log = relabeled;
+    }
     labels_t labels = {ns, cell, code};
     program_log_src_t src = {.unit = PROGRAM_UNIT, .build_dir = b.dir, .source = unit, .cell = cell,
                              .headers = x->dev->headers, .nheaders = x->dev->nheaders, .text_of = text_of,

@@ -11,6 +11,8 @@
  * the notebook's lines. */
 #include "native_unit.h"
 
+#include "native_select.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,11 +95,11 @@ static void ident_of(const char *key, char *out, size_t cap) {
 
 /* The # lines of rank (native_pp_rank) of the earlier cells, then of this
  * one (ranks 0 and 1: configuration macros and #includes). */
-static void pp_lines(const native_session_t *ns, const char *code, const native_items_t *items, const char *cell,
-                     int rank, strbuf_t *b) {
+static void pp_lines(const native_session_t *ns, const native_selection_t *sel, const char *code,
+                     const native_items_t *items, const char *cell, int rank, strbuf_t *b) {
     for (size_t i = 0; i < ns->prelude.n; i++) {
         const native_entry_t *e = &ns->prelude.v[i];
-        if (e->kind != NI_PP || e->pp_rank != rank) continue;
+        if (e->kind != NI_PP || e->pp_rank != rank || !sel->prelude[i]) continue;
         line(b, e->first_line, e->cell);
         sb_puts(b, e->text);
         sb_putc(b, '\n');
@@ -111,64 +113,28 @@ static void pp_lines(const native_session_t *ns, const char *code, const native_
     }
 }
 
-/* Whether one of the entries' names is in ids. */
-static bool named_in(const native_entry_t *e, char **ids) {
-    for (char **p = ids; *p; p++)
-        if (e->nnames && !strcmp(e->names[0], *p)) return true;
-    return false;
-}
-
-static void add_ids(strbuf_t *all, const char *text) {
-    sb_putc(all, '\n');
-    sb_puts(all, text);
-}
-
-/* What interpreted cells defined that the cell needs: their #includes
- * (among the first lines), their types, and the functions it uses, directly
- * or through one another (a function only the interpreter runs may be C
- * that C++ refuses: it comes only when used). */
-static void host_side(const native_session_t *ns, const char *code, strbuf_t *includes, strbuf_t *b) {
-    if (!ns->host.n) return;
-    strbuf_t all = {0};
-    add_ids(&all, code);
-    for (size_t i = 0; i < ns->prelude.n; i++)
-        if (ns->prelude.v[i].text) add_ids(&all, ns->prelude.v[i].text);
-    bool *take = xcalloc(ns->host.n, sizeof *take);
-    for (bool grew = true; grew;) {
-        grew = false;
-        char **ids = native_identifiers(all.data ? all.data : "");
-        for (size_t i = 0; i < ns->host.n; i++) {
-            const native_entry_t *e = &ns->host.v[i];
-            if (take[i]) continue;
-            if (e->kind == NI_PP || !e->nnames || named_in(e, ids)) {
-                take[i] = true;
-                if (e->nnames) {
-                    add_ids(&all, e->text);
-                    grew = true;
-                }
-            }
-        }
-        native_strv_free(ids);
-    }
+/* What interpreted cells defined that the cell takes (native_select.h):
+ * #includes among the first lines, types and functions before the earlier
+ * native cells' things. */
+static void host_side(const native_session_t *ns, const native_selection_t *sel, strbuf_t *includes, strbuf_t *b) {
     for (size_t i = 0; i < ns->host.n; i++) {
-        if (!take[i]) continue;
+        if (!sel->host[i]) continue;
         const native_entry_t *e = &ns->host.v[i];
         strbuf_t *to = e->kind == NI_PP ? includes : b;
         line(to, e->first_line, e->cell);
         sb_puts(to, e->text);
         sb_putc(to, '\n');
     }
-    free(take);
-    free(all.data);
 }
 
 /* The earlier cells' things, in their order, but for what this cell
  * defines again (its own definition stands; a cell run again is one). */
-static void prelude(const native_session_t *ns, int live, const native_items_t *items, strbuf_t *b) {
+static void prelude(const native_session_t *ns, const native_selection_t *sel, int live, const native_items_t *items,
+                    strbuf_t *b) {
     int k = 0;
     for (size_t i = 0; i < ns->prelude.n; i++, k++) {
         const native_entry_t *e = &ns->prelude.v[i];
-        if (e->kind == NI_PP || native_items_have_key(items, e->key)) continue; /* # lines: pp_lines */
+        if (e->kind == NI_PP || !sel->prelude[i] || native_items_have_key(items, e->key)) continue; /* # lines: pp_lines */
         switch (e->kind) {
         case NI_PP:
         case NI_REPEAT:
@@ -247,19 +213,22 @@ static void cell_body(const char *code, const native_items_t *items, const char 
 
 char *native_unit(const native_session_t *ns, int live, const char *code, const native_items_t *items,
                   const char *cell) {
+    native_selection_t sel;
+    native_select(ns, code, &sel);
     strbuf_t b = {0}, host = {0};
     sb_puts(&b, header);
-    pp_lines(ns, code, items, cell, 0, &b);
-    host_side(ns, code, &b, &host);
-    pp_lines(ns, code, items, cell, 1, &b);
-    pp_lines(ns, code, items, cell, 2, &b);
+    pp_lines(ns, &sel, code, items, cell, 0, &b);
+    host_side(ns, &sel, &b, &host);
+    pp_lines(ns, &sel, code, items, cell, 1, &b);
+    pp_lines(ns, &sel, code, items, cell, 2, &b);
     if (ns->links.device) {
         sb_puts(&b, "\n#line 1 \"<device cells>\"\n");
         ns->links.device(ns->links.ctx, &b);
     }
     if (host.len) sb_append(&b, host.data, host.len);
     free(host.data);
-    prelude(ns, live, items, &b);
+    prelude(ns, &sel, live, items, &b);
+    native_selection_free(&sel);
     /* main's body pasted as a cell may read its arguments: a program with
      * none */
     char **used = native_identifiers(code);

@@ -10,6 +10,10 @@
 
 #include "native_session.h"
 
+/* The label a unit gives the cell it is made for (its #lines): the same
+ * whatever number the cell runs under, so that the unit is too. */
+#define NATIVE_THIS_CELL "this cell"
+
 /* malloc'd. live: the pid of the worker the cell will run in (objects of
  * other workers are gone and are not bound). */
 char *native_unit(const native_session_t *ns, int live, const char *code, const native_items_t *items,
