@@ -122,8 +122,23 @@ def main():
     failures = []
     run_units(args.units, args.filter, totals, failures)
 
+    def close_module(module):
+        # the kernel the module's tests shared (support.shared_kernel) is
+        # shut down after its last test; a sanitizer report then is a failure
+        try:
+            support.close_shared_kernel()
+        except AssertionError:
+            totals[1] += 1
+            print(f"FAIL {module}::<shared kernel>", flush=True)
+            failures.append((module + "::<shared kernel>", traceback.format_exc()))
+
     signal.signal(signal.SIGALRM, on_alarm)
+    module = None
     for name, fn, import_error in discover(args.filter):
+        if name.split("::")[0] != module:
+            if module is not None:
+                close_module(module)
+            module = name.split("::")[0]
         if fn is None and args.gpu and "ModuleNotFoundError" in import_error:
             # the GPU machine's bundle brings no numpy, nbconvert, ...: those
             # tests are CI's, where requirements.txt installs them
@@ -166,6 +181,9 @@ def main():
         print(f"{'ok' if ok else 'FAIL':4} {name} {dt:.2f}s", flush=True)
         if not ok:
             failures.append((name, detail))
+
+    if module is not None:
+        close_module(module)
 
     for name, detail in failures:
         print(f"\n==== FAIL {name}\n{detail.rstrip()}")
