@@ -493,6 +493,24 @@ def error(k, code, t=120):
     return c
 
 
+def ok_streams(k, code, t=120):
+    """Runs a cell that must succeed; (its stdout, its stderr): what a
+    program (%%program) printed on each."""
+    c, msgs = run(k, code, t)
+    out, err = stdout_of(msgs), stdout_of(msgs, "stderr")
+    assert c["status"] == "ok", (c, out, err)
+    return out, err
+
+
+def error_streams(k, code, t=120):
+    """Runs a cell that must fail; (its execute_reply's content, its stdout,
+    its stderr)."""
+    c, msgs = run(k, code, t)
+    out, err = stdout_of(msgs), stdout_of(msgs, "stderr")
+    assert c["status"] == "error", (c, out, err)
+    return c, out, err
+
+
 def results(msgs, kind="execute_result"):
     """The text/plain of each execute_result (or of each message of kind)."""
     return [m["content"]["data"]["text/plain"] for m in msgs if m["msg_type"] == kind]

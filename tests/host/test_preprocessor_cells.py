@@ -43,12 +43,12 @@ def test_macro_reaches_later_cells_on_both_sides_once():
 def test_multiline_macro_does_not_leak_into_device_compiles():
     with shared_kernel() as k:
         succeeded(k.execute("#define CUDA_CHECK(call) do { \\\n"
-                     "    cudaError_t err_ = (call); \\\n"
-                     "    if (err_ != cudaSuccess) { \\\n"
-                     "        fprintf(stderr, \"CUDA error %s at %s:%d\\n\", cudaGetErrorString(err_), __FILE__, __LINE__); \\\n"
-                     "        exit(EXIT_FAILURE); \\\n"
-                     "    } \\\n"
-                     "} while (0)\nconst int BLOCK = 128;")[0])
+                            "    cudaError_t err_ = (call); \\\n"
+                            "    if (err_ != cudaSuccess) { \\\n"
+                            "        fprintf(stderr, \"CUDA error %s at %s:%d\\n\", cudaGetErrorString(err_), __FILE__, __LINE__); \\\n"
+                            "        exit(EXIT_FAILURE); \\\n"
+                            "    } \\\n"
+                            "} while (0)\nconst int BLOCK = 128;")[0])
         for _ in range(2):
             reply, msgs = k.execute(GOOD_DEVICE)
             succeeded(reply)

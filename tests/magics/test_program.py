@@ -5,6 +5,7 @@ at the cell's lines, the executable cached, interrupts, program arguments,
 errors where nvcc or a profiler is missing. Needs nvcc and g++, no GPU.
 Tests with a compile cache, tools or an architecture of their own (env=)
 start a kernel of their own; the others share one."""
+import functools
 import glob
 import os
 import shutil
@@ -40,20 +41,9 @@ int main() {
 }"""
 
 
-def ok_streams(k, code, t=180):
-    """Runs a cell that must succeed; (its stdout, its stderr): a program's
-    two streams are what these tests read, where support.ok gives messages."""
-    msgs = support.ok(k, code, t)
-    return stdout_of(msgs), stdout_of(msgs, "stderr")
-
-
-def error_streams(k, code, t=180):
-    """Runs a cell that must fail; (its execute_reply's content, its stdout,
-    its stderr)."""
-    c, msgs = support.run(k, code, t)
-    out, err = stdout_of(msgs), stdout_of(msgs, "stderr")
-    assert c["status"] == "error", (c, out, err)
-    return c, out, err
+# nvcc takes seconds to minutes
+ok_streams = functools.partial(support.ok_streams, t=180)
+error_streams = functools.partial(support.error_streams, t=180)
 
 
 def cache_env():
@@ -91,7 +81,7 @@ def test_exit_status_and_signals_are_errors():
 def test_exit_zero_and_stdin_from_dev_null():
     with shared_kernel() as k:
         out, _ = ok_streams(k, '%%program\n#include <cstdio>\n#include <cstdlib>\n'
-                       'int main() { int c = getchar(); printf("%s\\n", c == EOF ? "EOF" : "input"); exit(0); }')
+                               'int main() { int c = getchar(); printf("%s\\n", c == EOF ? "EOF" : "input"); exit(0); }')
         assert out == "EOF\n", out
 
 
@@ -250,19 +240,19 @@ def test_output_is_streamed_while_the_program_runs():
 def test_program_arguments_and_nvcc_options():
     with shared_kernel() as k:
         out, _ = ok_streams(k, '%%program -DN=7 -std=c++17 -DS=\\"text\\" -- first "two words" \'single \\ quoted\' a\\ b\n'
-                       '#include <cstdio>\n'
-                       'int main(int argc, char **argv) {\n    printf("N=%d S=%s argc=%d\\n", N, S, argc);\n'
-                       '    for (int i = 1; i < argc; i++) printf("[%s]\\n", argv[i]);\n}')
+                               '#include <cstdio>\n'
+                               'int main(int argc, char **argv) {\n    printf("N=%d S=%s argc=%d\\n", N, S, argc);\n'
+                               '    for (int i = 1; i < argc; i++) printf("[%s]\\n", argv[i]);\n}')
         assert out == "N=7 S=text argc=5\n[first]\n[two words]\n[single \\ quoted]\n[a b]\n", out
 
 
 def test_a_header_cell_is_includable():
     with shared_kernel() as k:
         ok_streams(k, "%%header vec_util.cuh\n#pragma once\n"
-              "__host__ __device__ inline float axpy(float a, float x, float y) { return a * x + y; }\n"
-              "constexpr int kWidth = 16;")
+                      "__host__ __device__ inline float axpy(float a, float x, float y) { return a * x + y; }\n"
+                      "constexpr int kWidth = 16;")
         out, _ = ok_streams(k, '%%program\n#include <cstdio>\n#include "vec_util.cuh"\n'
-                       'int main() { printf("%.1f %d\\n", axpy(2.0f, 3.0f, 1.0f), kWidth); }')
+                               'int main() { printf("%.1f %d\\n", axpy(2.0f, 3.0f, 1.0f), kWidth); }')
         assert out == "7.0 16\n", out
 
 
@@ -338,8 +328,8 @@ def test_cuda_runtime_calls_without_a_gpu_are_the_programs_business():
     and reports it itself; on one with a GPU it sees it."""
     with shared_kernel() as k:
         out, _ = ok_streams(k, '%%program\n#include <cstdio>\nint main() {\n    int n = -1;\n'
-                       '    cudaError_t e = cudaGetDeviceCount(&n);\n'
-                       '    printf("%s %d\\n", cudaGetErrorName(e), e == cudaSuccess ? n : 0);\n}')
+                               '    cudaError_t e = cudaGetDeviceCount(&n);\n'
+                               '    printf("%s %d\\n", cudaGetErrorName(e), e == cudaSuccess ? n : 0);\n}')
         name, count = out.split()
         assert name in ("cudaSuccess", "cudaErrorNoDevice", "cudaErrorInsufficientDriver"), out
         assert (name == "cudaSuccess") == (int(count) > 0), out
