@@ -1,4 +1,4 @@
-"""Device memory as CUDA defines it (issue: real device addresses, unified
+"""Device memory as CUDA defines it (real device addresses, unified
 addressing, managed memory), on a real GPU: pointers stored in structs,
 tables and device memory, written by kernels and device malloc; managed
 memory and __managed__ variables shared by host and kernels; zero-copy
