@@ -9,7 +9,10 @@ Runs each C unit-test binary (its last line: "N passed, N failed, N skipped";
 a crash, or a non-zero exit without that line, is one failure), then every
 test_* function of tests/**/test_*.py (tests/unit excluded): plain functions
 with asserts. Functions marked @needs_gpu are skipped without
---gpu. Prints one line per test and, last, "N passed, N failed, N skipped".
+--gpu. After a module's last test the kernel its tests shared
+(support.shared_kernel) is shut down; a sanitizer report found then is one
+failure, MODULE::<shared kernel>. Prints one line per test and, last,
+"N passed, N failed, N skipped".
 """
 import argparse
 import glob

@@ -273,9 +273,11 @@ def kernel(path=None, env=None, check=True, **km_options):
 # the host tier set back as the kernel started, and every message of the
 # tests before it read and dropped. What %reset keeps stays for the module:
 # the execution count and history, %%header files, environment variables
-# set with %env, and the compile caches. A test that depends on a new
-# process (start-up, shutdown, restart, crashes, interrupts that kill the
-# GPU worker, kernel options or env=, execution counts) uses kernel().
+# set with %env, the compile caches, the GPU worker and its device-wide
+# settings. A test that depends on a new process (start-up, shutdown,
+# restart, crashes, faults and interrupts that restart the GPU worker,
+# kernel options or env=, execution counts) uses kernel(): docs/testing.md
+# lists them.
 #
 # The kernel is shut down when the module's tests are done (conftest.py and
 # tests/run.py call close_shared_kernel()), when a test of another module or
