@@ -74,6 +74,17 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.timeout(t))
 
 
+# ---- the kernel a module's tests share (support.shared_kernel) ----
+
+def pytest_runtest_teardown(item, nextitem):
+    # after a module's last test (here, or the last this process runs under
+    # xdist) its shared kernel is shut down; a sanitizer report found then is
+    # an error of that test's teardown
+    if nextitem is None or nextitem.path != item.path:
+        import support
+        support.close_shared_kernel()
+
+
 # ---- what the GPU machine's Python lacks ----
 # Its bundle brings no numpy, nbconvert, jupyter_kernel_test, ...: with --gpu
 # a test module (or a test) that needs one is skipped, as run.py does; those

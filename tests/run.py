@@ -11,7 +11,10 @@ a crash, or a non-zero exit without that line, is one failure), then every
 test_* function of tests/**/test_*.py (tests/unit excluded; or of the test
 folders and files named, as pytest takes paths): plain functions
 with asserts. Functions marked @needs_gpu are skipped without
---gpu. Prints one line per test and, last, "N passed, N failed, N skipped".
+--gpu. After a module's last test the kernel its tests shared
+(support.shared_kernel) is shut down; a sanitizer report found then is one
+failure, MODULE::<shared kernel>. Prints one line per test and, last,
+"N passed, N failed, N skipped".
 """
 import argparse
 import glob
@@ -135,8 +138,27 @@ def main():
     failures = []
     run_units(args.units, args.filter, totals, failures)
 
+    def close_module(module):
+        # the kernel the module's tests shared (support.shared_kernel) is
+        # shut down after its last test; a sanitizer report then is a failure
+        try:
+            support.close_shared_kernel()
+        except AssertionError:
+            totals[1] += 1
+            print(f"FAIL {module}::<shared kernel>", flush=True)
+            failures.append((module + "::<shared kernel>", traceback.format_exc()))
+
     signal.signal(signal.SIGALRM, on_alarm)
+<<<<<<< HEAD
     for name, fn, import_error in discover(args.filter, paths):
+=======
+    module = None
+    for name, fn, import_error in discover(args.filter):
+        if name.split("::")[0] != module:
+            if module is not None:
+                close_module(module)
+            module = name.split("::")[0]
+>>>>>>> tests
         if fn is None and args.gpu and "ModuleNotFoundError" in import_error:
             # the GPU machine's bundle brings no numpy, nbconvert, ...: those
             # tests are CI's, where requirements.txt installs them
@@ -179,6 +201,9 @@ def main():
         print(f"{'ok' if ok else 'FAIL':4} {name} {dt:.2f}s", flush=True)
         if not ok:
             failures.append((name, detail))
+
+    if module is not None:
+        close_module(module)
 
     for name, detail in failures:
         print(f"\n==== FAIL {name}\n{detail.rstrip()}")

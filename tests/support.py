@@ -1,5 +1,7 @@
 """Helpers for the icuda tests: a private kernelspec, a running kernel with a
-blocking jupyter_client, and the execute round trip.
+blocking jupyter_client, the execute round trip, one kernel shared by the
+tests of a module (shared_kernel), and the small helpers that run a cell and
+read its messages (ok, err, error, value, results, displays, stdout_of, ...).
 
 Works with jupyter_client 7.4 and 8.x (the GPU machine's bundle has 7.4): only
 KernelManager, BlockingKernelClient and Session APIs that both have.
@@ -8,14 +10,17 @@ conftest.py (pytest) or tests/run.py sets KERNEL, PLAIN_KERNEL and GPU; a
 module run on its own reads them from ICUDA_TEST_KERNEL,
 ICUDA_TEST_PLAIN_KERNEL, ICUDA_TEST_GPU.
 """
+import atexit
 import contextlib
 import json
 import os
 import queue
 import random
 import shutil
+import sys
 import tempfile
 import time
+import unittest
 
 KERNEL = os.environ.get("ICUDA_TEST_KERNEL", "build/asan/icuda")
 PLAIN_KERNEL = os.environ.get("ICUDA_TEST_PLAIN_KERNEL", "build/icuda")
@@ -29,7 +34,8 @@ if "ICUDA_HISTORY" not in os.environ:
 
 SANITIZER_MARKS = ("ERROR: AddressSanitizer", "runtime error:", "ERROR: LeakSanitizer")
 
-# Cells whose behaviour the engine defines (DESIGN §2, §4).
+# A device cell that compiles, and one that fails to: the engine defines
+# what each replies and prints.
 DEVICE_CELL = "__global__ void k(int *p) { p[0] = 1; }"
 BAD_DEVICE_CELL = "__global__ void k(int *p) { p[0] = ; }"
 
@@ -125,14 +131,24 @@ class Kernel:
 
     # -- lifecycle --
 
-    def stderr_text(self):
+    def stderr_text(self, start=0):
+        """The kernel's stderr so far, from byte offset start."""
         if not self._stderr.closed:
             self._stderr.flush()
-        with open(self._stderr.name, errors="replace") as f:
-            return f.read()
+        with open(self._stderr.name, "rb") as f:
+            f.seek(start)
+            return f.read().decode(errors="replace")
 
-    def check_sanitizers(self):
-        text = self.stderr_text()
+    def stderr_size(self):
+        """How many bytes the kernel has written to stderr so far."""
+        try:
+            return os.path.getsize(self._stderr.name)
+        except OSError:
+            return 0
+
+    def check_sanitizers(self, start=0):
+        """No sanitizer report in the kernel's stderr (from byte offset start)."""
+        text = self.stderr_text(start)
         for mark in SANITIZER_MARKS:
             assert mark not in text, f"kernel stderr reports '{mark}':\n{text[-6000:]}"
 
@@ -218,6 +234,15 @@ class Kernel:
             except queue.Empty:
                 return msgs
 
+    def drain_replies(self):
+        """Drops the shell and control replies waiting in the client."""
+        for get in (self.kc.get_shell_msg, self.kc.get_control_msg):
+            while True:
+                try:
+                    get(timeout=0.001)
+                except queue.Empty:
+                    break
+
 
 @contextlib.contextmanager
 def kernel(path=None, env=None, check=True, **km_options):
@@ -237,6 +262,139 @@ def kernel(path=None, env=None, check=True, **km_options):
             finally:
                 if ok:
                     k.remove_stderr_file()
+
+
+# -- one kernel for the tests of a module --
+#
+# Starting a kernel under AddressSanitizer costs about a second; most tests
+# need a session with nothing defined, not a new process. shared_kernel()
+# gives each test the module's kernel after %reset (what cells defined is
+# forgotten, host and device buffers freed) with the %nvrtc options cleared,
+# the host tier set back as the kernel started, and every message of the
+# tests before it read and dropped. What %reset keeps stays for the module:
+# the execution count and history, %%header files, environment variables
+# set with %env, the compile caches, the GPU worker and its device-wide
+# settings. A test that depends on a new process (start-up, shutdown,
+# restart, crashes, faults and interrupts that restart the GPU worker,
+# kernel options or env=, execution counts) uses kernel(): docs/testing.md
+# lists them.
+#
+# The kernel is shut down when the module's tests are done (conftest.py and
+# tests/run.py call close_shared_kernel()), when a test of another module or
+# with other options asks for one, and at exit.
+
+RESET_TIMEOUT = 30
+_shared = None  # the running _Shared, or None
+
+
+class _Shared:
+    def __init__(self, key, path, env, km_options):
+        self.key = key
+        self.k = Kernel(path, env, **km_options)
+        # how the host tier was at the start ("%host_tier auto -O2"), so that
+        # each test starts with it whatever the one before chose
+        try:
+            reply, msgs = self.k.execute("%host_tier", store_history=False, timeout=RESET_TIMEOUT)
+            said = stdout_of(msgs)  # "host tier: auto, compiled code built with -O2"
+            assert reply["content"]["status"] == "ok" and said.startswith("host tier: "), (reply["content"], said)
+        except BaseException:
+            self.k.close()
+            raise
+        mode = said.split(":", 1)[1].split(",")[0].strip()
+        opt = said.rstrip().rsplit(" ", 1)[-1]
+        self.reset_cell = f"%reset -f\n%nvrtc --reset\n%host_tier {mode} {opt}"
+        self.used = False
+
+    def reset(self):
+        """The session made new for the next test; False where the kernel
+        is gone or does not answer (it is started again)."""
+        k = self.k
+        if not k.is_alive():
+            return False
+        if self.used:
+            try:
+                reply, _ = k.execute(self.reset_cell, silent=True, store_history=False, timeout=RESET_TIMEOUT)
+            except TimeoutError:
+                return False
+            if reply["content"]["status"] != "ok":
+                return False
+        # nothing of an earlier test (or of the kernel's start) is left to read
+        k.drain_iopub(0.02)
+        k.drain_replies()
+        self.used = True
+        return True
+
+    def close(self, check=True):
+        """Shuts the kernel down; its stderr file goes unless a check finds
+        a report (the AssertionError says what it holds)."""
+        self.k.close()
+        if check:
+            self.k.check_sanitizers()
+        self.k.remove_stderr_file()
+
+
+def close_shared_kernel(check=True):
+    """Shuts the shared kernel down, if one runs, and checks its stderr for
+    sanitizer reports (an AssertionError names them). conftest.py calls it
+    after the last test of each module, tests/run.py likewise."""
+    global _shared
+    s, _shared = _shared, None
+    if s is not None:
+        s.close(check)
+
+
+atexit.register(close_shared_kernel, False)
+
+
+class shared_kernel:
+    """The module's shared kernel as a fresh session, for a with-block:
+
+        with shared_kernel() as k:
+            ok(k, "int x = 1;")
+
+    Like kernel(): same arguments, and at the block's end the kernel's
+    stderr (what this test made it write) is checked for sanitizer reports.
+    Tests asking for other arguments (path, env, km_options) get a kernel
+    of their own: the one running is shut down first. A kernel that died
+    or does not answer %reset is started again; after a test that failed,
+    the next one gets a new kernel too."""
+
+    def __init__(self, path=None, env=None, check=True, **km_options):
+        self.path, self.env, self.check, self.km_options = path, env, check, km_options
+        # the module that asks: a test of another module never shares its kernel
+        self.owner = sys._getframe(1).f_globals.get("__file__")
+        self.key = (os.path.abspath(path or KERNEL), json.dumps(env or {}, sort_keys=True),
+                    json.dumps(km_options, sort_keys=True, default=str), self.owner)
+
+    def __enter__(self):
+        global _shared
+        if _shared is not None and (_shared.key != self.key or not _shared.reset()):
+            close_shared_kernel()
+        if _shared is None:
+            _shared = _Shared(self.key, self.path, self.env, self.km_options)
+            _shared.reset()
+        self.s = _shared
+        self.start = self.s.k.stderr_size()
+        return self.s.k
+
+    def __exit__(self, etype, value, tb):
+        global _shared
+        s = self.s
+        failed = etype is not None and not issubclass(etype, unittest.SkipTest)
+        if failed and _shared is s:
+            # what a failed test left running or half-said is no next test's
+            # business; its stderr file stays, as kernel() leaves it
+            _shared = None
+            s.k.close()
+        if self.check:
+            try:
+                s.k.check_sanitizers(self.start)
+            except AssertionError:
+                if _shared is s:
+                    _shared = None
+                    s.k.close()
+                raise
+        return False
 
 
 def stdout_of(msgs, name="stdout"):
@@ -309,19 +467,83 @@ def help_of(k, code):
     return page_text(reply)
 
 
-def ok(k, code):
+def run(k, code, t=120):
+    """Runs a cell: (its execute_reply's content, its iopub messages)."""
+    reply, msgs = k.execute(code, timeout=t)
+    return reply["content"], msgs
+
+
+def ok(k, code, t=120):
     """Runs a cell that must succeed; its messages."""
-    reply, msgs = k.execute(code)
-    assert reply["content"]["status"] == "ok", reply["content"]
+    reply, msgs = k.execute(code, timeout=t)
+    assert reply["content"]["status"] == "ok", (reply["content"], stdout_of(msgs, "stderr"))
     return msgs
 
 
-def err(k, code):
+def err(k, code, t=120):
     """Runs a cell that must fail; its (ename, evalue)."""
-    reply, _ = k.execute(code)
-    c = reply["content"]
-    assert c["status"] == "error", c
+    c = error(k, code, t)
     return c["ename"], c["evalue"]
+
+
+def error(k, code, t=120):
+    """Runs a cell that must fail; its execute_reply's content (ename,
+    evalue, traceback, execution_count)."""
+    reply, msgs = k.execute(code, timeout=t)
+    c = reply["content"]
+    assert c["status"] == "error", (c, stdout_of(msgs))
+    return c
+
+
+def ok_streams(k, code, t=120):
+    """Runs a cell that must succeed; (its stdout, its stderr): what a
+    program (%%program) printed on each."""
+    c, msgs = run(k, code, t)
+    out, err = stdout_of(msgs), stdout_of(msgs, "stderr")
+    assert c["status"] == "ok", (c, out, err)
+    return out, err
+
+
+def error_streams(k, code, t=120):
+    """Runs a cell that must fail; (its execute_reply's content, its stdout,
+    its stderr)."""
+    c, msgs = run(k, code, t)
+    out, err = stdout_of(msgs), stdout_of(msgs, "stderr")
+    assert c["status"] == "error", (c, out, err)
+    return c, out, err
+
+
+def results(msgs, kind="execute_result"):
+    """The text/plain of each execute_result (or of each message of kind)."""
+    return [m["content"]["data"]["text/plain"] for m in msgs if m["msg_type"] == kind]
+
+
+def result_of(msgs):
+    """The text/plain of the cell's execute_result, or None."""
+    r = results(msgs)
+    return r[0] if r else None
+
+
+def value(k, expr, t=120):
+    """Runs a cell that must succeed with one execute_result; its text/plain
+    ("(int) 3")."""
+    msgs = ok(k, expr, t)
+    res = results(msgs)
+    assert len(res) == 1, msgs
+    return res[0]
+
+
+def displays(msgs):
+    """The data bundles of the display_data messages."""
+    return [m["content"]["data"] for m in msgs if m["msg_type"] == "display_data"]
+
+
+def count_of(msgs):
+    """The execution count of the cell whose messages these are (its
+    execute_input's): "In [N]" in what the kernel says of that cell."""
+    counts = [m["content"]["execution_count"] for m in msgs if m["msg_type"] == "execute_input"]
+    assert len(counts) == 1, types_of(msgs)
+    return counts[0]
 
 
 # -- the mock kernel: the protocol layer over a mock language, no CUDA --

@@ -3,22 +3,14 @@ a failing call used as a statement is an error of the cell, launches are
 type-checked against the kernel's signature before any GPU work, sizes are
 checked against host buffers, and a machine without a driver says so."""
 import support
-from support import err, kernel, ok
+from support import err, ok, result_of, shared_kernel
 
 KERNEL = "__global__ void vecadd(double *z, const double *x, const double *y, int n) {" \
          " int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) z[i] = x[i] + y[i]; }"
 
 
-
-def value(msgs):
-    for m in msgs:
-        if m["msg_type"] == "execute_result":
-            return m["content"]["data"]["text/plain"]
-    return None
-
-
 def test_error_names_and_strings_are_cudas():
-    with kernel() as k:
+    with shared_kernel() as k:
         out = support.stdout_of(ok(k, 'printf("%d %s|%s|%s\\n", cudaErrorIllegalAddress, '
                                       'cudaGetErrorName(cudaErrorIllegalAddress), '
                                       'cudaGetErrorString(cudaErrorMemoryAllocation), '
@@ -32,7 +24,7 @@ def test_error_names_and_strings_are_cudas():
 def test_device_prop_layout_matches_the_c_struct():
     # CUDA 13's own struct (read from the headers; tests/unit/test_cuda_api.c
     # compares every struct with gcc's layout)
-    with kernel() as k:
+    with shared_kernel() as k:
         out = support.stdout_of(ok(k, 'printf("%zu %zu %zu\\n", sizeof(cudaDeviceProp), '
                                       'offsetof(cudaDeviceProp, multiProcessorCount), '
                                       'offsetof(cudaDeviceProp, sharedMemPerBlockOptin));'))
@@ -40,7 +32,7 @@ def test_device_prop_layout_matches_the_c_struct():
 
 
 def test_launch_type_checks_need_no_gpu():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, KERNEL)
         ok(k, "double h[4]; float *f = (float *)malloc(16); int n = 4;")
         e, v = err(k, "vecadd<<<1, 4>>>(h, h, h, n);")
@@ -55,7 +47,7 @@ def test_launch_type_checks_need_no_gpu():
 
 
 def test_template_kernel_signature_in_errors():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, "template <typename T> __global__ void scale(T *x, T a, int n) "
               "{ int i = threadIdx.x; if (i < n) x[i] *= a; }")
         ok(k, "float hf[4];")
@@ -66,7 +58,7 @@ def test_template_kernel_signature_in_errors():
 
 
 def test_sizes_are_checked_against_host_buffers():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, "double a[500], b[1000];")
         e, v = err(k, "cudaMemcpy(a, b, 8000, cudaMemcpyHostToHost);")
         assert e == "cudaErrorInvalidValue" and "8000 bytes into a" in v and "4000 bytes" in v, v
@@ -77,7 +69,7 @@ def test_sizes_are_checked_against_host_buffers():
 
 
 def test_direction_mistakes_are_named():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, "double h[4];")
         e, v = err(k, "cudaMemcpy(h, h, 32, cudaMemcpyHostToDevice);")
         assert e == "cudaErrorInvalidValue" and "destination" in v and "host memory" in v, v
@@ -86,23 +78,23 @@ def test_direction_mistakes_are_named():
 def test_no_gpu_calls_fail_as_cuda_says():
     if support.GPU:
         return
-    with kernel() as k:
+    with shared_kernel() as k:
         e, v = err(k, "double *d; cudaMalloc(&d, 800);")
         assert e in ("cudaErrorInsufficientDriver", "cudaErrorNoDevice"), (e, v)
         assert "no CUDA driver" in v or "no GPU" in v, v
         # kept: the code comes back, the cell goes on
         msgs = ok(k, "cudaError_t r = cudaMalloc(&d, 800); (int)r")
-        assert value(msgs) in ("(int) 35", "(int) 100"), value(msgs)
+        assert result_of(msgs) in ("(int) 35", "(int) 100"), result_of(msgs)
         msgs = ok(k, "cudaGetLastError()")
-        assert value(msgs) in ("(int) 35", "(int) 100"), value(msgs)
+        assert result_of(msgs) in ("(int) 35", "(int) 100"), result_of(msgs)
         msgs = ok(k, "cudaGetLastError()")
-        assert value(msgs) == "(int) 0", value(msgs)
+        assert result_of(msgs) == "(int) 0", result_of(msgs)
         # statements that fail are errors; the session goes on
         e, _ = err(k, "cudaDeviceSynchronize();")
         assert e.startswith("cudaError")
         # an error raised as the cell's error was seen: cudaGetLastError does not hand it out again
         msgs = ok(k, "cudaGetLastError()")
-        assert value(msgs) == "(int) 0", value(msgs)
+        assert result_of(msgs) == "(int) 0", result_of(msgs)
         ok(k, KERNEL)
         e, v = err(k, "vecadd<<<1, 1>>>(0, 0, 0, 1);")
         assert e in ("cudaErrorInsufficientDriver", "cudaErrorNoDevice") and "vecadd" in v, v
@@ -112,6 +104,6 @@ def test_no_gpu_calls_fail_as_cuda_says():
 
 
 def test_unknown_cuda_function():
-    with kernel() as k:
+    with shared_kernel() as k:
         e, v = err(k, "cudaFrobnicate(1);")
         assert e == "NameError" and "cudaFrobnicate" in v, v

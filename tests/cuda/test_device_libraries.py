@@ -2,15 +2,11 @@
 umbrella header (its kernel-level parts), curand_kernel.h, half and bfloat16,
 wmma, libcu++ atomics and barriers, cooperative groups' reductions — and no
 warning the user did not cause reaches the cell."""
-from support import kernel
-
-
-def streams(msgs, name):
-    return "".join(m["content"]["text"] for m in msgs if m["msg_type"] == "stream" and m["content"]["name"] == name)
+from support import shared_kernel, stdout_of
 
 
 def test_cub_umbrella_header_gives_the_kernel_level_parts():
-    with kernel() as k:
+    with shared_kernel() as k:
         reply, msgs = k.execute(
             "#include <cub/cub.cuh>\n"
             "__global__ void block_sum(const int *in, int *out) {\n"
@@ -23,12 +19,12 @@ def test_cub_umbrella_header_gives_the_kernel_level_parts():
             "  if (threadIdx.x == 0) *out = v + w;\n"
             "}\n")
         assert reply["content"]["status"] == "ok", reply
-        assert "block_sum(" in streams(msgs, "stdout")
-        assert streams(msgs, "stderr") == ""
+        assert "block_sum(" in stdout_of(msgs, "stdout")
+        assert stdout_of(msgs, "stderr") == ""
 
 
 def test_other_device_headers_compile_quietly():
-    with kernel() as k:
+    with shared_kernel() as k:
         reply, msgs = k.execute(
             "#include <curand_kernel.h>\n#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n#include <mma.h>\n"
             "#include <cuda/std/atomic>\n#include <cuda/atomic>\n#include <cuda/barrier>\n"
@@ -43,9 +39,9 @@ def test_other_device_headers_compile_quietly():
             "  int v = cg::reduce(t, in[threadIdx.x], cg::plus<int>());\n"
             "  if (t.thread_rank() == 0) atomicAdd(out, v);\n}\n")
         assert reply["content"]["status"] == "ok", reply
-        out = streams(msgs, "stdout")
+        out = stdout_of(msgs, "stdout")
         assert "init(" in out and "halves(" in out and "tile_sum(" in out, out
-        assert streams(msgs, "stderr") == ""
+        assert stdout_of(msgs, "stderr") == ""
 
 
 # One kernel per library, as a CUDA programmer writes it; the GPU test
@@ -95,21 +91,21 @@ LIBRARY_KERNELS = (
 
 
 def test_libcudacxx_pipeline_scan_and_all_of_cub_block_level_compile_quietly():
-    with kernel() as k:
+    with shared_kernel() as k:
         reply, msgs = k.execute(LIBRARY_KERNELS, timeout=300)
         assert reply["content"]["status"] == "ok", reply
-        out = streams(msgs, "stdout")
+        out = stdout_of(msgs, "stdout")
         for name in ("cub_all(", "libcudacxx(", "pipelined(", "tile_scan("):
             assert name in out, out
-        assert streams(msgs, "stderr") == ""
+        assert stdout_of(msgs, "stderr") == ""
         # a later cell reuses the session's headers (precompiled) and stays quiet too
         reply, msgs = k.execute("__global__ void later(int *p) { p[0] = cuda::std::numeric_limits<short>::max(); }")
         assert reply["content"]["status"] == "ok", reply
-        assert streams(msgs, "stderr") == ""
+        assert stdout_of(msgs, "stderr") == ""
 
 
 def test_host_only_part_of_cub_gets_a_hint():
-    with kernel() as k:
+    with shared_kernel() as k:
         reply, msgs = k.execute("#include <cub/cub.cuh>\n"
                                 "__global__ void wrong(int *d) { size_t n = 0; cub::DeviceReduce::Sum(nullptr, n, d, d, 4); }",
                                 timeout=300)
@@ -117,4 +113,4 @@ def test_host_only_part_of_cub_gets_a_hint():
         tb = "\n".join(m["content"]["traceback"][-1] for m in msgs if m["msg_type"] == "error")
         assert "%%program" in tb and "block, warp and thread level" in tb, tb
         _, msgs = k.execute("%help")
-        assert "cub::DeviceReduce" in streams(msgs, "stdout")
+        assert "cub::DeviceReduce" in stdout_of(msgs, "stdout")

@@ -4,12 +4,11 @@ compares every layout with gcc's and g++'s), the libraries' names and
 constants, the checks that fire before anything is sent, and the clear
 "no GPU" error of a call that would need the worker."""
 import support
-from support import err, kernel, ok
-
+from support import err, ok, shared_kernel
 
 
 def test_device_library_types_have_their_sizes():
-    with kernel() as k:
+    with shared_kernel() as k:
         out = support.stdout_of(ok(k, """#include <curand_kernel.h>
 #include <cuda_fp16.h>
 #include <cuComplex.h>
@@ -28,7 +27,7 @@ printf("%zu %zu %g %g %g %g %g\\n", sizeof(cuComplex), sizeof(cuDoubleComplex), 
 def test_states_are_allocated_with_sizeof_without_a_gpu():
     if support.GPU:
         return
-    with kernel() as k:
+    with shared_kernel() as k:
         e, v = err(k, "#include <curand_kernel.h>\ncurandState *states;\n"
                       "cudaMalloc(&states, 256 * sizeof(curandState));")
         assert e.startswith("cuda") and "undeclared" not in v, v
@@ -38,7 +37,7 @@ def test_states_are_allocated_with_sizeof_without_a_gpu():
 
 
 def test_library_names_and_constants():
-    with kernel() as k:
+    with shared_kernel() as k:
         out = support.stdout_of(ok(k, """#include <curand.h>
 #include <cublas_v2.h>
 #include <cufft.h>
@@ -55,7 +54,7 @@ printf("%zu %zu %d\\n", sizeof c, sizeof d, CUDA_R_32F);"""))
 def test_calls_without_a_gpu_are_clear_errors():
     if support.GPU:
         return
-    with kernel() as k:
+    with shared_kernel() as k:
         e, v = err(k, "curandGenerator_t g; curandCreateGenerator(&g, CURAND_RNG_PSEUDO_DEFAULT);")
         assert e == "CURAND_STATUS_INITIALIZATION_FAILED" and "curandCreateGenerator" in v, (e, v)
         e, v = err(k, "cublasHandle_t h; cublasCreate(&h);")
@@ -73,7 +72,7 @@ def test_calls_without_a_gpu_are_clear_errors():
 
 
 def test_refused_functions_say_why():
-    with kernel() as k:
+    with shared_kernel() as k:
         e, v = err(k, "cublasSetLoggerCallback(0);")
         assert e == "CUBLAS_STATUS_NOT_SUPPORTED" and "callback" in v, (e, v)
         e, v = err(k, "cublasSgemm(0, CUBLAS_OP_N);")
@@ -81,7 +80,7 @@ def test_refused_functions_say_why():
 
 
 def test_nvtx_ranges_without_a_gpu():
-    with kernel() as k:
+    with shared_kernel() as k:
         out = support.stdout_of(ok(k, """#include <nvtx3/nvToolsExt.h>
 int a = nvtxRangePushA("outer"); int b = nvtxRangePushA("inner"); nvtxMarkA("here");
 int c = nvtxRangePop(); int d = nvtxRangePop(); int e = nvtxRangePop();
@@ -93,7 +92,7 @@ printf("%d %d %d %d %d %d\\n", a, b, c, d, e, id > 0);"""))
 
 
 def test_extents_are_checked_before_anything_is_sent():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, "float *small = (float *)malloc(10 * sizeof(float)); float a = 1, b = 0;")
         e, v = err(k, "curandGenerateUniform((curandGenerator_t)0, small, 100);")
         assert e == "CURAND_STATUS_OUT_OF_RANGE" and "small" in v and "room for 10 elements" in v and \

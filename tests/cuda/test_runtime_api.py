@@ -4,12 +4,11 @@ compares every layout with gcc's), the checks that come before anything
 reaches the GPU (2-D and 3-D extents, argument types against the header's
 prototype), and the clear refusal of the families icuda does not support."""
 import support
-from support import err, kernel, ok
-
+from support import err, ok, shared_kernel
 
 
 def test_toolkit_types_and_constants():
-    with kernel() as k:
+    with shared_kernel() as k:
         out = support.stdout_of(ok(k, """float4 f = make_float4(1, 2, 3, 4);
 struct { float a; float4 b; } s;
 cudaExtent e = make_cudaExtent(64, 8, 2);
@@ -29,7 +28,7 @@ printf("%zu %zu %zu\\n", sizeof(dim3), sizeof(double2), sizeof(cudaLaunchAttribu
 
 
 def test_2d_copies_are_checked_before_the_gpu():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, "float h[100]; char small[10];")
         # 11 rows of 10 bytes, 40 bytes apart: the last row ends at byte 410 of a 400-byte array
         e, v = err(k, "cudaMemcpy2D(h, 40, small, 10, 10, 11, cudaMemcpyHostToHost);")
@@ -52,7 +51,7 @@ def test_2d_copies_are_checked_before_the_gpu():
 
 
 def test_3d_copies_are_checked_before_the_gpu():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, """float src[4 * 8 * 2], dst[4 * 8 * 2];
 cudaMemcpy3DParms p = {0};
 p.srcPtr = make_cudaPitchedPtr(src, 4 * sizeof(float), 4, 8);
@@ -73,7 +72,7 @@ p.kind = cudaMemcpyHostToHost;""")
 
 
 def test_forwarded_calls_check_their_arguments_against_the_prototype():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, "char c; int v; double d = 1; float *fp = (float *)malloc(8);")
         e, v = err(k, "cudaDeviceGetLimit((size_t *)&c, cudaLimitPrintfFifoSize);")
         assert e == "cudaErrorInvalidValue" and "argument 1 ((size_t *)&c)" in v and "1 byte" in v and \
@@ -109,7 +108,7 @@ def test_forwarded_calls_check_their_arguments_against_the_prototype():
 
 
 def test_refused_families_name_their_reason():
-    with kernel() as k:
+    with shared_kernel() as k:
         e, v = err(k, "cudaGraphicsMapResources(1, 0, 0);")
         assert e == "cudaErrorNotSupported" and "graphics interop" in v and "graphics context" in v, v
         e, v = err(k, "cudaIpcMemHandle_t h; cudaIpcGetMemHandle(&h, 0);")
@@ -132,7 +131,7 @@ def test_refused_families_name_their_reason():
 
 
 def test_host_functions_and_kernels_as_arguments():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, "int hits = 0;\nvoid CUDART_CB bump(void *p) { (*(int *)p)++; }")
         e, v = err(k, "cudaLaunchHostFunc(0, 0, &hits);")
         assert e == "cudaErrorInvalidValue" and "NULL" in v, v

@@ -4,27 +4,7 @@ NVRTC, a header icuda does not have is an error naming it, constants and
 namespaces reach the device side, C++ host items stay on the host, and a
 launch written with spaces is a launch. Through jupyter_client, no GPU."""
 import support
-from support import kernel, stdout_of
-
-
-def run(k, code):
-    reply, msgs = k.execute(code, timeout=120)
-    return reply["content"], msgs
-
-
-def ok(k, code):
-    c, msgs = run(k, code)
-    assert c["status"] == "ok", c
-    return msgs
-
-
-def value(msgs):
-    r = [m["content"]["data"]["text/plain"] for m in msgs if m["msg_type"] == "execute_result"]
-    return r[0] if r else None
-
-
-def stderr_of(msgs):
-    return "".join(m["content"]["text"] for m in msgs if m["msg_type"] == "stream" and m["content"]["name"] == "stderr")
+from support import kernel, ok, result_of, run, shared_kernel, stdout_of
 
 
 def host_takes(k, code):
@@ -35,7 +15,7 @@ def host_takes(k, code):
 
 
 def test_host_headers_stay_with_the_host():
-    with kernel() as k:
+    with shared_kernel() as k:
         # NVRTC cannot open <iostream>, <vector>, cuda_profiler_api.h: the kernel compiles only if they stay out
         msgs = ok(k, "#include <iostream>\n#include <vector>\n#include <algorithm>\n#include <chrono>\n"
                      "#include <cuda_runtime.h>\n#include <cuda_profiler_api.h>\n#include <cuda.h>\n"
@@ -43,14 +23,14 @@ def test_host_headers_stay_with_the_host():
                      "__global__ void hello(int *p) { p[threadIdx.x] = threadIdx.x; }\n"
                      "int after = 3;")
         assert "hello(int *p):" in stdout_of(msgs), stdout_of(msgs)
-        assert value(ok(k, "after")) == "(int) 3"
+        assert result_of(ok(k, "after")) == "(int) 3"
         # and a later device cell does not meet them in the prelude
         msgs = ok(k, "__global__ void again(int *p) { p[0] = 1; }")
         assert "again(int *p):" in stdout_of(msgs)
 
 
 def test_c_headers_reach_both_sides():
-    with kernel() as k:
+    with shared_kernel() as k:
         msgs = ok(k, "#include <cstdint>\n#include <cmath>\n#include <cstdio>\n#include <climits>\n#include <cfloat>\n"
                      "__global__ void k(uint32_t *p, float f) { p[0] = sqrtf(f) + M_PI + INT_MAX + FLT_MAX; }\n"
                      "uint32_t u = 7;\nprintf(\"%u %.3f %d\\n\", u, sqrt(2.0), INT_MAX);")
@@ -63,7 +43,7 @@ def test_c_headers_reach_both_sides():
 
 
 def test_a_header_icuda_lacks_is_named_and_costs_nothing():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, "int kept = 5;")
         for header, why in (("<boost/foo.hpp>", "no such header"), ("<fstream>", "no such header"),
                             ("<thrust/device_vector.h>", "host library"), ('"helper_cuda.h"', "%%header")):
@@ -73,16 +53,16 @@ def test_a_header_icuda_lacks_is_named_and_costs_nothing():
             tb = "\n".join(c["traceback"])
             assert "line 2" in tb and f"#include {header}" in tb, tb
             assert "never(int *p)" not in stdout_of(msgs)  # nothing of the cell ran, nothing compiled
-        assert value(ok(k, "kept")) == "(int) 5"
+        assert result_of(ok(k, "kept")) == "(int) 5"
         c, _ = run(k, "lost")
         assert c["status"] == "error", c
         # the next cell works, device code included
         msgs = ok(k, "__global__ void fine(int *p) { p[0] = 2; }\nint y = 2;\ny")
-        assert "fine(int *p):" in stdout_of(msgs) and value(msgs) == "(int) 2"
+        assert "fine(int *p):" in stdout_of(msgs) and result_of(msgs) == "(int) 2"
 
 
 def test_headers_that_may_not_be_read_and_header_cells():
-    with kernel() as k:
+    with shared_kernel() as k:
         # inside the cell's own #if: NVRTC decides, as a compiler would
         msgs = ok(k, "#ifdef _WIN32\n#include <windows.h>\n#endif\n__global__ void w(int *p) { p[0] = 1; }")
         assert "w(int *p):" in stdout_of(msgs)
@@ -95,7 +75,7 @@ def test_headers_that_may_not_be_read_and_header_cells():
 
 
 def test_constexpr_constants_reach_device_code():
-    with kernel() as k:
+    with shared_kernel() as k:
         # the same cell: the device side sees it before the host runs the cell
         c, msgs = run(k, "constexpr int BINS = 64;\n"
                          "__global__ void hist(const int *x, int *h) { __shared__ int s[BINS]; s[threadIdx.x] = 0;\n"
@@ -107,17 +87,17 @@ def test_constexpr_constants_reach_device_code():
             msgs = ok(k, "__global__ void later(int *h) { __shared__ int t[2 * BINS]; t[threadIdx.x] = h[threadIdx.x];\n"
                          "    __syncthreads(); h[threadIdx.x] = t[(threadIdx.x + 1) % (2 * BINS)]; }")
             assert "512 B shared" in stdout_of(msgs), stdout_of(msgs)
-            assert value(ok(k, "BINS")) == "(int) 64"
+            assert result_of(ok(k, "BINS")) == "(int) 64"
         # const as before, in a later cell, without a warning about the constants it does not use
         ok(k, "const int N = 1 << 20;\nconst float SCALE = 0.5f;")
         msgs = ok(k, "__global__ void big(float *x) { x[N - 1] = SCALE; }")
         assert "big(float *x):" in stdout_of(msgs)
         msgs = ok(k, "__global__ void other(float *x) { x[0] = 1; }")
-        assert "declared but never referenced" not in stderr_of(msgs), stderr_of(msgs)
+        assert "declared but never referenced" not in stdout_of(msgs, "stderr"), stdout_of(msgs, "stderr")
 
 
 def test_namespaces_reach_device_code():
-    with kernel() as k:
+    with shared_kernel() as k:
         msgs = ok(k, "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\nusing namespace std;\n"
                      "__global__ void tiles(float *x) {\n"
                      "    cg::thread_block block = cg::this_thread_block();\n"
@@ -139,7 +119,7 @@ def test_namespaces_reach_device_code():
 
 
 def test_cxx_host_items_stay_on_the_host():
-    with kernel() as k:
+    with shared_kernel() as k:
         # NVRTC refuses a host function template and a struct with host member functions
         c, msgs = run(k, "template <typename T> void fill_host(T *p, int n) { for (int i = 0; i < n; i++) p[i] = 1; }\n"
                          "__global__ void k1(int *p) { p[0] = 1; }")
@@ -153,13 +133,13 @@ def test_cxx_host_items_stay_on_the_host():
         msgs = ok(k, "union U { int i; float f; } u;\nu.f = 1.0f;\n"
                      "__global__ void k3(union U *p) { p->f = 2; }")
         assert "k3(union U *p):" in stdout_of(msgs)
-        assert value(ok(k, "u.i")) == "(int) 1065353216"
+        assert result_of(ok(k, "u.i")) == "(int) 1065353216"
         msgs = ok(k, "__global__ void k4(union U *p) { p->i = 1; }")  # the type is in the prelude, the variable is not
         assert "k4(union U *p):" in stdout_of(msgs)
 
 
 def test_spaced_launches_are_launches():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, "__global__ void vec(float *x, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] = i; }")
         ok(k, "float *d = 0;\nint n = 1000;")
         if support.GPU:
@@ -176,7 +156,7 @@ def test_spaced_launches_are_launches():
 
 
 def test_launch_kernel_checks_its_arguments_without_a_gpu():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, "__global__ void add(const float *x, float *y, float a, int n) {\n"
               "    int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] += a * x[i]; }")
         ok(k, "int n = 100; float a = 2.0f; float *x = 0, *y = 0;\nfloat *h = (float *)malloc(400);")
@@ -196,7 +176,7 @@ def test_launch_kernel_checks_its_arguments_without_a_gpu():
             c, _ = run(k, "cudaLaunchKernel(reinterpret_cast<const void *>(add), 1, 128, args, 0, 0);")
             assert c["ename"] in ("cudaErrorInsufficientDriver", "cudaErrorNoDevice") and "add" in c["evalue"], c
             msgs = ok(k, "cudaError_t e = cudaLaunchKernel(add, 1, 128, args, 0, 0); (int)e")
-            assert value(msgs) in ("(int) 35", "(int) 100"), value(msgs)
+            assert result_of(msgs) in ("(int) 35", "(int) 100"), result_of(msgs)
             msgs = ok(k, "int coop = -1;\ncudaError_t r = cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, 0);\n"
                          "printf(\"%d %d %d\\n\", (int)r, coop, (int)cudaDevAttrMultiProcessorCount);")
             assert stdout_of(msgs) in ("35 -1 16\n", "100 -1 16\n"), stdout_of(msgs)
@@ -217,7 +197,7 @@ def test_every_routed_header_compiles_where_it_goes():
     """The whole table of runtime/cell/include_routes.c against NVRTC 13: host
     headers (which NVRTC cannot open) beside a kernel, C headers on both
     sides, device libraries on the device."""
-    with kernel() as k:
+    with shared_kernel() as k:
         includes = "".join(f"#include <{h}>\n" for h in HOST_HEADERS + BOTH_HEADERS + DEVICE_HEADERS)
         msgs = ok(k, includes + "__global__ void all_headers(uint32_t *p, __half *h) {\n"
                                 "    p[0] = (uint32_t)sqrtf(2.0f) + INT_MAX;\n"
@@ -225,4 +205,4 @@ def test_every_routed_header_compiles_where_it_goes():
                                 "    cooperative_groups::this_thread_block().sync();\n}\n"
                                 "int32_t host_side = INT32_MAX;\nhost_side")
         assert "all_headers(uint32_t *p, __half *h):" in stdout_of(msgs), stdout_of(msgs)
-        assert value(msgs) == "(int32_t) 2147483647", value(msgs)
+        assert result_of(msgs) == "(int32_t) 2147483647", result_of(msgs)

@@ -1,12 +1,12 @@
 """The CUDA runtime layer on a real GPU (make test-gpu): the vector-add
 tutorial cell by cell, device printf, events, streams, symbols, faults that
 cost no session, interrupts of endless kernels, OOM, bad launch
-configurations, template kernels."""
-import threading
+configurations, template kernels. Faults, traps and interrupts of GPU work
+restart the GPU worker: those tests have a kernel of their own, as has the
+test of fresh sessions; the others share one."""
 import time
 
-import support
-from support import kernel, needs_gpu, stdout_of, timeout
+from support import err, kernel, needs_gpu, ok, shared_kernel, stdout_of, timeout
 
 VECADD = """__global__ void vecadd(double *z, const double *x, const double *y, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -28,22 +28,9 @@ for (int i = 0; i < N; i++) assert(hz[i] == 3.0 * i);
 printf("ok %f\\n", hz[N - 1]);"""
 
 
-def ok(k, code, t=120):
-    reply, msgs = k.execute(code, timeout=t)
-    assert reply["content"]["status"] == "ok", reply["content"]
-    return msgs
-
-
-def err(k, code, t=120):
-    reply, msgs = k.execute(code, timeout=t)
-    c = reply["content"]
-    assert c["status"] == "error", c
-    return c["ename"], c["evalue"]
-
-
 @needs_gpu
 def test_vector_add_cell_by_cell_and_rerun():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, VECADD)
         ok(k, ALLOC)
         assert "ok 3145725" in stdout_of(ok(k, LAUNCH))
@@ -60,7 +47,7 @@ def test_vector_add_cell_by_cell_and_rerun():
 
 @needs_gpu
 def test_device_printf_in_order():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, '#include <cstdio>\n__global__ void hello(int n) { if (threadIdx.x == 0) printf("hello %d from the GPU\\n", n); }')
         msgs = ok(k, 'printf("before\\n"); hello<<<1, 32>>>(7); cudaDeviceSynchronize(); printf("after\\n");')
         out = stdout_of(msgs)
@@ -72,7 +59,7 @@ def test_device_printf_in_order():
 
 @needs_gpu
 def test_events_streams_and_properties():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, VECADD)
         ok(k, ALLOC)
         msgs = ok(k, """cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
@@ -103,7 +90,7 @@ assert(p.warpSize == 32 && p.major >= 7 && n >= 1 && tot > fr && block > 0);""")
 
 @needs_gpu
 def test_symbols():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, "__constant__ float coef[4];\n__device__ int counter;\n"
               "__global__ void use(float *out) { out[threadIdx.x] = coef[threadIdx.x]; atomicAdd(&counter, 1); }")
         msgs = ok(k, """float h[4] = {1, 2, 3, 4}, back[4];
@@ -171,7 +158,7 @@ def test_interrupt_an_endless_kernel():
 
 @needs_gpu
 def test_oom_bad_config_shared_memory():
-    with kernel() as k:
+    with shared_kernel() as k:
         e, v = err(k, "char *big; cudaMalloc(&big, (size_t)1 << 50);")
         assert e == "cudaErrorMemoryAllocation" and "free" in v, v
         ok(k, "cudaError_t r = cudaMalloc(&big, (size_t)1 << 50); assert(r == cudaErrorMemoryAllocation);")
@@ -188,7 +175,7 @@ def test_oom_bad_config_shared_memory():
 
 @needs_gpu
 def test_template_kernel_launch():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, "template <typename T> __global__ void scale(T *x, T a, int n) "
               "{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] *= a; }")
         msgs = ok(k, """float hf[8]; for (int i = 0; i < 8; i++) hf[i] = i;

@@ -2,7 +2,7 @@
 CUDA events, as courses write it, timing a kernel; std::vector's data() in
 cudaMemcpy both ways, its size checks, and a vector's storage refused as a
 kernel's device pointer."""
-from support import kernel, needs_gpu, stdout_of
+from support import kernel, needs_gpu, ok, stdout_of
 
 SCALE = """__global__ void scale(float *x, float k, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -35,12 +35,6 @@ t.Stop();
 float ms = t.Elapsed();
 cudaMemcpy(h.data(), d, N * sizeof(float), cudaMemcpyDeviceToHost);
 std::cout << h[0] << " " << h[N - 1] << " " << (ms > 0.0f) << std::endl;"""
-
-
-def ok(k, code, t=120):
-    reply, msgs = k.execute(code, timeout=t)
-    assert reply["content"]["status"] == "ok", reply["content"]
-    return msgs
 
 
 @needs_gpu

@@ -2,8 +2,7 @@
 cooperative groups' grid-wide sync launched by cudaLaunchCooperativeKernel,
 cudaLaunchKernel with a void **args array, cudaDeviceGetAttribute, and
 launches written with spaces (k<< <g, b>> >)."""
-import support
-from support import kernel, needs_gpu, stdout_of
+from support import err, needs_gpu, ok, result_of, shared_kernel, stdout_of
 
 GRID_SUM = """#include <cooperative_groups.h>
 namespace cg = cooperative_groups;
@@ -50,27 +49,9 @@ printf("coop %d blocks %d sum %d expect %ld\\n", coop, blocks, got, expect);
 assert(coop == 1 && blocks >= sms && got == expect);"""
 
 
-def ok(k, code, t=120):
-    reply, msgs = k.execute(code, timeout=t)
-    assert reply["content"]["status"] == "ok", reply["content"]
-    return msgs
-
-
-def err(k, code, t=120):
-    reply, msgs = k.execute(code, timeout=t)
-    c = reply["content"]
-    assert c["status"] == "error", c
-    return c["ename"], c["evalue"]
-
-
-def value(msgs):
-    r = [m["content"]["data"]["text/plain"] for m in msgs if m["msg_type"] == "execute_result"]
-    return r[0] if r else None
-
-
 @needs_gpu
 def test_cooperative_grid_sync_sum():
-    with kernel() as k:
+    with shared_kernel() as k:
         assert "grid_sum(const int *x, int *partial, int *out, int n):" in stdout_of(ok(k, GRID_SUM))
         out = stdout_of(ok(k, GRID_SUM_HOST))
         assert "sum 3145722 expect 3145722" in out, out
@@ -82,7 +63,7 @@ def test_cooperative_grid_sync_sum():
         assert "again 3145722" in out, out
         # more blocks than can be resident at once: CUDA's refusal, with the numbers
         msgs = ok(k, "cudaError_t e = cudaLaunchCooperativeKernel(grid_sum, blocks + 1, 256, args, 0, 0); (int)e")
-        assert value(msgs) == "(int) 720", value(msgs)
+        assert result_of(msgs) == "(int) 720", result_of(msgs)
         e, v = err(k, "cudaLaunchCooperativeKernel(grid_sum, blocks * 2, 256, args, 0, 0);")
         assert e == "cudaErrorCooperativeLaunchTooLarge" and "resident" in v, v
         # the session goes on
@@ -93,7 +74,7 @@ def test_cooperative_grid_sync_sum():
 
 @needs_gpu
 def test_launch_kernel_with_an_args_array():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, "__global__ void axpy(const float *x, float *y, float a, int n) {\n"
               "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
               "    if (i < n) y[i] += a * x[i];\n}\n"
@@ -131,7 +112,7 @@ printf("dim3 %g %g %g\\n", hd[0], hd[1], hd[2]);"""))
 
 @needs_gpu
 def test_spaced_launch_runs():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, "__global__ void iota(int *p, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) p[i] = i; }")
         out = stdout_of(ok(k, """int n = 5000, *d, *h = (int *)malloc(5000 * sizeof(int));
 cudaMalloc(&d, n * sizeof(int));
@@ -147,7 +128,7 @@ printf("last %d\\n", h[n - 1]);"""))
 
 @needs_gpu
 def test_device_attributes():
-    with kernel() as k:
+    with shared_kernel() as k:
         out = stdout_of(ok(k, """int sms = 0, warp = 0, major = 0, coop = 0; cudaDeviceProp p;
 cudaGetDeviceProperties(&p, 0);
 cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);

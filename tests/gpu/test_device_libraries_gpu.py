@@ -7,7 +7,8 @@ launches and their results need the GPU."""
 import os
 import sys
 
-from support import kernel, needs_gpu, stdout_of
+import support
+from support import needs_gpu, shared_kernel, stdout_of
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cuda"))
 from test_device_libraries import LIBRARY_KERNELS  # noqa: E402
@@ -66,25 +67,26 @@ __global__ void tile_sum(const int *in, int *out) {
 """
 
 
-def ok(k, code, t=300):
-    reply, msgs = k.execute(code, timeout=t)
-    assert reply["content"]["status"] == "ok", reply["content"]
+def quiet(k, code, t=300):
+    """Runs a cell that must succeed and say nothing on stderr (the device
+    libraries compile without a warning); its stdout."""
+    msgs = support.ok(k, code, t)
     assert stdout_of(msgs, "stderr") == "", stdout_of(msgs, "stderr")
     return stdout_of(msgs)
 
 
 def test_library_kernels_compile_without_a_gpu():
-    with kernel() as k:
-        out = ok(k, MORE_KERNELS)
+    with shared_kernel() as k:
+        out = quiet(k, MORE_KERNELS)
         for name in ("rng(", "halves(", "mma16(", "count(", "barrier_sum(", "tile_sum("):
             assert name in out, out
 
 
 @needs_gpu
 def test_cub_block_warp_thread_level_on_the_gpu():
-    with kernel() as k:
-        ok(k, LIBRARY_KERNELS)
-        out = ok(k, """int *d; cudaMalloc(&d, 1024 * sizeof(int));
+    with shared_kernel() as k:
+        quiet(k, LIBRARY_KERNELS)
+        out = quiet(k, """int *d; cudaMalloc(&d, 1024 * sizeof(int));
 int h[1024];
 for (int i = 0; i < 1024; i++) h[i] = i < 512 ? (i * 37) % 512 : 0;
 cudaMemcpy(d, h, sizeof h, cudaMemcpyHostToDevice);
@@ -104,9 +106,9 @@ printf("%d %d %d\\n", bad, h[768], h[769]);""")
 
 @needs_gpu
 def test_libcudacxx_pipeline_and_scan_on_the_gpu():
-    with kernel() as k:
-        ok(k, LIBRARY_KERNELS)
-        out = ok(k, """long *o; float *f; int *c;
+    with shared_kernel() as k:
+        quiet(k, LIBRARY_KERNELS)
+        out = quiet(k, """long *o; float *f; int *c;
 cudaMalloc(&o, sizeof(long)); cudaMalloc(&f, sizeof(float)); cudaMalloc(&c, sizeof(int));
 cudaMemset(c, 0, sizeof(int));
 libcudacxx<<<1, 64>>>(o, f, c);
@@ -135,9 +137,9 @@ printf("bad %d\\n", bad);""")
 
 @needs_gpu
 def test_curand_half_wmma_atomics_barrier_reduce_on_the_gpu():
-    with kernel() as k:
-        ok(k, MORE_KERNELS)
-        out = ok(k, """void *states; float *u;
+    with shared_kernel() as k:
+        quiet(k, MORE_KERNELS)
+        out = quiet(k, """void *states; float *u;
 cudaMalloc(&states, 128 * 48); /* sizeof(curandState) is 48 */
 cudaMalloc(&u, 128 * sizeof(float));
 rng<<<1, 128>>>(states, u);

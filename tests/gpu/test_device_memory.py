@@ -1,35 +1,16 @@
-"""Device memory as CUDA defines it (issue: real device addresses, unified
+"""Device memory as CUDA defines it (real device addresses, unified
 addressing, managed memory), on a real GPU: pointers stored in structs,
 tables and device memory, written by kernels and device malloc; managed
 memory and __managed__ variables shared by host and kernels; zero-copy
 pinned memory; cudaMemcpyDefault; pointer attributes; and all of it after a
-fault and restart. Without a GPU, the clear errors."""
+fault and restart (a kernel of its own: the fault restarts the GPU worker).
+Without a GPU, the clear errors."""
 import os
 import re
 
-from support import kernel, needs_gpu, stdout_of, timeout
+from support import err, kernel, needs_gpu, ok, result_of, shared_kernel, stdout_of, timeout
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def ok(k, code, t=120):
-    reply, msgs = k.execute(code, timeout=t)
-    assert reply["content"]["status"] == "ok", (code, reply["content"])
-    return msgs
-
-
-def err(k, code, t=120):
-    reply, msgs = k.execute(code, timeout=t)
-    c = reply["content"]
-    assert c["status"] == "error", (code, c)
-    return c["ename"], c["evalue"]
-
-
-def value(msgs):
-    for m in msgs:
-        if m["msg_type"] == "execute_result":
-            return m["content"]["data"]["text/plain"]
-    return None
 
 
 GUIDE_HOST = """Matrix A, B, C;
@@ -53,7 +34,7 @@ printf("mismatches: %d\\n", bad);"""
 def test_programming_guide_matrix_struct_by_value():
     """The CUDA C Programming Guide's shared-memory matrix product, pasted as
     is: a struct holding a cudaMalloc pointer, passed by value."""
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, open(os.path.join(HERE, "programs", "guide_matmul_device.cu")).read())
         assert "mismatches: 0" in stdout_of(ok(k, GUIDE_HOST))
 
@@ -102,7 +83,7 @@ def test_unified_memory_vector_add():
     """NVIDIA's introduction to unified memory, the host part as main's body
     (printf for std::cout): managed memory written on the host, added on the
     GPU, checked on the host; then again, prefetched, and freed."""
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, EVEN_EASIER_DEVICE)
         assert "Max error: 0\n" in stdout_of(ok(k, EVEN_EASIER_HOST))
         # a second launch sees the host's new values, and the host the GPU's
@@ -131,7 +112,7 @@ cudaMemAdvise(y, N*sizeof(float), cudaMemAdviseSetReadMostly, device);""")
 
 @needs_gpu
 def test_pointer_tables_and_pointers_written_by_kernels():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, """__global__ void sum_rows(float **rows, int nrows, int n, float *out) {
     int r = blockIdx.x * blockDim.x + threadIdx.x;
     if (r < nrows) { float s = 0; for (int i = 0; i < n; i++) s += rows[r][i]; out[r] = s; }
@@ -174,7 +155,7 @@ printf("%d %g %p %p\\n", back == rows[2] + 7, v, (void *)back, (void *)rows[2]);
 
 @needs_gpu
 def test_device_malloc_across_kernels():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, """__device__ int *g_buf;
 __global__ void make(int n) { g_buf = (int *)malloc(n * sizeof(int)); for (int i = 0; i < n; i++) g_buf[i] = i; }
 __global__ void total(int n, int *out) { int s = 0; for (int i = 0; i < n; i++) s += g_buf[i]; *out = s; }
@@ -196,7 +177,7 @@ printf("%d %d %d\\n", s, t, heap != 0);""")
 
 @needs_gpu
 def test_linked_list_in_managed_memory():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, """struct Node { struct Node *next; int value; };
 __global__ void walk(struct Node *head, int *sum) {
     int s = 0; for (struct Node *p = head; p; p = p->next) { s += p->value; p->value *= 2; } *sum = s;
@@ -217,7 +198,7 @@ printf("%d %d\\n", *sum, host_sum);""")
 
 @needs_gpu
 def test_managed_variables():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, """__managed__ int counter = 10;
 __managed__ float scale;
 __global__ void bump(int by) { atomicAdd(&counter, by); }
@@ -240,12 +221,12 @@ printf("%d %g\\n", got, xs[3]);""")
         assert "16 7.5" in stdout_of(msgs)
         # the value is kept at the end of a cell without a synchronisation
         ok(k, "bump<<<1, 1>>>(100);")
-        assert value(ok(k, "counter")) == "(int) 116"
+        assert result_of(ok(k, "counter")) == "(int) 116"
 
 
 @needs_gpu
 def test_zero_copy_default_copies_and_attributes():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, "__global__ void fill(int *p, int n, int v) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) p[i] = v + i; }")
         msgs = ok(k, """int n = 1000, *h, *hd;
 cudaHostAlloc(&h, n * sizeof(int), cudaHostAllocMapped);
@@ -305,12 +286,12 @@ def test_device_memory_without_a_gpu_is_a_clear_error():
     import support
     if support.GPU:
         return
-    with kernel() as k:
+    with shared_kernel() as k:
         for call in ("float *m; cudaMallocManaged(&m, 64);", "int *h; cudaMallocHost(&h, 64);"):
             e, v = err(k, call)
             assert e in ("cudaErrorInsufficientDriver", "cudaErrorNoDevice"), (e, v)
             assert "no GPU work can run here" in v or "no GPU" in v, v
         # real addresses are values like any other
-        assert value(ok(k, "float *q = (float *)0x600000000100; q")) == "(float *) 0x600000000100 (no buffer of this session)"
+        assert result_of(ok(k, "float *q = (float *)0x600000000100; q")) == "(float *) 0x600000000100 (no buffer of this session)"
         e, v = err(k, "float r = q[0];")
         assert "not in any buffer" in v, v

@@ -4,26 +4,22 @@ numbers, a host generator against the device generator, BLAS results
 against host loops and a hand-written tiled kernel, FFTs of known signals,
 NVTX ranges in %profile; and the RNG lesson both ways (device states
 allocated with sizeof(curandState) in host code, and the host API),
-estimating pi. Each cell checks its own results, as a CUDA program would."""
+estimating pi. Each cell checks its own results, as a CUDA program would.
+The profile of NVTX ranges and the handles after a worker restart have a
+kernel of their own; the others share one."""
+import functools
+
 import support
-from support import kernel, needs_gpu, stdout_of
+from support import kernel, needs_gpu, shared_kernel, stdout_of
 
-
-def ok(k, code, t=180):
-    reply, msgs = k.execute(code, timeout=t)
-    assert reply["content"]["status"] == "ok", reply["content"]
-    return msgs
-
-
-def err(k, code, t=180):
-    reply, msgs = k.execute(code, timeout=t)
-    c = reply["content"]
-    assert c["status"] == "error", c
-    return c["ename"], c["evalue"]
+# library calls on a GPU: more time than most cells
+ok = functools.partial(support.ok, t=180)
+err = functools.partial(support.err, t=180)
 
 
 def out(k, code, t=180):
-    return stdout_of(ok(k, code, t))
+    """Runs a cell that must succeed; its stdout."""
+    return stdout_of(ok(k, code, t=t))
 
 
 CHECKS = """#include <curand.h>
@@ -45,7 +41,7 @@ STATS = """void stats(const float *v, int n, double *mean, double *var) {
 
 @needs_gpu
 def test_curand_host_api_distributions():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, CHECKS)
         ok(k, STATS)
         text = out(k, """const int N = 1 << 20;
@@ -102,7 +98,7 @@ CURAND_CHECK(curandDestroyGenerator(gen));""")
 
 @needs_gpu
 def test_curand_host_generator_equals_device_generator():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, CHECKS)
         text = out(k, """const int N = 4096;
 float *d, *fromdev = (float *)malloc(N * sizeof(float)), *fromhost = (float *)malloc(N * sizeof(float));
@@ -149,7 +145,7 @@ __global__ void count_inside(const float *xy, int n, unsigned int *hits) {
 
 @needs_gpu
 def test_rng_lesson_estimates_pi_with_device_states_and_with_the_host_api():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, CHECKS)
         ok(k, RNG_DEVICE)
         text = out(k, """const int threads = 256, blocks = 64, per = 1000;
@@ -198,7 +194,7 @@ __global__ void sgemm_tiled(int M, int N, int K, const float *A, const float *B,
 
 @needs_gpu
 def test_cublas_level1_level2_and_sgemm_against_a_tiled_kernel():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, CHECKS)
         ok(k, TILED)
         text = out(k, """const int n = 1000;
@@ -265,7 +261,7 @@ printf("%d\\n", worst < 1e-3);""")
 
 @needs_gpu
 def test_cublas_dgemm_gemmex_and_strided_batched():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, CHECKS)
         text = out(k, """const int M = 64, N = 48, K = 32, B = 3;
 double *hA = (double *)malloc(M * K * 8), *hB = (double *)malloc(K * N * 8), *hC = (double *)malloc(M * N * 8);
@@ -323,7 +319,7 @@ printf("strided %d\\n", bad);""")
 
 @needs_gpu
 def test_cufft_round_trip_cosine_peak_and_2d():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, CHECKS)
         text = out(k, """const int N = 256;
 cufftComplex *h = (cufftComplex *)malloc(N * sizeof(cufftComplex)), *back = (cufftComplex *)malloc(N * sizeof(cufftComplex));

@@ -2,17 +2,12 @@
 and %device move between them, buffers remember their device, and a launch
 refuses a buffer of another device before anything reaches the GPU. On a
 machine with one GPU the test says so and checks that device 1 is refused."""
-from support import kernel, needs_gpu, stdout_of
+from support import kernel, needs_gpu, run, stdout_of
 
 SCALE = """__global__ void scale(float *x, float a, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) x[i] *= a;
 }"""
-
-
-def run(k, code):
-    reply, msgs = k.execute(code, timeout=120)
-    return reply["content"], msgs
 
 
 @needs_gpu

@@ -2,10 +2,11 @@
 and 2 copies lists exactly those, the timeline has one box per activity,
 kernels carry the names they were written with (a template instance too),
 output of the profiled code reaches the cell, a profiled kernel that faults
-costs no session, and CUPTI lets go after each profile."""
+costs no session, and CUPTI lets go after each profile. Each test has a
+kernel of its own: profiling attaches CUPTI to the GPU worker."""
 import re
 
-from support import kernel, needs_gpu, stdout_of
+from support import displays, err, kernel, needs_gpu, ok, run, stdout_of
 
 VECADD = """__global__ void vecadd(double *z, const double *x, const double *y, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -27,21 +28,12 @@ cudaMemcpy(hz, z, N * sizeof(double), cudaMemcpyDeviceToHost);
 printf("hz[5] = %g\\n", hz[5]);"""
 
 
-def ok(k, code, t=120):
-    reply, msgs = k.execute(code, timeout=t)
-    assert reply["content"]["status"] == "ok", reply["content"]
-    return msgs
-
-
-def err(k, code, t=120):
-    reply, msgs = k.execute(code, timeout=t)
-    c = reply["content"]
+def err_and_msgs(k, code, t=120):
+    """Runs a cell that must fail; (ename, evalue, its messages): a profile
+    reports on a failed statement too, and these tests read that report."""
+    c, msgs = run(k, code, t)
     assert c["status"] == "error", c
     return c["ename"], c["evalue"], msgs
-
-
-def displays(msgs):
-    return [m["content"]["data"] for m in msgs if m["msg_type"] == "display_data"]
 
 
 def summary(msgs):
@@ -138,12 +130,12 @@ def test_a_faulting_kernel_under_profile_costs_no_session():
         ok(k, VECADD)
         ok(k, ALLOC)
         ok(k, "__global__ void oob(double *p) { p[threadIdx.x + (1L << 40)] = 1; }")
-        e, v, msgs = err(k, "%profile oob<<<1, 32>>>(z);")
+        e, v, msgs = err_and_msgs(k, "%profile oob<<<1, 32>>>(z);")
         assert e == "cudaErrorIllegalAddress", (e, v)
         assert "restarted" in v, v
         # found by a synchronisation inside the code: the same, and the earlier copy is kept
-        e, v, msgs = err(k, "%%profile\ncudaMemcpy(x, hx, N * sizeof(double), cudaMemcpyHostToDevice);\n"
-                            "oob<<<1, 32>>>(z);\ncudaDeviceSynchronize();")
+        e, v, msgs = err_and_msgs(k, "%%profile\ncudaMemcpy(x, hx, N * sizeof(double), cudaMemcpyHostToDevice);\n"
+                                     "oob<<<1, 32>>>(z);\ncudaDeviceSynchronize();")
         assert e == "cudaErrorIllegalAddress" and "restarted" in v, (e, v)
         print("profile of a fault:", [d.get("text/plain", "")[:200] for d in displays(msgs)],
               stdout_of(msgs, "stderr"))
@@ -175,8 +167,8 @@ def test_cells_after_a_profile_run_without_cupti():
         msgs = ok(k, "%profile int q = 1;")
         assert "No GPU activity was recorded" in summary(msgs)[0]
         # profiles do not nest: the inner one says so, the outer one still reports
-        e, v, msgs = err(k, "%%profile\nvecadd<<<(N + 255) / 256, 256>>>(z, x, y, N);\n"
-                            "%profile vecadd<<<(N + 255) / 256, 256>>>(z, x, y, N);")
+        e, v, msgs = err_and_msgs(k, "%%profile\nvecadd<<<(N + 255) / 256, 256>>>(z, x, y, N);\n"
+                                     "%profile vecadd<<<(N + 255) / 256, 256>>>(z, x, y, N);")
         assert e == "ProfilerUnavailable" and "nested" in v, (e, v)
         assert "1 kernel launch" in summary(msgs)[0]
         # --metrics says why it is missing and still traces
@@ -189,6 +181,6 @@ def test_cells_after_a_profile_run_without_cupti():
 def test_without_cupti_a_clear_reason():
     with kernel(env={"ICUDA_CUPTI": "/nonexistent/libcupti.so.13"}) as k:
         ok(k, "int n = 0;")
-        e, v, _ = err(k, "%profile n++;")
+        e, v = err(k, "%profile n++;")
         assert e == "ProfilerUnavailable" and "libcupti" in v and "/nonexistent" in v, (e, v)
         ok(k, "n += 1; printf(\"%d\\n\", n);")

@@ -2,10 +2,13 @@
 for the GPU's architecture run beside the session's own worker — a vector
 add with cudaMalloc/cudaMemcpy and a check, managed memory, a pasted program
 that defines main(), an endless kernel stopped by an interrupt, and
---profile under ncu naming the kernel."""
+--profile under ncu naming the kernel. The interrupt and the profiler have
+a kernel of their own; the others share one."""
+import functools
 import time
 
-from support import kernel, needs_gpu, stdout_of, timeout
+import support
+from support import kernel, needs_gpu, shared_kernel, timeout
 
 VECADD = r"""%%program
 #include <cstdio>
@@ -78,42 +81,39 @@ int main() {
 }"""
 
 
-def ok(k, code, t=300):
-    reply, msgs = k.execute(code, timeout=t)
-    c = reply["content"]
-    assert c["status"] == "ok", (c, stdout_of(msgs), stdout_of(msgs, "stderr"))
-    return stdout_of(msgs), stdout_of(msgs, "stderr")
+# nvcc, then a program on the GPU
+ok_streams = functools.partial(support.ok_streams, t=300)
 
 
 @needs_gpu
 @timeout(400)
 def test_vector_add_program_beside_the_session():
-    with kernel() as k:
+    with shared_kernel() as k:
         # the session holds the GPU in its worker: the program shares it
-        ok(k, "__global__ void fill(int *p) { p[threadIdx.x] = threadIdx.x; }")
-        ok(k, "int *d; cudaMalloc(&d, 32 * sizeof(int)); fill<<<1, 32>>>(d);")
-        out, err = ok(k, VECADD)
+        ok_streams(k, "__global__ void fill(int *p) { p[threadIdx.x] = threadIdx.x; }")
+        ok_streams(k, "int *d; cudaMalloc(&d, 32 * sizeof(int)); fill<<<1, 32>>>(d);")
+        out, err = ok_streams(k, VECADD)
         assert out == "ptx matches the GPU\nPASS\n", (out, err)
         assert err == "", err
         # and the session's own buffer is as it was
-        out, _ = ok(k, "int h[32]; cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);\nprintf(\"%d\\n\", h[31]);")
+        out, _ = ok_streams(k, "int h[32]; cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);\nprintf(\"%d\\n\", h[31]);")
         assert out == "31\n", out
 
 
 @needs_gpu
 @timeout(400)
 def test_managed_memory_program():
-    with kernel() as k:
-        out, _ = ok(k, MANAGED)
+    with shared_kernel() as k:
+        out, _ = ok_streams(k, MANAGED)
         assert out == "managed: PASS (a[n-1] = 1048576)\n", out
 
 
 @needs_gpu
 @timeout(400)
 def test_a_pasted_program_runs_on_the_gpu():
-    with kernel() as k:
+    with shared_kernel() as k:
         code = VECADD.replace("%%program\n", "")
-        out, err = ok(k, code)
+        out, err = ok_streams(k, code)
         assert out == "ptx matches the GPU\nPASS\n", out
         assert err == "icuda: this cell defines main(): running it as a whole program (%%program)\n", err
 
@@ -152,11 +152,11 @@ int main() {
         assert c["status"] == "error" and c["ename"] == "KeyboardInterrupt", c
         k.iopub_until_idle(msg_id)
         # the GPU is free for the session and for the next program
-        ok(k, "__global__ void one(int *p) { p[0] = 1; }")
-        out, _ = ok(k, "int *q; cudaMalloc(&q, 4); one<<<1, 1>>>(q); int hq = 0;\n"
-                       "cudaMemcpy(&hq, q, 4, cudaMemcpyDeviceToHost);\nprintf(\"%d\\n\", hq);")
+        ok_streams(k, "__global__ void one(int *p) { p[0] = 1; }")
+        out, _ = ok_streams(k, "int *q; cudaMalloc(&q, 4); one<<<1, 1>>>(q); int hq = 0;\n"
+                               "cudaMemcpy(&hq, q, 4, cudaMemcpyDeviceToHost);\nprintf(\"%d\\n\", hq);")
         assert out == "1\n", out
-        out, _ = ok(k, MANAGED)
+        out, _ = ok_streams(k, MANAGED)
         assert "managed: PASS" in out
 
 
@@ -165,7 +165,7 @@ int main() {
 def test_profile_under_ncu_names_the_kernel():
     with kernel() as k:
         code = VECADD.replace("%%program\n", "%%program --profile=ncu\n")
-        out, err = ok(k, code, t=450)
+        out, err = ok_streams(k, code, t=450)
         both = out + err
         print(both[-3000:])
         assert "icuda: running the program under ncu" in err, err
@@ -173,8 +173,8 @@ def test_profile_under_ncu_names_the_kernel():
         assert "==PROF==" in both, both[-3000:]
         assert "vecadd_program" in both, both[-3000:]
         # --profile alone: nsys where installed, else ncu (the H100 has no nsys)
-        out, err = ok(k, "%%program --profile\n__global__ void tiny_kernel() {}\n"
-                         "int main() { tiny_kernel<<<1, 1>>>(); return cudaDeviceSynchronize() != cudaSuccess; }",
-                      t=450)
+        out, err = ok_streams(k, "%%program --profile\n__global__ void tiny_kernel() {}\n"
+                                 "int main() { tiny_kernel<<<1, 1>>>(); return cudaDeviceSynchronize() != cudaSuccess; }",
+                              t=450)
         assert "icuda: running the program under" in err, err
         assert "tiny_kernel" in out + err, (out + err)[-3000:]

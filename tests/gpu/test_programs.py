@@ -3,7 +3,8 @@
 prints PASS, twice: pasted as a user pastes a program into two cells
 (everything before `int main(`, then main's body without its first and last
 lines), and whole, as a %%program cell. Plus: a whole program pasted with no
-magic runs as a program, and %%program passes arguments after `--`."""
+magic runs as a program, and %%program passes arguments after `--`. The
+tests on a GPU share one kernel, made new with %reset for each."""
 import concurrent.futures
 import glob
 import os
@@ -12,7 +13,7 @@ import shutil
 import subprocess
 import tempfile
 
-from support import kernel, needs_gpu, stdout_of, timeout
+from support import needs_gpu, shared_kernel, stdout_of, timeout
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAMS_DIR = os.path.join(os.path.dirname(HERE), "programs")
@@ -89,6 +90,9 @@ def test_every_program_compiles_with_nvcc():
 # -- on a GPU --
 
 def _ok(k, code, what, t):
+    """Runs a cell that must succeed; its messages. A failure names the
+    program and the part of it (support.ok names neither), with the ends of
+    its output."""
     reply, msgs = k.execute(code, timeout=t)
     c = reply["content"]
     assert c["status"] == "ok", (f"{what}: {c.get('ename')}: {c.get('evalue')}\n"
@@ -108,7 +112,7 @@ def _cells_test(path):
     @timeout(600)
     def test():
         before, body = split_cells(read(path))
-        with kernel() as k:
+        with shared_kernel() as k:
             _ok(k, before, f"{name}, cell 1 (before main)", 300)
             _passes(_ok(k, body, f"{name}, cell 2 (main's body)", 300), name)
     return test
@@ -120,7 +124,7 @@ def _program_test(path):
     @needs_gpu
     @timeout(600)
     def test():
-        with kernel() as k:
+        with shared_kernel() as k:
             src = read(path)
             opts = " ".join(nvcc_options(src))
             _passes(_ok(k, "%%program" + (" " + opts if opts else "") + "\n" + src, f"{name} as %%program", 300), name)
@@ -137,7 +141,7 @@ for _p in PROGRAMS:
 @timeout(600)
 def test_a_whole_program_pasted_without_magic_runs_as_a_program():
     src = read(os.path.join(PROGRAMS_DIR, "add_managed.cu"))
-    with kernel() as k:
+    with shared_kernel() as k:
         msgs = _ok(k, src, "add_managed.cu pasted whole", 300)
         _passes(msgs, "add_managed.cu pasted whole")
 
@@ -146,7 +150,7 @@ def test_a_whole_program_pasted_without_magic_runs_as_a_program():
 @timeout(600)
 def test_program_arguments_after_two_dashes_reach_argv():
     src = read(os.path.join(PROGRAMS_DIR, "transpose_args_goto.cu"))
-    with kernel() as k:
+    with shared_kernel() as k:
         msgs = _ok(k, "%%program -- 333\n" + src, "transpose with an argument", 300)
         _passes(msgs, "transpose with an argument")
         assert "matrix 333 x 333" in stdout_of(msgs), stdout_of(msgs)

@@ -4,22 +4,10 @@ peer copies on one device), device management, streams and events (waits,
 priorities, host functions), execution control (64 KB of dynamic shared
 memory after cudaFuncSetAttribute), occupancy, graphs (a captured stream
 replayed 100 times) and peer access. Each cell checks its own results on
-the host, as a CUDA program would."""
-import support
-from support import kernel, needs_gpu, stdout_of
-
-
-def ok(k, code, t=120):
-    reply, msgs = k.execute(code, timeout=t)
-    assert reply["content"]["status"] == "ok", reply["content"]
-    return msgs
-
-
-def err(k, code, t=120):
-    reply, msgs = k.execute(code, timeout=t)
-    c = reply["content"]
-    assert c["status"] == "error", c
-    return c["ename"], c["evalue"]
+the host, as a CUDA program would. Each test has a kernel of its own: what
+they set (limits, cache configuration, peer access) is the device's and
+outlives %reset."""
+from support import err, kernel, needs_gpu, ok, stdout_of
 
 
 CHECK = """#define CHECK(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \\

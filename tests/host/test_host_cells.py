@@ -5,11 +5,7 @@ code seeing host constants, and interrupting a host loop."""
 import threading
 import time
 
-from support import kernel, stdout_of, types_of
-
-
-def results(msgs, kind="execute_result"):
-    return [m["content"]["data"]["text/plain"] for m in msgs if m["msg_type"] == kind]
+from support import results, shared_kernel, stdout_of, types_of
 
 
 def errors(msgs):
@@ -17,7 +13,7 @@ def errors(msgs):
 
 
 def test_variables_persist_and_values_show():
-    with kernel() as k:
+    with shared_kernel() as k:
         reply, msgs = k.execute("int N = 1 << 10;\ndouble *h = (double *)malloc(N * sizeof(double));\n"
                                 "for (int i = 0; i < N; i++) h[i] = i * 0.5;")
         assert reply["content"]["status"] == "ok", reply
@@ -37,7 +33,7 @@ def test_variables_persist_and_values_show():
 
 
 def test_errors_name_the_line_and_keep_earlier_work():
-    with kernel() as k:
+    with shared_kernel() as k:
         k.execute("int *p = (int *)malloc(4 * sizeof(int));\nint done = 0;")
         reply, msgs = k.execute("done = 1;\np[4] = 7;\ndone = 2;")
         assert reply["content"]["status"] == "error"
@@ -57,7 +53,7 @@ def test_errors_name_the_line_and_keep_earlier_work():
 
 
 def test_user_expressions_use_the_session():
-    with kernel() as k:
+    with shared_kernel() as k:
         k.execute("double gbs = 3.0 * 8 * 1000 / 2.0 / 1e6;")
         reply, _ = k.execute("int z = 1;", user_expressions={"bw": "gbs", "twice": "z * 2", "bad": "nope"})
         ue = reply["content"]["user_expressions"]
@@ -67,7 +63,7 @@ def test_user_expressions_use_the_session():
 
 
 def test_who_is_display_data():
-    with kernel() as k:
+    with shared_kernel() as k:
         k.execute("int count = 3;\nfloat *xs = (float *)calloc(8, sizeof(float));")
         _, msgs = k.execute("%who")
         shown = [m for m in msgs if m["msg_type"] == "display_data"]
@@ -78,7 +74,7 @@ def test_who_is_display_data():
 
 
 def test_device_code_sees_host_constants():
-    with kernel() as k:
+    with shared_kernel() as k:
         reply, msgs = k.execute("const int BLOCK = 128;\n"
                                 "__global__ void fill(float *x) { __shared__ float t[BLOCK]; t[threadIdx.x] = 1; x[0] = t[0]; }")
         assert reply["content"]["status"] == "ok", reply
@@ -93,7 +89,7 @@ def test_device_code_sees_host_constants():
 
 
 def test_interrupt_stops_a_host_loop():
-    with kernel() as k:
+    with shared_kernel() as k:
         msg_id = k.kc.execute("long n = 0;\nwhile (1) { n++; }")
         time.sleep(0.5)
         k.request("interrupt_request", channel="control")
@@ -114,7 +110,7 @@ def test_a_multiline_macro_does_not_poison_later_device_cells():
              "    }                                         \\\n"
              "  } while (0)\n"
              "__global__ void k1(float *x) { x[0] = 1; }\n")
-    with kernel() as k:
+    with shared_kernel() as k:
         reply, _ = k.execute(check)
         assert reply["content"]["status"] == "ok", reply
         reply, msgs = k.execute("__global__ void k2(float *x) { x[0] = 2; }")

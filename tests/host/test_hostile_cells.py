@@ -1,17 +1,13 @@
-"""Hostile cells (issue 13): nothing a cell holds takes the session down.
+"""Hostile cells: nothing a cell holds takes the session down.
 Each case is a crash or blow-up found by hand or by a fuzzer; each must end in
 a clear error reply, and the session must still answer afterwards. Limits are
 documented in docs/reliability.md."""
 import os
 import time
 
-from support import kernel, stdout_of
+from support import kernel, results, shared_kernel, stdout_of
 
 DEEP = "expression nested too deeply"
-
-
-def results(msgs):
-    return [m["content"]["data"]["text/plain"] for m in msgs if m["msg_type"] == "execute_result"]
 
 
 def assert_alive(k):
@@ -40,7 +36,7 @@ def test_deep_nesting_is_a_syntax_error():
         "casts": "int c = " + "(int)" * 30000 + "1;",
         "ternary": "int t = " + "1 ? 1 : " * 30000 + "0;",
     }
-    with kernel() as k:
+    with shared_kernel() as k:
         for what, cell in cells.items():
             reply, _ = k.execute(cell, timeout=120)
             ename, evalue = error_of(reply)
@@ -50,7 +46,7 @@ def test_deep_nesting_is_a_syntax_error():
 
 def test_long_chains_are_bounded_too():
     # a + b + c ... nests as deeply when evaluated: bounded like parentheses
-    with kernel() as k:
+    with shared_kernel() as k:
         reply, _ = k.execute("int s = " + " + ".join(["1"] * 50000) + ";", timeout=120)
         ename, evalue = error_of(reply)
         assert ename == "SyntaxError" and DEEP in evalue, evalue
@@ -63,7 +59,7 @@ def test_long_chains_are_bounded_too():
 
 
 def test_deep_user_expression():
-    with kernel() as k:
+    with shared_kernel() as k:
         expr = "(" * 20000 + "1" + ")" * 20000
         reply = k.request("execute_request", {"code": "int u = 1;", "silent": False, "store_history": True,
                                               "user_expressions": {"deep": expr, "ok": "u + 1"},
@@ -75,7 +71,7 @@ def test_deep_user_expression():
 
 
 def test_device_side_nesting_is_refused_before_nvrtc():
-    with kernel() as k:
+    with shared_kernel() as k:
         cell = "__global__ void k(int *p) { p[0] = " + "(" * 5000 + "1" + ")" * 5000 + "; }"
         reply, _ = k.execute(cell)
         ename, evalue = error_of(reply)
@@ -85,7 +81,7 @@ def test_device_side_nesting_is_refused_before_nvrtc():
 
 def refused_then_ok(cells, ename, marker, ok_cell, ok_out):
     """Each of cells fails with ename and marker in its message; then ok_cell prints ok_out."""
-    with kernel() as k:
+    with shared_kernel() as k:
         for cell in cells:
             reply, _ = k.execute(cell)
             got = error_of(reply)
@@ -116,7 +112,7 @@ def test_more_memory_than_the_machine_has_is_a_null_malloc():
     # the arena's pages are taken as they are touched: a buffer larger than
     # the machine, filled, would have the OOM killer end the kernel
     ram = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGESIZE")
-    with kernel() as k:
+    with shared_kernel() as k:
         reply, msgs = k.execute(f"char *huge = (char *)malloc({ram * 9 // 10}ULL);\n"
                                 'printf("%d\\n", huge == NULL);')
         assert reply["content"]["status"] == "ok", reply["content"]
@@ -128,7 +124,7 @@ def test_more_memory_than_the_machine_has_is_a_null_malloc():
 
 def test_non_ascii_text_in_errors_is_utf8():
     # half a UTF-8 character in an error made the reply unencodable (InternalError)
-    with kernel() as k:
+    with shared_kernel() as k:
         ename, evalue = error_of(k.execute("int \u00e9t\u00e9 = 3;")[0])
         assert ename == "SyntaxError" and "stray '\u00e9' (U+00E9)" in evalue, (ename, evalue)
         # a source line is cut at 400 bytes in the traceback: mid-character here
@@ -148,7 +144,7 @@ def test_exponential_macro_expansion_is_bounded():
     # argument was expanded again at every occurrence (8.5 GB at six levels)
     # and then the kernel aborted on a failed allocation
     bomb = "#define A(x) x x x x x x x x x x\n#define B(x) A(A(A(A(A(A(A(A(x))))))))\nint q = B(1);"
-    with kernel() as k:
+    with shared_kernel() as k:
         ename, evalue = error_of(k.execute(bomb, timeout=120)[0])
         assert ename == "SyntaxError" and "expands to more than 8000000 tokens" in evalue, (ename, evalue)
         # object-like: A8 is ten A7s ... 10^8 expansions, each with its own body
@@ -162,7 +158,8 @@ def test_exponential_macro_expansion_is_bounded():
 
 def test_switch_error_leaks_nothing():
     # 192 bytes a failing cell leaked in the parser; LeakSanitizer (the ASan
-    # kernel's exit check) would report it
+    # kernel's exit check) would report it: a kernel of its own, shut down
+    # at the test's end
     with kernel() as k:
         for _ in range(5):
             reply, _ = k.execute("switch (1) { case 1: y; }")
@@ -171,7 +168,7 @@ def test_switch_error_leaks_nothing():
 
 
 def test_big_and_garbage_cells():
-    with kernel() as k:
+    with shared_kernel() as k:
         # 2 MB of statements (the interrupt test below sends 10 MB)
         big = "int big_ = 0;\n" + "big_ += 1;\n" * 200000
         t0 = time.time()
@@ -192,7 +189,7 @@ def test_big_and_garbage_cells():
 
 
 def test_interrupt_while_a_huge_cell_is_parsed():
-    with kernel() as k:
+    with shared_kernel() as k:
         big = "int z = 0;\n" + "z += 1;\n" * 1200000
         mid = k.kc.execute(big)
         deadline = time.time() + 120

@@ -1,11 +1,8 @@
-"""A declaration that makes a type and a variable at once (issue 13): the
-type goes to both sides, the variable to the host only, and a later device
-cell's error is its own, never an earlier cell's."""
-from support import kernel
-
-
-def results(msgs):
-    return [m["content"]["data"]["text/plain"] for m in msgs if m["msg_type"] == "execute_result"]
+"""A declaration that makes a type and a variable at once: the type goes to
+both sides, the variable to the host only, and a later device cell's error
+is its own, never an earlier cell's: it names its own cell, In [10] (a
+kernel of its own, so that the count is known)."""
+from support import kernel, results
 
 
 def test_type_and_variable_in_one_declaration():

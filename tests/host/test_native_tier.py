@@ -3,6 +3,7 @@
 compiled, gives the interpreter's result, and %timeit says the native tier
 ran; an out-of-bounds write in a compiled hot loop is the interpreter's
 error at the cell's line, and the session goes on."""
+import functools
 import os
 import random
 import re
@@ -10,17 +11,14 @@ import shutil
 import tempfile
 
 import support
-from support import kernel, stdout_of
+from support import kernel, shared_kernel, stdout_of
 
-
-def ok(k, code, t=300):
-    reply, msgs = k.execute(code, timeout=t)
-    assert reply["content"]["status"] == "ok", reply["content"]
-    return msgs
+# cells that compile host code with the C compiler: more time than most
+ok = functools.partial(support.ok, t=300)
 
 
 def test_host_tier_magic():
-    with kernel() as k:
+    with shared_kernel() as k:
         assert stdout_of(ok(k, "%host_tier")) == "host tier: auto, compiled code built with -O2\n"
         assert stdout_of(ok(k, "%host_tier always -O0")) == "host tier: always, compiled code built with -O0\n"
         assert stdout_of(ok(k, "%host_tier off")) == "host tier: off, compiled code built with -O0\n"
@@ -32,7 +30,7 @@ def test_host_tier_magic():
 
 
 def test_hot_loop_compiled_same_result_and_errors():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, "%host_tier always")
         ok(k, "int n = 200000; double *x = (double *)malloc(n * sizeof(double)); double s = 0;\n"
               "for (int i = 0; i < n; i++) x[i] = i * 0.25;")
@@ -56,7 +54,7 @@ def test_hot_loop_compiled_same_result_and_errors():
 def test_host_cell_magic_chooses_for_one_cell():
     """%%host: this cell interpreted (off) or compiled (always), the
     session's choice back afterwards, the same answer and the same errors."""
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, "int n = 100000; double *x = (double *)malloc(n * sizeof(double));\n"
               "for (int i = 0; i < n; i++) x[i] = i * 0.5;")
         a = stdout_of(ok(k, "%%host always -O0\n%timeit -n 2 -r 1 double s = 0; for (int i = 0; i < n; i++) s += x[i];"))

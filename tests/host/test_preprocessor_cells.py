@@ -3,12 +3,14 @@ seen by later cells on the host and the device, once; conditionals around
 items decided per side (__CUDA_ARCH__ only on the device); #error, #warning
 and an unbalanced #if as errors of their own cell; and no cell, whatever it
 defines, breaking the cells after it. No GPU needed: device cells compile."""
-from support import kernel, stdout_of
+from support import shared_kernel, stdout_of
 
 GOOD_DEVICE = "__global__ void fine(int *p) { p[0] = 1; }"
 
 
-def ok(reply):
+def succeeded(reply):
+    """The reply of a cell that must succeed (these tests read the reply and
+    the messages both: support.ok gives the messages alone)."""
     assert reply["content"]["status"] == "ok", reply["content"]
     return reply
 
@@ -18,38 +20,38 @@ def error_text(msgs):
 
 
 def test_macro_reaches_later_cells_on_both_sides_once():
-    with kernel() as k:
+    with shared_kernel() as k:
         for _ in range(2):  # running it again gives no redefinition warning
             reply, msgs = k.execute("#define N 10\n#define SQ(x) ((x) * (x))\n"
                                     "#define CAT(a, b) a##b\n#define LOG(fmt, ...) printf(fmt __VA_OPT__(,) __VA_ARGS__)")
-            ok(reply)
+            succeeded(reply)
             assert stdout_of(msgs, "stderr") == ""
         reply, msgs = k.execute("__global__ void sq(int *p) { p[CAT(0, )] = SQ(N); }\n"
                                 "LOG(\"%d %d\\n\", SQ(N), CAT(1, 2));\nLOG(\"done\\n\");")
-        ok(reply)
+        succeeded(reply)
         assert stdout_of(msgs) .endswith("100 12\ndone\n"), stdout_of(msgs)
         assert stdout_of(msgs, "stderr") == ""
         # redefining replaces it on both sides
-        ok(k.execute("#define N 3")[0])
+        succeeded(k.execute("#define N 3")[0])
         reply, msgs = k.execute("__global__ void sq2(int *p) { static_assert(SQ(N) == 9, \"N is 3\"); }\n"
                                 "printf(\"%d\\n\", N);")
-        ok(reply)
+        succeeded(reply)
         assert stdout_of(msgs).endswith("3\n")
         assert stdout_of(msgs, "stderr") == ""
 
 
 def test_multiline_macro_does_not_leak_into_device_compiles():
-    with kernel() as k:
-        ok(k.execute("#define CUDA_CHECK(call) do { \\\n"
-                     "    cudaError_t err_ = (call); \\\n"
-                     "    if (err_ != cudaSuccess) { \\\n"
-                     "        fprintf(stderr, \"CUDA error %s at %s:%d\\n\", cudaGetErrorString(err_), __FILE__, __LINE__); \\\n"
-                     "        exit(EXIT_FAILURE); \\\n"
-                     "    } \\\n"
-                     "} while (0)\nconst int BLOCK = 128;")[0])
+    with shared_kernel() as k:
+        succeeded(k.execute("#define CUDA_CHECK(call) do { \\\n"
+                            "    cudaError_t err_ = (call); \\\n"
+                            "    if (err_ != cudaSuccess) { \\\n"
+                            "        fprintf(stderr, \"CUDA error %s at %s:%d\\n\", cudaGetErrorString(err_), __FILE__, __LINE__); \\\n"
+                            "        exit(EXIT_FAILURE); \\\n"
+                            "    } \\\n"
+                            "} while (0)\nconst int BLOCK = 128;")[0])
         for _ in range(2):
             reply, msgs = k.execute(GOOD_DEVICE)
-            ok(reply)
+            succeeded(reply)
             assert stdout_of(msgs, "stderr") == ""
         reply, msgs = k.execute("CUDA_CHECK(cudaSuccess);\nprintf(\"%d\\n\", BLOCK);\n\nCUDA_CHECK(cudaErrorInvalidValue);")
         assert stdout_of(msgs) == "128\n"
@@ -58,7 +60,7 @@ def test_multiline_macro_does_not_leak_into_device_compiles():
 
 
 def test_conditionals_around_host_statements_and_device_functions():
-    with kernel() as k:
+    with shared_kernel() as k:
         reply, msgs = k.execute(
             "#define USE_DOUBLE 1\n"
             "#if USE_DOUBLE\n"
@@ -75,17 +77,17 @@ def test_conditionals_around_host_statements_and_device_functions():
             "#endif\n"
             "__global__ void scale(real *p) { p[0] = twice(p[0]); }\n"
             "printf(\"%zu\\n\", sizeof(real));")
-        ok(reply)
+        succeeded(reply)
         assert stdout_of(msgs).endswith("double\n8\n"), stdout_of(msgs)
         assert "scale(real *p)" in stdout_of(msgs)
         # a later cell sees real and twice as the taken branch made them
         reply, msgs = k.execute("__global__ void again(real *p) { static_assert(sizeof(real) == 8, \"double\"); "
                                 "p[0] = twice(1.0); }")
-        ok(reply)
+        succeeded(reply)
 
 
 def test_cuda_arch_only_on_the_device():
-    with kernel() as k:
+    with shared_kernel() as k:
         reply, msgs = k.execute(
             "#ifdef __CUDA_ARCH__\n"
             "__device__ int side() { return __CUDA_ARCH__; }\n"
@@ -98,26 +100,27 @@ def test_cuda_arch_only_on_the_device():
             "#if defined(__CUDACC__) && defined(__NVCC__) && !defined(__CUDA_ARCH__)\n"
             "printf(\"host %d %d\\n\", side(), where());\n"
             "#endif")
-        ok(reply)
+        succeeded(reply)
         assert stdout_of(msgs).endswith("host 0 0\n"), stdout_of(msgs)
         reply, msgs = k.execute("%nvrtc -arch=sm_80\n"
                                 "#if __CUDA_ARCH__ >= 900\n__global__ void new_arch(int *p) { }\n"
                                 "#else\n__global__ void old_arch(int *p) { }\n#endif")
-        ok(reply)
+        succeeded(reply)
         assert "old_arch(" in stdout_of(msgs) and "new_arch" not in stdout_of(msgs), stdout_of(msgs)
 
 
 def test_error_and_warning_directives_are_the_cells():
-    with kernel() as k:
+    with shared_kernel() as k:
         reply, msgs = k.execute("int before = 1;\n#if 1\n#error this build is not supported\n#endif")
         assert reply["content"]["status"] == "error"
         assert "#error this build is not supported" in reply["content"]["evalue"]
         assert "line 3" in error_text(msgs)
         reply, msgs = k.execute("#warning mind the sizes\nint w = 1;")
-        ok(reply)
-        assert stdout_of(msgs, "stderr") == "In [2], line 1: warning: mind the sizes\n"
+        succeeded(reply)
+        n = reply["content"]["execution_count"]
+        assert stdout_of(msgs, "stderr") == f"In [{n}], line 1: warning: mind the sizes\n"
         reply, msgs = k.execute(GOOD_DEVICE)
-        ok(reply)
+        succeeded(reply)
         assert stdout_of(msgs, "stderr") == ""
 
 
@@ -131,18 +134,18 @@ def test_no_cell_poisons_later_cells():
         "#pragma nv_diag_suppress not_a_number",  # a pragma NVRTC warns about
         "#if 0\n#define HIDDEN 1\n#endif",    # nothing of a group not taken stays
     ]
-    with kernel() as k:
+    with shared_kernel() as k:
         for bad in bad_cells:
             k.execute(bad)
             reply, msgs = k.execute(GOOD_DEVICE)
-            ok(reply)
+            succeeded(reply)
             assert stdout_of(msgs, "stderr") == "", (bad, stdout_of(msgs, "stderr"))
         reply, msgs = k.execute("#ifdef HIDDEN\nprintf(\"hidden\\n\");\n#endif\nprintf(\"end\\n\");")
         assert stdout_of(msgs) == "end\n"
 
 
 def test_bad_macro_is_reported_in_its_cell():
-    with kernel() as k:
+    with shared_kernel() as k:
         reply, msgs = k.execute("#define BAD(a, a) a")
         assert reply["content"]["ename"] == "CompileError"
         text = error_text(msgs)
@@ -151,20 +154,20 @@ def test_bad_macro_is_reported_in_its_cell():
 
 
 def test_struct_nvrtc_cannot_take_stays_on_the_host():
-    with kernel() as k:
+    with shared_kernel() as k:
         reply, msgs = k.execute("#include <string>\nstruct Named { std::string name; int n; };\n"
                                 "Named x{\"a\", 2};\nprintf(\"%d\\n\", x.n);")
-        ok(reply)
+        succeeded(reply)
         assert stdout_of(msgs) == "2\n"
-        ok(k.execute(GOOD_DEVICE)[0])
+        succeeded(k.execute(GOOD_DEVICE)[0])
 
 
 def test_pragma_once_in_a_header_cell():
-    with kernel() as k:
-        ok(k.execute("%%header twice.cuh\n#pragma once\n__device__ int twice(int x) { return 2 * x; }")[0])
+    with shared_kernel() as k:
+        succeeded(k.execute("%%header twice.cuh\n#pragma once\n__device__ int twice(int x) { return 2 * x; }")[0])
         reply, msgs = k.execute("#include \"twice.cuh\"\n#include \"twice.cuh\"\n"
                                 "__global__ void use(int *p) { p[0] = twice(p[0]); }")
-        ok(reply)
+        succeeded(reply)
         assert stdout_of(msgs, "stderr") == ""
 
 
@@ -180,34 +183,34 @@ __device__ float dsq(float x) { return SQ(x) * SCALE; }
 
 
 def test_a_header_that_mixes_host_and_device_code_serves_both_sides():
-    with kernel() as k:
-        ok(k.execute("%%header scale.cuh\n#pragma once\n#define SCALE 2.0f")[0])
-        ok(k.execute(MIXED_HEADER)[0])
+    with shared_kernel() as k:
+        succeeded(k.execute("%%header scale.cuh\n#pragma once\n#define SCALE 2.0f")[0])
+        succeeded(k.execute(MIXED_HEADER)[0])
         reply, msgs = k.execute('#include "common.cuh"\n'
                                 "__global__ void k(float *o) { o[0] = dsq(3.0f); }\n"
                                 "Acc a = {0};\nacc_add(&a, 1.5f);\n"
                                 'printf("%.1f %d\\n", a.sum, SQ(4));')
-        ok(reply)
+        succeeded(reply)
         assert stdout_of(msgs).endswith("3.0 16\n"), stdout_of(msgs)
         # included again (twice in one cell, and in a later cell): read once a cell
         reply, msgs = k.execute('#include "common.cuh"\n#include "common.cuh"\n'
                                 'Acc b = {1};\nacc_add(&b, 1);\nprintf("%.1f\\n", b.sum);')
-        ok(reply)
+        succeeded(reply)
         assert stdout_of(msgs) == "3.0\n"
         # an error inside a header's host function names the header's line
         reply, msgs = k.execute("int *q = (int *)malloc(8);\npeek(q);")
         assert reply["content"]["status"] == "error"
         text = error_text(msgs)
         assert "common.cuh, line 6" in text and "out-of-bounds read" in text, text
-        assert "In [5], line 2" in text, text
+        assert f"In [{reply['content']['execution_count']}], line 2" in text, text
 
 
 def test_a_broken_header_is_an_error_of_the_cell_that_includes_it():
-    with kernel() as k:
-        ok(k.execute("%%header bad.h\nint broken( {")[0])
+    with shared_kernel() as k:
+        succeeded(k.execute("%%header bad.h\nint broken( {")[0])
         reply, msgs = k.execute('#include "bad.h"\nprintf("after\\n");')
         assert reply["content"]["status"] == "error"
         assert "bad.h, line 1" in error_text(msgs)
         reply, msgs = k.execute('printf("fine\\n");')
-        ok(reply)
+        succeeded(reply)
         assert stdout_of(msgs) == "fine\n"

@@ -1,35 +1,13 @@
-"""Shared helpers of the %plot/%heap/%save tests (issue 14)."""
+"""Shared helpers of the %plot/%hist tests: the chart a cell displays, its
+Vega-Lite spec and SVG (running cells and reading their messages:
+tests/support.py)."""
 import json
 import xml.etree.ElementTree as ET
 
-from support import stdout_of
+from support import displays
 
 VEGALITE = "application/vnd.vegalite.v5+json"
 SVG_NS = "{http://www.w3.org/2000/svg}"
-
-
-def ok(k, code, t=120):
-    reply, msgs = k.execute(code, timeout=t)
-    assert reply["content"]["status"] == "ok", (reply["content"], stdout_of(msgs, "stderr"))
-    return msgs
-
-
-def err(k, code, t=120):
-    reply, msgs = k.execute(code, timeout=t)
-    c = reply["content"]
-    assert c["status"] == "error", (c, stdout_of(msgs))
-    return c
-
-
-def displays(msgs):
-    return [m["content"]["data"] for m in msgs if m["msg_type"] == "display_data"]
-
-
-def value(k, expr):
-    msgs = ok(k, expr)
-    res = [m["content"]["data"]["text/plain"] for m in msgs if m["msg_type"] == "execute_result"]
-    assert len(res) == 1, msgs
-    return res[0]
 
 
 def one_chart(msgs):

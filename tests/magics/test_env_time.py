@@ -1,14 +1,9 @@
-"""%env as IPython's, %time / %%time (issue 14): one run, its declarations
-kept, CPU and wall clock; on a GPU: the GPU time of a kernel of known
-length."""
-import os
+"""%env as IPython's, %time / %%time: one run, its declarations kept, CPU
+and wall clock; on a GPU: the GPU time of a kernel of known length. %env
+sets the kernel's environment: that test has a kernel of its own."""
 import re
-import sys
 
-from support import kernel, needs_gpu, stdout_of
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from see_tools import err, ok, value  # noqa: E402
+from support import error, kernel, needs_gpu, ok, shared_kernel, stdout_of, value
 
 T = r"[0-9.]+(?:e[+-]\d+)? (?:s|ms|µs|ns)"
 
@@ -22,14 +17,14 @@ def test_env():
         listing = stdout_of(ok(k, "%env"))
         assert "ICUDA_TEST_A=one two\n" in listing and "ICUDA_TEST_B=three\n" in listing
         assert listing.splitlines() == sorted(listing.splitlines())
-        c = err(k, "%env ICUDA_TEST_NOT_SET")
+        c = error(k, "%env ICUDA_TEST_NOT_SET")
         assert c["ename"] == "UsageError" and "Environment does not have key: ICUDA_TEST_NOT_SET" in c["evalue"]
-        c = err(k, "%env =x")
+        c = error(k, "%env =x")
         assert c["ename"] == "UsageError"
 
 
 def test_time_host_statement_and_cell():
-    with kernel() as k:
+    with shared_kernel() as k:
         out = stdout_of(ok(k, "%time long s = 0; for (int i = 0; i < 100000; i++) s += i"))
         assert re.fullmatch(rf"CPU times: user {T}, sys: {T}, total: {T}\nWall time: {T}\n"
                             r"(GPU time: none \(the statement did no GPU work\)\n)?", out), out
@@ -38,7 +33,7 @@ def test_time_host_statement_and_cell():
         assert out.startswith("z=6\n") and "Wall time: " in out, out
         assert value(k, "z") == "(double) 6"
         for cell, words in [("%time", "nothing to time"), ("%%time -n 3\nint a;", "takes no arguments")]:
-            c = err(k, cell)
+            c = error(k, cell)
             assert c["ename"] == "UsageError" and words in c["evalue"], c
         # an error in the statement is the cell's, with no times
         reply, msgs = k.execute("%time int q = 1 / 0")
@@ -47,7 +42,7 @@ def test_time_host_statement_and_cell():
 
 @needs_gpu
 def test_time_gpu_work():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, "__global__ void spin(long long cycles) { long long t0 = clock64(); while (clock64() - t0 < cycles) { } }")
         ok(k, "int rate_khz; cudaDeviceGetAttribute(&rate_khz, cudaDevAttrClockRate, 0);")
         # about 50 ms of one thread spinning

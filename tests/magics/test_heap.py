@@ -1,15 +1,10 @@
-"""%heap, %free and %reset (issue 14): live buffers with the variables that
+"""%heap, %free and %reset: live buffers with the variables that
 point at them, where they were made, totals; freeing the right way for the
 place; a fresh session in the same process. On a GPU: device, pinned and
 managed buffers, cudaMemGetInfo, and %reset giving device memory back."""
-import os
 import re
-import sys
 
-from support import kernel, needs_gpu, stdout_of
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from see_tools import displays, err, ok, value  # noqa: E402
+from support import count_of, displays, error, kernel, needs_gpu, ok, shared_kernel, stdout_of, value
 
 
 def heap(k):
@@ -19,16 +14,16 @@ def heap(k):
 
 
 def test_heap_of_host_buffers():
-    with kernel() as k:
+    with shared_kernel() as k:
         assert "no live buffers" in heap(k)["text/plain"]
-        ok(k, "int unused = 1;\n"
-              "float *a = (float *)malloc(4000); float *b = a; float *c = a + 4;\n"
-              "int *q = new int[10];\ndouble *d = new double;")
+        n = count_of(ok(k, "int unused = 1;\n"
+                           "float *a = (float *)malloc(4000); float *b = a; float *c = a + 4;\n"
+                           "int *q = new int[10];\ndouble *d = new double;"))
         h = heap(k)
         rows = {ln.split()[0]: ln for ln in h["text/plain"].splitlines()[1:] if ln.split()}
-        assert re.search(r"a, b, c \(\+16 B\)\s+3\.9 KiB\s+host\s+In \[2\], line 2\s+yes", rows["malloc"]), rows
-        assert re.search(r"q\s+40 B\s+host\s+In \[2\], line 3", rows["new[]"]), rows
-        assert re.search(r"d\s+8 B\s+host\s+In \[2\], line 4", rows["new"]), rows
+        assert re.search(rf"a, b, c \(\+16 B\)\s+3\.9 KiB\s+host\s+In \[{n}\], line 2\s+yes", rows["malloc"]), rows
+        assert re.search(rf"q\s+40 B\s+host\s+In \[{n}\], line 3", rows["new[]"]), rows
+        assert re.search(rf"d\s+8 B\s+host\s+In \[{n}\], line 4", rows["new"]), rows
         assert "total host: 3 buffers, 4.0 KiB" in h["text/plain"], h["text/plain"]
         html = h["text/html"]
         assert html.startswith("<table>") and "<th>variables</th>" in html and "<code>a, b, c (+16 B)</code>" in html
@@ -40,7 +35,7 @@ def test_heap_of_host_buffers():
 
 def test_long_listings_are_capped_and_counted():
     # 200,000 buffers made a 46 MB %heap display; the rows stop at 500
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, "int **ps = (int **)malloc(700 * sizeof(int *)); for (int i = 0; i < 700; i++) ps[i] = (int *)malloc(4);\n"
               + "\n".join(f"int w{i} = {i};" for i in range(600)))
         t = heap(k)["text/plain"]
@@ -51,13 +46,13 @@ def test_long_listings_are_capped_and_counted():
 
 
 def test_free_the_right_way_for_each_allocation():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, "float *a = (float *)malloc(4000); float *b = a; float *c = a + 4;\n"
               "int *q = new int[10];\ndouble *d = new double; int z = 3;")
         for cell, words in [("%free", "which variables"), ("%free nope", "nope is not a session variable"),
                             ("%free c", "points inside a buffer"), ("%free z", "does not point at a live buffer"),
                             ("%free a nope", "nope is not a session variable")]:
-            c = err(k, cell)
+            c = error(k, cell)
             assert c["ename"] == "UsageError" and words in c["evalue"], (cell, c["evalue"])
         assert "a, b, c" in heap(k)["text/plain"]  # nothing was freed by the failures
         out = stdout_of(ok(k, "%free a q d"))
@@ -67,7 +62,7 @@ def test_free_the_right_way_for_each_allocation():
         assert "freed 8 B of host memory with delete; d now NULL" in out, out
         assert value(k, "a == NULL && b == NULL && q == NULL && d == NULL") in ("(int) 1", "(bool) true")
         assert "no live buffers" in heap(k)["text/plain"]
-        c = err(k, "%free a")
+        c = error(k, "%free a")
         assert "does not point at a live buffer" in c["evalue"]
         # two names of one buffer free it once
         ok(k, "char *s = (char *)malloc(10); char *t = s;")
@@ -87,16 +82,16 @@ def test_reset_gives_a_fresh_session():
         out = stdout_of(ok(k, "%reset"))
         assert re.search(r"session reset: 3 variables, 1 buffer \(80 B\), 1 kernel", out), out
         for expr in ("N", "helper(1)", "buf", "acc"):
-            c = err(k, expr)
+            c = error(k, expr)
             assert "undeclared" in c["evalue"], (expr, c["evalue"])
-        c = err(k, "thing t;")
+        c = error(k, "thing t;")
         assert c["ename"] in ("TypeError", "SyntaxError"), c
         assert "no live buffers" in heap(k)["text/plain"]
         assert "no session variables" in stdout_of(ok(k, "%who"))
         # the kernels and the device prelude are gone
-        c = err(k, "%resources k1")
+        c = error(k, "%resources k1")
         assert "k1" in c["evalue"], c["evalue"]
-        c = err(k, "__global__ void k2(float *p) { p[0] = twice(p[0]); }")
+        c = error(k, "__global__ void k2(float *p) { p[0] = twice(p[0]); }")
         assert c["ename"] == "CompileError" and "twice" in c["evalue"] + "".join(c["traceback"]), c
         # %%header files and %nvrtc options stay
         ok(k, '#include "util.cuh"\n__global__ void k3(float *p) { p[0] *= SCALE; }')
@@ -106,7 +101,7 @@ def test_reset_gives_a_fresh_session():
         assert value(k, "N * v.size()") == "(float) 5"
         # -f is accepted, anything else is not
         ok(k, "%reset -f")
-        c = err(k, "%reset --hard")
+        c = error(k, "%reset --hard")
         assert c["ename"] == "UsageError" and "-f" in c["evalue"]
 
 
@@ -125,7 +120,7 @@ def test_heap_and_free_of_device_pinned_and_managed_buffers():
         assert "with cudaFree; d now NULL" in out and "with cudaFree; m now NULL" in out, out
         assert "of pinned memory with cudaFreeHost; p now NULL" in out, out
         assert "no live buffers" in heap(k)["text/plain"]
-        c = err(k, "%free d")
+        c = error(k, "%free d")
         assert "does not point at a live buffer" in c["evalue"]
 
 
@@ -141,7 +136,7 @@ def test_reset_releases_device_memory_and_modules():
         ok(k, "size_t f1, t1; cudaMemGetInfo(&f1, &t1);")
         f1 = int(value(k, "f1").split()[-1])
         assert f1 >= f0 - (64 << 20), (f0, f1)  # the gigabyte came back
-        c = err(k, "touch<<<1, 1>>>(0);")
+        c = error(k, "touch<<<1, 1>>>(0);")
         assert "touch" in c["evalue"]
         # the worker is the same and works
         ok(k, "__global__ void again(int *p) { p[0] = 7; }")
@@ -150,7 +145,7 @@ def test_reset_releases_device_memory_and_modules():
 
 
 def test_who_table_escapes_types_and_leaves_out_the_library():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, "std::vector<int> v = {1, 2, 3}; double x = 1;")
         d = displays(ok(k, "%who"))
         assert len(d) == 1
@@ -161,7 +156,7 @@ def test_who_table_escapes_types_and_leaves_out_the_library():
 
 
 def test_heap_names_pointers_inside_structs_and_arrays():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, "struct Vec { int n; float *data; };\n"
               "struct Vec v = {4, (float *)malloc(16)};\n"
               "double *parts[3] = {0, (double *)malloc(8), 0};")
@@ -173,7 +168,7 @@ def test_heap_names_pointers_inside_structs_and_arrays():
 
 
 def test_timeit_o_twice_leaves_no_orphan_buffer():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, "int x = 0;")
         ok(k, "%timeit -o r -n 2 -r 3 x++;")
         ok(k, "%timeit -o r -n 2 -r 3 x++;")

@@ -1,18 +1,14 @@
-"""%save and %load (issue 14): .npy round trips checked with numpy, dtypes
+"""%save and %load: .npy round trips checked with numpy, dtypes
 from C types, --shape and counts, big-endian and version 2.0 files, and
 clear errors for malformed, truncated and unholdable files and paths that
 cannot be written (nothing half-written). On a GPU: a device buffer saved."""
 import os
 import stat
-import sys
 import tempfile
 
 import numpy as np
 
-from support import kernel, needs_gpu, stdout_of
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from see_tools import err, ok, value  # noqa: E402
+from support import error, needs_gpu, ok, shared_kernel, stdout_of, value
 
 TYPES = [("float", "<f4"), ("double", "<f8"), ("signed char", "|i1"), ("short", "<i2"), ("int", "<i4"),
          ("long", "<i8"), ("unsigned char", "|u1"), ("unsigned short", "<u2"), ("unsigned int", "<u4"),
@@ -20,7 +16,7 @@ TYPES = [("float", "<f4"), ("double", "<f8"), ("signed char", "|i1"), ("short", 
 
 
 def test_save_every_dtype_and_read_with_numpy():
-    with tempfile.TemporaryDirectory() as d, kernel() as k:
+    with tempfile.TemporaryDirectory() as d, shared_kernel() as k:
         for i, (ctype, descr) in enumerate(TYPES):
             ok(k, f"{ctype} a{i}[5] = {{0, 1, 2, 3, {1 if ctype == 'bool' else 100}}};")
             out = stdout_of(ok(k, f"%save {d}/a{i}.npy a{i}"))
@@ -37,7 +33,7 @@ def test_save_every_dtype_and_read_with_numpy():
 
 
 def test_counts_shapes_and_round_trip():
-    with tempfile.TemporaryDirectory() as d, kernel() as k:
+    with tempfile.TemporaryDirectory() as d, shared_kernel() as k:
         ok(k, "int n = 12; float *m = (float *)malloc(n * sizeof(float)); for (int i = 0; i < n; i++) m[i] = i * 0.5f;")
         ok(k, f"%save {d}/m.npy m --shape 3,4")
         a = np.load(f"{d}/m.npy")
@@ -74,7 +70,7 @@ def test_counts_shapes_and_round_trip():
 
 
 def test_errors_lose_nothing():
-    with tempfile.TemporaryDirectory() as d, kernel() as k:
+    with tempfile.TemporaryDirectory() as d, shared_kernel() as k:
         ok(k, "float v[4] = {1, 2, 3, 4}; long double ld[2]; int x = 1;")
         open(f"{d}/keep.npy", "wb").write(b"precious")
         for cell, ename, words in [
@@ -95,7 +91,7 @@ def test_errors_lose_nothing():
             (f"%load q {d}/missing.npy", "OSError", "cannot read"),
             (f"%load q {d}/keep.npy", "ValueError", "does not start with"),
         ]:
-            c = err(k, cell)
+            c = error(k, cell)
             assert c["ename"] == ename and words in c["evalue"], (cell, c["ename"], c["evalue"])
         assert open(f"{d}/keep.npy", "rb").read() == b"precious"
         assert sorted(os.listdir(d)) == ["keep.npy"], os.listdir(d)  # nothing half-written
@@ -111,18 +107,18 @@ def test_errors_lose_nothing():
                ("huge.npy", raw.replace(b"(2, 3)", b"(2305843009213693952,)"), "holds more data than a host buffer")]
         for name, data, words in bad:
             open(f"{d}/{name}", "wb").write(data)
-            c = err(k, f"%load q {d}/{name}")
+            c = error(k, f"%load q {d}/{name}")
             assert c["ename"] == "ValueError" and words in c["evalue"], (name, c["evalue"])
         for arr, words in [(np.zeros(2, dtype=np.float16), "dtype <f2"), (np.zeros(2, dtype=np.complex64), "dtype <c8"),
                            (np.zeros(2, dtype=[("a", "<i4")]), "structured dtype")]:
             np.save(f"{d}/t.npy", arr)
-            c = err(k, f"%load q {d}/t.npy")
+            c = error(k, f"%load q {d}/t.npy")
             assert words in c["evalue"], c["evalue"]
         np.save(f"{d}/f.npy", np.asfortranarray(np.zeros((2, 3))))
-        c = err(k, f"%load q {d}/f.npy")
+        c = error(k, f"%load q {d}/f.npy")
         assert "Fortran order" in c["evalue"], c["evalue"]
         # nothing was declared by the failures, the session goes on
-        c = err(k, "q")
+        c = error(k, "q")
         assert "undeclared" in c["evalue"]
         assert value(k, "v[3]") == "(float) 4"
 
@@ -130,7 +126,7 @@ def test_errors_lose_nothing():
 def test_save_writes_through_links_and_never_replaces_a_special_file():
     # the save's temporary file is renamed into place: into a link's target,
     # and never over a device or a pipe (%save /dev/null as root replaced it)
-    with tempfile.TemporaryDirectory() as d, kernel() as k:
+    with tempfile.TemporaryDirectory() as d, shared_kernel() as k:
         ok(k, "float v[3] = {1, 2, 3};")
         os.makedirs(f"{d}/real")
         os.symlink(f"{d}/real/target.npy", f"{d}/link.npy")
@@ -139,7 +135,7 @@ def test_save_writes_through_links_and_never_replaces_a_special_file():
         assert np.load(f"{d}/real/target.npy").tolist() == [1, 2, 3]
         os.mkfifo(f"{d}/pipe")
         for target, words in [(f"{d}/pipe", "not a regular file (a pipe)"), (d, "not a regular file (a directory)")]:
-            c = err(k, f"%save {target} v")
+            c = error(k, f"%save {target} v")
             assert c["ename"] == "OSError" and words in c["evalue"], c["evalue"]
         assert stat.S_ISFIFO(os.stat(f"{d}/pipe").st_mode)
         assert sorted(os.listdir(d)) == ["link.npy", "pipe", "real"], os.listdir(d)
@@ -148,7 +144,7 @@ def test_save_writes_through_links_and_never_replaces_a_special_file():
 
 @needs_gpu
 def test_save_a_device_buffer():
-    with tempfile.TemporaryDirectory() as d, kernel() as k:
+    with tempfile.TemporaryDirectory() as d, shared_kernel() as k:
         ok(k, "__global__ void iota(double *p, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) p[i] = i; }")
         ok(k, "int n = 1 << 20; double *dp; cudaMalloc(&dp, n * sizeof(double)); iota<<<n / 256, 256>>>(dp, n);")
         out = stdout_of(ok(k, f"%save {d}/dev.npy dp --shape 1024,1024"))

@@ -1,4 +1,4 @@
-"""%plot and %hist (issue 14): one display_data holding Vega-Lite, SVG and a
+"""%plot and %hist: one display_data holding Vega-Lite, SVG and a
 text summary; arrays given as host arrays, ptr:n, struct members and
 timeit_result times; down-sampling above 10^4 points; log axes; errors.
 On a GPU: a device buffer copied for display."""
@@ -6,10 +6,10 @@ import os
 import sys
 
 import support
-from support import kernel, needs_gpu
+from support import error, needs_gpu, ok, shared_kernel, stdout_of, value
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from see_tools import SVG_NS, err, ok, one_chart, svg_texts, value  # noqa: E402
+from see_tools import SVG_NS, one_chart, svg_texts  # noqa: E402
 
 SETUP = ("double xs[6] = {4096, 8192, 16384, 32768, 65536, 131072};\n"
          "float ys[6] = {1, 2, 4, 8, 16, 32};\n"
@@ -18,7 +18,7 @@ SETUP = ("double xs[6] = {4096, 8192, 16384, 32768, 65536, 131072};\n"
 
 
 def test_plot_bundle_and_structure():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, SETUP)
         b, root, spec = one_chart(ok(k, '%plot --loglog --title "sweep" --xlabel n --ylabel s --labels gpu,cpu xs ys zs'))
         # the text summary: one line
@@ -43,7 +43,7 @@ def test_plot_bundle_and_structure():
 
 
 def test_plot_argument_forms():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, SETUP)
         ok(k, "struct S { double v[3]; int k; } s = {{1, 2, 3}, 7};")
         # one array: against its index
@@ -73,7 +73,7 @@ def test_plot_argument_forms():
 
 
 def test_plot_timeit_result_times():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, "double acc = 0;")
         ok(k, "%timeit -q -n 3 -r 4 -o r acc += 1")
         _, _, spec = one_chart(ok(k, "%plot --ylabel seconds r.times"))
@@ -82,7 +82,7 @@ def test_plot_timeit_result_times():
 
 
 def test_plot_down_samples_above_ten_thousand_points():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, "int n = 100000; double *big = (double *)malloc(n * sizeof(double));\n"
               "for (int i = 0; i < n; i++) big[i] = i;")
         b, root, spec = one_chart(ok(k, "%plot big"))
@@ -97,7 +97,7 @@ def test_plot_down_samples_above_ten_thousand_points():
 
 
 def test_log_axes_leave_out_what_they_cannot_show():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, "double a[5] = {0, 1, 10, 100, 1000}; double b[5] = {-1, 1, 0.0/0.0, 1e3, 1e4};")
         _, _, spec = one_chart(ok(k, "%plot --loglog a b"))
         assert [(v["x"], v["y"]) for v in spec["data"]["values"]] == [(1, 1), (100, 1e3), (1000, 1e4)]
@@ -107,7 +107,7 @@ def test_log_axes_leave_out_what_they_cannot_show():
 
 
 def test_hist():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, "float v[10] = {0, 1, 1, 2, 2, 2, 3, 3, 3, 4};")
         b, root, spec = one_chart(ok(k, "%hist v --bins 4"))
         counts = [x["count"] for x in spec["data"]["values"]]
@@ -119,7 +119,7 @@ def test_hist():
 
 
 def test_errors():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, SETUP + "\nint scalar = 3; struct P { int a; } ps[2]; float *freed = (float *)malloc(8); free(freed);")
         for cell, ename, words in [
             ("%plot", "UsageError", "which arrays"),
@@ -135,10 +135,10 @@ def test_errors():
             ("%hist --bins 0 ys", "UsageError", "--bins takes a whole number"),
             ("%hist ys xs", "UsageError", "one array"),
         ]:
-            c = err(k, cell)
+            c = error(k, cell)
             assert c["ename"] == ename and words in c["evalue"], (cell, c["ename"], c["evalue"])
         ok(k, "double zero[3] = {0, 0, 0};")
-        c = err(k, "%plot --loglog zero zero")
+        c = error(k, "%plot --loglog zero zero")
         assert "nothing to draw" in c["evalue"], c["evalue"]
         # the session is intact
         assert value(k, "scalar") == "(int) 3"
@@ -146,8 +146,7 @@ def test_errors():
 
 
 def test_lsmagic_and_help_list_them():
-    with kernel() as k:
-        from support import stdout_of
+    with shared_kernel() as k:
         out = stdout_of(ok(k, "%lsmagic"))
         for name in ("plot", "hist", "heap", "free", "reset", "save", "load", "env", "time"):
             assert f"  %{name} " in out, (name, out)
@@ -161,7 +160,7 @@ def test_lsmagic_and_help_list_them():
 
 @needs_gpu
 def test_plot_device_buffer_is_copied_for_display():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, "float h[8]; for (int i = 0; i < 8; i++) h[i] = i * 0.5f;\n"
               "float *d; cudaMalloc(&d, 8 * sizeof(float)); cudaMemcpy(d, h, sizeof h, cudaMemcpyHostToDevice);")
         _, _, spec = one_chart(ok(k, "%plot d"))
@@ -178,7 +177,7 @@ def test_plot_device_buffer_is_copied_for_display():
 
 
 def test_points_left_out_are_not_called_down_sampling():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, "double a[4] = {1, 2, 3, 4}; double b[4] = {1, 0.0/0.0, 3, 0.0/0.0};")
         b, _, spec = one_chart(ok(k, "%plot a b"))
         assert "down-sampled" not in b["text/plain"] and "2 left out (not finite)" in b["text/plain"], b["text/plain"]

@@ -2,7 +2,10 @@
 process — output streamed, exit status and signals reported, compile errors
 at the cell's lines, the executable cached, interrupts, program arguments,
 %%header files, a cell that defines main() run this way by itself, and clear
-errors where nvcc or a profiler is missing. Needs nvcc and g++, no GPU."""
+errors where nvcc or a profiler is missing. Needs nvcc and g++, no GPU.
+Tests with a compile cache, tools or an architecture of their own (env=)
+start a kernel of their own; the others share one."""
+import functools
 import glob
 import os
 import shutil
@@ -11,7 +14,7 @@ import tempfile
 import time
 
 import support
-from support import kernel, stdout_of, timeout
+from support import kernel, shared_kernel, stdout_of, timeout
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from magics_tools import CUDA  # noqa: E402
@@ -38,21 +41,9 @@ int main() {
 }"""
 
 
-def run(k, code, t=180):
-    reply, msgs = k.execute(code, timeout=t)
-    return reply["content"], stdout_of(msgs), stdout_of(msgs, "stderr")
-
-
-def ok(k, code, t=180):
-    c, out, err = run(k, code, t)
-    assert c["status"] == "ok", c
-    return out, err
-
-
-def error(k, code, t=180):
-    c, out, err = run(k, code, t)
-    assert c["status"] == "error", (c, out, err)
-    return c, out, err
+# nvcc takes seconds to minutes
+ok_streams = functools.partial(support.ok_streams, t=180)
+error_streams = functools.partial(support.error_streams, t=180)
 
 
 def cache_env():
@@ -64,11 +55,11 @@ def test_a_host_program_with_a_kernel_prints_on_both_streams():
     env = cache_env()
     try:
         with kernel(env=env) as k:
-            out, err = ok(k, HELLO)
+            out, err = ok_streams(k, HELLO)
             assert out == "hello from a program: 42\npi is about 3.142\n", out
             assert err == "and a word on stderr\n", err
             # the session goes on as before: host and device cells
-            out, _ = ok(k, 'int v = 5;\nprintf("v=%d\\n", v);')
+            out, _ = ok_streams(k, 'int v = 5;\nprintf("v=%d\\n", v);')
             assert out == "v=5\n"
     finally:
         shutil.rmtree(env["XDG_CACHE_HOME"], ignore_errors=True)
@@ -76,26 +67,26 @@ def test_a_host_program_with_a_kernel_prints_on_both_streams():
 
 @timeout(300)
 def test_exit_status_and_signals_are_errors():
-    with kernel() as k:
-        c, out, _ = error(k, '%%program\n#include <cstdio>\nint main() { puts("before"); return 3; }')
+    with shared_kernel() as k:
+        c, out, _ = error_streams(k, '%%program\n#include <cstdio>\nint main() { puts("before"); return 3; }')
         assert c["ename"] == "ProgramError" and c["evalue"] == "the program exited with status 3", c
         assert out == "before\n"  # what it printed came first
-        c, _, _ = error(k, '%%program\n#include <cstdlib>\nint main() { abort(); }')
+        c, _, _ = error_streams(k, '%%program\n#include <cstdlib>\nint main() { abort(); }')
         assert c["ename"] == "ProgramError" and "killed by SIGABRT" in c["evalue"], c
-        c, _, _ = error(k, '%%program\n#include <csignal>\nint main() { raise(SIGSEGV); }')
+        c, _, _ = error_streams(k, '%%program\n#include <csignal>\nint main() { raise(SIGSEGV); }')
         assert c["evalue"] == "the program was killed by SIGSEGV (segmentation fault)", c
 
 
 @timeout(300)
 def test_exit_zero_and_stdin_from_dev_null():
-    with kernel() as k:
-        out, _ = ok(k, '%%program\n#include <cstdio>\n#include <cstdlib>\n'
-                       'int main() { int c = getchar(); printf("%s\\n", c == EOF ? "EOF" : "input"); exit(0); }')
+    with shared_kernel() as k:
+        out, _ = ok_streams(k, '%%program\n#include <cstdio>\n#include <cstdlib>\n'
+                               'int main() { int c = getchar(); printf("%s\\n", c == EOF ? "EOF" : "input"); exit(0); }')
         assert out == "EOF\n", out
 
 
 def test_compile_error_at_the_cells_line():
-    with kernel() as k:
+    with shared_kernel() as k:
         code = ("%%program\n"
                 "#include <cstdio>\n"
                 "\n"
@@ -114,12 +105,12 @@ def test_compile_error_at_the_cells_line():
         assert "     5 |     int x = undefined_y + 1;\n       |             ^" in tb, tb
         assert "cell.cu" not in tb and "/programs/" not in tb, tb
         # blank lines above the magic line count too; a header's errors are at the header's line
-        ok(k, "%%header broken.cuh\n#pragma once\ninline int f() { return 1 }\n")
-        c, _, _ = error(k, '\n\n%%program\n#include "broken.cuh"\nint main() { return f(); }')
+        ok_streams(k, "%%header broken.cuh\n#pragma once\ninline int f() { return 1 }\n")
+        c, _, _ = error_streams(k, '\n\n%%program\n#include "broken.cuh"\nint main() { return f(); }')
         tb = "\n".join(c["traceback"])
         assert 'broken.cuh, line 2: error: expected a ";"' in tb, tb
         assert "inline int f() { return 1 }" in tb
-        c, _, _ = error(k, '\n\n%%program\nint main() { return nope; }')
+        c, _, _ = error_streams(k, '\n\n%%program\nint main() { return nope; }')
         n = c["traceback"][1].split("]")[0] + "]"
         assert ", line 4: error: identifier \"nope\" is undefined" in c["traceback"][1], c["traceback"]
 
@@ -142,16 +133,16 @@ def test_warnings_go_to_stderr_and_the_program_runs():
 
 
 def test_link_errors_and_bad_options():
-    with kernel() as k:
-        c, _, _ = error(k, "%%program\nvoid missing();\nint main() { missing(); }")
+    with shared_kernel() as k:
+        c, _, _ = error_streams(k, "%%program\nvoid missing();\nint main() { missing(); }")
         assert c["ename"] == "CompileError" and "undefined reference to `missing()'" in c["evalue"], c
-        c, _, _ = error(k, "%%program -o elsewhere\nint main() {}")
+        c, _, _ = error_streams(k, "%%program -o elsewhere\nint main() {}")
         assert c["ename"] == "UsageError" and "-o is not for %%program" in c["evalue"], c
-        c, _, _ = error(k, "%%program --profile=gprof\nint main() {}")
+        c, _, _ = error_streams(k, "%%program --profile=gprof\nint main() {}")
         assert c["ename"] == "UsageError" and "--profile takes nsys or ncu" in c["evalue"], c
-        c, _, _ = error(k, "%%program --no-such-nvcc-option\nint main() {}")
+        c, _, _ = error_streams(k, "%%program --no-such-nvcc-option\nint main() {}")
         assert c["ename"] == "CompileError" and "no-such-nvcc-option" in c["evalue"], c
-        c, _, _ = error(k, "%%program\n\n")
+        c, _, _ = error_streams(k, "%%program\n\n")
         assert c["ename"] == "UsageError" and "empty" in c["evalue"], c
 
 
@@ -162,7 +153,7 @@ def test_an_unchanged_program_is_not_compiled_again():
     code = '%%program -DWHO=\\"cache\\"\n#include <cstdio>\nint main() { printf("built for %s\\n", WHO); }'
     try:
         with kernel(env=env) as k:
-            out, _ = ok(k, code)
+            out, _ = ok_streams(k, code)
             assert out == "built for cache\n", out
             progs = glob.glob(os.path.join(cache, "icuda", "programs", "*", "prog"))
             assert len(progs) == 1, progs
@@ -171,21 +162,21 @@ def test_an_unchanged_program_is_not_compiled_again():
             with open(progs[0], "w") as f:
                 f.write("#!/bin/sh\necho 'the cached executable ran'\n")
             os.chmod(progs[0], 0o755)
-            out, err = ok(k, code)
+            out, err = ok_streams(k, code)
             assert out == "the cached executable ran\n" and err == "", (out, err)
             # a changed option is another program
-            out, _ = ok(k, code.replace('\\"cache\\"', '\\"options\\"'))
+            out, _ = ok_streams(k, code.replace('\\"cache\\"', '\\"options\\"'))
             assert out == "built for options\n", out
             assert len(glob.glob(os.path.join(cache, "icuda", "programs", "*", "prog"))) == 2
             # so is a changed %%header that it includes
-            ok(k, "%%header who.cuh\n#define WHO2 \"one\"")
+            ok_streams(k, "%%header who.cuh\n#define WHO2 \"one\"")
             hcode = '%%program\n#include <cstdio>\n#include "who.cuh"\nint main() { puts(WHO2); }'
-            assert ok(k, hcode)[0] == "one\n"
-            ok(k, "%%header who.cuh\n#define WHO2 \"two\"")
-            assert ok(k, hcode)[0] == "two\n"
+            assert ok_streams(k, hcode)[0] == "one\n"
+            ok_streams(k, "%%header who.cuh\n#define WHO2 \"two\"")
+            assert ok_streams(k, hcode)[0] == "two\n"
         # a new session finds it too
         with kernel(env=env) as k:
-            out, _ = ok(k, code)
+            out, _ = ok_streams(k, code)
             assert out == "the cached executable ran\n", out
     finally:
         shutil.rmtree(cache, ignore_errors=True)
@@ -193,7 +184,7 @@ def test_an_unchanged_program_is_not_compiled_again():
 
 @timeout(300)
 def test_interrupt_stops_the_program_and_the_session_goes_on():
-    with kernel() as k:
+    with shared_kernel() as k:
         for body, how in (("while (1) {}", "stopped (SIGINT)"),
                           ("signal(SIGINT, SIG_IGN);\n    while (1) {}", "did not stop on SIGINT and was killed")):
             code = ("%%program\n#include <cstdio>\n#include <csignal>\nint main() {\n"
@@ -215,7 +206,7 @@ def test_interrupt_stops_the_program_and_the_session_goes_on():
             c = reply["content"]
             assert c["status"] == "error" and c["ename"] == "KeyboardInterrupt", c
             assert how in c["evalue"], c
-            out, _ = ok(k, 'printf("still here\\n");')
+            out, _ = ok_streams(k, 'printf("still here\\n");')
             assert out == "still here\n"
 
 
@@ -227,7 +218,7 @@ def test_output_is_streamed_while_the_program_runs():
             f"    while (access(\"{flag}\", F_OK) != 0) usleep(10000);\n"
             "    printf(\" -- and done\\n\");\n}")
     try:
-        with kernel() as k:
+        with shared_kernel() as k:
             msg_id = k.kc.execute(code)
             deadline = time.time() + 180
             seen = ""
@@ -247,26 +238,26 @@ def test_output_is_streamed_while_the_program_runs():
 
 
 def test_program_arguments_and_nvcc_options():
-    with kernel() as k:
-        out, _ = ok(k, '%%program -DN=7 -std=c++17 -DS=\\"text\\" -- first "two words" \'single \\ quoted\' a\\ b\n'
-                       '#include <cstdio>\n'
-                       'int main(int argc, char **argv) {\n    printf("N=%d S=%s argc=%d\\n", N, S, argc);\n'
-                       '    for (int i = 1; i < argc; i++) printf("[%s]\\n", argv[i]);\n}')
+    with shared_kernel() as k:
+        out, _ = ok_streams(k, '%%program -DN=7 -std=c++17 -DS=\\"text\\" -- first "two words" \'single \\ quoted\' a\\ b\n'
+                               '#include <cstdio>\n'
+                               'int main(int argc, char **argv) {\n    printf("N=%d S=%s argc=%d\\n", N, S, argc);\n'
+                               '    for (int i = 1; i < argc; i++) printf("[%s]\\n", argv[i]);\n}')
         assert out == "N=7 S=text argc=5\n[first]\n[two words]\n[single \\ quoted]\n[a b]\n", out
 
 
 def test_a_header_cell_is_includable():
-    with kernel() as k:
-        ok(k, "%%header vec_util.cuh\n#pragma once\n"
-              "__host__ __device__ inline float axpy(float a, float x, float y) { return a * x + y; }\n"
-              "constexpr int kWidth = 16;")
-        out, _ = ok(k, '%%program\n#include <cstdio>\n#include "vec_util.cuh"\n'
-                       'int main() { printf("%.1f %d\\n", axpy(2.0f, 3.0f, 1.0f), kWidth); }')
+    with shared_kernel() as k:
+        ok_streams(k, "%%header vec_util.cuh\n#pragma once\n"
+                      "__host__ __device__ inline float axpy(float a, float x, float y) { return a * x + y; }\n"
+                      "constexpr int kWidth = 16;")
+        out, _ = ok_streams(k, '%%program\n#include <cstdio>\n#include "vec_util.cuh"\n'
+                               'int main() { printf("%.1f %d\\n", axpy(2.0f, 3.0f, 1.0f), kWidth); }')
         assert out == "7.0 16\n", out
 
 
 def test_a_cell_that_defines_main_runs_as_a_program():
-    with kernel() as k:
+    with shared_kernel() as k:
         code = ("#include <iostream>\n"
                 "// a pasted program: no magic line\n"
                 "__global__ void noop() {}\n"
@@ -274,7 +265,7 @@ def test_a_cell_that_defines_main_runs_as_a_program():
                 "    std::cout << \"pasted program, argc = \" << argc << std::endl;\n"
                 "    return 0;\n"
                 "}\n")
-        out, err = ok(k, code)
+        out, err = ok_streams(k, code)
         assert out == "pasted program, argc = 1\n", out
         assert err == "icuda: this cell defines main(): running it as a whole program (%%program)\n", err
         # its lines are the cell's own (no magic line above them)
@@ -282,21 +273,21 @@ def test_a_cell_that_defines_main_runs_as_a_program():
         c = reply["content"]
         assert c["ename"] == "CompileError" and f"(In [{c['execution_count']}], line 3)" in c["evalue"], c
         # a declaration of main, or main in a comment, is no program
-        out, err = ok(k, '// int main() { }\nint main_count = 2;\nprintf("%d\\n", main_count);')
+        out, err = ok_streams(k, '// int main() { }\nint main_count = 2;\nprintf("%d\\n", main_count);')
         assert out == "2\n" and "whole program" not in err
 
 
 def test_no_nvcc_is_a_clear_error():
     with kernel(env={"ICUDA_NVCC": "/nonexistent/bin/nvcc"}) as k:
-        c, _, _ = error(k, "%%program\nint main() {}")
+        c, _, _ = error_streams(k, "%%program\nint main() {}")
         assert c["ename"] == "RuntimeError", c
         assert "%%program needs nvcc" in c["evalue"] and "ICUDA_NVCC=/nonexistent/bin/nvcc" in c["evalue"], c
-        c, _, _ = error(k, "int main() { return 0; }")  # the automatic way says so too
+        c, _, _ = error_streams(k, "int main() { return 0; }")  # the automatic way says so too
         assert "%%program needs nvcc" in c["evalue"], c
     empty = tempfile.mkdtemp(prefix="icuda-no-tools-")
     try:
         with kernel(env={"ICUDA_TOOLS_PATH": empty}) as k:
-            c, _, _ = error(k, "%%program\nint main() {}")
+            c, _, _ = error_streams(k, "%%program\nint main() {}")
             assert "%%program needs nvcc" in c["evalue"] and f"looked in: {empty}" in c["evalue"], c
     finally:
         os.rmdir(empty)
@@ -306,39 +297,39 @@ def test_profile_without_a_profiler_is_a_clear_error():
     empty = tempfile.mkdtemp(prefix="icuda-no-tools-")
     try:
         with kernel(env={"ICUDA_TOOLS_PATH": empty, "ICUDA_NVCC": NVCC}) as k:
-            c, out, _ = error(k, '%%program --profile\n#include <cstdio>\nint main() { puts("ran"); }')
+            c, out, _ = error_streams(k, '%%program --profile\n#include <cstdio>\nint main() { puts("ran"); }')
             assert c["ename"] == "RuntimeError", c
             assert ("--profile needs Nsight Systems (nsys) or Nsight Compute (ncu), and neither was found"
                     in c["evalue"]), c
             assert "the program was not run" in c["evalue"] and out == ""
-            c, _, _ = error(k, '%%program --profile=ncu\nint main() {}')
+            c, _, _ = error_streams(k, '%%program --profile=ncu\nint main() {}')
             assert "--profile needs Nsight Compute (ncu), and it was not found (looked in" in c["evalue"], c
             # without --profile the same session builds and runs
-            out, _ = ok(k, '%%program\n#include <cstdio>\nint main() { puts("ran"); }')
+            out, _ = ok_streams(k, '%%program\n#include <cstdio>\nint main() { puts("ran"); }')
             assert out == "ran\n"
     finally:
         os.rmdir(empty)
 
 
 def test_help_and_lsmagic():
-    with kernel() as k:
-        out, _ = ok(k, "%lsmagic")
+    with shared_kernel() as k:
+        out, _ = ok_streams(k, "%lsmagic")
         assert "%%program" in out, out
         for ask in ("%%program?", "%help program", "%program?"):
             out = support.help_of(k, ask)
             assert out.startswith("%%program [--profile[=nsys|ncu]] [NVCC OPTION ...] [-- PROGRAM ARG ...]"), out
             assert "nvcc" in out and "cache" in out
-        c, _, _ = error(k, "%program")
+        c, _, _ = error_streams(k, "%program")
         assert c["ename"] == "UsageError" and "cell magic" in c["evalue"], c
 
 
 def test_cuda_runtime_calls_without_a_gpu_are_the_programs_business():
     """On a machine without a GPU (or driver) the program gets CUDA's error
     and reports it itself; on one with a GPU it sees it."""
-    with kernel() as k:
-        out, _ = ok(k, '%%program\n#include <cstdio>\nint main() {\n    int n = -1;\n'
-                       '    cudaError_t e = cudaGetDeviceCount(&n);\n'
-                       '    printf("%s %d\\n", cudaGetErrorName(e), e == cudaSuccess ? n : 0);\n}')
+    with shared_kernel() as k:
+        out, _ = ok_streams(k, '%%program\n#include <cstdio>\nint main() {\n    int n = -1;\n'
+                               '    cudaError_t e = cudaGetDeviceCount(&n);\n'
+                               '    printf("%s %d\\n", cudaGetErrorName(e), e == cudaSuccess ? n : 0);\n}')
         name, count = out.split()
         assert name in ("cudaSuccess", "cudaErrorNoDevice", "cudaErrorInsufficientDriver"), out
         assert (name == "cudaSuccess") == (int(count) > 0), out
@@ -351,14 +342,14 @@ def test_the_architecture_is_the_sessions():
             "__global__ void k() {\n#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ != 800\n#error not sm_80\n#endif\n}\n"
             "int main() { puts(\"built\"); }")
     with kernel(env={"ICUDA_ARCH": "sm_80"}) as k:
-        assert ok(k, code)[0] == "built\n"
+        assert ok_streams(k, code)[0] == "built\n"
         # the options may choose: then icuda adds none
-        c, _, _ = error(k, code.replace("%%program", "%%program -arch=sm_90"))
+        c, _, _ = error_streams(k, code.replace("%%program", "%%program -arch=sm_90"))
         assert c["ename"] == "CompileError" and "not sm_80" in c["evalue"], c
     env = cache_env()
     try:
         with kernel(env=dict(env, ICUDA_ARCH="sm_999")) as k:
-            out, err = ok(k, '%%program\n#include <cstdio>\nint main() { puts("built anyway"); }')
+            out, err = ok_streams(k, '%%program\n#include <cstdio>\nint main() { puts("built anyway"); }')
             assert out == "built anyway\n", out
             assert "this nvcc cannot compile for sm_999: built for its default architecture" in err, err
     finally:
@@ -388,7 +379,7 @@ def test_interrupt_while_nvcc_compiles():
             assert c["status"] == "error" and c["ename"] == "KeyboardInterrupt", c
             assert "interrupted while nvcc compiled the program of In [1]" in c["evalue"], c
             assert os.listdir(programs) == [], os.listdir(programs)
-            out, _ = ok(k, '%%program\n#include <cstdio>\nint main() { puts("next"); }')
+            out, _ = ok_streams(k, '%%program\n#include <cstdio>\nint main() { puts("next"); }')
             assert out == "next\n"
     finally:
         shutil.rmtree(env["XDG_CACHE_HOME"], ignore_errors=True)

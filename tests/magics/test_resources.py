@@ -6,12 +6,15 @@ cudaOccupancyMaxActiveBlocksPerMultiprocessor in a host cell."""
 import re
 
 import support
-from support import kernel, needs_gpu, stdout_of, timeout
+from support import displays, error, needs_gpu, ok, shared_kernel, stdout_of, timeout
 
 VECADD = """__global__ void vecadd(double *z, const double *x, const double *y, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) z[i] = x[i] + y[i];
 }"""
+
+# occupancy computed without a GPU, for an H100's architecture
+SM90 = {"ICUDA_ARCH": "sm_90"}
 
 # 48 KiB of static shared memory: with the driver's 1 KiB per block, four
 # blocks fill an H100 SM's 228 KiB, whatever the registers
@@ -21,19 +24,6 @@ SHARED = """__global__ void rev(float *o) {
     __syncthreads();
     o[threadIdx.x] = buf[blockDim.x - 1 - threadIdx.x];
 }"""
-
-
-def ok(k, code, t=60):
-    reply, msgs = k.execute(code, timeout=t)
-    assert reply["content"]["status"] == "ok", reply["content"]
-    return stdout_of(msgs)
-
-
-def err(k, code):
-    reply, _ = k.execute(code)
-    c = reply["content"]
-    assert c["status"] == "error", c
-    return c
 
 
 def sm90_blocks(regs, smem, block):
@@ -48,9 +38,9 @@ def sm90_blocks(regs, smem, block):
 def test_resources_block_computed_without_a_gpu():
     if support.GPU:
         return  # with a GPU the driver answers: test_resources_block_on_the_gpu_agrees_with_the_runtime_api
-    with kernel(env={"ICUDA_ARCH": "sm_90"}) as k:
-        regs = int(re.search(r"(\d+) registers", ok(k, VECADD)).group(1))
-        out = ok(k, "%resources vecadd --block 256")
+    with shared_kernel(env=SM90) as k:
+        regs = int(re.search(r"(\d+) registers", stdout_of(ok(k, VECADD))).group(1))
+        out = stdout_of(ok(k, "%resources vecadd --block 256"))
         blocks = sm90_blocks(regs, 0, 256)
         assert "max threads per block: 1024" in out, out
         assert f"at 256 threads per block: {blocks} blocks ({blocks * 8} warps) per SM of 64 warps" in out, out
@@ -59,20 +49,20 @@ def test_resources_block_computed_without_a_gpu():
         assert "block size with the highest occupancy: 1024 threads, 100% (2 blocks per SM)" in out, out
 
         ok(k, SHARED)
-        out = ok(k, "%resources rev --block 128")
+        out = stdout_of(ok(k, "%resources rev --block 128"))
         assert ("at 128 threads per block: 4 blocks (16 warps) per SM of 64 warps, occupancy 25%, "
                 "limited by shared memory") in out, out
         assert "shared memory 4," in out and "49152 B of static shared memory" in out, out
         # one more byte of dynamic shared memory than a block may have without opting in
-        out = ok(k, "%resources rev --block 128 --smem 1")
+        out = stdout_of(ok(k, "%resources rev --block 128 --smem 1"))
         assert "no block fits on an SM" in out and "shared memory" in out, out
 
         ok(k, "template <typename T> __global__ void scale(T *a, T s, int n) { int i = threadIdx.x; if (i < n) a[i] *= s; }")
-        out = ok(k, "%resources scale<float> --block 64")
+        out = stdout_of(ok(k, "%resources scale<float> --block 64"))
         assert "an instance of a template kernel" in out and "at 64 threads per block:" in out, out
 
         reply, msgs = k.execute("%resources")  # without --block: every kernel, as a table
-        shown = [m["content"]["data"] for m in msgs if m["msg_type"] == "display_data"]
+        shown = displays(msgs)
         assert len(shown) == 1 and shown[0]["text/html"].startswith("<table>"), shown
         assert "<td><code>vecadd</code></td>" in shown[0]["text/html"], shown
         out = shown[0]["text/plain"]
@@ -80,45 +70,45 @@ def test_resources_block_computed_without_a_gpu():
 
 
 def test_resources_bad_input():
-    with kernel(env={"ICUDA_ARCH": "sm_90"}) as k:
+    with shared_kernel(env=SM90) as k:
         ok(k, VECADD)
         for bad, what in (("--block", "--block takes a number"), ("--block 0", "--block takes a number"),
                           ("vecadd --block lots", "--block takes a number"), ("--smem 5", "--smem goes with --block"),
                           ("vecadd --fast", "unknown option --fast"), ("nosuch --block 32", "no kernel named 'nosuch'")):
-            c = err(k, "%resources " + bad)
+            c = error(k, "%resources " + bad)
             assert c["ename"] == "UsageError" and what in c["evalue"], (bad, c)
-        out = ok(k, "%resources vecadd --block 2048")
+        out = stdout_of(ok(k, "%resources vecadd --block 2048"))
         assert "no block fits on an SM (a block holds at most 1024 threads)" in out, out
         # the runtime call checks its arguments before it needs a GPU
-        c = err(k, "int nb; cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, vecadd, 0, 0);")
+        c = error(k, "int nb; cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, vecadd, 0, 0);")
         assert c["ename"] == "cudaErrorInvalidValue" and "blockSize" in c["evalue"], c
         if support.GPU:
             return
-        c = err(k, "cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, vecadd, 256, 0);")
+        c = error(k, "cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, vecadd, 256, 0);")
         assert c["ename"] in ("cudaErrorInsufficientDriver", "cudaErrorNoDevice"), c
-        out = ok(k, "cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, vecadd, 256); "
-                    "printf(\"%d\\n\", e != cudaSuccess);")
+        out = stdout_of(ok(k, "cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, vecadd, 256); "
+                              "printf(\"%d\\n\", e != cudaSuccess);"))
         assert out == "1\n", out
 
 
 @needs_gpu
 @timeout(180)
 def test_resources_block_on_the_gpu_agrees_with_the_runtime_api():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, VECADD)
         ok(k, SHARED)
         for name, block in (("vecadd", 256), ("vecadd", 96), ("rev", 128)):
-            out = ok(k, f"%resources {name} --block {block}")
+            out = stdout_of(ok(k, f"%resources {name} --block {block}"))
             got = int(re.search(rf"at {block} threads per block: (\d+) blocks", out).group(1))
-            api = ok(k, f"int nb{block} = -1; cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb{block}, {name}, "
-                        f"{block}, 0); printf(\"%d\\n\", nb{block});")
+            api = stdout_of(ok(k, f"int nb{block} = -1; cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb{block}, {name}, "
+                                  f"{block}, 0); printf(\"%d\\n\", nb{block});"))
             assert got == int(api), (name, block, out, api)
             assert "from the driver" in out and "without a GPU" not in out, out
             assert "icuda's model says" not in out, out  # the model agrees with the driver
-            mg = ok(k, f"int mg{block}, bs{block}; cudaOccupancyMaxPotentialBlockSize(&mg{block}, &bs{block}, {name}, 0, 0); "
-                       f"printf(\"%d\\n\", bs{block});")
+            mg = stdout_of(ok(k, f"int mg{block}, bs{block}; cudaOccupancyMaxPotentialBlockSize(&mg{block}, &bs{block}, {name}, 0, 0); "
+                                 f"printf(\"%d\\n\", bs{block});"))
             assert f"block size with the highest occupancy: {int(mg)} threads" in out, (out, mg)
-        out = ok(k, "%resources rev --block 128")
+        out = stdout_of(ok(k, "%resources rev --block 128"))
         assert "limited by shared memory" in out, out
-        c = err(k, "int nb; cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, vecadd, 0, 0);")
+        c = error(k, "int nb; cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, vecadd, 0, 0);")
         assert c["ename"] == "cudaErrorInvalidValue", c

@@ -1,4 +1,4 @@
-"""%timeit / %%timeit and %roofline (issue 9): options and their errors, the
+"""%timeit / %%timeit and %roofline: options and their errors, the
 host clock's exact output shape, -o results that host code reads, --bytes
 and --flops expressions, setup code, errors and interrupts inside the timed
 statement, %roofline without measurements; and on a GPU (make test-gpu):
@@ -8,33 +8,9 @@ import re
 import time
 
 import support
-from support import kernel, needs_gpu, stdout_of, timeout
+from support import displays, error, kernel, needs_gpu, ok, results, shared_kernel, stdout_of, timeout, value
 
 T = r"[0-9.]+(?:e[+-]\d+)? (?:s|ms|µs|ns)"
-
-
-def ok(k, code, t=120):
-    reply, msgs = k.execute(code, timeout=t)
-    assert reply["content"]["status"] == "ok", reply["content"]
-    return msgs
-
-
-def err(k, code, t=120):
-    reply, msgs = k.execute(code, timeout=t)
-    c = reply["content"]
-    assert c["status"] == "error", (c, stdout_of(msgs))
-    return c
-
-
-def value(k, expr):
-    msgs = ok(k, expr)
-    res = [m["content"]["data"]["text/plain"] for m in msgs if m["msg_type"] == "execute_result"]
-    assert len(res) == 1, msgs
-    return res[0]
-
-
-def displays(msgs):
-    return [m["content"]["data"] for m in msgs if m["msg_type"] == "display_data"]
 
 
 def timing_lines(n, r, clock):
@@ -46,7 +22,7 @@ def timing_lines(n, r, clock):
 
 
 def test_usage_errors():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, "double x = 1.0;")
         for cell, words in [("%timeit", "nothing to time"),
                             ("%timeit -n 3", "nothing to time"),
@@ -62,7 +38,7 @@ def test_usage_errors():
                             ("%%timeit\nstruct P { int a; };", "line 2 holds a type or macro definition"),
                             ("%%timeit\nx++;\n%who", "line 3 holds a magic"),
                             ("%roofline --fast", "unknown argument --fast")]:
-            c = err(k, cell)
+            c = error(k, cell)
             assert c["ename"] == "UsageError", (cell, c)
             assert words in c["evalue"], (cell, c["evalue"])
             assert any(l.startswith("usage: %") for l in c["traceback"]), c["traceback"]
@@ -71,7 +47,7 @@ def test_usage_errors():
 
 
 def test_host_statement_exact_output():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, "double x = 1.0; long runs = 0;")
         out = stdout_of(ok(k, "%timeit -n 100 -r 3 x = x * 0.5 + 1.0; runs++"))
         assert timing_lines(100, 3, "host clock").fullmatch(out), out
@@ -89,7 +65,7 @@ def test_host_statement_exact_output():
 
 
 def test_automatic_n_and_r():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, "long runs = 0;")
         out = stdout_of(ok(k, "%timeit -o t runs++"))
         m = re.search(r"of 7 runs, (\d+) runs each; host clock", out)
@@ -102,7 +78,7 @@ def test_automatic_n_and_r():
 
 
 def test_result_variable_fields():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, "double x = 1.0; int N = 1000;")
         out = stdout_of(ok(k, "%timeit -n 50 -r 4 -o res --bytes 2*N*sizeof(double) --flops 2*N "
                               "for (int i = 0; i < N; i++) x = x * 0.5 + 1.0"))
@@ -123,7 +99,7 @@ def test_result_variable_fields():
         # the per-repeat times, as host code (and %plot) can use them
         msgs = ok(k, "double s = 0; for (int i = 0; i < res.ntimes; i++) { assert(res.times[i] >= res.min && "
                      "res.times[i] <= res.max); s += res.times[i]; }\nfabs(s / res.ntimes - res.mean) < 1e-12")
-        assert [m["content"]["data"]["text/plain"] for m in msgs if m["msg_type"] == "execute_result"] == ["(int) 1"]
+        assert results(msgs) == ["(int) 1"]
         # the struct shows like any struct, and %who lists it
         assert value(k, "res").startswith("(timeit_result) {mean = ")
         assert "timeit_result" in stdout_of(ok(k, "%who")) + str(displays(ok(k, "%who")))
@@ -131,24 +107,24 @@ def test_result_variable_fields():
         ok(k, "%timeit -q -n 3 -r 2 -o res x = 2")
         assert value(k, "res.n") == "(long) 3"
         # but a type's name is refused: the type would be gone
-        c = err(k, "%timeit -q -n 1 -r 1 -o size_t x = 3")
+        c = error(k, "%timeit -q -n 1 -r 1 -o size_t x = 3")
         assert c["ename"] == "UsageError" and "size_t is a type" in c["evalue"], c
         assert value(k, "sizeof(size_t)") == "(unsigned long) 8"
 
 
 def test_bad_bytes_and_flops_expressions_run_nothing():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, "long runs = 0; double *p = 0;")
-        c = err(k, "%timeit -n 1 -r 1 --bytes 8*M runs++")
+        c = error(k, "%timeit -n 1 -r 1 --bytes 8*M runs++")
         assert c["ename"] == "TypeError" and "--bytes 8*M" in c["evalue"] and "'M'" in c["evalue"], c
         assert c["traceback"][:3] == ["%timeit, line 1:", "    --bytes 8*M", "              ^"], c["traceback"]
-        c = err(k, "%timeit -n 1 -r 1 --flops (2 *) runs++")
+        c = error(k, "%timeit -n 1 -r 1 --flops (2 *) runs++")
         assert c["ename"] == "SyntaxError" and "--flops" in c["evalue"], c
-        c = err(k, '%timeit -n 1 -r 1 --bytes "0 - 8" runs++')
+        c = error(k, '%timeit -n 1 -r 1 --bytes "0 - 8" runs++')
         assert c["ename"] == "UsageError" and "--bytes must be a positive number" in c["evalue"], c
-        c = err(k, "%timeit -n 1 -r 1 --flops 0 runs++")
+        c = error(k, "%timeit -n 1 -r 1 --flops 0 runs++")
         assert c["ename"] == "UsageError" and "--flops must be a positive number" in c["evalue"], c
-        c = err(k, "%timeit -n 1 -r 1 --bytes p runs++")
+        c = error(k, "%timeit -n 1 -r 1 --bytes p runs++")
         assert c["ename"] in ("TypeError", "SyntaxError"), c
         assert value(k, "runs") == "(long) 0"
         # spaces inside brackets need no quotes
@@ -157,7 +133,7 @@ def test_bad_bytes_and_flops_expressions_run_nothing():
 
 
 def test_cell_form_with_setup():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, "long setups = 0, runs = 0, seen = 0;")
         out = stdout_of(ok(k, "%%timeit -n 5 -r 2 int base = 100; setups++;\n"
                               "int mine = base + 1;\n"
@@ -170,7 +146,7 @@ def test_cell_form_with_setup():
         assert value(k, "seen") == "(long) 101"
         # neither the setup's nor the body's declarations joined the session
         for name in ("base", "mine"):
-            c = err(k, name)
+            c = error(k, name)
             assert "undeclared" in c["evalue"], c
         # without setup; loops and blocks in the body
         ok(k, "%%timeit -n 2 -r 1\nruns++;")
@@ -178,31 +154,31 @@ def test_cell_form_with_setup():
         ok(k, "%%timeit -n 2 -r 1\nfor (int i = 0; i < 3; i++) {\n    runs++;\n}\nif (runs > 0) { seen++; }")
         assert value(k, "runs") == "(long) 23"
         # a host function cannot be defined in the timed code
-        c = err(k, "%%timeit -n 2 -r 1\nint f(void) { return 1; }")
+        c = error(k, "%%timeit -n 2 -r 1\nint f(void) { return 1; }")
         assert c["ename"] == "SyntaxError" and "function cannot be defined" in c["evalue"], c
 
 
 def test_error_inside_the_statement_stops_it():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, "int *a = (int *)malloc(4 * sizeof(int)); int i = 0;")
-        c = err(k, "%timeit -n 1000 -r 7 a[i++] = 1")
+        c = error(k, "%timeit -n 1000 -r 7 a[i++] = 1")
         assert c["ename"] == "RuntimeError", c
         assert c["traceback"][0] == "%timeit, line 1:", c["traceback"]
         assert c["traceback"][1] == "    %timeit -n 1000 -r 7 a[i++] = 1", c["traceback"]
         # it stopped at the first bad access
         assert value(k, "i") == "(int) 5"
-        c = err(k, "%%timeit -n 3\nint j = 0;\nint *q = 0;\n*q = j;")
+        c = error(k, "%%timeit -n 3\nint j = 0;\nint *q = 0;\n*q = j;")
         assert c["ename"] == "RuntimeError" and c["traceback"][0].endswith(", line 4:"), c
-        c = err(k, "%timeit -n 2 -r 1 i = = 2")
+        c = error(k, "%timeit -n 2 -r 1 i = = 2")
         assert c["ename"] == "SyntaxError", c
-        c = err(k, "%timeit -n 2 -r 1 exit(0)")
+        c = error(k, "%timeit -n 2 -r 1 exit(0)")
         assert "left the timing loop" in c["evalue"], c
         assert value(k, "i") == "(int) 5"
 
 
 @timeout(60)
 def test_interrupt_stops_timing():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, "long runs = 0;")
         msg_id = k.kc.execute("%timeit -n 1000000000 -r 7 runs++")
         time.sleep(1.0)
@@ -214,7 +190,7 @@ def test_interrupt_stops_timing():
 
 
 def test_roofline_without_measurements_and_clear():
-    with kernel() as k:
+    with shared_kernel() as k:
         out = stdout_of(ok(k, "%roofline"))
         assert out.startswith("No measurements yet"), out
         assert "%timeit --bytes" in out and "--flops" in out, out
@@ -234,7 +210,7 @@ def test_roofline_without_measurements_and_clear():
 
 
 def test_help():
-    with kernel() as k:
+    with shared_kernel() as k:
         out = support.help_of(k, "%timeit?")
         assert out.startswith("%timeit [-n N] [-r R] [-o NAME] [-q] [--bytes EXPR] [--flops EXPR] STATEMENT"), out
         assert "CUDA events" in out
@@ -262,7 +238,7 @@ cudaMemset(x, 0, N * sizeof(double)); cudaMemset(y, 0, N * sizeof(double));"""
 
 @needs_gpu
 def test_gpu_launch_timed_with_events():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, BUSY)
         ok(k, ALLOC)
         out = stdout_of(ok(k, "%timeit -n 20 -r 3 busy<<<132, 256>>>(o, 20000)"))
@@ -281,7 +257,7 @@ def test_gpu_launch_timed_with_events():
 
 @needs_gpu
 def test_gpu_result_agrees_with_hand_written_events():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, BUSY)
         ok(k, ALLOC)
         ok(k, "%timeit -q -n 200 -r 5 -o t busy<<<132, 256>>>(o, 50000)")
@@ -300,7 +276,7 @@ printf("%.9f %.9f\\n", hand, t.mean);""")
 
 @needs_gpu
 def test_gpu_bytes_give_bandwidth_and_fraction_of_peak():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, BUSY)
         ok(k, ALLOC)
         out = stdout_of(ok(k, "%timeit -n 20 -r 3 -o t --bytes 3*N*sizeof(double) --flops N "
@@ -318,7 +294,7 @@ def test_gpu_bytes_give_bandwidth_and_fraction_of_peak():
 
 @needs_gpu
 def test_gpu_roofline_picture():
-    with kernel() as k:
+    with shared_kernel() as k:
         ok(k, BUSY)
         ok(k, ALLOC)
         ok(k, "%timeit -q -n 20 -r 3 --bytes 3*N*sizeof(double) --flops N vecadd<<<(N + 255) / 256, 256>>>(z, x, y, N)")
@@ -339,10 +315,11 @@ def test_gpu_roofline_picture():
 
 @needs_gpu
 def test_gpu_fault_inside_timing_is_the_cells_error():
+    # the fault restarts the GPU worker: a kernel of its own
     with kernel() as k:
         ok(k, "__global__ void bad(int *p) { p[1 << 30] = 1; }")
         ok(k, "int *d; cudaMalloc(&d, 4);")
-        c = err(k, "%timeit -n 10 -r 2 bad<<<1, 1>>>(d)")
+        c = error(k, "%timeit -n 10 -r 2 bad<<<1, 1>>>(d)")
         assert c["ename"] in ("cudaErrorIllegalAddress", "cudaErrorLaunchFailure"), c
         # the session goes on
         ok(k, "%timeit -n 2 -r 1 cudaMemset(d, 0, 4)")

@@ -1,7 +1,7 @@
-"""notebooks/magics-tour.ipynb (issue 14's "done when") run headless: the
-sweep's chart carries Vega-Lite and SVG, the saved results read back with
-numpy, %heap shows the buffers; and an nbconvert HTML export of a %plot
-shows the static SVG picture."""
+"""notebooks/magics-tour.ipynb, the tour of the data magics, run headless to
+its end: the sweep's chart carries Vega-Lite and SVG, the saved results read
+back with numpy, %heap shows the buffers; and an nbconvert HTML export of a
+%plot shows the static SVG picture."""
 import os
 import sys
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Load and soak against a running icuda kernel (issue 13 item 7; `make stress`).
+"""Load and soak against a running icuda kernel (`make stress`): under load
+its answers stay right and in order, and its memory and caches bounded.
 
     python tests/stress/soak.py --kernel build/icuda [--gpu] [--scale 1.0]
 
