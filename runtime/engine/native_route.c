@@ -70,7 +70,8 @@ static const char *refused_cxx(const char *s, const cell_item_t *it) {
             return "class templates";
         if (tok_is(s, a, n, "<")) angle++;
         if (tok_is(s, a, n, ">") && angle > 0) angle--;
-        if (tok_is(s, a, n, "class") || tok_is(s, a, n, "struct")) after_class = true;
+        if ((tok_is(s, a, n, "class") || tok_is(s, a, n, "struct")) && !(pn && tok_is(s, pa, pn, "enum")))
+            after_class = true; /* enum class E : int is no inheritance */
         else if (after_class && tok_is(s, a, n, ":") && !(p < it->end && s[p] == ':') &&
                  !(pn == 1 && s[pa] == ':'))
             return "inheritance";
@@ -116,7 +117,7 @@ bool engine_native_route(engine_t *e, const native_session_t *ns, const char *co
     native_strv_free(ids);
     for (size_t i = 0; i < sp->n; i++) {
         const cell_item_t *it = &sp->items[i];
-        if (it->kind != ITEM_HOST) continue;
+        if (it->kind != ITEM_HOST && it->kind != ITEM_BOTH) continue; /* a struct of both sides may inherit */
         const char *what = refused_cxx(code, it);
         if (what) {
             snprintf(why, cap, "host cells do not interpret %s (line %d)", what, it->first_line);

@@ -42,20 +42,27 @@ def test_c_headers_reach_both_sides():
         assert "k2(int64_t *p, float *f):" in stdout_of(msgs)
 
 
-def test_a_header_icuda_lacks_is_named_and_costs_nothing():
+def test_a_header_only_nvcc_takes_makes_the_cell_native():
+    """A header neither the interpreter nor NVRTC takes sends the whole cell
+    to nvcc (a native C++ cell), saying so in one line; a header nowhere is
+    nvcc's error at the cell's line, and nothing of the cell runs."""
     with shared_kernel() as k:
         ok(k, "int kept = 5;")
-        for header, why in (("<boost/foo.hpp>", "no such header"), ("<fstream>", "no such header"),
-                            ("<thrust/device_vector.h>", "host library"), ('"helper_cuda.h"', "%%header")):
-            c, msgs = run(k, f"int lost = 1;\n#include {header}\n__global__ void never(int *p) {{ p[0] = 1; }}\nkept = 6;")
-            assert c["status"] == "error" and c["ename"] == "UnsupportedError", c
-            assert header in c["evalue"] and "%%program" in c["evalue"] and why in c["evalue"], c["evalue"]
-            tb = "\n".join(c["traceback"])
-            assert "line 2" in tb and f"#include {header}" in tb, tb
-            assert "never(int *p)" not in stdout_of(msgs)  # nothing of the cell ran, nothing compiled
+        for header in ("<boost/foo.hpp>", '"helper_cuda.h"'):
+            c, msgs = run(k, f"#include {header}\n__global__ void never(int *p) {{ p[0] = 1; }}\nint lost = 1;", t=300)
+            assert f"runs as native C++ (nvcc, in the GPU worker): it includes {header}" in stdout_of(msgs, "stderr")
+            assert c["status"] == "error" and c["ename"] == "CompileError", c
+            assert header.strip('<>"') in c["evalue"] and "line 1" in c["evalue"], c["evalue"]
+            assert "never(int *p)" not in stdout_of(msgs)  # NVRTC compiled nothing
         assert result_of(ok(k, "kept")) == "(int) 5"
         c, _ = run(k, "lost")
         assert c["status"] == "error", c
+        c, msgs = run(k, "#include <fstream>\nstd::ofstream never_opened;", t=300)
+        assert "it includes <fstream>" in stdout_of(msgs, "stderr")
+        if support.GPU:
+            assert c["status"] == "ok", c
+        else:
+            assert c["ename"] == "cudaErrorNoDevice" and "compiled, but cannot run" in c["evalue"], c
         # the next cell works, device code included
         msgs = ok(k, "__global__ void fine(int *p) { p[0] = 2; }\nint y = 2;\ny")
         assert "fine(int *p):" in stdout_of(msgs) and result_of(msgs) == "(int) 2"
