@@ -99,7 +99,9 @@ static char *on_path(const char *name) {
 /* A file's text, at most cap bytes of it (malloc'd), or NULL. */
 static char *read_text(const char *path, size_t cap) {
     FILE *f = fopen(path, "r");
+    struct stat st;
     if (!f) return NULL;
+    if (fstat(fileno(f), &st) == 0 && st.st_size >= 0 && (size_t)st.st_size < cap) cap = (size_t)st.st_size;
     char *t = xmalloc(cap + 1);
     size_t n = fread(t, 1, cap, f);
     fclose(f);
