@@ -83,5 +83,6 @@ extern const magic_t magic_plot, magic_hist, magic_heap, magic_free, magic_reset
     magic_time;
 extern const magic_t magic_host_tier, magic_host; /* magics/host_tier.c */
 extern const magic_t magic_cxx, magic_rerun;      /* magics/cxx.c */
+extern const magic_t magic_include_path;          /* magics/include_path.c */
 
 #endif

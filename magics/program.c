@@ -13,6 +13,7 @@
 #include "runtime/cuda/cuda_session.h"
 #include "runtime/program/cuda_tools.h"
 #include "runtime/program/program_build.h"
+#include "runtime/program/program_libs.h"
 #include "runtime/program/program_log.h"
 #include "runtime/program/program_report.h"
 #include "runtime/program/program_run.h"
@@ -121,13 +122,18 @@ static int run_program(magic_ctx_t *mc, const char *source, int line_offset, con
     const char *forced = getenv("ICUDA_ARCH");
     const char *arch = device_arch(e);
     bool gpu_arch = e->arch_from_gpu || (forced && *forced);
+    int ninc = 0;
+    char **inc = program_include_dirs(e, &ninc);
     program_spec_t spec = {.source = source,
                            .options = o->nvcc,
                            .noptions = o->nnvcc,
                            .arch = gpu_arch ? arch : NULL,
                            .headers = e->headers,
                            .nheaders = e->nheaders,
-                           .cache_dir = compile_cache_dir(e->cache)};
+                           .cache_dir = compile_cache_dir(e->cache),
+                           .include_dirs = inc,
+                           .ninclude_dirs = ninc,
+                           .link_includes = true};
     program_binary_t b;
     progress_t *pg = progress_start(mc->io, true, "building %s with nvcc ...", mc->cell_name);
     program_status_t st = program_build(&spec, &b);
@@ -152,6 +158,7 @@ static int run_program(magic_ctx_t *mc, const char *source, int line_offset, con
         if (b.arch_refused)
             io_printf(mc->io, "stderr", "icuda: this nvcc cannot compile for %s: built for its default "
                       "architecture (PTX that the driver compiles for the GPU)\n", arch);
+        program_show_linked(mc->io, &b, "the program");
         program_show_warnings(mc->io, &b, &src);
         break;
     case PROGRAM_CACHED: break;
@@ -195,6 +202,7 @@ static int run_program(magic_ctx_t *mc, const char *source, int line_offset, con
     free(cmd);
     free(prof);
     program_binary_free(&b);
+    program_strings_free(inc);
     return rc;
 }
 
@@ -228,7 +236,18 @@ const magic_t magic_program = {
     "shown as they come. Options before -- go to nvcc (-O3, -std=c++20, -lcublas,\n"
     "-DN=1024, -Xcompiler -fopenmp, ...); words after -- are the program's argv.\n"
     "The session's %%header files are beside the program, so #include \"NAME.cuh\"\n"
-    "finds them. A compile error is shown at the cell's own lines; a non-zero exit\n"
+    "finds them; so are the folders %include_path adds and the kernel's working\n"
+    "directory (the notebook's folder), as -I options after yours.\n"
+    "\n"
+    "The libraries the program's #includes name are linked without asking:\n"
+    "cublas_v2.h -lcublas, cublasLt.h -lcublasLt, cufft.h -lcufft, curand.h\n"
+    "-lcurand, cusparse.h -lcusparse, cusolverDn.h -lcusolver, nccl.h -lnccl,\n"
+    "cuda.h -lcuda, nvrtc.h -lnvrtc, nvjpeg.h -lnvjpeg, cudnn.h -lcudnn, npp*.h\n"
+    "-lnppc and its module, ... (the %%header files it includes count too). One\n"
+    "that your options name already, or that is not installed, is not added; a\n"
+    "build that compiles says what it added in one line.\n"
+    "\n"
+    "A compile error is shown at the cell's own lines; a non-zero exit\n"
     "status, or a signal that ends the program, makes the cell an error\n"
     "(ProgramError). Interrupting the kernel stops the program (SIGINT, then\n"
     "SIGKILL half a second later). stdin is /dev/null; the program runs in the\n"

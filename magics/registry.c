@@ -9,7 +9,7 @@
 static const magic_t *const all[] = {&magic_lsmagic, &magic_help, &magic_who, &magic_nvrtc, &magic_ptx, &magic_resources,
                                      &magic_sass, &magic_memcheck, &magic_devices, &magic_device, &magic_header,
                                      &magic_timeit, &magic_roofline, &magic_profile, &magic_program,
-                                     &magic_plot, &magic_hist, &magic_heap, &magic_free, &magic_reset, &magic_save, &magic_load, &magic_env, &magic_time, &magic_host_tier, &magic_host, &magic_cxx, &magic_rerun};
+                                     &magic_plot, &magic_hist, &magic_heap, &magic_free, &magic_reset, &magic_save, &magic_load, &magic_env, &magic_time, &magic_host_tier, &magic_host, &magic_cxx, &magic_rerun, &magic_include_path};
 static magic_t table[sizeof all / sizeof all[0]];
 
 const magic_t *magic_table(int *count) {

@@ -37,6 +37,8 @@ void device_session_free(device_session_t *ds) {
     device_session_forget(ds);
     session_headers_free(ds);
     options_free(ds->user_options, ds->nuser_options);
+    for (int i = 0; i < ds->ninclude_dirs; i++) free(ds->include_dirs[i]);
+    free(ds->include_dirs);
     compile_cache_free(ds->cache);
     device_lines_free(ds->lines);
     memset(ds, 0, sizeof *ds);

@@ -46,6 +46,8 @@ typedef struct device_session {
     int nheaders, cap_headers;
     char **user_options;   /* %nvrtc */
     int nuser_options;
+    char **include_dirs;   /* %include_path: absolute folders, -I for %%program and native cells */
+    int ninclude_dirs;
     char arch[32];         /* "sm_90"; empty until first needed */
     bool arch_from_gpu;
     char arch_note[160];   /* how the arch was chosen */
@@ -132,7 +134,7 @@ bool device_unit_line(device_session_t *ds, const char *hex, int unit_line, char
 int device_try_options(device_session_t *ds, char **opts, int nopts, char **msg);
 
 /* %reset: the prelude and kernels forgotten; %%header files, %nvrtc
- * options and the compile cache stay. */
+ * options, %include_path and the compile cache stay. */
 void device_session_forget(device_session_t *ds);
 
 #endif

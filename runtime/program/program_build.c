@@ -15,10 +15,12 @@
 #include <unistd.h>
 
 #include "cuda_tools.h"
+#include "program_libs.h"
 #include "program_run.h"
 #include "runtime/base/strbuf.h"
-
 #include "runtime/base/vec.h"
+#include "runtime/base/xalloc.h"
+
 #define STALE_BUILD_S (24 * 3600) /* a build folder a crashed kernel left */
 
 char *program_find_nvcc(char *where, size_t cap) {
@@ -94,20 +96,83 @@ static char *on_path(const char *name) {
     return NULL;
 }
 
-static void key_of(const program_spec_t *s, const char *nvcc, bool add_arch, char hex[65]) {
+/* A file's text, at most cap bytes of it (malloc'd), or NULL. */
+static char *read_text(const char *path, size_t cap) {
+    FILE *f = fopen(path, "r");
+    struct stat st;
+    if (!f) return NULL;
+    if (fstat(fileno(f), &st) == 0 && st.st_size >= 0 && (size_t)st.st_size < cap) cap = (size_t)st.st_size;
+    char *t = xmalloc(cap + 1);
+    size_t n = fread(t, 1, cap, f);
+    fclose(f);
+    t[n] = 0;
+    return t;
+}
+
+#define KEY_INCLUDES_MAX 2000        /* files followed at most: an include folder as big as a toolkit's stays cheap */
+#define KEY_INCLUDE_BYTES (4 << 20)  /* of each, the part scanned for its own #includes */
+
+/* The files a program includes from its include folders (or by an absolute
+ * path), followed through their own #includes: each one's identity joins
+ * the key, as the build reads them from where they are. */
+typedef struct {
+    EVP_MD_CTX *md;
+    char *const *dirs;
+    int ndirs;
+    const char *from; /* the folder of the file being scanned; NULL: the build folder */
+    VEC(char *) seen; /* real paths scanned already */
+} key_includes_t;
+
+static bool regular(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static void key_include(void *ctx, const char *name, bool angled) {
+    key_includes_t *x = ctx;
+    char path[PATH_MAX], real[PATH_MAX];
+    bool found = name[0] == '/' && snprintf(path, sizeof path, "%s", name) < (int)sizeof path && regular(path);
+    if (!found && name[0] != '/' && !angled && x->from) /* "name" looks beside its includer first */
+        found = snprintf(path, sizeof path, "%s/%s", x->from, name) < (int)sizeof path && regular(path);
+    for (int i = 0; !found && name[0] != '/' && i < x->ndirs; i++)
+        found = snprintf(path, sizeof path, "%s/%s", x->dirs[i], name) < (int)sizeof path && regular(path);
+    if (!found || !realpath(path, real)) return;
+    hash_str(x->md, name);
+    hash_file(x->md, real);
+    for (size_t i = 0; i < x->seen.n; i++)
+        if (!strcmp(x->seen.v[i], real)) return;
+    if (x->seen.n >= KEY_INCLUDES_MAX) return;
+    VEC_PUSH(x->seen, xstrdup(real));
+    char *text = read_text(real, KEY_INCLUDE_BYTES);
+    if (!text) return;
+    *strrchr(real, '/') = 0;
+    const char *outer = x->from;
+    x->from = real;
+    program_scan_includes(text, key_include, x);
+    x->from = outer;
+    free(text);
+}
+
+/* opts: every option but -arch, in the order nvcc gets them. */
+static void key_of(const program_spec_t *s, char *const *opts, int nopts, const char *nvcc, bool add_arch,
+                   char hex[65]) {
     EVP_MD_CTX *md = EVP_MD_CTX_new();
     if (!md) abort();
     EVP_DigestInit_ex(md, EVP_sha256(), NULL);
     hash_str(md, "icuda-program-1");
     hash_str(md, s->source);
-    for (int i = 0; i < s->nextra; i++) hash_str(md, s->extra[i]);
-    for (int i = 0; i < s->noptions; i++) hash_str(md, s->options[i]);
+    for (int i = 0; i < nopts; i++) hash_str(md, opts[i]);
     hash_str(md, add_arch ? s->arch : "");
     hash_str(md, s->output);
     for (int i = 0; i < s->nheaders; i++) {
         hash_str(md, s->headers[i].name);
         hash_str(md, s->headers[i].text);
     }
+    key_includes_t inc = {.md = md, .dirs = s->include_dirs, .ndirs = s->ninclude_dirs};
+    program_scan_includes(s->source, key_include, &inc);
+    for (int i = 0; i < s->nheaders; i++) program_scan_includes(s->headers[i].text, key_include, &inc);
+    for (size_t i = 0; i < inc.seen.n; i++) free(inc.seen.v[i]);
+    VEC_FREE(inc.seen);
     hash_file(md, nvcc);
     const char *const compilers[] = {"gcc", "g++"};
     for (int i = 0; i < 2; i++) {
@@ -200,16 +265,16 @@ static void prune(const char *root) {
 
 static const char *output_of(const program_spec_t *s) { return s->output ? s->output : "prog"; }
 
-/* nvcc in the build folder; its output into b->log. */
-static program_status_t run_nvcc(char *nvcc, const char *arch, const program_spec_t *s, program_binary_t *b) {
+/* nvcc in the build folder (opts: all but -arch); its output into b->log. */
+static program_status_t run_nvcc(char *nvcc, const char *arch, const program_spec_t *s, char *const *opts, int nopts,
+                                 program_binary_t *b) {
     char arch_opt[64];
     snprintf(arch_opt, sizeof arch_opt, "-arch=%s", arch ? arch : "");
-    char **argv = xcalloc((size_t)s->noptions + (size_t)s->nextra + 8, sizeof *argv);
+    char **argv = xcalloc((size_t)nopts + 8, sizeof *argv);
     int n = 0;
     argv[n++] = nvcc;
     if (arch) argv[n++] = arch_opt;
-    for (int i = 0; i < s->nextra; i++) argv[n++] = s->extra[i];
-    for (int i = 0; i < s->noptions; i++) argv[n++] = s->options[i];
+    for (int i = 0; i < nopts; i++) argv[n++] = opts[i];
     argv[n++] = "-o";
     argv[n++] = (char *)output_of(s);
     argv[n++] = PROGRAM_UNIT;
@@ -233,18 +298,9 @@ static program_status_t run_nvcc(char *nvcc, const char *arch, const program_spe
     return st;
 }
 
-program_status_t program_build(const program_spec_t *s, program_binary_t *b) {
-    memset(b, 0, sizeof *b);
-    char where[2048] = "";
-    char *nvcc = program_find_nvcc(where, sizeof where);
-    if (!nvcc) {
-        snprintf(b->why, sizeof b->why, "%.1000s", where);
-        return PROGRAM_NO_NVCC;
-    }
-    bool add_arch = s->arch && *s->arch && !program_options_choose_arch(s->options, s->noptions);
-    char hex[65];
-    key_of(s, nvcc, add_arch, hex);
-
+/* program_build once the options and the key are known. */
+static program_status_t build_in(const program_spec_t *s, char *const *opts, int nopts, char *nvcc, bool add_arch,
+                                 const char *hex, program_binary_t *b) {
     char root[PATH_MAX] = "";
     if (s->cache_dir) {
         snprintf(root, sizeof root, "%s/programs", s->cache_dir);
@@ -255,7 +311,6 @@ program_status_t program_build(const program_spec_t *s, program_binary_t *b) {
         b->binary = path_in(b->dir, output_of(s));
         if (access(b->binary, R_OK) == 0) {
             utimensat(AT_FDCWD, b->dir, NULL, 0); /* recently used: pruned last */
-            free(nvcc);
             return PROGRAM_CACHED;
         }
         free(b->dir);
@@ -272,7 +327,6 @@ program_status_t program_build(const program_spec_t *s, program_binary_t *b) {
     }
     if (!mkdtemp(tmpl)) {
         snprintf(b->why, sizeof b->why, "cannot make a build folder %.900s: %s", tmpl, strerror(errno));
-        free(nvcc);
         return PROGRAM_ERROR;
     }
     b->dir = strdup(tmpl);
@@ -282,19 +336,17 @@ program_status_t program_build(const program_spec_t *s, program_binary_t *b) {
     if (werr) {
         snprintf(b->why, sizeof b->why, "cannot write the program into %s: %s", b->dir, strerror(errno));
         program_remove_tree(b->dir);
-        free(nvcc);
         return PROGRAM_ERROR;
     }
 
-    program_status_t st = run_nvcc(nvcc, add_arch ? s->arch : NULL, s, b);
+    program_status_t st = run_nvcc(nvcc, add_arch ? s->arch : NULL, s, opts, nopts, b);
     if (st == PROGRAM_FAILED && add_arch && b->log && strstr(b->log, "Unsupported gpu architecture")) {
         /* a GPU newer than this nvcc: its default architecture's PTX, which the driver compiles */
         free(b->log);
         b->log = NULL;
         b->arch_refused = true;
-        st = run_nvcc(nvcc, NULL, s, b);
+        st = run_nvcc(nvcc, NULL, s, opts, nopts, b);
     }
-    free(nvcc);
     if (st != PROGRAM_BUILT) {
         program_remove_tree(b->dir);
         return st;
@@ -316,10 +368,63 @@ program_status_t program_build(const program_spec_t *s, program_binary_t *b) {
     return st;
 }
 
+program_status_t program_build(const program_spec_t *s, program_binary_t *b) {
+    memset(b, 0, sizeof *b);
+    char where[2048] = "";
+    char *nvcc = program_find_nvcc(where, sizeof where);
+    if (!nvcc) {
+        snprintf(b->why, sizeof b->why, "%.1000s", where);
+        return PROGRAM_NO_NVCC;
+    }
+    bool add_arch = s->arch && *s->arch && !program_options_choose_arch(s->options, s->noptions);
+    /* nvcc's options: icuda's, the user's, the include folders, the libraries the #includes ask for */
+    char **libs = s->link_includes ? program_libraries_for(s->source, s->headers, s->nheaders, s->options,
+                                                           s->noptions, &b->linked_for)
+                                   : NULL;
+    VEC(char *) opts = {0};
+    for (int i = 0; i < s->nextra; i++) VEC_PUSH(opts, s->extra[i]);
+    for (int i = 0; i < s->noptions; i++) VEC_PUSH(opts, s->options[i]);
+    for (int i = 0; i < s->ninclude_dirs; i++) {
+        VEC_PUSH(opts, "-I");
+        VEC_PUSH(opts, s->include_dirs[i]);
+    }
+    if (libs) {
+        strbuf_t said = {0};
+        for (int i = 0; libs[i]; i++) {
+            VEC_PUSH(opts, libs[i]);
+            sb_printf(&said, "%s%s", i ? " " : "", libs[i]);
+        }
+        b->linked = sb_take(&said);
+    }
+    char hex[65];
+    key_of(s, opts.v, (int)opts.n, nvcc, add_arch, hex);
+    program_status_t st = build_in(s, opts.v, (int)opts.n, nvcc, add_arch, hex, b);
+    VEC_FREE(opts);
+    program_strings_free(libs);
+    free(nvcc);
+    return st;
+}
+
+char **program_include_dirs(const device_session_t *ds, int *n) {
+    VEC(char *) d = {0};
+    for (int i = 0; i < ds->ninclude_dirs; i++) VEC_PUSH(d, xstrdup(ds->include_dirs[i]));
+    char cwd[PATH_MAX];
+    bool listed = false;
+    if (getcwd(cwd, sizeof cwd)) {
+        for (size_t i = 0; i < d.n && !listed; i++) listed = !strcmp(d.v[i], cwd);
+        if (!listed) VEC_PUSH(d, xstrdup(cwd));
+    }
+    *n = (int)d.n;
+    VEC_PUSH(d, NULL);
+    return d.v;
+}
+
 void program_binary_free(program_binary_t *b) {
     if (b->temporary) program_remove_tree(b->dir);
     free(b->binary);
     free(b->dir);
     free(b->log);
+    free(b->linked);
+    free(b->linked_for);
     memset(b, 0, sizeof *b);
 }

@@ -26,6 +26,15 @@ typedef struct {
     char *const *extra;          /* icuda's own options, before the user's (a shared object's) */
     int nextra;
     const char *output;          /* the file nvcc makes (NULL: "prog", an executable) */
+    /* Folders #include looks in (-I DIR each, after the options):
+     * program_include_dirs. A file included from them, directly or through
+     * another, is part of the key (its path, size and time), so an edited
+     * helper header builds anew. */
+    char *const *include_dirs;
+    int ninclude_dirs;
+    /* Link the libraries the source's #includes ask for (program_libs.h:
+     * cublas_v2.h -> -lcublas, ...), those the options do not name already. */
+    bool link_includes;
 } program_spec_t;
 
 typedef enum {
@@ -44,6 +53,8 @@ typedef struct {
     char *log;                   /* nvcc's output (BUILT, FAILED) */
     int nvcc_status;             /* nvcc's exit status (FAILED) */
     bool arch_refused;           /* nvcc knew not the arch: built for its default instead */
+    char *linked;                /* what link_includes added, "-lcublas -lcufft"; NULL: nothing */
+    char *linked_for;            /* the #includes that asked for it, "cublas_v2.h, cufft.h" */
     char why[1024];
 } program_binary_t;
 
@@ -58,6 +69,12 @@ char *program_find_nvcc(char *where, size_t cap);
 
 /* True when nvcc options choose the GPU code themselves (-arch, -gencode, ...). */
 bool program_options_choose_arch(char *const *options, int n);
+
+/* The folders a session's programs and native cells #include from, for
+ * include_dirs: %include_path's, then the kernel's working directory (the
+ * notebook's folder: the build runs elsewhere). NULL-terminated, malloc'd
+ * (program_strings_free, program_libs.h); *n gets the count. */
+char **program_include_dirs(const device_session_t *ds, int *n);
 
 /* Removes a folder and what it holds. */
 void program_remove_tree(const char *dir);

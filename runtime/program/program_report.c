@@ -51,3 +51,9 @@ void program_show_warnings(const cell_io_t *io, const program_binary_t *b, const
     json_array_foreach(lines, i, v) io_printf(io, "stderr", "%s\n", json_string_value(v));
     json_decref(lines);
 }
+
+void program_show_linked(const cell_io_t *io, const program_binary_t *b, const char *who) {
+    if (b->linked)
+        io_printf(io, "stderr", "icuda: linking %s (%s includes %s)\n", b->linked, who,
+                  b->linked_for ? b->linked_for : "its headers");
+}

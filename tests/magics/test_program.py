@@ -1,10 +1,11 @@
 """%%program: a whole CUDA C++ program compiled with nvcc and run in its own
 process — output streamed, exit status and signals reported, compile errors
 at the cell's lines, the executable cached, interrupts, program arguments,
-%%header files, a cell that defines main() run this way by itself, and clear
-errors where nvcc or a profiler is missing. Needs nvcc and g++, no GPU.
-Tests with a compile cache, tools or an architecture of their own (env=)
-start a kernel of their own; the others share one."""
+%%header files, a cell that defines main() run this way by itself, the
+libraries its #includes name linked without asking, and clear errors where
+nvcc or a profiler is missing. Needs nvcc and g++, no GPU. Tests with a
+compile cache, tools or an architecture of their own (env=) start a kernel
+of their own; the others share one."""
 import functools
 import glob
 import os
@@ -383,3 +384,60 @@ def test_interrupt_while_nvcc_compiles():
             assert out == "next\n"
     finally:
         shutil.rmtree(env["XDG_CACHE_HOME"], ignore_errors=True)
+
+
+CUBLAS = """#include <cstdio>
+#include <cublas_v2.h>
+#include <cufft.h>
+int main() {
+    cublasHandle_t h;
+    cublasStatus_t s = cublasCreate(&h);
+    printf("cublasCreate: %d, cufft %d\\n", (int)s, (int)sizeof(cufftComplex));
+    if (s != CUBLAS_STATUS_SUCCESS) return 1;  // no GPU here: the program's own failure
+    cublasDestroy(h);
+    return 0;
+}"""
+
+
+def built_then_ran(c, out):
+    """The program compiled and linked, and ran: to its end with a GPU, to
+    its own failure without one (never a CompileError, a link error)."""
+    assert c["status"] == "ok" or c["ename"] == "ProgramError", c
+    assert out.startswith("cublasCreate: "), out
+
+
+@timeout(300)
+def test_the_libraries_its_includes_name_are_linked():
+    env = cache_env()
+    try:
+        with kernel(env=env) as k:
+            c, out, err = run(k, "%%program\n" + CUBLAS)
+            built_then_ran(c, out)
+            assert "icuda: linking -lcublas -lcufft (the program includes cublas_v2.h, cufft.h)\n" in err, err
+            # found in the cache: nothing compiled, nothing said
+            c, out, err = run(k, "%%program\n" + CUBLAS)
+            built_then_ran(c, out)
+            assert "linking" not in err, err
+            # a library the options name already is not added again
+            c, out, err = run(k, "%%program -lcublas\n" + CUBLAS)
+            built_then_ran(c, out)
+            assert "icuda: linking -lcufft (the program includes cufft.h)\n" in err, err
+            # a pasted program (main, no magic) links the same way
+            c, out, err = run(k, CUBLAS + "\n// pasted")
+            built_then_ran(c, out)
+            assert "icuda: linking -lcublas -lcufft" in err, err
+            # through a %%header file it includes
+            ok(k, "%%header blas_all.cuh\n#pragma once\n#include <cublas_v2.h>")
+            c, out, err = run(k, '%%program\n#include <cstdio>\n#include "blas_all.cuh"\n'
+                                 'int main() { cublasHandle_t h; int s = cublasCreate(&h);\n'
+                                 '    printf("cublasCreate: %d\\n", s); return s != 0; }')
+            built_then_ran(c, out)
+            assert "icuda: linking -lcublas (the program includes cublas_v2.h)\n" in err, err
+            # curand_kernel.h is device code in headers: nothing to link; one in a comment counts for nothing
+            out, err = ok(k, "%%program\n#include <cstdio>\n#include <curand_kernel.h>\n// #include <cufft.h>\n"
+                             "__global__ void k(curandState *s) { curand_init(1, 0, 0, s); }\n"
+                             "int main() { puts(\"no library\"); }")
+            assert out == "no library\n" and "linking" not in err, err
+    finally:
+        shutil.rmtree(env["XDG_CACHE_HOME"], ignore_errors=True)
+
