@@ -124,7 +124,11 @@ static int run_program(magic_ctx_t *mc, const char *source, int line_offset, con
     bool gpu_arch = e->arch_from_gpu || (forced && *forced);
     int ninc = 0;
     char **inc = program_include_dirs(e, &ninc);
+    /* device lambdas compile as a program's own Makefile would have them */
+    char *extended[] = {"--extended-lambda"};
     program_spec_t spec = {.source = source,
+                           .extra = extended,
+                           .nextra = 1,
                            .options = o->nvcc,
                            .noptions = o->nnvcc,
                            .arch = gpu_arch ? arch : NULL,

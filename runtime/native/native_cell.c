@@ -20,6 +20,7 @@
 #include "runtime/gpu/client/gpu_client.h"
 #include "runtime/gpu/channel.h"
 #include "runtime/program/program_build.h"
+#include "runtime/program/program_libs.h"
 #include "runtime/program/program_report.h"
 
 #define WHAT "the native C++ cell"
@@ -200,6 +201,8 @@ int native_cell_run(const native_ctx_t *x, const char *code, const char *cell, c
     const char *forced = getenv("ICUDA_ARCH");
     const char *arch = device_arch(x->dev);
     bool gpu_arch = x->dev->arch_from_gpu || (forced && *forced);
+    int ninc = 0;
+    char **inc = program_include_dirs(x->dev, &ninc);
     program_spec_t spec = {.source = unit,
                            .options = opts,
                            .noptions = nopts,
@@ -209,7 +212,10 @@ int native_cell_run(const native_ctx_t *x, const char *code, const char *cell, c
                            .cache_dir = compile_cache_dir(x->dev->cache),
                            .extra = extra,
                            .nextra = nextra,
-                           .output = "cell.so"};
+                           .output = "cell.so",
+                           .include_dirs = inc,
+                           .ninclude_dirs = ninc,
+                           .link_includes = true};
     program_binary_t b;
     progress_t *pg = progress_start(io, true, "compiling %s with nvcc ...", cell);
     program_status_t st = program_build(&spec, &b);
@@ -238,11 +244,13 @@ int native_cell_run(const native_ctx_t *x, const char *code, const char *cell, c
     case PROGRAM_BUILT:
         if (b.arch_refused)
             io_printf(io, "stderr", "icuda: this nvcc cannot compile for %s: built for its default architecture\n", arch);
+        program_show_linked(io, &b, cell);
         program_show_warnings(io, &b, &src);
         break;
     case PROGRAM_CACHED: break;
     }
     free(unit);
+    program_strings_free(inc);
     if (rc == 0 && !gc) {
         cell_error_set(err, "cudaErrorNoDevice", NULL, "%s compiled, but cannot run: %s", cell, msg);
         rc = -1;
