@@ -10,7 +10,7 @@ mkdir -p $OUT
 CC=${CC:-gcc}
 FLAGS="-O2 -g -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -pthread -I. -I${CUDA:-/usr/local/cuda}/include"
 # runtime/lang's CUDA built-ins name CUDA's error codes (runtime/cuda/cuda_errors.c, no GPU needed)
-$CC $FLAGS bench/host_loop.c runtime/lang/*.c runtime/base/cell_io.c runtime/hostmem/arena.c $(ls runtime/cuda/cuda_errors.c build/gen/crt_decls.c 2>/dev/null) \
+$CC $FLAGS bench/host_loop.c $(find runtime/lang -name "*.c") runtime/base/cell_io.c runtime/hostmem/arena.c $(ls runtime/cuda/cuda_errors.c build/gen/crt_decls.c 2>/dev/null) \
     -o $OUT/host_loop -ljansson -lm
 $CC -O0 bench/loop_native.c -o $OUT/loop_O0
 $CC -O2 bench/loop_native.c -o $OUT/loop_O2

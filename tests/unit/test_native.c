@@ -30,8 +30,8 @@
 #include "runtime/base/interrupt.h"
 #include "runtime/base/strbuf.h"
 #include "runtime/lang/interp.h"
-#include "runtime/lang/lang.h"
-#include "runtime/lang/native.h"
+#include "runtime/lang/core/core.h"
+#include "runtime/lang/native/native.h"
 
 
 /* runs the cells (separated by "\n%%\n") in a fresh interpreter; returns
