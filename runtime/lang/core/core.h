@@ -1,10 +1,13 @@
-/* Internals shared by the host-C interpreter's files (runtime/lang/).
- * Pipeline per cell: lex.c (tokens + preprocessor) -> parse*.c (parse and
- * type-check in one pass, building typed nodes whose fn is the specialised
- * evaluator) -> exec.c (run the nodes). mem.c owns the buffer table that
- * makes every pointer checkable. */
-#ifndef ICUDA_LANG_H
-#define ICUDA_LANG_H
+/* The host interpreter's data model, shared by every stage (runtime/lang/):
+ * source text and tokens, types, values, the typed nodes the parser builds
+ * and the evaluator runs, functions, frames, symbols, the session record;
+ * pools and maps to hold them; the errors every stage raises.
+ * Pipeline per cell: front/ (tokens, preprocessor, parse and type-check in
+ * one pass, building typed nodes whose fn is the specialised evaluator) ->
+ * eval/ (run the nodes; every pointer is checked against eval/mem.c's
+ * buffer table). */
+#ifndef ICUDA_LANG_CORE_H
+#define ICUDA_LANG_CORE_H
 
 #include <setjmp.h>
 #include <stdbool.h>
@@ -123,143 +126,6 @@ enum { K_I32, K_U32, K_I64, K_U64, K_F32, K_F64, K_PTR, K_NONE };
 /* ---------- values ---------- */
 typedef union val { int64_t i; uint64_t u; double d; void *p; } val_t;
 
-/* ---------- pointers: 64-bit words ----------
- * Two kinds, told apart by value (docs/device-memory.md):
- *   - a word below 2^47 is a real address (what CUDA calls a device pointer:
- *     cudaMalloc, cudaMallocManaged and pinned memory, device-side malloc,
- *     an integer cast to a pointer). It means the same to the GPU, inside a
- *     struct or a table copied to the device, and after a worker restart;
- *     the buffer behind it is found through the raw-address table (mem.c);
- *   - every other word is [slot:22][gen:6][offset:36, two's complement]: a
- *     host buffer of the interpreter's own, checked by slot and generation.
- * Slots below 32 would fall under 2^47, so they are never used. */
-#define PTR_OFF_BITS 36
-#define PTR_GEN_BITS 6
-#define PTR_SLOT_SHIFT (PTR_OFF_BITS + PTR_GEN_BITS)
-#define PTR_OFF_MASK ((1ULL << PTR_OFF_BITS) - 1)
-#define PTR_GEN_MASK ((1U << PTR_GEN_BITS) - 1)
-#define PTR_MAX_SLOTS (1U << 22)
-#define PTR_RAW_LIMIT (1ULL << 47)
-#define SLOT_FUNC 32          /* function pointers: offset = function id */
-#define SLOT_FILE 33          /* FILE *: offset 1 stdout, 2 stderr */
-#define SLOT_FIRST_BUF 34
-
-enum { PLACE_NONE, PLACE_HEAP, PLACE_GLOBAL, PLACE_STACK, PLACE_STRLIT, PLACE_DEVICE, PLACE_PINNED, PLACE_MANAGED,
-       PLACE_LIB /* a C++ library object's storage (std::vector's elements): its owner frees it */ };
-enum { BUF_FREE_SLOT, BUF_LIVE, BUF_FREED, BUF_DEAD_FRAME };
-
-typedef struct buf {
-    char *base;             /* host bytes (managed: the host copy; device: NULL) */
-    uint64_t size;
-    uint8_t gen, state, place, ro;
-    uint8_t mtouched;       /* managed: the host copy was used since the last flush */
-    uint8_t alloc;          /* heap buffers: ALLOC_MALLOC, ALLOC_NEW or ALLOC_NEW_ARRAY */
-    uint32_t owner;         /* interp id, to free at interp_free */
-    uint32_t msync;         /* managed: the device epoch the host copy is current for */
-    uint64_t addr;          /* real-address buffers: their address (the pointer word) */
-    const char *what;       /* "x" (variable), or NULL for malloc */
-    const char *cell; int line; /* where it was made */
-    const char *fname;      /* function whose frame held it */
-} buf_t;
-
-extern buf_t *g_bufs;
-extern uint32_t g_nbufs;
-
-static inline bool ptr_is_raw(uint64_t p) { return p < PTR_RAW_LIMIT; }
-static inline uint64_t ptr_make(uint32_t slot, int64_t off) {
-    return ((uint64_t)slot << PTR_SLOT_SHIFT) | ((uint64_t)g_bufs[slot].gen << PTR_OFF_BITS) |
-           ((uint64_t)off & PTR_OFF_MASK);
-}
-static inline uint32_t ptr_slot(uint64_t p) { return (uint32_t)(p >> PTR_SLOT_SHIFT); }
-static inline int64_t ptr_off(uint64_t p) {
-    return (int64_t)(p << (64 - PTR_OFF_BITS)) >> (64 - PTR_OFF_BITS);
-}
-static inline uint64_t ptr_add(uint64_t p, int64_t d) {
-    if (ptr_is_raw(p)) return p + (uint64_t)d; /* a real address: plain arithmetic */
-    return (p & ~PTR_OFF_MASK) | ((uint64_t)(ptr_off(p) + d) & PTR_OFF_MASK);
-}
-/* A live host buffer's word (real-address words answer false: see ptr_buf). */
-static inline bool ptr_valid(uint64_t p) {
-    uint32_t s = ptr_slot(p);
-    return s >= SLOT_FIRST_BUF && s < g_nbufs && g_bufs[s].state == BUF_LIVE &&
-           g_bufs[s].gen == ((p >> PTR_OFF_BITS) & PTR_GEN_MASK);
-}
-/* The buffer record behind any pointer word and the offset into it, live or
- * not (check state and, for slot words, the generation); NULL when the word
- * names none. */
-buf_t *ptr_buf(uint64_t p, int64_t *off);
-/* The same, only for a live buffer (and the right generation). */
-buf_t *ptr_live_buf(uint64_t p, int64_t *off);
-
-/* Raises a RuntimeError describing why [p, p+n) cannot be read/written. */
-_Noreturn void mem_fail(uint64_t p, uint64_t n, int wr, node_t *at);
-/* mem_at's slow path: real-address words (pinned and managed memory are
- * readable from the host; managed memory is brought up to date first), and
- * the errors of everything else. */
-char *mem_slow(uint64_t p, uint64_t n, int wr, node_t *at);
-/* The host address of n bytes at p, checked; at names the access for errors.
- * Slot words of real-address buffers never pass here (their slots are never
- * below 32), so the fast path is host buffers only. */
-static inline char *mem_at(uint64_t p, uint64_t n, int wr, node_t *at) {
-    uint32_t s = ptr_slot(p);
-    if (LIKELY(s < g_nbufs)) {
-        buf_t *b = &g_bufs[s];
-        uint64_t off = (uint64_t)ptr_off(p);
-        if (LIKELY(b->state == BUF_LIVE && b->gen == ((p >> PTR_OFF_BITS) & PTR_GEN_MASK) &&
-                   off <= b->size && n <= b->size - off && !(wr && b->ro) && !b->addr))
-            return b->base + off;
-    }
-    return mem_slow(p, n, wr, at);
-}
-/* Brings a managed buffer's host copy up to date (a copy from the GPU when
- * it may have written it). 0, or -1 with msg. */
-int mem_managed_fetch(buf_t *b, char *msg, size_t ml);
-/* ... and marks it written by the host (it goes back before the GPU runs). */
-int mem_managed_write(buf_t *b, char *msg, size_t ml);
-/* Bumped whenever a buffer dies (buf_kill): every access cache below is then stale. */
-extern uint64_t g_buf_epoch;
-struct icache;
-char *idx_fill(node_t *at, struct icache *c, uint64_t p, int64_t i, int wr);
-bool idx_range(uint64_t p, int64_t esz, int wr, uintptr_t *addr, int64_t *lo, uint64_t *span);
-uint32_t buf_new(char *base, uint64_t size, int place, const char *what, loc_t *where);
-/* A buffer named by its real address (device, pinned, managed memory): the
- * pointer word is addr itself. host: its host bytes, or NULL. 0 when full. */
-uint32_t buf_new_raw(uint64_t addr, char *host, uint64_t size, int place, const char *what, loc_t *where);
-void buf_kill(uint32_t slot, int state);
-uint64_t mem_alloc(uint64_t size, int place, const char *what, loc_t *where); /* arena/malloc */
-int mem_free_heap(uint64_t p, node_t *at);   /* free(); raises on misuse */
-/* free (ALLOC_MALLOC), delete (ALLOC_NEW) or delete[] (ALLOC_NEW_ARRAY) of p:
- * what made the buffer must match what releases it, as C++ requires. */
-enum { ALLOC_MALLOC, ALLOC_NEW, ALLOC_NEW_ARRAY };
-int mem_release(uint64_t p, int how, node_t *at);
-extern uint32_t g_owner;   /* interp id that new buffers belong to */
-/* A session's buffer table, raw-address index, managed-memory list and
- * function boxes while another session is current. The globals (g_bufs,
- * g_nbufs, g_buf_epoch, g_fboxes, ... in mem.c and exec.c) are the current
- * session's own copy, so the hot paths read them without an indirection;
- * lang_use swaps them when a different session is entered. */
-typedef struct lang_tables {
-    buf_t *bufs; uint32_t nbufs, capbufs;
-    uint64_t buf_epoch;
-    uint32_t *fifo; uint32_t fifo_cap, fifo_head, fifo_n;
-    struct raw *raw; uint32_t nraw, capraw;
-    uint32_t managed_epoch;
-    uint32_t *touched; uint32_t ntouched, captouched, nmanaged;
-    struct fbox **fboxes; int nfboxes;
-} lang_tables_t;
-/* Makes in the current session (g_in) and its tables the globals' (mem.c);
- * NULL only clears g_in. Every public interp_* entry that touches state
- * calls it; those that run code put the previous session back after. */
-void lang_use(interp_t *in);
-/* A new session's empty tables. */
-void mem_tables_init(lang_tables_t *t);
-/* Frees the current session's tables (interp_free, %reset): every buffer,
- * the index and the function boxes; in must be current. */
-void mem_tables_free(interp_t *in);
-/* in is gone: the globals are nobody's (interp_free). */
-void mem_tables_forget(interp_t *in);
-uint64_t ptr_from_int(uint64_t v);
-
 /* ---------- nodes ---------- */
 /* A checked pointer word remembered: p's buffer was live at epoch, and
  * p[i] is in bounds for lo <= i < lo + span, at address addr + i * size;
@@ -302,20 +168,6 @@ struct node {
     void *native;        /* a loop: the native tier's record (native_tier.c) */
 };
 
-/* The host address of element i of pointer p for the PL_INDEX node at, checked.
- * The node remembers the last pointer word it checked (buffer base + offset ->
- * the range of valid indexes), so an access through a pointer that has not
- * changed is one compare of the word, one of the epoch and one of the index;
- * any free, realloc or function return in between moves g_buf_epoch and sends
- * the next access through the full check (idx_fill -> mem_at). Read-only and
- * device buffers are never cached. */
-static inline char *idx_at(node_t *at, uint64_t p, int64_t i, int wr) {
-    if (LIKELY(p == at->ic.p && at->ic.epoch == g_buf_epoch &&
-               (uint64_t)i - (uint64_t)at->ic.lo < at->ic.span && wr <= at->ic.wr))
-        return (char *)(at->ic.addr + (uint64_t)i * (uint64_t)at->esz);
-    return idx_fill(at, &at->ic, p, i, wr);
-}
-
 enum { PL_SLOT = 1, PL_FRAME, PL_GLOBAL, PL_DEREF, PL_INDEX, PL_MEMBER, PL_TEMP, PL_VLA };
 
 /* frame locals that need an address live in frame memory with a buffer */
@@ -324,7 +176,10 @@ typedef struct lvar_mem { int64_t off, size; const char *name; int hidx; } lvar_
 /* A function name's box: calls and function pointers refer to the box, so a
  * redefinition in a later cell is what earlier callers call. */
 typedef struct fbox { const char *name; struct func *cur; int id; uint32_t owner; } fbox_t;
-extern fbox_t **g_fboxes; extern int g_nfboxes;
+
+/* function designators: a node's op when it names a function (a user's, a
+ * builtin, a kernel, a CUDA API entry, a template, an overload set) */
+enum { FD_USER = 1001, FD_BUILTIN, FD_KERNEL, FD_GPUAPI, FD_TEMPLATE, FD_OVERLOAD };
 
 struct func {
     const char *name;
@@ -374,7 +229,6 @@ struct gvar {
 };
 
 /* ---------- builtins ---------- */
-typedef struct interp_state ist_t;
 typedef val_t (*bfn_t)(node_t *call, val_t *args, int nargs, frame_t *f);
 typedef struct builtin {
     const char *name; bfn_t fn; int flags;
@@ -414,6 +268,20 @@ void *hmap_get(hmap_t *m, const char *k);
 void hmap_put(hmap_t *m, const char *k, void *v);
 void hmap_del(hmap_t *m, const char *k);
 void hmap_free(hmap_t *m);
+
+/* A session's buffer table, raw-address index, managed-memory list and
+ * function boxes while another session is current (eval/mem.h lang_use):
+ * the evaluator's globals are the current session's own copy, so that the
+ * hot paths read them without an indirection. */
+typedef struct lang_tables {
+    struct buf *bufs; uint32_t nbufs, capbufs;
+    uint64_t buf_epoch;
+    uint32_t *fifo; uint32_t fifo_cap, fifo_head, fifo_n;
+    struct raw *raw; uint32_t nraw, capraw;
+    uint32_t managed_epoch;
+    uint32_t *touched; uint32_t ntouched, captouched, nmanaged;
+    struct fbox **fboxes; int nfboxes;
+} lang_tables_t;
 
 /* ---------- the interpreter ---------- */
 struct interp {
@@ -470,6 +338,8 @@ struct interp {
 };
 
 extern interp_t *g_in;   /* the interpreter running now */
+/* s copied once into in->keep (session-lived), by content. */
+const char *lang_intern(interp_t *in, const char *s);
 
 /* ---------- errors (errors.c) ---------- */
 _Noreturn void lang_raise(const char *ename, loc_t *at, const char *fmt, ...)
@@ -510,171 +380,17 @@ const char *ty_plural(type_t *t, char *buf, size_t n);   /* "doubles" */
 #define ty_file (g_in->file_type)
 #define ty_size_t (g_in->size_type)
 
-/* ---------- lexer (lex.c) ---------- */
-typedef struct tokvec { token_t *v; int n, cap; } tokvec_t;
-void lex_cell(interp_t *in, src_t *src, tokvec_t *out); /* raises SyntaxError */
-void lex_define_text(interp_t *in, const char *text);    /* prelude macros */
-/* The preprocessor's parts for a cell's conditionals (pp_cell.c): the tokens
- * of text p (line `line` of src) to its end; #if's value; defined(name);
- * #define of v[0..n) (the name first). */
-void lex_span(interp_t *in, src_t *src, const char *p, int line, tokvec_t *out);
-bool lex_pp_if(interp_t *in, token_t *v, int n);
-bool lex_pp_defined(interp_t *in, token_t *name);
-void lex_pp_define(interp_t *in, token_t *v, int n);
-int binary_precedence(const token_t *t);                  /* 10 = * / %, 1 = ||; -1 otherwise */
-const char *tok_str(token_t *t, char *buf, size_t n);
-
-/* ---------- parser (parse*.c) ---------- */
+/* ---------- a compiled cell: what the parser hands the evaluator ---------- */
 typedef struct cell_code {
     func_t *fn;          /* the cell's top level as a function */
     node_t *value;       /* final expression, or NULL */
     gvar_t **newg; int nnewg;
 } cell_code_t;
-void parse_cell(interp_t *in, tokvec_t *toks, src_t *src, cell_code_t *out, bool expr_only);
-void parse_prelude(interp_t *in);
 
-/* How deep the C stack may go below here (session.c): in->stack_base, stack_limit.
+/* How deep the C stack may go below here: in->stack_base, stack_limit.
  * Depth is measured with the frame address, never the address of a local:
  * under AddressSanitizer with fake stacks (detect_stack_use_after_return,
  * on by default in gcc 13's) locals live in the heap, not on the stack. */
 #define STACK_HERE() ((char *)__builtin_frame_address(0))
-void lang_stack_bounds(interp_t *in, char *here);
-/* Makes in the running interpreter, its errors jumping to jb (a setjmp the
- * caller makes next) and its stack measured from here (the caller's
- * STACK_HERE(): not lang_enter's own frame, which is gone when it returns);
- * lang_recover undoes what a jump left half done (frames, a builtin's
- * scratch, tokens, unflushed output, a pending value). */
-void lang_enter(interp_t *in, const cell_io_t *io, cell_error_t *err, jmp_buf *jb, char *here);
-void lang_recover(interp_t *in);
-/* s copied once into in->keep (session-lived), by content. */
-const char *lang_intern(interp_t *in, const char *s);
-
-/* ---------- exec (exec.c) ---------- */
-val_t call_func(func_t *fn, val_t *args, node_t *site, frame_t *caller, char *retbuf);
-void run_cell(interp_t *in, cell_code_t *cc);
-void exec_unwind(interp_t *in, frame_t *to);
-void frame_enter_check(node_t *at);
-extern int g_tick;
-_Noreturn void raise_interrupt(node_t *at);
-/* raise_interrupt, but not while a session is being set up: there is no
- * cell to stop, and its prelude must be whole (calls.c) */
-void interrupt_at(node_t *at);
-static inline void poll_interrupt(node_t *at);
-#include "runtime/base/interrupt.h"
-static inline void poll_interrupt(node_t *at) {
-    if (UNLIKELY(--g_tick <= 0)) {
-        g_tick = 1024;
-        if (interrupt_pending()) interrupt_at(at);
-    }
-}
-/* ---------- builders (exec.c): typed pieces -> evaluators ---------- */
-node_t *node_new(loc_t *loc);
-val_t eval_const(node_t *n);                 /* a constant node's value */
-node_t *mk_const(loc_t *l, type_t *t, val_t v);
-node_t *mk_int(loc_t *l, type_t *t, int64_t v);
-node_t *mk_cast(node_t *e, type_t *to);      /* conversion as by assignment/cast */
-node_t *mk_test(node_t *e);                  /* scalar -> int 0/1 */
-node_t *mk_load(node_t *place);              /* place -> value (aggregates: raw address) */
-node_t *mk_addr(node_t *place);              /* place -> encoded pointer */
-node_t *pl_slot(loc_t *l, type_t *t, int slot);
-node_t *pl_frame(loc_t *l, type_t *t, int64_t off, int hidx);
-node_t *pl_global(loc_t *l, gvar_t *g);
-node_t *pl_deref(loc_t *l, type_t *t, node_t *ptr, int64_t off);
-node_t *pl_index(loc_t *l, type_t *t, node_t *base, node_t *idx); /* base: pointer value or array place */
-node_t *pl_member(loc_t *l, type_t *t, node_t *base, int64_t off);
-node_t *pl_temp(loc_t *l, type_t *t, node_t *val);
-node_t *pl_vla(loc_t *l, type_t *t, int slot);
-node_t *mk_binop(loc_t *l, int op, type_t *t, node_t *a, node_t *b); /* t: the operating type */
-node_t *mk_cmp(loc_t *l, int op, type_t *t, node_t *a, node_t *b);
-node_t *mk_ptradd(loc_t *l, node_t *p, node_t *i, int64_t esz, int sign);
-node_t *mk_ptrdiff(loc_t *l, node_t *a, node_t *b, int64_t esz);
-node_t *mk_unop(loc_t *l, int op, type_t *t, node_t *a); /* -, ~ on promoted type */
-node_t *mk_logic(loc_t *l, int op, node_t *a, node_t *b); /* && || (tests) */
-node_t *mk_not(loc_t *l, node_t *a);
-node_t *mk_cond(loc_t *l, type_t *t, node_t *c, node_t *a, node_t *b);
-node_t *mk_comma(loc_t *l, node_t *a, node_t *b);
-node_t *mk_assign(loc_t *l, node_t *place, node_t *rhs);  /* rhs already converted */
-node_t *mk_compound(loc_t *l, int op, node_t *place, node_t *rhs, type_t *optype);
-node_t *mk_incdec(loc_t *l, node_t *place, int delta, bool post); /* pointers: delta in elements */
-node_t *mk_call(loc_t *l, fbox_t *box, type_t *fty, node_t **args, int n, int64_t tempoff);
-node_t *mk_callptr(loc_t *l, node_t *fp, type_t *fty, node_t **args, int n, int64_t tempoff);
-node_t *mk_builtin(loc_t *l, builtin_t *b, type_t *ret, node_t **args, int n);
-node_t *mk_memset0(loc_t *l, node_t *place, int64_t size); /* zero an object */
-node_t *mk_memcpy_init(loc_t *l, node_t *place, const char *bytes, int64_t n);
-/* statements */
-node_t *st_expr(node_t *e);
-node_t *st_block(loc_t *l, node_t **v, int n);
-node_t *st_if(loc_t *l, node_t *c, node_t *a, node_t *b);
-node_t *st_while(loc_t *l, node_t *c, node_t *body);
-node_t *st_do(loc_t *l, node_t *body, node_t *c);
-node_t *st_for(loc_t *l, node_t *init, node_t *c, node_t *step, node_t *body);
-node_t *st_switch(loc_t *l, node_t *c, node_t *body, int64_t *vals, int *idx, int ncase, int defidx);
-node_t *st_jump(loc_t *l, int code);
-node_t *st_return(loc_t *l, node_t *e, type_t *rt);
-node_t *st_gdecl(loc_t *l, gvar_t *g);
-node_t *st_vla(loc_t *l, int slot, node_t *count, int64_t esz, int countslot, const char *name);
-node_t *st_launch(loc_t *l, const char *kernel);
-node_t *st_nop(loc_t *l);
-node_t *st_label(loc_t *l, const char *name, node_t *body);
-node_t *st_goto(loc_t *l, const char *name);
-node_t *st_once(loc_t *l, node_t *body); /* static local initialisers */
-int64_t node_line(node_t *n);
-
-/* ---------- output (builtins_stdio.c) ---------- */
-void out_write(const char *stream, const char *s, size_t n);
-void out_flush(void);
-void printf_check(node_t *call, int fmt_index, const char *fname);
-int format_printf(node_t *call, val_t *args, int nargs, int fmt_i, char **out, size_t *outlen);
-
-/* ---------- builtins registry ---------- */
-void builtins_register(interp_t *in);
-void builtins_stdio_register(interp_t *in);
-void builtins_math_register(interp_t *in);
-void builtins_stdlib_register(interp_t *in);
-void builtins_string_register(interp_t *in);
-void builtins_cxx_register(interp_t *in);
-builtin_t *builtin_add(interp_t *in, const char *name, bfn_t fn, int flags);
-void parse_abort_cleanup(void);
-node_t *st_value(node_t *e);
-const char *str_at(uint64_t p, node_t *at, size_t *len); /* checked NUL-terminated string */
-void rand_seed(interp_t *in, uint32_t seed);
-
-/* ---------- display (value_display.c) ---------- */
-json_t *display_value(node_t *n, val_t v);
-void fmt_double(double d, char *buf, size_t n);
-void fmt_float(float f, char *buf, size_t n);
-char *display_text(type_t *t, val_t v, bool top);
-
-/* ---------- undefined behaviour as errors (ub_checks.c) ---------- */
-_Noreturn void ub_overflow(node_t *n, int op, int64_t a, int64_t b);
-_Noreturn void ub_overflow_typed(node_t *n, type_t *t, int op, int64_t a, int64_t b);
-void ub_shift_check(node_t *n, int op, int k, int64_t x, int64_t count);
-void ub_float_to_int(node_t *n, double d, int to);
-/* The open range (lo, hi) of doubles that convert to integer type code to; false: no limit. */
-bool ub_f2i_range(int to, double *lo, double *hi);
-_Noreturn void ub_negation(node_t *n, int64_t a);
-/* Would a op b (operating kind k, b of type bt) be undefined? For constant folding. */
-bool ub_would_fault(int op, int k, int64_t a, int64_t b, type_t *bt);
-_Noreturn void ub_pointer_wrap(node_t *n, uint64_t p, int64_t d);
-/* p + d for pointer arithmetic in host code: an error, never a wrap of the
- * 36-bit offset field onto another address of the same buffer's word. */
-static inline uint64_t ptr_add_at(uint64_t p, int64_t d, node_t *at) {
-    if (ptr_is_raw(p)) return p + (uint64_t)d;
-    int64_t o;
-    if (UNLIKELY(__builtin_add_overflow(ptr_off(p), d, &o) || o >= (INT64_C(1) << (PTR_OFF_BITS - 1)) ||
-                 o < -(INT64_C(1) << (PTR_OFF_BITS - 1))))
-        ub_pointer_wrap(at, p, d);
-    return (p & ~PTR_OFF_MASK) | ((uint64_t)o & PTR_OFF_MASK);
-}
-/* i * esz for pointer arithmetic, which may not overflow either */
-static inline int64_t ptr_scale_at(int64_t i, int64_t esz, uint64_t p, node_t *at) {
-    int64_t d;
-    if (UNLIKELY(__builtin_mul_overflow(i, esz, &d))) ub_pointer_wrap(at, p, i);
-    return d;
-}
-
-/* every pointer held in a session variable or its members (session.c) */
-typedef void (*session_pointer_fn)(void *ctx, const char *name, uint64_t word);
-void session_pointers_each(interp_t *in, session_pointer_fn fn, void *ctx);
 
 #endif

@@ -27,7 +27,6 @@ type_t ty_ldouble = {.kind = T_LDOUBLE, .size = 16, .align = 16};
 /* Types are small and made while compiling; they live as long as the process
  * needs them (a session's functions keep referring to them). */
 static type_t *tnew(void) {
-    extern interp_t *g_in;
     return pool_alloc(&g_in->pool, sizeof(type_t));
 }
 

@@ -1,8 +1,11 @@
 /* Small containers for the interpreter: a bump pool (compiled code, types and
- * names live as long as the session) and a string-keyed hash map. */
+ * names live as long as the session), a string-keyed hash map and the
+ * session's interned strings; and g_in, the session running now. */
 #include <stdlib.h>
 #include <string.h>
 #include "core.h"
+
+interp_t *g_in;
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>
@@ -130,4 +133,12 @@ void hmap_free(hmap_t *m) {
     free(m->keys);
     free(m->vals);
     memset(m, 0, sizeof *m);
+}
+
+const char *lang_intern(interp_t *in, const char *s) {
+    const char *k = hmap_get(&in->interned, s);
+    if (k) return k;
+    k = pool_strndup(&in->keep, s, strlen(s));
+    hmap_put(&in->interned, k, (void *)k);
+    return k;
 }

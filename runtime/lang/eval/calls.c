@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "runtime/lang/core/core.h"
+#include "eval.h"
 #include "exec_inline.h"
 #include "runtime/lang/native/native.h"
 
@@ -200,6 +200,16 @@ node_t *mk_callptr(loc_t *l, node_t *fp, type_t *fty, node_t **args, int n, int6
     c->a = fp;
     c->fn = ev_callptr;
     return c;
+}
+
+/* A builtin registered under name: calls to it compile to mk_builtin nodes. */
+builtin_t *builtin_add(interp_t *in, const char *name, bfn_t fn, int flags) {
+    builtin_t *b = pool_alloc(&in->pool, sizeof *b);
+    b->name = name;
+    b->fn = fn;
+    b->flags = flags;
+    hmap_put(&in->builtins, name, b);
+    return b;
 }
 
 static val_t ev_builtin(node_t *n, frame_t *f) {

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "runtime/lang/core/core.h"
+#include "eval.h"
 #include "exec_inline.h"
 #include "runtime/lang/native/native.h"
 

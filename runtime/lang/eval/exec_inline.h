@@ -6,7 +6,7 @@
 #define ICUDA_EXEC_INLINE_H
 
 #include <string.h>
-#include "runtime/lang/core/core.h"
+#include "eval.h"
 
 val_t ev_const(node_t *n, frame_t *f);
 val_t ev_slot(node_t *n, frame_t *f);

@@ -2,7 +2,7 @@
  * out by the hooks the GPU layer installs (interp.h "GPU side's hooks"). */
 #include <stdio.h>
 #include <string.h>
-#include "runtime/lang/front/parse_internal.h"
+#include "eval.h"
 
 void interp_set_header_source(interp_t *in, interp_header_fn fn, void *ctx) {
     in->header_text = fn;
@@ -15,9 +15,6 @@ void interp_set_hooks(interp_t *in, const interp_hooks_t *hooks) {
 }
 
 interp_t *interp_current(void) { return g_in; }
-
-/* n->slot marks a call whose value an expression statement throws away. */
-void gpu_call_mark_discarded(node_t *n);
 
 /* The pointers inside a struct (or array) at p: whether there are any, and
  * the first that points to the interpreter's own host memory, which a
@@ -126,7 +123,6 @@ node_t *mk_gpu_call(loc_t *l, const char *name, node_t **args, int n) {
     for (int i = 0; i < n; i++) {
         node_t *a = args[i];
         if (a->is_place) {
-            extern node_t *mk_load(node_t *);
             if (a->ty->kind == T_ARRAY) { node_t *ad = mk_addr(a); ad->ty = ty_ptr(a->ty->base); args[i] = ad; }
             else args[i] = mk_load(a);
             args[i]->loc = a->loc;

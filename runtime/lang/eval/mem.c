@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "runtime/lang/core/core.h"
+#include "eval.h"
 #include "runtime/hostmem/arena.h"
 
 buf_t *g_bufs;
@@ -566,4 +566,19 @@ _Noreturn void oob_fail(buf_t *b, int64_t off, uint64_t n, int wr, node_t *at) {
     if (off < 0)
         rt_error(at, "out-of-bounds %s: %s is before the start of %s (%s)", rw, acc, pl, desc);
     rt_error(at, "out-of-bounds %s: %s is past the end of %s (%s)", rw, acc, pl, desc);
+}
+
+const char *str_at(uint64_t p, node_t *at, size_t *len) {
+    char *base = mem_at(p, 0, 0, at);
+    int64_t off;
+    buf_t *b = ptr_buf(p, &off);
+    uint64_t avail = b->size - (uint64_t)off;
+    char *z = memchr(base, 0, avail);
+    if (!z) {
+        char nb[100];
+        rt_error(at, "out-of-bounds read: string %s is not NUL-terminated within its buffer (%" PRIu64 " bytes from the pointer to the end)",
+                 loc_text(&at->loc, nb, sizeof nb), avail);
+    }
+    if (len) *len = (size_t)(z - base);
+    return base;
 }

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "runtime/lang/core/core.h"
+#include "eval.h"
 
 typedef struct sb { char *s; size_t n, cap; } sb_t;
 static void sbf(sb_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -156,6 +156,13 @@ void cx_rt_default(type_t *t, uint64_t word, node_t *at);
 node_t *mk_cx_destroy(loc_t *l, type_t *t, node_t *word);
 node_t *mk_cx_copy(loc_t *l, type_t *t, node_t *dstword, node_t *srcword);
 node_t *mk_cx_default(loc_t *l, type_t *t, node_t *word);
+node_t *mk_cx_default_n(loc_t *l, type_t *t, node_t *word);   /* new T[n]: every element of the buffer */
+node_t *mk_cx_destroy_buf(loc_t *l, type_t *t, node_t *word, bool array); /* delete / delete[] */
+/* a session variable of a nontrivial class: gdecl (its declaration) destroys
+ * the object an earlier cell made under that name first; then it is
+ * remembered as constructed */
+node_t *cx_gvar_replace(P *p, gvar_t *g, node_t *gdecl, loc_t *l);
+node_t *cx_gvar_constructed(P *p, gvar_t *g, loc_t *l);
 
 /* ---- hooks the rest of the parser calls (one line each there) ---- */
 type_t *cxx_class_spec(P *p, bool is_union, bool is_class); /* after 'struct'/'class' */

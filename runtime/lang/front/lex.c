@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "runtime/lang/core/core.h"
+#include "front.h"
 #include "runtime/base/utf8.h"
 
 static const struct { const char *s; int id; } kwtab[] = {

@@ -304,7 +304,6 @@ static void top_item(P *p) {
             char b[100];
             type_error(&e->loc, "'%s' is a function; call it with ()", loc_text(&e->loc, b, sizeof b));
         }
-        extern void gpu_call_mark_discarded(node_t *);
         gpu_call_mark_discarded(e);
         vadd(&p->top, &p->ntop, &p->captop, cxx_scope_close(p, st_expr(e->is_place ? rvalue(p, e) : e)));
         return;
@@ -406,7 +405,6 @@ void parse_cell(interp_t *in, tokvec_t *toks, src_t *src, cell_code_t *out, bool
     loc_t l0 = {src, 1, 0, 0};
     out->value = p->value;
     if (p->value) {
-        extern node_t *st_value(node_t *e);
         vadd(&p->top, &p->ntop, &p->captop, st_value(p->value));
     }
     fn->body = cxx_scope_close(p, st_block(&l0, p->top, p->ntop));
@@ -426,9 +424,8 @@ void parse_cell(interp_t *in, tokvec_t *toks, src_t *src, cell_code_t *out, bool
 }
 
 /* Builtin prototypes, parsed by the same parser: "double sqrt(double);" */
-void parse_prelude(interp_t *in) {
-    extern const char *builtin_prototypes(void);
-    src_t *src = src_new(in, "<builtin>", builtin_prototypes());
+void parse_prelude(interp_t *in, const char *protos) {
+    src_t *src = src_new(in, "<builtin>", protos);
     tokvec_t tv = {0};
     lex_cell(in, src, &tv);
     cxx_join_qualified(in, &tv);

@@ -431,7 +431,6 @@ void cx_construct_from_tokens(P *p, node_t *pl, type_t *t, bool has_eq, ilist_t 
     loc_t l = *l0;
     if (!c) { /* a member of plain type: = expr or {...} */
         if (!has_eq && !is_p(p, P_LBRACE)) return;
-        extern void decl_initializer(P *, node_t *, type_t *, ilist_t *);
         if (is_p(p, P_LBRACE) && ty_is_scalar(t)) {
             p->i++;
             if (accept(p, P_RBRACE)) { iadd(o, st_expr(mk_memset0(&l, pl, (int64_t)t->size))); return; }
@@ -521,8 +520,6 @@ static void array_elems(P *p, node_t *pl, type_t *t, bool has_init, ilist_t *o, 
 }
 
 static bool array_init(P *p, node_t *pl, type_t *t, bool has_init, bool global, sym_t *s, ilist_t *decl, ilist_t *o, loc_t *l) {
-    extern node_t *cx_gvar_replace(P *p, gvar_t *g, node_t *gdecl, loc_t *l);
-    extern node_t *cx_gvar_constructed(P *p, gvar_t *g, loc_t *l);
     bool sess = global && s->kind == S_VAR_GLOBAL && s->gv && cx_nontrivial(t);
     if (sess && decl->n && decl->v[decl->n - 1]->p == s->gv) decl->v[decl->n - 1] = cx_gvar_replace(p, s->gv, decl->v[decl->n - 1], l);
     int life = global ? -1 : cx_life_add(p, pl, t, false);
@@ -565,8 +562,6 @@ bool cxx_declare_init(P *p, node_t *pl, type_t *t, bool has_init, bool global, s
         return array_init(p, pl, t, has_init, global, s, decl, o, l);
     }
     if (global && s->kind == S_VAR_GLOBAL && s->gv && c->nontrivial) {
-        extern node_t *cx_gvar_replace(P *p, gvar_t *g, node_t *gdecl, loc_t *l);
-        extern node_t *cx_gvar_constructed(P *p, gvar_t *g, loc_t *l);
         if (decl->n && decl->v[decl->n - 1]->p == s->gv) decl->v[decl->n - 1] = cx_gvar_replace(p, s->gv, decl->v[decl->n - 1], l);
         cxx_scope_open(p);
         construct_from(p, pl, t, has_init, pre, o, l);
@@ -733,14 +728,12 @@ node_t *cxx_new_array_init(P *p, node_t *ptr, node_t *count, type_t *t, loc_t *l
     if (!c || (!c->default_ctor && !c->has_ctor)) return ptr;
     if (c->has_ctor && !c->default_ctor && !c->is_lib)
         type_error(l, "new %s[n] needs a default constructor, and %s has none", c->name, c->name);
-    extern node_t *mk_cx_default_n(loc_t *l, type_t *t, node_t *word);
     node_t *n = mk_cx_default_n(l, t, ptr);
     n->ty = ptr->ty;
     return n;
 }
 node_t *cxx_destroy(P *p, node_t *ptr, type_t *t, bool array, loc_t *l) {
     if (!cx_nontrivial(t)) return NULL;
-    extern node_t *mk_cx_destroy_buf(loc_t *l, type_t *t, node_t *word, bool array);
     node_t *n = mk_cx_destroy_buf(l, t, ptr, array);
     n->ty = ptr->ty;
     return n;

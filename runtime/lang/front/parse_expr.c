@@ -7,6 +7,7 @@
 #include <string.h>
 #include "parse_internal.h"
 #include "cxx_class.h"
+#include "runtime/lang/lib/lib.h"
 
 
 /* ---------------- expressions ---------------- */
@@ -398,7 +399,6 @@ node_t *call(P *p, node_t *fn, loc_t *l0) {
         c->ty = &ty_int;
         c->p = fn->p;
         for (int i = 0; i < n; i++) rvalue(p, args[i]);
-        extern node_t *mk_gpu_call(loc_t *l, const char *name, node_t **args, int n);
         return mk_gpu_call(&l, fn->p, args, n);
     }
     if (fn->op == FD_TEMPLATE) fn = cxx_template_call(p, fn, args, n, &l);
@@ -486,7 +486,6 @@ static node_t *launch(P *p, node_t *k, loc_t *l0) {
         vadd(&args, &n, &cap, rvalue(p, assign_expr(p)));
     }
     loc_t l = from(p, l0);
-    extern node_t *mk_launch(loc_t *l, const char *name, node_t **cfg, int nc, node_t **args, int n);
     return mk_launch(&l, k->p, cfg, nc, args, n);
 }
 

@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 #include <string.h>
-#include "runtime/lang/core/core.h"
+#include "front.h"
 
 typedef struct swctx { int64_t *vals; int *idx; int n, cap, def; int depth; } swctx_t;
 
@@ -53,8 +53,6 @@ typedef struct P {
     bool iconst;         /* parsing an array size or a case label: const integers fold (C++) */
 } P;
 
-/* function designators (node op): user function, builtin, kernel, CUDA API */
-enum { FD_USER = 1001, FD_BUILTIN, FD_KERNEL, FD_GPUAPI, FD_TEMPLATE, FD_OVERLOAD };
 enum { PEND_FUNC = 1, PEND_TYPEDEF, PEND_ENUMC, PEND_TAG, PEND_PROTO };
 
 #define TOK (&p->t[p->i])
@@ -155,6 +153,7 @@ void skip_item(P *p);
 void declaration(P *p, type_t *base, int storage, bool global, ilist_t *o);
 void func_def(P *p, type_t *ft, token_t *name, const char **pnames);
 void func_params(P *p, func_t *fn, type_t *ft, const char **pnames, int in_slot);
+void decl_initializer(P *p, node_t *pl, type_t *t, ilist_t *o); /* C++ member initialisers */
 
 /* parse_limits.c: nesting is bounded by LANG_MAX_NEST (parentheses, unary
  * operators, statements, initialisers, declarators, and the length of a

@@ -262,7 +262,6 @@ static node_t *stmt_inner(P *p) {
         type_error(&e->loc, "'%s' is a function; call it with ()", loc_text(&e->loc, b, sizeof b));
     }
     /* a CUDA call whose cudaError_t is thrown away: its failure is the cell's (DESIGN §4) */
-    extern void gpu_call_mark_discarded(node_t *);
     gpu_call_mark_discarded(e);
     return cxx_scope_close(p, st_expr(e->is_place ? rvalue(p, e) : e));
 }

@@ -19,7 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cuda_runtime_api.h>
-#include "runtime/lang/core/core.h"
+#include "front.h"
+#include "runtime/lang/session/session.h"
 
 #define CUDA_VERSION_NUMBER CUDART_VERSION
 

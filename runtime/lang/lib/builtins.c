@@ -4,16 +4,8 @@
  * standard header needs to do nothing. */
 #include <stdlib.h>
 #include <string.h>
-#include "runtime/lang/core/core.h"
-
-builtin_t *builtin_add(interp_t *in, const char *name, bfn_t fn, int flags) {
-    builtin_t *b = pool_alloc(&in->pool, sizeof *b);
-    b->name = name;
-    b->fn = fn;
-    b->flags = flags;
-    hmap_put(&in->builtins, name, b);
-    return b;
-}
+#include "lib.h"
+#include "runtime/base/xalloc.h"
 
 static const char protos[] =
     "typedef unsigned long size_t; typedef long ssize_t; typedef long ptrdiff_t;\n"
@@ -75,22 +67,11 @@ static const char protos[] =
     "typedef struct { int quot, rem; } div_t; typedef struct { long quot, rem; } ldiv_t;\n"
     "div_t div(int, int); ldiv_t ldiv(long, long); char *strtok(char *, const char *);\n";
 
-/* The C library's prototypes, then CUDA's types (builtins_cuda.c), then
- * %timeit's result type (prepared.c). */
+/* The C library's prototypes, then CUDA's types (builtins_cuda.c), then the
+ * C++ runtime's functions (builtins_cxx.c). */
 const char *builtin_prototypes(void) {
     static char *all;
-    if (!all) {
-        extern const char *builtin_cuda_prototypes(void);
-        extern const char *builtin_prepared_prototypes(void);
-        extern const char *builtin_cxx_prototypes(void);
-        const char *c = builtin_cuda_prototypes(), *t = builtin_prepared_prototypes(), *x = builtin_cxx_prototypes();
-        all = malloc(sizeof protos + strlen(c) + strlen(t) + strlen(x));
-        if (!all) abort();
-        memcpy(all, protos, sizeof protos - 1);
-        strcpy(all + sizeof protos - 1, c);
-        strcat(all, t);
-        strcat(all, x);
-    }
+    if (!all) all = xasprintf("%s%s%s", protos, builtin_cuda_prototypes(), builtin_cxx_prototypes());
     return all;
 }
 
@@ -135,15 +116,10 @@ void builtins_register(interp_t *in) {
     builtins_stdlib_register(in);
     builtins_string_register(in);
     builtins_cxx_register(in);
-    extern void builtins_stdlib2_register(interp_t *);
     builtins_stdlib2_register(in);
     lex_define_text(in, macros);
-    extern void builtins_cuda_register(interp_t *);
     builtins_cuda_register(in);
-    extern void pp_predefine(interp_t *);
     pp_predefine(in);
-    extern void builtins_prepared_register(interp_t *);
-    builtins_prepared_register(in);
     /* __host__/__device__ are keywords of the lexer; the macros above only
      * make #ifdef __host__ true */
     hmap_del(&in->macros, "__host__");

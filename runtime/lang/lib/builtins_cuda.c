@@ -6,7 +6,7 @@
  * layouts. */
 #include <stdlib.h>
 #include <string.h>
-#include "runtime/lang/core/core.h"
+#include "lib.h"
 #include "runtime/cuda/cuda_errors.h"
 #include "cuda_device_attrs.h"
 

@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "runtime/lang/core/core.h"
+#include "lib.h"
 
 #define ARG(i) (c->list[i])
 

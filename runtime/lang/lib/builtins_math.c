@@ -2,7 +2,7 @@
  * bit for bit; the float variants round through float as C does. */
 #include <math.h>
 #include <string.h>
-#include "runtime/lang/core/core.h"
+#include "lib.h"
 
 typedef double (*d1_t)(double);
 typedef double (*d2_t)(double, double);

@@ -8,55 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "runtime/lang/core/core.h"
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-void out_flush(void) {
-    interp_t *in = g_in;
-    if (in->outlen && in->io && in->io->stream) in->io->stream(in->io->ctx, "stdout", in->outbuf, in->outlen);
-    in->outlen = 0;
-    in->last_flush = now();
-}
-
-void out_write(const char *stream, const char *s, size_t n) {
-    interp_t *in = g_in;
-    if (!in->io || n == 0) return; /* user_expressions print nothing; nothing: no buffer yet, maybe */
-    if (strcmp(stream, "stderr") == 0) {
-        out_flush();
-        if (in->io->stream) in->io->stream(in->io->ctx, "stderr", s, n);
-        return;
-    }
-    if (in->outlen + n > in->outcap) {
-        size_t nc = in->outcap ? in->outcap * 2 : 65536;
-        while (nc < in->outlen + n) nc *= 2;
-        in->outbuf = realloc(in->outbuf, nc);
-        in->outcap = nc;
-    }
-    memcpy(in->outbuf + in->outlen, s, n);
-    in->outlen += n;
-    /* long-running cells show their output as they go */
-    if (in->outlen > (1 << 20) || (memchr(s, '\n', n) && now() - in->last_flush > 0.1)) out_flush();
-}
-
-const char *str_at(uint64_t p, node_t *at, size_t *len) {
-    char *base = mem_at(p, 0, 0, at);
-    int64_t off;
-    buf_t *b = ptr_buf(p, &off);
-    uint64_t avail = b->size - (uint64_t)off;
-    char *z = memchr(base, 0, avail);
-    if (!z) {
-        char nb[100];
-        rt_error(at, "out-of-bounds read: string %s is not NUL-terminated within its buffer (%" PRIu64 " bytes from the pointer to the end)",
-                 loc_text(&at->loc, nb, sizeof nb), avail);
-    }
-    if (len) *len = (size_t)(z - base);
-    return base;
-}
+#include "lib.h"
 
 /* ---- format checking ---- */
 typedef struct spec { char conv; int len; /* 0 none, 1 hh, 2 h, 3 l, 4 ll, 5 z, 6 j, 7 t, 8 L */ bool star_w, star_p; } spec_t;

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "runtime/lang/core/core.h"
+#include "lib.h"
 #include "runtime/hostmem/arena.h"
 
 #define ARG(i) (c->list[i])
@@ -58,7 +58,6 @@ void rand_seed(interp_t *in, uint32_t seed) {
     in->rf = 3;
     in->rr = 0;
     for (int i = 0; i < 310; i++) {
-        extern int32_t rand_next(interp_t *);
         rand_next(in);
     }
 }

@@ -3,7 +3,7 @@
 #include <inttypes.h>
 #include <string.h>
 #include <stdlib.h>
-#include "runtime/lang/core/core.h"
+#include "lib.h"
 
 #define ARG(i) (c->list[i])
 static val_t s_memcpy(node_t *c, val_t *a, int n, frame_t *f) {

@@ -10,7 +10,7 @@
 #define ICUDA_NATIVE_H
 
 #include <stdint.h>
-#include "runtime/lang/core/core.h"
+#include "runtime/lang/eval/eval.h"
 
 /* What an evaluator computes, whichever specialised form the builders chose. */
 enum {

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "native.h"
+#include "runtime/lang/lib/lib.h"
 #include "native_rt.h"
 #include "runtime/lang/eval/exec_inline.h"
 #include "runtime/base/interrupt.h"
@@ -194,7 +195,6 @@ __attribute__((noreturn)) static void rt_div0(void *node) { native_div0(node); }
 __attribute__((noreturn)) static void rt_divovf(void *node) { native_divovf(node); }
 __attribute__((noreturn)) static void rt_interrupt(void *node) { raise_interrupt(node); }
 static uint64_t rt_ptr_add(uint64_t p, int64_t d) { return ptr_add(p, d); }
-extern int32_t rand_next(interp_t *in);
 static int32_t rt_rand(void) { return rand_next(g_in); }
 
 __attribute__((noreturn)) static void rt_ovf(void *node, int op, int64_t a, int64_t b) { ub_overflow(node, op, a, b); }

@@ -8,13 +8,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "runtime/lang/core/core.h"
+#include "session.h"
+#include "runtime/base/xalloc.h"
 #include "runtime/lang/native/native.h"
 #include "runtime/lang/front/cxx_class.h"
 #include "runtime/hostmem/arena.h"
 
-interp_t *g_in;
 static uint32_t next_id = 1;
+
+/* The library's prototypes, then those of the builtins this folder adds
+ * (%timeit's result type, its batch and value calls, the array probe). */
+static const char *prelude_text(void) {
+    static char *all;
+    if (!all) all = xasprintf("%s%s", builtin_prototypes(), builtin_prepared_prototypes());
+    return all;
+}
 
 static void setup(interp_t *in_arg) {
     interp_t *volatile in = in_arg;
@@ -22,12 +30,13 @@ static void setup(interp_t *in_arg) {
     lang_use(in);
     in->setting_up = true; /* an interrupt now (fuzz_gen's timer, a user's click during %reset) stops nothing */
     builtins_register(in);
+    builtins_prepared_register(in);
     jmp_buf jb;
     cell_error_t err = {0};
     in->jb = &jb;
     in->err = &err;
     if (setjmp(jb) == 0) {
-        parse_prelude(in);
+        parse_prelude(in, prelude_text());
         cxx_library_register(in); /* std::vector, std::string, std::cout, ... */
     }
     else fprintf(stderr, "icuda: the interpreter's prelude failed: %s\n", err.evalue ? err.evalue : "?");
@@ -54,7 +63,6 @@ static void teardown(interp_t *in) {
     interp_t *saved = g_in;
     lang_use(in);
     native_stop_jobs(in); /* before the nodes its compiles refer to go */
-    extern void frames_free(interp_t *);
     frames_free(in);
     mem_tables_free(in);
     hmap_free(&in->globals);
@@ -192,14 +200,6 @@ static unsigned long lasting(interp_t *in) {
                       in->defs;
     if (in->cxx) n += in->cxx->instances.puts + in->cxx->gconstructed.puts + in->cxx->libfns.puts + 1;
     return n;
-}
-
-const char *lang_intern(interp_t *in, const char *s) {
-    const char *k = hmap_get(&in->interned, s);
-    if (k) return k;
-    k = pool_strndup(&in->keep, s, strlen(s));
-    hmap_put(&in->interned, k, (void *)k);
-    return k;
 }
 
 static void cell_end(interp_t *in, pool_mark_t m, unsigned long before) {

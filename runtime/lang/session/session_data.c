@@ -7,10 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "runtime/lang/core/core.h"
-
-int prepared_run_glued(interp_t *in, const interp_text_t *first, const interp_text_t *second,
-                       const char *const glue[3], cell_error_t *err);
+#include "session.h"
 
 static interp_array_t *g_probe; /* set only while interp_array runs */
 static const char *g_probe_text; /* ... and the expression as written, for its errors */
