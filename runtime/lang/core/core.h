@@ -283,6 +283,24 @@ typedef struct lang_tables {
     struct fbox **fboxes; int nfboxes;
 } lang_tables_t;
 
+/* What the evaluator asks of the stages above it, which it cannot name
+ * (calls between the stages go downward only): the session installs them
+ * when it sets up (session/session.c), and an entry left NULL is not
+ * asked. */
+typedef struct lang_upcalls {
+    /* the native tier: loop statement n (kind NK_S_FOR, NK_S_WHILE or
+     * NK_S_DO) was just built, and the tier may put its evaluator in front */
+    void (*loop_built)(node_t *n, int kind);
+    /* ... fn's calls made it hot (fn->hot reached in->native_hot_calls): 1
+     * its compiled code ran (*r its value); 2 it gave up (run fn
+     * interpreted, with nothing compiled inside: in->native_block); 0 run
+     * it interpreted */
+    int (*hot_call)(func_t *fn, val_t *args, val_t *r);
+    /* the C++ library: a library object's text for value display
+     * (malloc'd), or NULL to show its fields */
+    char *(*show_object)(type_t *t, const void *obj);
+} lang_upcalls_t;
+
 /* ---------- the interpreter ---------- */
 struct interp {
     uint32_t id;
@@ -320,6 +338,7 @@ struct interp {
     uint64_t tok_next;   /* strtok's place: a pointer word of this session */
     json_t *value_json;  /* the cell's value, set by its last statement */
     interp_hooks_t hooks;
+    lang_upcalls_t up;   /* the stages above the evaluator (set up by session.c) */
     interp_header_fn header_text; void *header_ctx; /* #include "x" of a %%header (lex.c) */
     type_t *dim3_type, *file_type, *size_type;
     gvar_t **gvars; int ngvars, capgvars; /* all ever made, to free */

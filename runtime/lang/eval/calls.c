@@ -110,7 +110,7 @@ val_t call_func(func_t *fn, val_t *args, node_t *site, frame_t *caller, char *re
     int tier = 0;
     if (UNLIKELY(++fn->hot >= in->native_hot_calls)) {
         val_t r;
-        tier = native_call(fn, args, &r);
+        tier = in->up.hot_call ? in->up.hot_call(fn, args, &r) : 0;
         if (tier == 1) return r;
         in->native_block += tier == 2; /* its calls interpreted too, or each would give up again */
     }

@@ -1049,6 +1049,10 @@ node_t *mk_incdec(loc_t *l, node_t *pl, int delta, bool post) {
 }
 
 /* ---------------- statements ---------------- */
+/* a loop statement is whole: the native tier may take it (lang_upcalls_t) */
+static void loop_built(node_t *n, int kind) {
+    if (g_in->up.loop_built) g_in->up.loop_built(n, kind);
+}
 static int sx_expr(node_t *n, frame_t *f) { n->a->fn(n->a, f); return X_NORMAL; }
 node_t *st_expr(node_t *e) {
     node_t *n = node_new(&e->loc);
@@ -1143,7 +1147,7 @@ node_t *st_while(loc_t *l, node_t *c, node_t *body) {
     n->a = mk_test(c);
     n->b = body;
     n->sfn = sx_while;
-    native_hook_loop(n, NK_S_WHILE);
+    loop_built(n, NK_S_WHILE);
     return n;
 }
 static int sx_do(node_t *n, frame_t *f) {
@@ -1160,7 +1164,7 @@ node_t *st_do(loc_t *l, node_t *body, node_t *c) {
     n->a = mk_test(c);
     n->b = body;
     n->sfn = sx_do;
-    native_hook_loop(n, NK_S_DO);
+    loop_built(n, NK_S_DO);
     return n;
 }
 static int sx_for(node_t *n, frame_t *f) {
@@ -1305,7 +1309,7 @@ node_t *st_for(loc_t *l, node_t *init, node_t *c, node_t *step, node_t *body) {
     n->sfn = body->sfn == sx_expr ? sx_for_expr : sx_for;
     sfn_t cnt = counted_for(n);
     if (cnt) n->sfn = cnt;
-    native_hook_loop(n, NK_S_FOR);
+    loop_built(n, NK_S_FOR);
     return n;
 }
 static int sx_switch(node_t *n, frame_t *f) {

@@ -211,8 +211,7 @@ static void value(sb_t *b, type_t *t, val_t v, int depth) {
     case T_STRUCT: case T_UNION: {
         if (depth > 4) { sbf(b, "{…}"); return; }
         {
-            extern char *cxx_show(type_t *t, const void *obj); /* C++ library objects (cxx_lib.c) */
-            char *x = cxx_show(t, v.p);
+            char *x = g_in->up.show_object ? g_in->up.show_object(t, v.p) : NULL; /* C++ library objects */
             if (x) { sbf(b, "%s", x); free(x); return; }
         }
         sdef_t *sd = t->sd;

@@ -21,6 +21,9 @@ const char *builtin_cuda_prototypes(void);
 const char *builtin_cxx_prototypes(void);
 void printf_check(node_t *call, int fmt_index, const char *fname);
 int format_printf(node_t *call, val_t *args, int nargs, int fmt_i, char **out, size_t *outlen);
+/* a C++ library object's text for value display (malloc'd), or NULL:
+ * show its fields (cxx_lib.c) */
+char *cxx_show(type_t *t, const void *obj);
 /* rand()'s generator: glibc's TYPE_3, one per session */
 void rand_seed(interp_t *in, uint32_t seed);
 int32_t rand_next(interp_t *in);
