@@ -8,7 +8,6 @@
 #include <string.h>
 #include "eval.h"
 #include "exec_inline.h"
-#include "runtime/lang/native/native.h"
 
 /* How deep the C stack may go before an interpreted recursion is stopped. */
 void frame_enter_check(node_t *at) {
@@ -155,7 +154,7 @@ static val_t ev_call(node_t *n, frame_t *f) {
     return call_func(fn, args, n, f, n->esz >= 0 ? f->mem + n->esz : NULL);
 }
 
-func_t *native_call_target(node_t *n, void **box) {
+func_t *eval_call_target(node_t *n, void **box) {
     if (n->fn != ev_call || n->esz >= 0) return NULL;
     fbox_t *b = n->p;
     func_t *fn = b->cur;
@@ -258,5 +257,5 @@ node_t *mk_memcpy_init(loc_t *l, node_t *pl, const char *bytes, int64_t cnt) {
     return n;
 }
 
-/* For the native tier (native.h): is n a call of a library function? */
-bool native_is_builtin_call(node_t *n) { return n->fn == ev_builtin; }
+/* For the native tier (eval.h): is n a call of a library function? */
+bool eval_is_builtin_call(node_t *n) { return n->fn == ev_builtin; }

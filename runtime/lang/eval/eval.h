@@ -124,6 +124,33 @@ static inline int64_t ptr_scale_at(int64_t i, int64_t esz, uint64_t p, node_t *a
 }
 
 
+/* ---------- what an evaluator computes, for the native tier ----------
+ * The kind of work a node's evaluator does, whichever specialised form the
+ * builders chose (exec.c, exec_stmt.c, calls.c know their own evaluators);
+ * the native tier compiles a loop only when it knows every kind in it. */
+enum {
+    NK_NONE = 0,   /* anything the native tier does not compile */
+    /* expressions */
+    NK_CONST, NK_SLOT, NK_LOAD, NK_CAST, NK_ARITH, NK_CMP, NK_PTRADD, NK_PTRSUB, NK_PTRADDK,
+    NK_NEG, NK_BNOT, NK_LAND, NK_LOR, NK_NOT, NK_COND, NK_COMMA,
+    NK_ASSIGN, NK_COMPOUND, NK_INCDEC, NK_BUILTIN,
+    /* statements */
+    NK_S_EXPR, NK_S_BLOCK, NK_S_NOP, NK_S_IF, NK_S_WHILE, NK_S_DO, NK_S_FOR, NK_S_JUMP, NK_S_RETURN,
+};
+int eval_expr_kind(node_t *n);   /* of n->fn */
+int eval_stmt_kind(sfn_t s);     /* of a statement evaluator */
+bool eval_is_builtin_call(node_t *n);
+/* Is place pl addressed by exec.c's own pa_* routine? 0 no; PL_INDEX: 1
+ * through a pointer, 2 into an array. */
+int eval_place_kind(node_t *pl);
+/* the function direct call n runs now, and its fbox; NULL when n is no
+ * direct call or would fail (calls.c) */
+func_t *eval_call_target(node_t *n, void **box);
+/* the evaluator's own errors, for compiled code's failed checks */
+_Noreturn void eval_index_fail(node_t *n, int64_t i, int wr);
+_Noreturn void eval_div0(node_t *n);
+_Noreturn void eval_divovf(node_t *n);
+
 /* ---------- launches and CUDA calls (gpu_hooks.c) ---------- */
 node_t *mk_gpu_call(loc_t *l, const char *name, node_t **args, int n);
 node_t *mk_launch(loc_t *l, const char *name, node_t **cfg, int nc, node_t **args, int n);

@@ -1,8 +1,8 @@
-/* Running compiled cells: the evaluators a typed node points at, and the
+/* Expressions and places: the evaluators a typed node points at, and the
  * builders that pick them (specialised by operand kind so that a loop's work
  * is a few indirect calls, with slot and constant operands read inline).
- * Every memory access goes through mem_at (lang.h), so nothing a cell does
- * can touch memory it does not own. */
+ * Every memory access goes through mem_at (mem.h), so nothing a cell does
+ * can touch memory it does not own. Statements are exec_stmt.c's. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -10,7 +10,6 @@
 #include <string.h>
 #include "eval.h"
 #include "exec_inline.h"
-#include "runtime/lang/native/native.h"
 
 int g_tick = 1024;
 fbox_t **g_fboxes;
@@ -429,10 +428,6 @@ node_t *mk_addr(node_t *pl) {
 }
 
 /* ---------------- arithmetic ---------------- */
-#define NI32(x) ((int64_t)(int32_t)(uint32_t)(x))
-#define NU32(x) ((int64_t)(uint32_t)(x))
-#define NI64(x) ((int64_t)(uint64_t)(x))
-#define NU64(x) ((int64_t)(uint64_t)(x))
 
 static _Noreturn void div0(node_t *n) {
     char b[128];
@@ -1048,234 +1043,18 @@ node_t *mk_incdec(loc_t *l, node_t *pl, int delta, bool post) {
     return n;
 }
 
-/* ---------------- statements ---------------- */
-/* a loop statement is whole: the native tier may take it (lang_upcalls_t) */
-static void loop_built(node_t *n, int kind) {
-    if (g_in->up.loop_built) g_in->up.loop_built(n, kind);
-}
-static int sx_expr(node_t *n, frame_t *f) { n->a->fn(n->a, f); return X_NORMAL; }
-node_t *st_expr(node_t *e) {
-    node_t *n = node_new(&e->loc);
-    n->a = e;
-    n->sfn = sx_expr;
-    return n;
-}
-static int sx_block(node_t *n, frame_t *f) {
-    node_t **v = n->list;
-    for (int i = 0, c = n->nlist; i < c; i++) {
-        int r = v[i]->sfn(v[i], f);
-        if (r) return r;
-    }
-    return X_NORMAL;
-}
-static int sx_block1(node_t *n, frame_t *f) { return n->list[0]->sfn(n->list[0], f); }
-static int sx_nop(node_t *n, frame_t *f) { return X_NORMAL; }
-node_t *st_nop(loc_t *l) {
-    node_t *n = node_new(l);
-    n->sfn = sx_nop;
-    return n;
-}
-/* goto: the statement returns X_GOTO with f->go set; each block on the way
- * out looks for the label among its own statements and goes on from there. */
-static int sx_label(node_t *n, frame_t *f) { return n->a->sfn(n->a, f); }
-node_t *st_label(loc_t *l, const char *name, node_t *body) {
-    node_t *n = node_new(l);
-    n->str = name;
-    n->a = body;
-    n->sfn = sx_label;
-    return n;
-}
-static int sx_goto(node_t *n, frame_t *f) {
-    f->go = n;
-    return X_GOTO;
-}
-node_t *st_goto(loc_t *l, const char *name) {
-    node_t *n = node_new(l);
-    n->str = name;
-    n->sfn = sx_goto;
-    return n;
-}
-static int sx_block_labels(node_t *n, frame_t *f) {
-    node_t **v = n->list;
-    for (int i = 0, c = n->nlist; i < c; i++) {
-        int r = v[i]->sfn(v[i], f);
-        if (r == X_GOTO) {
-            int j = 0;
-            while (j < c && !(v[j]->sfn == sx_label && !strcmp(v[j]->str, f->go->str))) j++;
-            if (j == c) return r;
-            poll_interrupt(f->go);
-            i = j - 1;
-            continue;
-        }
-        if (r) return r;
-    }
-    return X_NORMAL;
-}
-node_t *st_block(loc_t *l, node_t **v, int c) {
-    node_t *n = node_new(l);
-    n->list = v;
-    n->nlist = c;
-    n->sfn = c == 1 ? sx_block1 : c == 0 ? sx_nop : sx_block;
-    for (int i = 0; i < c; i++)
-        if (v[i]->sfn == sx_label) n->sfn = sx_block_labels;
-    return n;
-}
-static int sx_if(node_t *n, frame_t *f) {
-    if (EV(n->a, f).i) return n->b->sfn(n->b, f);
-    if (n->c) return n->c->sfn(n->c, f);
-    return X_NORMAL;
-}
-node_t *st_if(loc_t *l, node_t *c, node_t *a, node_t *b) {
-    node_t *n = node_new(l);
-    n->a = mk_test(c);
-    n->b = a;
-    n->c = b;
-    n->sfn = sx_if;
-    return n;
-}
-static int sx_while(node_t *n, frame_t *f) {
-    while (EV(n->a, f).i) {
-        int r = n->b->sfn(n->b, f);
-        if (r == X_BREAK) break;
-        if (r >= X_RETURN) return r;
-        poll_interrupt(n);
-    }
-    return X_NORMAL;
-}
-node_t *st_while(loc_t *l, node_t *c, node_t *body) {
-    node_t *n = node_new(l);
-    n->a = mk_test(c);
-    n->b = body;
-    n->sfn = sx_while;
-    loop_built(n, NK_S_WHILE);
-    return n;
-}
-static int sx_do(node_t *n, frame_t *f) {
-    do {
-        int r = n->b->sfn(n->b, f);
-        if (r == X_BREAK) break;
-        if (r >= X_RETURN) return r;
-        poll_interrupt(n);
-    } while (EV(n->a, f).i);
-    return X_NORMAL;
-}
-node_t *st_do(loc_t *l, node_t *body, node_t *c) {
-    node_t *n = node_new(l);
-    n->a = mk_test(c);
-    n->b = body;
-    n->sfn = sx_do;
-    loop_built(n, NK_S_DO);
-    return n;
-}
-static int sx_for(node_t *n, frame_t *f) {
-    if (n->a) n->a->sfn(n->a, f);
-    node_t *c = n->b, *step = n->c, *body = n->d;
-    for (;;) {
-        if (c && !EV(c, f).i) break;
-        int r = body->sfn(body, f);
-        if (r == X_BREAK) break;
-        if (r >= X_RETURN) return r;
-        if (step) step->fn(step, f);
-        poll_interrupt(n);
-    }
-    return X_NORMAL;
-}
-/* for whose body is one expression statement: the common hot loop */
-static int sx_for_expr(node_t *n, frame_t *f) {
-    if (n->a) n->a->sfn(n->a, f);
-    node_t *c = n->b, *step = n->c, *e = n->d->a;
-    efn_t ef = e->fn, sf = step ? step->fn : NULL;
-    for (;;) {
-        if (c && !EV(c, f).i) break;
-        ef(e, f);
-        if (sf) sf(step, f);
-        if (UNLIKELY(--g_tick <= 0)) poll_interrupt(n);
-    }
-    return X_NORMAL;
-}
-
-/* Counted loops, for (init; i OP lim; i++ / i--) with i an integer local and
- * lim a local, a constant or a session variable: the head is compiled into the
- * loop (compare and step inline, no calls); the limit and i are re-read every
- * iteration, so a body that changes either behaves as C says. */
-enum { LK_CONST, LK_SLOT, LK_G64, LK_G32 };
-typedef struct counted { int i, ls, lk, sslot, s32; int64_t k, delta; const char *lg; int64_t edge; int checked; } counted_t;
-/* where the limit is read from during this run of the loop (frame slots do not move) */
-static inline const char *counted_limp(const counted_t *h, frame_t *f) {
-    return h->lk == LK_CONST ? (const char *)&h->k : h->lk == LK_SLOT ? (const char *)&f->slots[h->ls] : h->lg;
-}
-#define COUNTED(name, cmp)                                                              \
-    static int sx_cnt_e_##name(node_t *n, frame_t *f) {                                \
-        if (n->a) n->a->sfn(n->a, f);                                                  \
-        const counted_t *h = n->p;                                                     \
-        node_t *e = n->d->a;                                                           \
-        efn_t ef = e->fn;                                                              \
-        const char *lp = counted_limp(h, f);                                           \
-        bool l32 = h->lk == LK_G32, s32 = h->s32;                                      \
-        val_t *iv = &f->slots[h->i], *sv = &f->slots[h->sslot];                        \
-        uint64_t d = (uint64_t)h->delta;                                               \
-        const int64_t edge = h->checked ? h->edge : INT64_MIN + 1 - h->delta; /* never met */ \
-        for (;;) {                                                                     \
-            val_t a_ = *iv, b_;                                                        \
-            if (l32) { int32_t t_; memcpy(&t_, lp, 4); b_.i = t_; }                    \
-            else memcpy(&b_, lp, 8);                                                   \
-            if (!(cmp)) break;                                                         \
-            ef(e, f);                                                                  \
-            if (UNLIKELY(sv->i == edge && h->checked)) /* a signed counter past its type */ \
-                ub_overflow_typed(n->c, n->c->ty, h->delta > 0 ? P_PLUS : P_MINUS, sv->i, 1); \
-            uint64_t x_ = sv->u + d;                                                   \
-            sv->i = s32 ? NI32(x_) : (int64_t)x_;                                      \
-            if (UNLIKELY(--g_tick <= 0)) poll_interrupt(n);                            \
-        }                                                                              \
-        return X_NORMAL;                                                               \
-    }                                                                                  \
-    static int sx_cnt_s_##name(node_t *n, frame_t *f) {                                \
-        if (n->a) n->a->sfn(n->a, f);                                                  \
-        const counted_t *h = n->p;                                                     \
-        node_t *body = n->d;                                                           \
-        sfn_t bf = body->sfn;                                                          \
-        const char *lp = counted_limp(h, f);                                           \
-        bool l32 = h->lk == LK_G32, s32 = h->s32;                                      \
-        val_t *iv = &f->slots[h->i], *sv = &f->slots[h->sslot];                        \
-        uint64_t d = (uint64_t)h->delta;                                               \
-        const int64_t edge = h->checked ? h->edge : INT64_MIN + 1 - h->delta; /* never met */ \
-        for (;;) {                                                                     \
-            val_t a_ = *iv, b_;                                                        \
-            if (l32) { int32_t t_; memcpy(&t_, lp, 4); b_.i = t_; }                    \
-            else memcpy(&b_, lp, 8);                                                   \
-            if (!(cmp)) break;                                                         \
-            int r = bf(body, f);                                                       \
-            if (UNLIKELY(r)) {                                                         \
-                if (r == X_BREAK) break;                                               \
-                if (r >= X_RETURN) return r;                                           \
-            }                                                                          \
-            if (UNLIKELY(sv->i == edge && h->checked)) /* a signed counter past its type */ \
-                ub_overflow_typed(n->c, n->c->ty, h->delta > 0 ? P_PLUS : P_MINUS, sv->i, 1); \
-            uint64_t x_ = sv->u + d;                                                   \
-            sv->i = s32 ? NI32(x_) : (int64_t)x_;                                      \
-            if (UNLIKELY(--g_tick <= 0)) poll_interrupt(n);                            \
-        }                                                                              \
-        return X_NORMAL;                                                               \
-    }
-COUNTED(lt_s, a_.i < b_.i) COUNTED(le_s, a_.i <= b_.i) COUNTED(gt_s, a_.i > b_.i)
-COUNTED(ge_s, a_.i >= b_.i) COUNTED(lt_u, a_.u < b_.u) COUNTED(le_u, a_.u <= b_.u)
-COUNTED(gt_u, a_.u > b_.u) COUNTED(ge_u, a_.u >= b_.u) COUNTED(ne, a_.u != b_.u)
-#undef COUNTED
-static val_t ev_dec_i64_s(node_t *n, frame_t *f);
-static val_t ev_dec_i32_s(node_t *n, frame_t *f);
-static val_t ev_inc_s64_s(node_t *n, frame_t *f);
-static val_t ev_dec_s64_s(node_t *n, frame_t *f);
-static val_t ev_gload_i64(node_t *n, frame_t *f);
-static val_t ev_gload_i32(node_t *n, frame_t *f);
-/* the counted-loop evaluator for this for, or NULL */
-static sfn_t counted_for(node_t *n) {
-    node_t *c = n->b, *step = n->c;
-    if (!c || !step || !c->a || c->a->fn != ev_slot) return NULL; /* a folded condition has no a */
+/* ---------------- counted loops' heads (exec_stmt.c) ---------------- */
+/* for (init; i OP lim; i++ / i--) with i an integer local, lim a local, a
+ * constant or a session variable, and the plain evaluators of each: what
+ * the counted loop needs to know of condition c and step, and in *cmp which
+ * comparison (CNT_*); false when the head is not such. */
+bool counted_head(node_t *c, node_t *step, counted_t *hp, int *cmp) {
+    if (!c || !step || !c->a || c->a->fn != ev_slot) return false; /* a folded condition has no a */
     counted_t h = {.i = c->a->slot, .sslot = step->slot};
     efn_t sf = step->fn;
     if (sf == ev_inc_i64_s || sf == ev_inc_i32_s || sf == ev_inc_s64_s) h.delta = 1;
     else if (sf == ev_dec_i64_s || sf == ev_dec_i32_s || sf == ev_dec_s64_s) h.delta = -1;
-    else return NULL;
+    else return false;
     h.s32 = sf == ev_inc_i32_s || sf == ev_dec_i32_s;
     /* the value a signed counter may not step from (unsigned ones wrap: an edge never met) */
     h.edge = sf == ev_inc_i32_s ? INT32_MAX : sf == ev_dec_i32_s ? INT32_MIN : sf == ev_inc_s64_s ? INT64_MAX
@@ -1286,176 +1065,82 @@ static sfn_t counted_for(node_t *n) {
     else if (lim->fn == ev_slot) { h.lk = LK_SLOT; h.ls = lim->slot; }
     else if (lim->fn == ev_gload_i64) { h.lk = LK_G64; h.lg = lim->k.p; }
     else if (lim->fn == ev_gload_i32) { h.lk = LK_G32; h.lg = lim->k.p; }
-    else return NULL;
-    bool ex = n->d->sfn == sx_expr;
+    else return false;
     efn_t cf = c->fn;
-    sfn_t r = cf == lt_s ? (ex ? sx_cnt_e_lt_s : sx_cnt_s_lt_s) : cf == le_s ? (ex ? sx_cnt_e_le_s : sx_cnt_s_le_s)
-            : cf == gt_s ? (ex ? sx_cnt_e_gt_s : sx_cnt_s_gt_s) : cf == ge_s ? (ex ? sx_cnt_e_ge_s : sx_cnt_s_ge_s)
-            : cf == lt_u ? (ex ? sx_cnt_e_lt_u : sx_cnt_s_lt_u) : cf == le_u ? (ex ? sx_cnt_e_le_u : sx_cnt_s_le_u)
-            : cf == gt_u ? (ex ? sx_cnt_e_gt_u : sx_cnt_s_gt_u) : cf == ge_u ? (ex ? sx_cnt_e_ge_u : sx_cnt_s_ge_u)
-            : cf == ne_i ? (ex ? sx_cnt_e_ne : sx_cnt_s_ne) : NULL;
-    if (!r) return NULL;
-    counted_t *hp = pool_alloc(&g_in->pool, sizeof *hp);
+    *cmp = cf == lt_s ? CNT_LT_S : cf == le_s ? CNT_LE_S : cf == gt_s ? CNT_GT_S : cf == ge_s ? CNT_GE_S
+         : cf == lt_u ? CNT_LT_U : cf == le_u ? CNT_LE_U : cf == gt_u ? CNT_GT_U : cf == ge_u ? CNT_GE_U
+         : cf == ne_i ? CNT_NE : -1;
+    if (*cmp < 0) return false;
     *hp = h;
-    n->p = hp;
-    return r;
+    return true;
 }
-node_t *st_for(loc_t *l, node_t *init, node_t *c, node_t *step, node_t *body) {
-    node_t *n = node_new(l);
-    n->a = init;
-    n->b = c ? mk_test(c) : NULL;
-    n->c = step;
-    n->d = body;
-    n->sfn = body->sfn == sx_expr ? sx_for_expr : sx_for;
-    sfn_t cnt = counted_for(n);
-    if (cnt) n->sfn = cnt;
-    loop_built(n, NK_S_FOR);
-    return n;
+
+/* ---------------- what each evaluator computes (eval.h, for the native tier) ----------------
+ * An evaluator that is not listed here (a new specialised one, printf, a
+ * call, a launch) simply keeps its loop interpreted. */
+int eval_expr_kind(node_t *n) {
+    efn_t f = n->fn;
+    if (!f) return NK_NONE;
+    if (f == ev_const) return NK_CONST;
+    if (f == ev_slot) return NK_SLOT;
+    if (f == ev_cast || f == ev_cast_i32 || f == ev_cast_u32 || f == ev_cast_s2d || f == ev_cast_d2f ||
+        f == ev_cast_d2i || f == ev_cast_d2l || f == ev_test_d || f == ev_test_i)
+        return NK_CAST;
+#define X(nm, c) if (f == ev_load_##nm || f == ev_gload_##nm || f == ev_fload_##nm || f == ev_iload_##nm || \
+                      f == ev_xload_##nm) return NK_LOAD;
+    LOADFNS(X)
+#undef X
+#define X(nm, c) if (f == ev_xassign_##nm) return NK_ASSIGN;
+    LOADFNS(X)
+#undef X
+    if (f == ev_ptr_add) return NK_PTRADD;
+    if (f == ev_ptr_sub) return NK_PTRSUB;
+    if (f == ev_ptr_addk) return NK_PTRADDK;
+    if (f == ev_arith || f == add_i32 || f == sub_i32 || f == mul_i32 || f == add_u32 || f == sub_u32 ||
+        f == mul_u32 || f == add_64 || f == sub_64 || f == mul_64 || f == add_s64 || f == sub_s64 ||
+        f == mul_s64 || f == add_f64 || f == sub_f64 ||
+        f == mul_f64 || f == div_f64 || f == add_f32 || f == sub_f32 || f == mul_f32 || f == div_f32 ||
+        f == and_i || f == or_i || f == xor_i)
+        return NK_ARITH;
+    if (f == lt_s || f == le_s || f == gt_s || f == ge_s || f == lt_u || f == le_u || f == gt_u || f == ge_u ||
+        f == eq_i || f == ne_i || f == lt_d || f == le_d || f == gt_d || f == ge_d || f == eq_d || f == ne_d ||
+        f == lt_p || f == le_p || f == gt_p || f == ge_p)
+        return NK_CMP;
+    if (f == ev_neg) return NK_NEG;
+    if (f == ev_bnot) return NK_BNOT;
+    if (f == ev_land) return NK_LAND;
+    if (f == ev_lor) return NK_LOR;
+    if (f == ev_not) return NK_NOT;
+    if (f == ev_cond) return NK_COND;
+    if (f == ev_comma) return NK_COMMA;
+    if (f == ev_assign_slot || f == ev_assign || f == ev_assign_g || f == ev_assign_f64_idx) return NK_ASSIGN;
+    if (f == ev_compound || f == ev_addeq_f64_g || f == ev_addeq_f64_s || f == ev_addeq_i64_s ||
+        f == ev_addeq_i32_s || f == ev_addeq_s64_s || f == ev_dot)
+        return NK_COMPOUND;
+    for (int t = 0; t < (int)(sizeof ca_table / sizeof ca_table[0]); t++)
+        for (int o = 0; o < 3; o++)
+            for (int w = 0; w < 4; w++)
+                if (f == ca_table[t][o][w]) return NK_COMPOUND;
+    if (f == ev_incdec || f == ev_inc_i64_s || f == ev_inc_i32_s || f == ev_dec_i64_s || f == ev_dec_i32_s ||
+        f == ev_inc_s64_s || f == ev_dec_s64_s)
+        return NK_INCDEC;
+    if (eval_is_builtin_call(n)) return NK_BUILTIN;
+    return NK_NONE;
 }
-static int sx_switch(node_t *n, frame_t *f) {
-    int64_t v = EV(n->a, f).i;
-    int64_t *vals = n->p;
-    int *idx = (int *)(vals + n->nlist);
-    int start = n->slot;
-    for (int i = 0; i < n->nlist; i++)
-        if (vals[i] == v) { start = idx[i]; break; }
-    if (start < 0) return X_NORMAL;
-    node_t *body = n->b;
-    for (int i = start; i < body->nlist; i++) {
-        int r = body->list[i]->sfn(body->list[i], f);
-        if (r == X_BREAK) return X_NORMAL;
-        if (r) return r;
+
+/* Is this place's address computed the way the native tier assumes (pa_*)? */
+int eval_place_kind(node_t *pl) {
+    switch (pl->place) {
+    case PL_SLOT: return 1;
+    case PL_FRAME: return pl->afn == pa_frame;
+    case PL_GLOBAL: return pl->afn == pa_global;
+    case PL_DEREF: return pl->afn == pa_deref;
+    case PL_INDEX: return pl->afn == pa_index_ptr ? 1 : pl->afn == pa_index_arr ? 2 : 0;
+    case PL_MEMBER: return pl->afn == pa_member;
+    default: return 0;
     }
-    return X_NORMAL;
-}
-node_t *st_switch(loc_t *l, node_t *c, node_t *body, int64_t *vals, int *idx, int ncase, int defidx) {
-    node_t *n = node_new(l);
-    n->a = c;
-    n->b = body;
-    int64_t *tab = pool_alloc(&g_in->pool, sizeof(int64_t) * (size_t)ncase + sizeof(int) * (size_t)ncase + 8);
-    if (ncase) { /* a switch with only a default label has no table */
-        memcpy(tab, vals, sizeof(int64_t) * (size_t)ncase);
-        memcpy(tab + ncase, idx, sizeof(int) * (size_t)ncase);
-    }
-    n->p = tab;
-    n->nlist = ncase;
-    n->slot = defidx;
-    n->sfn = sx_switch;
-    return n;
-}
-static int sx_jump(node_t *n, frame_t *f) { return n->op; }
-node_t *st_jump(loc_t *l, int code) {
-    node_t *n = node_new(l);
-    n->op = code;
-    n->sfn = sx_jump;
-    return n;
-}
-static int sx_return(node_t *n, frame_t *f) {
-    if (n->a) {
-        val_t v = EV(n->a, f);
-        if (n->esz) { memmove(f->retbuf, v.p, (size_t)n->esz); v.p = f->retbuf; }
-        f->ret = v;
-    }
-    return X_RETURN;
-}
-node_t *st_return(loc_t *l, node_t *e, type_t *rt) {
-    node_t *n = node_new(l);
-    n->a = e;
-    n->esz = e && ty_is_aggr(rt) ? (int64_t)rt->size : 0;
-    n->sfn = sx_return;
-    return n;
 }
 
-/* a top-level declaration runs: the variable joins the session */
-static int sx_gdecl(node_t *n, frame_t *f) {
-    gvar_t *g = n->p;
-    interp_t *in = g_in;
-    memset(g->addr, 0, g->ty->size);
-    sym_t *s = hmap_get(&in->globals, g->name);
-    if (!s || s->kind != S_VAR_GLOBAL || s->gv != g) {
-        s = pool_alloc(&in->pool, sizeof *s);
-        s->name = g->name;
-        s->kind = S_VAR_GLOBAL;
-        s->ty = g->ty;
-        s->gv = g;
-        hmap_put(&in->globals, g->name, s);
-    }
-    g->committed = true;
-    return X_NORMAL;
-}
-node_t *st_gdecl(loc_t *l, gvar_t *g) {
-    node_t *n = node_new(l);
-    n->p = g;
-    n->sfn = sx_gdecl;
-    return n;
-}
-
-static int sx_vla(node_t *n, frame_t *f) {
-    int64_t cnt = EV(n->a, f).i;
-    char b[100];
-    if (cnt <= 0 || cnt > (int64_t)1 << 40)
-        rt_error(n, "variable-length array %s has %s size %" PRId64, n->p ? (char *)n->p : "",
-                 cnt == 0 ? "zero" : "invalid", cnt);
-    (void)b;
-    uint64_t size = (uint64_t)cnt * (uint64_t)n->esz;
-    uint64_t old = f->slots[n->slot].u;
-    if (old && ptr_valid(old)) { /* the declaration runs again (a loop): a new array */
-        uint32_t s = ptr_slot(old);
-        free(g_bufs[s].base);
-        g_bufs[s].base = NULL;
-        buf_kill(s, BUF_DEAD_FRAME);
-    }
-    char *mem = calloc(1, size);
-    if (!mem) rt_error(n, "out of memory for variable-length array %s", (char *)n->p);
-    uint32_t s = buf_new(mem, size, PLACE_STACK, n->p, &n->loc);
-    if (f->nvlas == f->capvlas) {
-        f->capvlas = f->capvlas ? f->capvlas * 2 : 4;
-        f->vlas = realloc(f->vlas, sizeof(uint32_t) * (size_t)f->capvlas);
-    }
-    f->vlas[f->nvlas++] = s;
-    f->slots[n->slot].u = ptr_make(s, 0);
-    if (n->slot2 >= 0) f->slots[n->slot2].i = cnt;
-    return X_NORMAL;
-}
-node_t *st_vla(loc_t *l, int slot, node_t *count, int64_t esz, int countslot, const char *name) {
-    node_t *n = node_new(l);
-    n->a = count;
-    n->slot = slot;
-    n->slot2 = countslot;
-    n->esz = esz;
-    n->p = (void *)name;
-    n->sfn = sx_vla;
-    return n;
-}
-
-static int sx_launch(node_t *n, frame_t *f) {
-    rt_error(n, "kernel launches need the GPU layer, and this interpreter has none attached (launch of %s)", (char *)n->p);
-}
-node_t *st_launch(loc_t *l, const char *kernel) {
-    node_t *n = node_new(l);
-    n->p = (void *)kernel;
-    n->sfn = sx_launch;
-    return n;
-}
-
-static int sx_once(node_t *n, frame_t *f) {
-    if (n->op) return X_NORMAL;
-    n->op = 1;
-    return n->a->sfn(n->a, f);
-}
-node_t *st_once(loc_t *l, node_t *body) {
-    node_t *n = node_new(l);
-    n->a = body;
-    n->sfn = sx_once;
-    return n;
-}
-
-int64_t node_line(node_t *n) { return n->loc.line; }
-
-/* runs the cell's top level as a function with no arguments */
-void run_cell(interp_t *in, cell_code_t *cc) {
-    val_t none[1];
-    call_func(cc->fn, none, NULL, NULL, NULL);
-}
-
-#include "runtime/lang/native/native_classify.inc"
+_Noreturn void eval_index_fail(node_t *n, int64_t i, int wr) { index_fail(n, i, wr); }
+_Noreturn void eval_div0(node_t *n) { div0(n); }
+_Noreturn void eval_divovf(node_t *n) { divovf(n); }

@@ -1,7 +1,8 @@
-/* The evaluator's small inline pieces, shared by exec.c (expressions,
- * places, statements) and calls.c (frames and calls): how a node's value is
- * read in the common cases, and how a value of a type code is loaded and
- * stored. Only runtime/lang includes it. */
+/* The evaluator's small inline pieces, shared by exec.c (expressions and
+ * places), exec_stmt.c (statements) and calls.c (frames and calls), and read
+ * by the stages that evaluate nodes themselves (the native tier, C++
+ * objects): how a node's value is read in the common cases, and how a value
+ * of a type code is loaded and stored. Only runtime/lang includes it. */
 #ifndef ICUDA_EXEC_INLINE_H
 #define ICUDA_EXEC_INLINE_H
 
@@ -17,6 +18,24 @@ static inline val_t EV(node_t *x, frame_t *f) {
     if (x->fn == ev_const) return x->k;
     return x->fn(x, f);
 }
+
+/* an integer result normalised to its operating type, as a val_t holds it */
+#define NI32(x) ((int64_t)(int32_t)(uint32_t)(x))
+#define NU32(x) ((int64_t)(uint32_t)(x))
+#define NI64(x) ((int64_t)(uint64_t)(x))
+#define NU64(x) ((int64_t)(uint64_t)(x))
+
+/* A counted loop's head, for (init; i OP lim; i++ / i--) (exec_stmt.c),
+ * as exec.c's counted_head reads it from the condition's and the step's
+ * evaluators: the counter's slot i and the slot sslot the step writes
+ * (s32: a 32-bit int), the step delta (+1 or -1), and where the limit is
+ * read (lk: a constant k, a slot ls, a session variable's bytes lg of 64
+ * or 32 bits). checked: the counter is signed, and stepping from edge is
+ * an overflow. */
+enum { LK_CONST, LK_SLOT, LK_G64, LK_G32 };
+typedef struct counted { int i, ls, lk, sslot, s32; int64_t k, delta; const char *lg; int64_t edge; int checked; } counted_t;
+enum { CNT_LT_S, CNT_LE_S, CNT_GT_S, CNT_GE_S, CNT_LT_U, CNT_LE_U, CNT_GT_U, CNT_GE_U, CNT_NE };
+bool counted_head(node_t *c, node_t *step, counted_t *h, int *cmp);
 
 /* ---------------- memory access by type ---------------- */
 #define LD(ct, a) ({ ct x_; memcpy(&x_, (a), sizeof x_); x_; })

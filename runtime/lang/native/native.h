@@ -3,8 +3,8 @@
  * in, built with the system's C compiler into a shared object, and entered at
  * a loop head with the interpreter's current variables. Failed checks call
  * the interpreter's own error routines, so errors are the interpreter's.
- * Pieces: native_classify.inc (what each evaluator means; included by
- * exec.c), native_gen.c (nodes -> C), native_cc.c (C -> code, cached by
+ * Pieces: the evaluator's classification of its own evaluators (eval.h
+ * NK_*), native_gen.c (nodes -> C), native_cc.c (C -> code, cached by
  * content), native_tier.c (hotness, entry, the runtime the code calls). */
 #ifndef ICUDA_NATIVE_H
 #define ICUDA_NATIVE_H
@@ -12,28 +12,8 @@
 #include <stdint.h>
 #include "runtime/lang/eval/eval.h"
 
-/* What an evaluator computes, whichever specialised form the builders chose. */
-enum {
-    NK_NONE = 0,   /* anything the native tier does not compile */
-    /* expressions */
-    NK_CONST, NK_SLOT, NK_LOAD, NK_CAST, NK_ARITH, NK_CMP, NK_PTRADD, NK_PTRSUB, NK_PTRADDK,
-    NK_NEG, NK_BNOT, NK_LAND, NK_LOR, NK_NOT, NK_COND, NK_COMMA,
-    NK_ASSIGN, NK_COMPOUND, NK_INCDEC, NK_BUILTIN,
-    /* statements */
-    NK_S_EXPR, NK_S_BLOCK, NK_S_NOP, NK_S_IF, NK_S_WHILE, NK_S_DO, NK_S_FOR, NK_S_JUMP, NK_S_RETURN,
-};
-int native_expr_kind(node_t *n);   /* n->fn */
-int native_stmt_kind(node_t *n);   /* n->sfn (a loop the tier wraps: its original kind) */
-bool native_is_builtin_call(node_t *n); /* calls.c */
-int native_stmt_kind_base(sfn_t s);  /* exec.c's statement evaluators */
-/* Is place pl addressed by exec.c's own pa_* routine? 0 no; PL_INDEX: 1
- * through a pointer, 2 into an array. */
-int native_place_ok(node_t *pl);
-
-/* The interpreter's error routines of exec.c, for compiled code's failed checks. */
-_Noreturn void native_index_fail(node_t *n, int64_t i, int wr);
-_Noreturn void native_div0(node_t *n);
-_Noreturn void native_divovf(node_t *n);
+/* n->sfn's kind (eval.h NK_*); a loop the tier wraps: its original kind */
+int native_stmt_kind(node_t *n);
 
 /* Tier choice: off (never compile), auto (compile what runs long), always
  * (compile every loop the tier can on its first run: the parity tests). */
@@ -66,7 +46,8 @@ void native_stop_jobs(interp_t *in); /* cancels background compiles (teardown, %
 /* cancels those of loops allocated after m (a cell whose pool goes back to m) */
 void native_stop_jobs_since(interp_t *in, pool_mark_t m);
 
-/* exec.c's hook: the loop statement n was just built (for, while, do). */
+/* the loop statement n was just built (for, while, do): the evaluator
+ * calls it through the session's upcalls (core.h lang_upcalls_t) */
 void native_hook_loop(node_t *n, int kind);
 
 /* ---- native_gen.c ---- */
@@ -87,9 +68,6 @@ int native_gen(node_t *loop, const val_t *slots, bool lean, native_src_t *out);
 /* The C source of pure host function fn and those it calls
  * (native_func.inc); -1 when it does not qualify. */
 int native_gen_func(func_t *fn, native_src_t *out);
-/* calls.c: the function direct call n runs now, and its fbox; NULL when n
- * is no direct call or would fail */
-func_t *native_call_target(node_t *n, void **box);
 /* native_tier.c, from call_func once fn is hot: 1 the compiled code ran
  * (*r its value); 2 it gave up (run fn interpreted, with nothing compiled
  * inside: in->native_block); 0 run it interpreted */

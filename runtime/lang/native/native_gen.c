@@ -250,7 +250,7 @@ static void mark_indexed(gen_t *g, node_t *base) {
 static int gvar_ref(gen_t *g, node_t *pl, bool wr) {
     void *r;
     int64_t o;
-    if (pl->place == PL_SLOT || !native_place_ok(pl) || !fixed_place(pl, &r, &o)) return -1;
+    if (pl->place == PL_SLOT || !eval_place_kind(pl) || !fixed_place(pl, &r, &o)) return -1;
     int c = tcode(pl->ty);
     for (int i = 0; i < g->ngv; i++)
         if (g->gv[i].root == r && g->gv[i].off == o && g->gv[i].code == c) {
@@ -517,7 +517,7 @@ static int ic_share(gen_t *g, const char *p, int64_t esz, int wr) {
 
 /* A place's checked host address (a char * expression); wr as the interpreter passes it. */
 static char *addr(gen_t *g, node_t *pl, int wr) {
-    int ok = native_place_ok(pl);
+    int ok = eval_place_kind(pl);
     if (!ok || pl->place == PL_SLOT || g->fnmode) return bad(g); /* a pure function touches no memory */
     bool alias = !g->collect && g->ncached;
     switch (pl->place) {
@@ -793,7 +793,7 @@ static char *incdec(gen_t *g, node_t *n) {
 
 static char *ex(gen_t *g, node_t *n) {
     if (g->fail) return strdup("0");
-    switch (native_expr_kind(n)) {
+    switch (eval_expr_kind(n)) {
     case NK_CONST:
         if (isf(n->ty)) {
             uint64_t bits;
@@ -838,7 +838,7 @@ static char *ex(gen_t *g, node_t *n) {
     case NK_CMP: return cmp(g, n);
     case NK_PTRADD: case NK_PTRSUB: {
         char *a = ex(g, n->a), *b = ex(g, n->b);
-        char *pa = padd_scaled(g, n, "p_", "i_", n->esz, native_expr_kind(n) == NK_PTRSUB);
+        char *pa = padd_scaled(g, n, "p_", "i_", n->esz, eval_expr_kind(n) == NK_PTRSUB);
         char *r = fmt("({ uint64_t p_ = (uint64_t)%s; int64_t i_ = %s; %s; })", a, b, pa);
         frees(3, a, b, pa);
         return r;
@@ -875,7 +875,7 @@ static char *ex(gen_t *g, node_t *n) {
     }
     case NK_LAND: case NK_LOR: {
         char *a = ex(g, n->a), *b = ex(g, n->b);
-        char *r = fmt("((int64_t)((%s) %s (%s)))", a, native_expr_kind(n) == NK_LAND ? "&&" : "||", b);
+        char *r = fmt("((int64_t)((%s) %s (%s)))", a, eval_expr_kind(n) == NK_LAND ? "&&" : "||", b);
         free(a);
         free(b);
         return r;
@@ -905,7 +905,7 @@ static char *ex(gen_t *g, node_t *n) {
     case NK_INCDEC: return incdec(g, n);
     case NK_BUILTIN: return builtin_call(g, n);
     }
-    if (g->unit && native_call_target(n, &(void *){NULL})) return user_call(g, n);
+    if (g->unit && eval_call_target(n, &(void *){NULL})) return user_call(g, n);
     return bad(g);
 }
 

@@ -190,9 +190,9 @@ static char *rt_deref(void *node, uint64_t p, int wr, ndc_t *c) {
     else *c = (ndc_t){~0ULL, NULL, 0};
     return a;
 }
-__attribute__((noreturn)) static void rt_index_fail(void *node, int64_t i, int wr) { native_index_fail(node, i, wr); }
-__attribute__((noreturn)) static void rt_div0(void *node) { native_div0(node); }
-__attribute__((noreturn)) static void rt_divovf(void *node) { native_divovf(node); }
+__attribute__((noreturn)) static void rt_index_fail(void *node, int64_t i, int wr) { eval_index_fail(node, i, wr); }
+__attribute__((noreturn)) static void rt_div0(void *node) { eval_div0(node); }
+__attribute__((noreturn)) static void rt_divovf(void *node) { eval_divovf(node); }
 __attribute__((noreturn)) static void rt_interrupt(void *node) { raise_interrupt(node); }
 static uint64_t rt_ptr_add(uint64_t p, int64_t d) { return ptr_add(p, d); }
 static int32_t rt_rand(void) { return rand_next(g_in); }
@@ -369,7 +369,7 @@ static bool finish_job(nloop_t *L, bool wait);
 
 int native_stmt_kind(node_t *n) {
     if (n->sfn == sx_native) return ((nloop_t *)n->native)->kind;
-    return native_stmt_kind_base(n->sfn);
+    return eval_stmt_kind(n->sfn);
 }
 
 /* the loops directly inside statement n (not inside those) get parent L */
@@ -379,7 +379,7 @@ static void adopt(node_t *n, nloop_t *L) {
         ((nloop_t *)n->native)->parent = L;
         return;
     }
-    switch (native_stmt_kind_base(n->sfn)) {
+    switch (eval_stmt_kind(n->sfn)) {
     case NK_S_BLOCK:
         for (int i = 0; i < n->nlist; i++) adopt(n->list[i], L);
         break;
@@ -541,7 +541,7 @@ static bool check(nloop_t *L, frame_t *f) {
  * its frames; nothing inside it compiled */
 static nval_t rt_call(void *node, nval_t *args) {
     void *box;
-    func_t *fn = native_call_target(node, &box);
+    func_t *fn = eval_call_target(node, &box);
     if (!fn) rt_error(node, "internal error: a compiled loop's call has no function"); /* the entry checks it */
     g_in->native_block++;
     val_t r = call_func(fn, (val_t *)args, node, NULL, NULL);
@@ -663,7 +663,7 @@ static int sx_native(node_t *n, frame_t *f) {
         if (rc != NT_STALE) return rc;
     }
     if (L->state == ST_BAD) return L->orig(n, f);
-    /* interpreted, as exec.c's sx_for / sx_while / sx_do, counting */
+    /* interpreted, as exec_stmt.c's sx_for / sx_while / sx_do, counting */
     int r;
     switch (L->kind) {
     case NK_S_FOR:
