@@ -124,8 +124,6 @@ node_t *cx_this_value(P *p, loc_t *l);                       /* `this` inside a 
 cx_class_t *cx_class_new(interp_t *in, type_t *t, const char *name);
 cx_method_t *cx_method_add(interp_t *in, cx_class_t *c, const char *name, type_t *fty);
 cx_method_t *cx_find_method(cx_class_t *c, const char *name);
-/* a library method implemented by a builtin: fty without `this` */
-cx_method_t *cx_lib_method(interp_t *in, cx_class_t *c, const char *name, type_t *fty, bfn_t fn, void *data);
 /* calls method m (overloads through m->next) on obj (a place; NULL for static) with args parsed */
 node_t *cx_call(P *p, cx_method_t *m, node_t *obj, node_t **args, int n, loc_t *l);
 node_t **cx_args(P *p, int *n, int close);  /* after '(' or '{': the arguments up to close ({..} among them) */
@@ -194,32 +192,8 @@ void cxx_scope_merge(P *p);
 void cxx_full_expr(P *p, ilist_t *o);
 bool cxx_method_def(P *p, type_t *ft, token_t *name);   /* float T::f() {...}: defined here */
 bool cxx_outofclass_def(P *p);                          /* T::T(...) {...}, T::~T() {...} */
-sym_t *lookup_name(P *p, const char *name);
+sym_t *lookup_name(P *p, const char *name);                              /* lookup by a name's text (parse.c) */
 /* (new/delete and range-for call cxx_new_object, cxx_new_array_init, cxx_destroy,
  * cxx_class_range, cxx_range_var, declared in parse_internal.h) */
-
-/* ---- the library ---- */
-void cx_register_template(interp_t *in, const char *name, cx_instantiate_fn fn);
-void cx_register_libfn(interp_t *in, const char *name, cx_libfn fn);
-type_t *cx_lib_class(interp_t *in, const char *name, size_t size, size_t align, int lib, cx_class_t **out);
-gvar_t *cx_lib_global(interp_t *in, const char *name, type_t *t);
-void cxx_library_register(interp_t *in);
-void cxx_vector_register(interp_t *in);
-void cxx_string_register(interp_t *in);
-void cxx_iostream_register(interp_t *in);
-void cxx_chrono_register(interp_t *in);
-void cxx_limits_register(interp_t *in); /* <limits> (cxx_limits.c) */
-void cxx_random_register(interp_t *in);
-type_t *cx_string_type(interp_t *in);
-/* checked bytes of the object `this` points to */
-char *cx_obj(val_t *args, int i, size_t size, node_t *at);
-type_t *cx_fty(type_t *ret, int n, ...);  /* a method type */
-node_t *cx_lib_call_ret(P *p, loc_t *l, bfn_t fn, type_t *rt, node_t **args, int n, int op, const char *name);
-void cx_lib_type_name(interp_t *in, const char *name, type_t *t);
-void cx_nested_type(interp_t *in, cx_class_t *c, const char *name, type_t *t); /* std::vector<T>::iterator */
-uint64_t cx_store_alloc(uint64_t size, const char *what, node_t *at);   /* a library buffer */
-void cx_store_free(uint64_t w, const char *what, node_t *at);
-void cx_string_set(char *obj, const char *b, uint64_t n, node_t *at);  /* a std::string's bytes */
-const char *cx_string_chars(const char *obj, uint64_t *len, node_t *at);
 
 #endif

@@ -64,6 +64,13 @@ static sym_t *lookup_n(P *p, const char *s, int n) {
     return NULL;
 }
 sym_t *lookup(P *p, token_t *t) { return lookup_n(p, t->s, t->n); }
+sym_t *lookup_name(P *p, const char *name) {
+    token_t t = {0};
+    t.kind = TK_IDENT;
+    t.s = name;
+    t.n = (int)strlen(name);
+    return lookup(p, &t);
+}
 
 bool is_typedef_name(P *p, token_t *t) {
     if (t->kind != TK_IDENT) return false;
@@ -287,7 +294,7 @@ static void top_item(P *p) {
                      !(t->kind == TK_IDENT && PEEK(1)->kind == TK_PUNCT && PEEK(1)->id == P_COLON);
     if (exprstart) {
         cxx_scope_open(p); /* C++: the statement's temporaries end with it */
-        node_t *e = expr(p);
+        node_t *e = expression(p);
         if (TOK->kind == TK_EOF) {
             cxx_scope_merge(p); /* the cell's value: its temporaries live until it is shown */
             if (e->ty->kind == T_FUNC && !e->is_place) {

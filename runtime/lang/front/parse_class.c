@@ -14,6 +14,20 @@
 #include <string.h>
 #include "cxx_class.h"
 
+/* the session's C++ state: instances, constructed session objects, library functions */
+cx_state_t *cx_state(interp_t *in) {
+    if (!in->cxx) in->cxx = pool_alloc(&in->pool, sizeof(cx_state_t));
+    return in->cxx;
+}
+
+void cxx_session_free(interp_t *in) {
+    if (!in->cxx) return;
+    hmap_free(&in->cxx->instances);
+    hmap_free(&in->cxx->gconstructed);
+    hmap_free(&in->cxx->libfns);
+    in->cxx = NULL;
+}
+
 cx_parse_t *cx_parse(P *p) {
     if (!p->cx) {
         p->cx = pool_alloc(&p->in->pool, sizeof(cx_parse_t));

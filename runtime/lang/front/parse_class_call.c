@@ -774,7 +774,7 @@ node_t *cxx_binary(P *p, int op, node_t *a, node_t *b, loc_t *l) {
 
 node_t *cxx_index(P *p, node_t *base, loc_t *l0) {
     cx_class_t *c = cx_class_of(base->ty);
-    node_t *i = expr(p);
+    node_t *i = expression(p);
     expect(p, P_RBRACK, "']'");
     loc_t l = from(p, l0);
     cx_method_t *m = cx_find_method(c, "operator[]");

@@ -30,7 +30,7 @@ static node_t *new_expr(P *p, loc_t *l0) {
     if (t->kind == T_VOID || t->kind == T_FUNC) type_error(l0, "new cannot make a %s", tyname(t));
     if (ty_is_aggr(t) && !t->size) type_error(l0, "new of an incomplete type %s", tyname(t));
     if (accept(p, P_LBRACK)) {
-        node_t *count = rvalue(p, expr(p));
+        node_t *count = rvalue(p, expression(p));
         if (!ty_is_int(count->ty)) type_error(&count->loc, "the length in new[] must be an integer, not %s", tyname(count->ty));
         expect(p, P_RBRACK, "']'");
         long dims[8];
@@ -161,7 +161,7 @@ node_t *cxx_primary_kw(P *p) {
         type_t *ty = abstract_type(p);
         expect(p, P_GT, "'>'");
         expect(p, P_LPAREN, "'('");
-        node_t *e = rvalue(p, expr(p));
+        node_t *e = rvalue(p, expression(p));
         expect(p, P_RPAREN, "')'");
         loc_t l = from(p, &l0);
         bool null = e->is_const && ty_is_int(e->ty) && e->k.i == 0;
@@ -402,7 +402,7 @@ node_t *cxx_range_for(P *p, loc_t *l0) {
     if (!nm) expected(p, "the loop variable's name");
     expect(p, P_COLON, "':'");
     node_t *stores = NULL;
-    node_t *range = is_p(p, P_LBRACE) ? braced_range(p, vt, &stores) : expr(p);
+    node_t *range = is_p(p, P_LBRACE) ? braced_range(p, vt, &stores) : expression(p);
     expect(p, P_RPAREN, "')'");
     loc_t rl = range->loc;
     node_t *first, *last;

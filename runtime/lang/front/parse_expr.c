@@ -385,7 +385,7 @@ static node_t *device_name_word(P *p, int close) {
     return n;
 }
 
-node_t *call(P *p, node_t *fn, loc_t *l0) {
+static node_t *call_expr(P *p, node_t *fn, loc_t *l0) {
     node_t **args = NULL;
     int n = 0, cap = 0;
     while (!accept(p, P_RPAREN)) {
@@ -470,7 +470,7 @@ node_t *call(P *p, node_t *fn, loc_t *l0) {
 }
 
 
-static node_t *launch(P *p, node_t *k, loc_t *l0) {
+static node_t *launch_expr(P *p, node_t *k, loc_t *l0) {
     /* k<<<grid, block[, shmem[, stream]]>>>(args) */
     node_t **cfg = NULL;
     int nc = 0, cc = 0;
@@ -515,7 +515,7 @@ static node_t *primary(P *p) {
         if (t->id == P_LBRACK) cxx_not_interpreted(&l, "a lambda expression");
         if (t->id == P_LPAREN) {
             p->i++;
-            node_t *e = expr(p);
+            node_t *e = expression(p);
             expect(p, P_RPAREN, "')'");
             loc_t l2 = from(p, &l);
             if (e->is_place || e->is_const || e->ty->kind == T_FUNC) {
@@ -660,12 +660,12 @@ static node_t *postfix(P *p) {
     for (;; nest_enter(p)) { /* x.a.b, f()(), p[0][0]: one deeper each */
         if (e->op == FD_KERNEL && e->ty->kind == T_VOID && !e->is_place && is_p(p, P_LAUNCH_OPEN)) {
             p->i++;
-            e = launch(p, e, &l0);
+            e = launch_expr(p, e, &l0);
             continue;
         }
         if (accept(p, P_LBRACK)) {
             if (cx_class_of(e->ty)) { e = cxx_index(p, e, &l0); continue; } /* v[i] */
-            node_t *idx = rvalue(p, expr(p));
+            node_t *idx = rvalue(p, expression(p));
             expect(p, P_RBRACK, "']'");
             loc_t l = from(p, &l0);
             node_t *base = e;
@@ -700,7 +700,7 @@ static node_t *postfix(P *p) {
         }
         if (accept(p, P_LPAREN)) {
             if (cx_class_of(e->ty)) { e = cxx_call_object(p, e, &l0); continue; } /* gen(), dist(gen) */
-            e = call(p, e, &l0);
+            e = call_expr(p, e, &l0);
             continue;
         }
         if (accept(p, P_DOT)) { e = member(p, e, false, &l0); continue; }
@@ -878,7 +878,7 @@ static node_t *cast_expr_inner(P *p) {
             for (;;) {
                 if (accept(p, P_DOT)) { c = member(p, c, false, &l0); continue; }
                 if (accept(p, P_LBRACK)) {
-                    node_t *idx = mk_cast(rvalue(p, expr(p)), &ty_long);
+                    node_t *idx = mk_cast(rvalue(p, expression(p)), &ty_long);
                     expect(p, P_RBRACK, "']'");
                     loc_t l = from(p, &l0);
                     if (c->ty->kind == T_ARRAY) c = pl_index(&l, c->ty->base, c, idx);
@@ -942,7 +942,7 @@ static node_t *cond_expr(P *p) {
     if (!accept(p, P_QUEST)) return c;
     c = rvalue(p, c);
     need_scalar(c, "the condition of '?:'");
-    node_t *a = rvalue(p, expr(p));
+    node_t *a = rvalue(p, expression(p));
     expect(p, P_COLON, "':'");
     nest_enter(p);
     node_t *b = rvalue(p, cond_expr(p));
@@ -1035,7 +1035,7 @@ node_t *assign_expr(P *p) {
     return mk_compound(&l, op, lhs, mk_cast(rhs, ct), ct);
 }
 
-node_t *expr(P *p) {
+node_t *expression(P *p) {
     loc_t l0 = TOK->loc;
     node_t *e = assign_expr(p);
     int nest0 = p->nest;

@@ -136,11 +136,10 @@ void need_scalar(node_t *e, const char *what);
 node_t *binary(P *p, int op, node_t *a, node_t *b, loc_t *l, const char *opname);
 node_t *str_literal(P *p);
 node_t *member(P *p, node_t *e, bool arrow, loc_t *l0);
-node_t *call(P *p, node_t *fn, loc_t *l0);
 bool has_vla(type_t *t);
 node_t *assign_to(P *p, node_t *lhs, node_t *rhs, loc_t *l, const char *what);
 node_t *assign_expr(P *p);
-node_t *expr(P *p);
+node_t *expression(P *p);            /* the comma expression */
 node_t *cast_expr(P *p);
 node_t *explicit_cast(P *p, node_t *e, type_t *t, loc_t *at);
 

@@ -34,7 +34,7 @@ node_t *block(P *p, loc_t *l0) {
 
 static node_t *cond_of(P *p) {
     expect(p, P_LPAREN, "'('");
-    node_t *c = rvalue(p, expr(p));
+    node_t *c = rvalue(p, expression(p));
     expect(p, P_RPAREN, "')'");
     need_scalar(c, "a condition");
     return c;
@@ -168,13 +168,13 @@ static node_t *stmt_inner(P *p) {
                 declaration(p, b, st, false, &o);
                 init = st_block(&l0, o.v, o.n);
             } else if (!accept(p, P_SEMI)) {
-                init = st_expr(rvalue(p, expr(p)));
+                init = st_expr(rvalue(p, expression(p)));
                 expect(p, P_SEMI, "';'");
             }
             node_t *c = NULL, *step = NULL;
-            if (!is_p(p, P_SEMI)) { c = rvalue(p, expr(p)); need_scalar(c, "a loop condition"); }
+            if (!is_p(p, P_SEMI)) { c = rvalue(p, expression(p)); need_scalar(c, "a loop condition"); }
             expect(p, P_SEMI, "';'");
-            if (!is_p(p, P_RPAREN)) step = rvalue(p, expr(p)); /* a bare name too: `for (i = 0; i < n; i)` */
+            if (!is_p(p, P_RPAREN)) step = rvalue(p, expression(p)); /* a bare name too: `for (i = 0; i < n; i)` */
             expect(p, P_RPAREN, "')'");
             node_t *body = loop_body(p);
             scope_pop(p);
@@ -196,12 +196,12 @@ static node_t *stmt_inner(P *p) {
             node_t *e = NULL;
             type_t *rt = p->f->ret;
             if (p->f->is_cell) { /* main's body as a cell: return N ends it as main's end would */
-                node_t *v = is_p(p, P_SEMI) ? mk_int(&l0, &ty_int, 0) : rvalue(p, expr(p));
+                node_t *v = is_p(p, P_SEMI) ? mk_int(&l0, &ty_int, 0) : rvalue(p, expression(p));
                 expect(p, P_SEMI, "';'");
                 return st_expr(cxx_cell_return(p, v, &l0));
             }
             if (!is_p(p, P_SEMI)) {
-                e = cxx_return_value(p, expr(p), rt); /* C++: moved or copied out */
+                e = cxx_return_value(p, expression(p), rt); /* C++: moved or copied out */
                 loc_t el = e->loc;
                 if (rt->kind == T_VOID) {
                     if (e->ty->kind != T_VOID) type_error(&el, "a void function cannot return a value");
@@ -254,7 +254,7 @@ static node_t *stmt_inner(P *p) {
         return st_label(&l0, nm, is_p(p, P_RBRACE) ? st_nop(&l0) : stmt(p));
     }
     cxx_scope_open(p); /* C++: the statement's temporaries end with it */
-    node_t *e = expr(p);
+    node_t *e = expression(p);
     if (!is_p(p, P_SEMI)) expected(p, "';'");
     p->i++;
     if (e->ty->kind == T_FUNC && !e->is_place) {

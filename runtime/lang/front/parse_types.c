@@ -297,7 +297,7 @@ type_t *decl_specs(P *p, int *storage, bool *skip_item) {
             expect(p, P_LPAREN, "'('");
             if (is_type_start(p, TOK)) base = abstract_type(p);
             else {
-                node_t *e = expr(p);
+                node_t *e = expression(p);
                 base = e->ty;
             }
             expect(p, P_RPAREN, "')'");

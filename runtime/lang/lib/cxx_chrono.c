@@ -11,11 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "runtime/lang/front/cxx_class.h"
+#include "cxx_lib.h"
 #include "runtime/base/interrupt.h"
 
-extern type_t *cx_instance_get(interp_t *, const char *);
-extern void cx_instance_put(interp_t *, const char *, type_t *);
 
 static int64_t gcd64(int64_t a, int64_t b) {
     if (a < 0) a = -a;
@@ -216,7 +214,6 @@ static type_t *duration_type(interp_t *in, type_t *rep, int64_t num, int64_t den
         {"operator<", P_LT}, {"operator>", P_GT}, {"operator<=", P_LE}, {"operator>=", P_GE}, {"operator==", P_EQ},
         {"operator!=", P_NE}, {"roperator*", P_STAR},
     };
-    extern val_t cx_nop_builtin(node_t *, val_t *, int, frame_t *);
     cx_method_t *m = cx_lib_method(in, c, "#ctor", cx_fty(&ty_void, 1, r), cx_nop_builtin, c);
     m->special = dur_ctor;
     m = cx_lib_method(in, c, "count", cx_fty(r, 0), cx_nop_builtin, c);

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "runtime/lang/front/cxx_class.h"
+#include "cxx_lib.h"
 
 typedef struct { int32_t fd; uint32_t flags; int32_t prec, width, fill, pad; } xos_t;
 typedef struct { int32_t code, value; } xmanip_t;

@@ -9,28 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "runtime/lang/front/cxx_class.h"
-
-cx_state_t *cx_state(interp_t *in) {
-    if (!in->cxx) in->cxx = pool_alloc(&in->pool, sizeof(cx_state_t));
-    return in->cxx;
-}
-
-void cxx_session_free(interp_t *in) {
-    if (!in->cxx) return;
-    hmap_free(&in->cxx->instances);
-    hmap_free(&in->cxx->gconstructed);
-    hmap_free(&in->cxx->libfns);
-    in->cxx = NULL;
-}
-
-sym_t *lookup_name(P *p, const char *name) {
-    token_t t = {0};
-    t.kind = TK_IDENT;
-    t.s = name;
-    t.n = (int)strlen(name);
-    return lookup(p, &t);
-}
+#include "cxx_lib.h"
 
 static void global_type(interp_t *in, const char *name, type_t *t) {
     sym_t *s = pool_alloc(&in->pool, sizeof *s);

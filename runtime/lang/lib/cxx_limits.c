@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "runtime/lang/front/cxx_class.h"
+#include "cxx_lib.h"
 
 static node_t *int_limit(loc_t *l, type_t *t, const char *m, bool *found) {
     int bits = (int)t->size * 8 - (t->is_unsigned ? 0 : 1);

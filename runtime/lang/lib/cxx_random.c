@@ -13,11 +13,8 @@
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
-#include "runtime/lang/front/cxx_class.h"
+#include "cxx_lib.h"
 
-extern type_t *cx_instance_get(interp_t *, const char *);
-extern void cx_instance_put(interp_t *, const char *, type_t *);
-extern val_t cx_nop_builtin(node_t *, val_t *, int, frame_t *);
 
 enum { G_MT, G_MT64, G_MINSTD0, G_MINSTD, G_RDEV };
 

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "runtime/lang/front/cxx_class.h"
+#include "cxx_lib.h"
 #include "runtime/hostmem/arena.h"
 
 typedef struct { uint64_t data, len, cap, pad; } xstr_t;
@@ -452,7 +452,6 @@ void cxx_string_register(interp_t *in) {
     c->has_dtor = true;
     cx_state_t *cs = cx_state(in);
     cs->string_type = t;
-    extern void cx_lib_type_name(interp_t *, const char *, type_t *);
     cx_lib_type_name(in, "std::string", t);
     uint32_t es = buf_new((char *)"", 1, PLACE_STRLIT, "an empty std::string", NULL);
     g_bufs[es].owner = in->id;

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "runtime/lang/front/cxx_class.h"
+#include "cxx_lib.h"
 #include "runtime/lang/eval/exec_inline.h"
 
 typedef struct { uint64_t data, size, cap; } xvec_t;
@@ -407,8 +407,6 @@ static type_t *vec_instantiate(P *p, type_t **targs, int nt, int64_t *iargs, int
     ty_name(t, tb, sizeof tb);
     snprintf(nm, sizeof nm, "std::vector<%s>", tb);
     snprintf(key, sizeof key, "%s@%p", nm, (void *)(t->sd ? (void *)t->sd : (void *)(uintptr_t)t->kind));
-    extern type_t *cx_instance_get(interp_t *, const char *);
-    extern void cx_instance_put(interp_t *, const char *, type_t *);
     type_t *have = cx_instance_get(in, key);
     if (have) return have;
     cx_class_t *k;

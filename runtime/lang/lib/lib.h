@@ -21,6 +21,8 @@ const char *builtin_cuda_prototypes(void);
 const char *builtin_cxx_prototypes(void);
 void printf_check(node_t *call, int fmt_index, const char *fname);
 int format_printf(node_t *call, val_t *args, int nargs, int fmt_i, char **out, size_t *outlen);
+/* std::vector, std::string, std::cout, ... (after the prelude) */
+void cxx_library_register(interp_t *in);
 /* a C++ library object's text for value display (malloc'd), or NULL:
  * show its fields (cxx_lib.c) */
 char *cxx_show(type_t *t, const void *obj);
