@@ -27,7 +27,7 @@ int interp_run(interp_t *in, const char *host_src, const char *cell_name,
 
 /* A cell's conditionals that begin between its items (#if ... #endif around
  * declarations, functions, statements), decided as one side's preprocessor
- * would before the cell is split (pp_cell.c): the host side when cuda_arch
+ * would before the cell is split (front/pp_cell.c): the host side when cuda_arch
  * is 0, the device side (__CUDA_ARCH__ cuda_arch, e.g. 900) otherwise. The
  * result is the cell with the directive lines and the groups not taken
  * blanked, newlines kept (malloc'd); *decided says whether there was such a

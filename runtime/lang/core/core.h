@@ -234,6 +234,9 @@ typedef struct builtin {
     const char *name; bfn_t fn; int flags;
     type_t *ty;          /* from its prototype (builtin_prototypes) */
     void *data;          /* e.g. the libm function */
+    /* checks a call when the cell compiles (printf's format against its
+     * arguments: a TypeError before anything runs), or NULL */
+    void (*check)(node_t *call, const struct builtin *b);
 } builtin_t;
 enum { BF_PRINTF = 1, BF_FPRINTF = 2, BF_SPRINTF = 4, BF_SNPRINTF = 8, BF_NORETURN = 16 };
 

@@ -20,6 +20,18 @@ bool lex_pp_defined(interp_t *in, token_t *name);
 void lex_pp_define(interp_t *in, token_t *v, int n);
 int binary_precedence(const token_t *t);                  /* 10 = * / %, 1 = ||; -1 otherwise */
 const char *tok_str(token_t *t, char *buf, size_t n);
+/* ---------- a cell's conditionals between items (pp_cell.c) ----------
+ * interp_cell_conditionals (interp.h) in parts, which the session runs as
+ * it runs a cell (an error jumps to its setjmp): begin puts the session's
+ * macros aside (the cell's #defines go to a copy); run decides the cell's
+ * conditionals, as the device side (__CUDA_ARCH__ cuda_arch) or, when 0,
+ * the host; end puts the macros back and returns the text (malloc'd) when
+ * ok, or NULL. */
+typedef struct pp_cell pp_cell_t;
+bool pp_cell_has_directive(const char *code);
+pp_cell_t *pp_cell_begin(interp_t *in, const char *code, const char *cell, const cell_io_t *io);
+void pp_cell_run(pp_cell_t *p, int cuda_arch);
+char *pp_cell_end(pp_cell_t *p, bool ok, bool *decided);
 /* What nvcc defines for host code (pp_cell.c). */
 void pp_predefine(interp_t *in);
 

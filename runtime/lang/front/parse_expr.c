@@ -7,7 +7,6 @@
 #include <string.h>
 #include "parse_internal.h"
 #include "cxx_class.h"
-#include "runtime/lang/lib/lib.h"
 
 
 /* ---------------- expressions ---------------- */
@@ -339,8 +338,6 @@ static node_t *funcdesig(loc_t *l, type_t *t, int op, void *what) {
     return n;
 }
 
-static bool printf_like(builtin_t *b) { return b && (b->flags & (BF_PRINTF | BF_FPRINTF | BF_SPRINTF | BF_SNPRINTF)); }
-
 /* A device-side name (a __constant__/__device__ variable, a kernel) given
  * to a CUDA API call, e.g. cudaMemcpyToSymbol(coef, ...): the host does not
  * know it, so it travels as its name, a string. */
@@ -458,10 +455,7 @@ static node_t *call_expr(P *p, node_t *fn, loc_t *l0) {
     node_t *c;
     if (bi) {
         c = mk_builtin(&l, bi, fty->base, args, n);
-        if (printf_like(bi)) {
-            int fi = bi->flags & BF_FPRINTF ? 1 : bi->flags & BF_SPRINTF ? 1 : bi->flags & BF_SNPRINTF ? 2 : 0;
-            printf_check(c, fi, bi->name);
-        }
+        if (bi->check) bi->check(c, bi);
     } else if (fptr) c = mk_callptr(&l, fptr, fty, args, n, tempoff);
     else c = mk_call(&l, fn->p, fty, args, n, tempoff);
     if (fty->base->is_ref) return cxx_deref_value(c, &l);

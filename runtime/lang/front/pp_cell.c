@@ -20,7 +20,7 @@
 #include <string.h>
 #include <cuda_runtime_api.h>
 #include "front.h"
-#include "runtime/lang/session/session.h"
+#include "runtime/base/xalloc.h"
 
 #define CUDA_VERSION_NUMBER CUDART_VERSION
 
@@ -34,8 +34,9 @@ typedef struct {
     char name[8];
 } cond_t;
 
-typedef struct {
+struct pp_cell {
     interp_t *in;
+    hmap_t session;      /* the session's macros, put aside while the cell's copy is used */
     src_t *src;          /* made when a directive is lexed */
     const char *code, *cell;
     char *out;
@@ -44,7 +45,8 @@ typedef struct {
     int n;
     int depth;           /* braces of the text kept */
     bool any_resolved;
-} pp_t;
+};
+typedef struct pp_cell pp_t;
 
 static loc_t at_line(pp_t *p, int line) {
     if (!p->src) p->src = src_new(p->in, p->cell, p->code);
@@ -285,7 +287,7 @@ static void scan(pp_t *p) {
     }
 }
 
-static bool has_directive(const char *code) {
+bool pp_cell_has_directive(const char *code) {
     for (const char *l = code; l; l = strchr(l, '\n')) {
         if (*l == '\n') l++;
         while (*l == ' ' || *l == '\t') l++;
@@ -294,46 +296,38 @@ static bool has_directive(const char *code) {
     return false;
 }
 
-char *interp_cell_conditionals(interp_t *in_arg, const char *code, const char *cell, int cuda_arch,
-                               const cell_io_t *io, bool *decided, cell_error_t *err) {
-    *decided = false;
-    if (!has_directive(code)) return strdup(code);
-    interp_t *volatile in = in_arg;
-    interp_t *volatile saved = g_in;
-    hmap_t session = in->macros; /* the cell's #defines are tried on a copy */
-    in->macros.keys = malloc(sizeof *session.keys * (size_t)(session.cap ? session.cap : 1));
-    in->macros.vals = malloc(sizeof *session.vals * (size_t)(session.cap ? session.cap : 1));
-    if (!in->macros.keys || !in->macros.vals) abort();
-    if (session.cap) {
-        memcpy(in->macros.keys, session.keys, sizeof *session.keys * (size_t)session.cap);
-        memcpy(in->macros.vals, session.vals, sizeof *session.vals * (size_t)session.cap);
-    }
-    pp_t *volatile p = calloc(1, sizeof *p);
-    if (!p) abort();
+pp_cell_t *pp_cell_begin(interp_t *in, const char *code, const char *cell, const cell_io_t *io) {
+    pp_cell_t *p = xcalloc(1, sizeof *p);
     p->in = in;
     p->code = code;
     p->cell = cell;
     p->io = io;
     p->out = strdup(code);
-    jmp_buf jb;
-    lang_enter(in, NULL, err, &jb, STACK_HERE());
-    bool ok = setjmp(jb) == 0;
-    if (ok) {
-        if (cuda_arch) {
-            char defs[96];
-            snprintf(defs, sizeof defs, "#define __CUDA_ARCH__ %d\n#define __CUDACC_RTC__ 1\n", cuda_arch);
-            lex_define_text(in, defs);
-        }
-        scan(p);
-    } else {
-        lang_recover(in);
+    p->session = in->macros; /* the cell's #defines are tried on a copy */
+    size_t cap = (size_t)(p->session.cap ? p->session.cap : 1);
+    in->macros.keys = xmalloc(sizeof *p->session.keys * cap);
+    in->macros.vals = xmalloc(sizeof *p->session.vals * cap);
+    if (p->session.cap) {
+        memcpy(in->macros.keys, p->session.keys, sizeof *p->session.keys * (size_t)p->session.cap);
+        memcpy(in->macros.vals, p->session.vals, sizeof *p->session.vals * (size_t)p->session.cap);
     }
+    return p;
+}
+
+void pp_cell_run(pp_cell_t *p, int cuda_arch) {
+    if (cuda_arch) {
+        char defs[96];
+        snprintf(defs, sizeof defs, "#define __CUDA_ARCH__ %d\n#define __CUDACC_RTC__ 1\n", cuda_arch);
+        lex_define_text(p->in, defs);
+    }
+    scan(p);
+}
+
+char *pp_cell_end(pp_cell_t *p, bool ok, bool *decided) {
+    interp_t *in = p->in;
     hmap_free(&in->macros);
-    in->macros = session;
+    in->macros = p->session;
     pool_free(&in->scratch);
-    in->jb = NULL;
-    in->err = NULL;
-    lang_use(saved ? saved : in);
     char *out = p->out;
     *decided = p->any_resolved;
     free(p);

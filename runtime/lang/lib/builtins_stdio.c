@@ -102,10 +102,12 @@ static void check_fmt(node_t *call, const char *fmt, int fi, const char *fname, 
     }
 }
 
-void printf_check(node_t *call, int fi, const char *fname) {
+/* a printf-like call as it compiles: a literal format against the arguments */
+static void printf_check(node_t *call, const builtin_t *b) {
+    int fi = b->flags & (BF_FPRINTF | BF_SPRINTF) ? 1 : b->flags & BF_SNPRINTF ? 2 : 0;
     if (fi >= call->nlist) return;
     node_t *f = call->list[fi];
-    if (f->str) check_fmt(call, f->str, fi, fname, false);
+    if (f->str) check_fmt(call, f->str, fi, b->name, false);
 }
 
 /* A field width or precision, literal ("%2147483647d") or from '*', past
@@ -131,7 +133,7 @@ static void literal_fields(const char *sb, int64_t *w, int64_t *pr) {
 }
 
 /* formats into a malloc'd string */
-int format_printf(node_t *call, val_t *args, int nargs, int fi, char **out, size_t *outlen) {
+static int format_printf(node_t *call, val_t *args, int nargs, int fi, char **out, size_t *outlen) {
     builtin_t *bi = call->p;
     const char *fmt = str_at(args[fi].u, call->list[fi], NULL);
     if (!call->list[fi]->str) check_fmt(call, fmt, fi, bi->name, true);
@@ -338,10 +340,10 @@ static val_t bi_stdout(node_t *c, val_t *a, int n, frame_t *f) { return (val_t){
 static val_t bi_stderr(node_t *c, val_t *a, int n, frame_t *f) { return (val_t){.u = (uint64_t)SLOT_FILE << PTR_SLOT_SHIFT | 2}; }
 
 void builtins_stdio_register(interp_t *in) {
-    builtin_add(in, "printf", bi_printf, BF_PRINTF);
-    builtin_add(in, "fprintf", bi_fprintf, BF_FPRINTF);
-    builtin_add(in, "sprintf", bi_sprintf, BF_SPRINTF);
-    builtin_add(in, "snprintf", bi_snprintf, BF_SNPRINTF);
+    builtin_add(in, "printf", bi_printf, BF_PRINTF)->check = printf_check;
+    builtin_add(in, "fprintf", bi_fprintf, BF_FPRINTF)->check = printf_check;
+    builtin_add(in, "sprintf", bi_sprintf, BF_SPRINTF)->check = printf_check;
+    builtin_add(in, "snprintf", bi_snprintf, BF_SNPRINTF)->check = printf_check;
     builtin_add(in, "puts", bi_puts, 0);
     builtin_add(in, "fputs", bi_fputs, 0);
     builtin_add(in, "putchar", bi_putchar, 0);

@@ -19,8 +19,6 @@ void builtins_cuda_register(interp_t *in);
 const char *builtin_prototypes(void);
 const char *builtin_cuda_prototypes(void);
 const char *builtin_cxx_prototypes(void);
-void printf_check(node_t *call, int fmt_index, const char *fname);
-int format_printf(node_t *call, val_t *args, int nargs, int fmt_i, char **out, size_t *outlen);
 /* std::vector, std::string, std::cout, ... (after the prelude) */
 void cxx_library_register(interp_t *in);
 /* a C++ library object's text for value display (malloc'd), or NULL:

@@ -290,6 +290,25 @@ int interp_run(interp_t *in, const char *host_src, const char *cell_name, const 
     return run(in, host_src, cell_name ? cell_name : "In [?]", io, value, err, false);
 }
 
+char *interp_cell_conditionals(interp_t *in_arg, const char *code, const char *cell, int cuda_arch,
+                               const cell_io_t *io, bool *decided, cell_error_t *err) {
+    *decided = false;
+    if (!pp_cell_has_directive(code)) return strdup(code);
+    interp_t *volatile in = in_arg;
+    interp_t *volatile saved = g_in;
+    pp_cell_t *volatile p = pp_cell_begin(in, code, cell, io);
+    jmp_buf jb;
+    lang_enter(in, NULL, err, &jb, STACK_HERE());
+    bool ok = setjmp(jb) == 0;
+    if (ok) pp_cell_run(p, cuda_arch);
+    else lang_recover(in);
+    char *out = pp_cell_end(p, ok, decided);
+    in->jb = NULL;
+    in->err = NULL;
+    lang_use(saved ? saved : in);
+    return out;
+}
+
 int interp_eval(interp_t *in, const char *expr, json_t **value, cell_error_t *err) {
     return run(in, expr, "<expression>", NULL, value, err, true);
 }
