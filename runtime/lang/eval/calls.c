@@ -17,16 +17,6 @@ void frame_enter_check(node_t *at) {
     poll_interrupt(at);
 }
 
-_Noreturn void raise_interrupt(node_t *at) {
-    interrupt_clear();
-    lang_raise("KeyboardInterrupt", at ? &at->loc : NULL, "interrupted by the user");
-}
-
-void interrupt_at(node_t *at) {
-    if (g_in->setting_up) return; /* left pending: the next cell starts by clearing it */
-    raise_interrupt(at);
-}
-
 static void frame_release(frame_t *fr) {
     func_t *fn = fr->fn;
     for (int i = 0; i < fn->nmem; i++) {
@@ -257,5 +247,6 @@ node_t *mk_memcpy_init(loc_t *l, node_t *pl, const char *bytes, int64_t cnt) {
     return n;
 }
 
-/* For the native tier (eval.h): is n a call of a library function? */
-bool eval_is_builtin_call(node_t *n) { return n->fn == ev_builtin; }
+/* For the native tier (eval.h): what n's evaluator computes. A call of a
+ * library function is the only call it compiles; the rest are exec.c's. */
+int eval_expr_kind(node_t *n) { return n->fn && n->fn == ev_builtin ? NK_BUILTIN : exec_expr_kind(n); }

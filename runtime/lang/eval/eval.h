@@ -8,15 +8,17 @@
 #include "runtime/lang/core/core.h"
 #include "mem.h"
 
-/* ---------- running (exec.c, calls.c) ---------- */
+/* ---------- running (exec_stmt.c, calls.c) ---------- */
 val_t call_func(func_t *fn, val_t *args, node_t *site, frame_t *caller, char *retbuf);
 void run_cell(interp_t *in, cell_code_t *cc);
 void exec_unwind(interp_t *in, frame_t *to);
 void frame_enter_check(node_t *at);
+
+/* ---------- interrupts (interrupt.c) ---------- */
 extern int g_tick;
 _Noreturn void raise_interrupt(node_t *at);
 /* raise_interrupt, but not while a session is being set up: there is no
- * cell to stop, and its prelude must be whole (calls.c) */
+ * cell to stop, and its prelude must be whole */
 void interrupt_at(node_t *at);
 static inline void poll_interrupt(node_t *at);
 #include "runtime/base/interrupt.h"
@@ -139,7 +141,6 @@ enum {
 };
 int eval_expr_kind(node_t *n);   /* of n->fn */
 int eval_stmt_kind(sfn_t s);     /* of a statement evaluator */
-bool eval_is_builtin_call(node_t *n);
 /* Is place pl addressed by exec.c's own pa_* routine? 0 no; PL_INDEX: 1
  * through a pointer, 2 into an array. */
 int eval_place_kind(node_t *pl);

@@ -11,9 +11,6 @@
 #include "eval.h"
 #include "exec_inline.h"
 
-int g_tick = 1024;
-fbox_t **g_fboxes;
-int g_nfboxes;
 
 node_t *node_new(loc_t *loc) {
     node_t *n = pool_alloc(&g_in->pool, sizeof *n);
@@ -1078,7 +1075,8 @@ bool counted_head(node_t *c, node_t *step, counted_t *hp, int *cmp) {
 /* ---------------- what each evaluator computes (eval.h, for the native tier) ----------------
  * An evaluator that is not listed here (a new specialised one, printf, a
  * call, a launch) simply keeps its loop interpreted. */
-int eval_expr_kind(node_t *n) {
+/* exec.c's own evaluators (calls.c's eval_expr_kind asks here after its own) */
+int exec_expr_kind(node_t *n) {
     efn_t f = n->fn;
     if (!f) return NK_NONE;
     if (f == ev_const) return NK_CONST;
@@ -1124,7 +1122,6 @@ int eval_expr_kind(node_t *n) {
     if (f == ev_incdec || f == ev_inc_i64_s || f == ev_inc_i32_s || f == ev_dec_i64_s || f == ev_dec_i32_s ||
         f == ev_inc_s64_s || f == ev_dec_s64_s)
         return NK_INCDEC;
-    if (eval_is_builtin_call(n)) return NK_BUILTIN;
     return NK_NONE;
 }
 

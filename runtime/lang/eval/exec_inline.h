@@ -37,6 +37,9 @@ typedef struct counted { int i, ls, lk, sslot, s32; int64_t k, delta; const char
 enum { CNT_LT_S, CNT_LE_S, CNT_GT_S, CNT_GE_S, CNT_LT_U, CNT_LE_U, CNT_GT_U, CNT_GE_U, CNT_NE };
 bool counted_head(node_t *c, node_t *step, counted_t *h, int *cmp);
 
+/* what exec.c's own evaluators compute (eval.h NK_*), NK_NONE for others */
+int exec_expr_kind(node_t *n);
+
 /* ---------------- memory access by type ---------------- */
 #define LD(ct, a) ({ ct x_; memcpy(&x_, (a), sizeof x_); x_; })
 #define ST(ct, a, v) do { ct x_ = (ct)(v); memcpy((a), &x_, sizeof x_); } while (0)

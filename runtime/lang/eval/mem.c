@@ -15,6 +15,8 @@
 buf_t *g_bufs;
 uint32_t g_nbufs, g_owner;
 uint64_t g_buf_epoch = 1;
+fbox_t **g_fboxes; /* the function boxes: swapped with the tables (lang_use) */
+int g_nfboxes;
 static uint32_t g_capbufs;
 /* freed slots wait in a FIFO so that a freed buffer's record (and so the
  * "use after free" diagnosis) survives a while before the slot is reused */
