@@ -1,10 +1,11 @@
-/* The built-in library: implementations register by name, their C types come
- * from the prototypes below (parsed by the interpreter's own parser), and the
- * standard headers' macros and types are predefined, so #include of a
- * standard header needs to do nothing. */
+/* The built-in library assembled: implementations register by name, their C
+ * types come from the prototypes below (parsed by the interpreter's own
+ * parser), and the standard headers' macros and types are predefined, so
+ * #include of a standard header needs to do nothing; then the C++ library's
+ * classes (cxx_*.c). */
 #include <stdlib.h>
 #include <string.h>
-#include "lib.h"
+#include "cxx_lib.h"
 #include "runtime/base/xalloc.h"
 
 static const char protos[] =
@@ -124,4 +125,14 @@ void builtins_register(interp_t *in) {
      * make #ifdef __host__ true */
     hmap_del(&in->macros, "__host__");
     hmap_del(&in->macros, "__device__");
+}
+
+/* the C++ library's classes, templates and objects (cxx_*.c) */
+void cxx_library_register(interp_t *in) {
+    cxx_string_register(in);
+    cxx_vector_register(in);
+    cxx_iostream_register(in);
+    cxx_chrono_register(in);
+    cxx_random_register(in);
+    cxx_limits_register(in);
 }

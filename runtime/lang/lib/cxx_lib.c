@@ -153,12 +153,3 @@ char *cxx_show(type_t *t, const void *obj) {
     }
     return strdup("{…}");
 }
-
-void cxx_library_register(interp_t *in) {
-    cxx_string_register(in);
-    cxx_vector_register(in);
-    cxx_iostream_register(in);
-    cxx_chrono_register(in);
-    cxx_random_register(in);
-    cxx_limits_register(in);
-}
