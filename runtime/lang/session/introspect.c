@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "session.h"
+#include "runtime/lang/eval/eval.h"
 
 static const char *sym_kind(const sym_t *s) {
     switch (s->kind) {

@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "session.h"
+#include "prepared.h"
 #include "runtime/lang/native/native.h"
 #include "runtime/base/interrupt.h"
 
@@ -68,7 +68,6 @@ static val_t b_value(node_t *c, val_t *a, int n, frame_t *f) {
 void builtins_prepared_register(interp_t *in) {
     builtin_add(in, "__icuda_batch", b_batch, 0);
     builtin_add(in, "__icuda_value", b_value, 0);
-    builtins_session_data_register(in);
 }
 
 /* Appends the tokens of v (without its EOF) to out. */

@@ -1,14 +1,17 @@
-/* The interpreter's public face (interp.h): a session's state, and running a
+/* The interpreter's public face (interp.h): a session set up from the
+ * stages (the library's builtins, the prelude, the upcalls the evaluator
+ * makes to the native tier and the C++ library) and torn down; running a
  * cell: lex, compile the whole cell, commit its functions and types, run it,
- * and turn any error into an cell_error_t. */
+ * and turn any error into a cell_error_t; a cell's conditionals; the
+ * session's variables for %who, the device prelude and completion. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "session.h"
+#include "prepared.h"
+#include "session_data.h"
 #include "runtime/base/xalloc.h"
 #include "runtime/lang/native/native.h"
 #include "runtime/lang/front/cxx_class.h"
@@ -33,6 +36,7 @@ static void setup(interp_t *in_arg) {
     in->setting_up = true; /* an interrupt now (fuzz_gen's timer, a user's click during %reset) stops nothing */
     builtins_register(in);
     builtins_prepared_register(in);
+    builtins_session_data_register(in);
     jmp_buf jb;
     cell_error_t err = {0};
     in->jb = &jb;
@@ -115,63 +119,6 @@ void interp_reset(interp_t *in) {
     in->hooks = h;
     in->native = ns;
     setup(in);
-}
-
-void lang_enter(interp_t *in, const cell_io_t *io, cell_error_t *err, jmp_buf *jb, char *here) {
-    lang_use(in);
-    in->io = io;
-    in->err = err;
-    in->exited = false;
-    in->top = NULL;
-    in->jb = jb;
-    in->native_block = 0; /* left raised by an error in an interpreted call */
-    lang_stack_bounds(in, here);
-}
-
-void lang_recover(interp_t *in) {
-    exec_unwind(in, NULL);
-    free(in->tmp[0]);
-    free(in->tmp[1]);
-    in->tmp[0] = in->tmp[1] = NULL;
-    free(in->fmt_buf);
-    in->fmt_buf = NULL;
-    parse_abort_cleanup();
-    pool_free(&in->scratch);
-    out_flush();
-    if (in->value_json) {
-        json_decref(in->value_json);
-        in->value_json = NULL;
-    }
-}
-
-/* The lowest address of this thread's stack, found once a thread: for the
- * main thread glibc reads /proc/self/maps to answer, 60 us of every cell */
-static char *thread_stack_low(void) {
-    static __thread char *low;
-    static __thread bool known;
-    if (known) return low;
-    pthread_attr_t a;
-    void *addr = NULL;
-    size_t size = 0;
-    if (pthread_getattr_np(pthread_self(), &a) == 0) {
-        if (pthread_attr_getstack(&a, &addr, &size) != 0) addr = NULL;
-        pthread_attr_destroy(&a);
-    }
-    low = addr;
-    known = true;
-    return low;
-}
-
-void lang_stack_bounds(interp_t *in, char *here) {
-    char *low = thread_stack_low();
-    in->stack_base = here;
-    in->stack_limit = 1 << 20;
-    if (low && low < here) {
-        size_t left = (size_t)(here - low);
-        /* keep a margin for the evaluator's own frames and for libc */
-        in->stack_limit = left > (512u << 10) ? left - (384u << 10) : left / 2;
-        if (in->stack_limit > (256u << 20)) in->stack_limit = 256u << 20;
-    }
 }
 
 static void drop_uncommitted(cell_code_t *cc) {
@@ -397,14 +344,6 @@ static const char *place_name(const buf_t *b) {
     }
 }
 
-#define FOR_SESSION_VARS(in, s)                                                            \
-    for (int i_ = 0; i_ < (in)->globals.cap; i_++)                                        \
-        for (sym_t *s = (in)->globals.keys && (in)->globals.keys[i_] &&                   \
-                                (in)->globals.keys[i_] != (const char *)1                 \
-                            ? (in)->globals.vals[i_]                                      \
-                            : NULL;                                                       \
-             s && s->kind == S_VAR_GLOBAL && s->gv->committed; s = NULL)
-
 json_t *interp_who(interp_t *in) {
     lang_use(in);
     json_t *a = json_array();
@@ -419,42 +358,6 @@ json_t *interp_who(interp_t *in) {
         json_array_append_new(a, r);
     }
     return a;
-}
-
-/* Every pointer held in a session variable, with the name a user would write
- * for it: the variable itself, a struct's members, an array's first elements.
- * Bounded (depth 3, 16 elements an array) so that %heap of a large array of
- * structs stays fast. */
-static void pointers_walk(const type_t *t, const char *addr, const char *name, int depth, session_pointer_fn fn,
-                          void *ctx) {
-    if (t->kind == T_PTR) {
-        uint64_t w;
-        memcpy(&w, addr, sizeof w);
-        fn(ctx, name, w);
-        return;
-    }
-    if (depth >= 3 || strlen(name) > 200) return;
-    char sub[256];
-    if ((t->kind == T_STRUCT || t->kind == T_UNION) && t->sd && t->sd->complete) {
-        for (int i = 0; i < t->sd->nfields; i++) {
-            const field_t *f = &t->sd->fields[i];
-            if (!f->name || !f->ty || f->ty->is_ref) continue;
-            snprintf(sub, sizeof sub, "%s.%s", name, f->name);
-            pointers_walk(f->ty, addr + f->off, sub, depth + 1, fn, ctx);
-        }
-    } else if (t->kind == T_ARRAY && t->base && t->count > 0 && !t->vla && t->base->size) {
-        long n = t->count < 16 ? t->count : 16;
-        for (long i = 0; i < n; i++) {
-            snprintf(sub, sizeof sub, "%s[%ld]", name, i);
-            pointers_walk(t->base, addr + (size_t)i * t->base->size, sub, depth + 1, fn, ctx);
-        }
-    }
-}
-
-void session_pointers_each(interp_t *in, session_pointer_fn fn, void *ctx) {
-    FOR_SESSION_VARS(in, s) {
-        if (s->gv->addr && !s->ty->is_ref) pointers_walk(s->ty, s->gv->addr, s->name, 0, fn, ctx);
-    }
 }
 
 typedef struct { char *o; size_t n, cap; uint64_t base; } ptr_names_t;

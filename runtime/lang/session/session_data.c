@@ -7,7 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "session.h"
+#include "session_data.h"
+#include "prepared.h"
 
 static interp_array_t *g_probe; /* set only while interp_array runs */
 static const char *g_probe_text; /* ... and the expression as written, for its errors */
@@ -138,4 +139,40 @@ json_t *interp_heap(interp_t *in) {
     session_pointers_each(in, heap_name, &hn);
     free(by_slot);
     return rows;
+}
+
+/* Every pointer held in a session variable, with the name a user would write
+ * for it: the variable itself, a struct's members, an array's first elements.
+ * Bounded (depth 3, 16 elements an array) so that %heap of a large array of
+ * structs stays fast. */
+static void pointers_walk(const type_t *t, const char *addr, const char *name, int depth, session_pointer_fn fn,
+                          void *ctx) {
+    if (t->kind == T_PTR) {
+        uint64_t w;
+        memcpy(&w, addr, sizeof w);
+        fn(ctx, name, w);
+        return;
+    }
+    if (depth >= 3 || strlen(name) > 200) return;
+    char sub[256];
+    if ((t->kind == T_STRUCT || t->kind == T_UNION) && t->sd && t->sd->complete) {
+        for (int i = 0; i < t->sd->nfields; i++) {
+            const field_t *f = &t->sd->fields[i];
+            if (!f->name || !f->ty || f->ty->is_ref) continue;
+            snprintf(sub, sizeof sub, "%s.%s", name, f->name);
+            pointers_walk(f->ty, addr + f->off, sub, depth + 1, fn, ctx);
+        }
+    } else if (t->kind == T_ARRAY && t->base && t->count > 0 && !t->vla && t->base->size) {
+        long n = t->count < 16 ? t->count : 16;
+        for (long i = 0; i < n; i++) {
+            snprintf(sub, sizeof sub, "%s[%ld]", name, i);
+            pointers_walk(t->base, addr + (size_t)i * t->base->size, sub, depth + 1, fn, ctx);
+        }
+    }
+}
+
+void session_pointers_each(interp_t *in, session_pointer_fn fn, void *ctx) {
+    FOR_SESSION_VARS(in, s) {
+        if (s->gv->addr && !s->ty->is_ref) pointers_walk(s->ty, s->gv->addr, s->name, 0, fn, ctx);
+    }
 }
