@@ -21,40 +21,9 @@
 #include <string.h>
 #include "native.h"
 #include "native_rt.h"
+#include "runtime/base/strbuf.h"
+#include "runtime/base/xalloc.h"
 #include "runtime/lang/eval/exec_inline.h"
-
-typedef struct sb { char *s; size_t n, cap; } sb_t;
-
-static void sb_vadd(sb_t *b, const char *fmt, va_list ap) {
-    va_list aq;
-    va_copy(aq, ap);
-    int k = vsnprintf(NULL, 0, fmt, aq);
-    va_end(aq);
-    if (b->n + (size_t)k + 1 > b->cap) {
-        b->cap = (b->n + (size_t)k + 1) * 2 + 256;
-        b->s = realloc(b->s, b->cap);
-        if (!b->s) abort();
-    }
-    vsnprintf(b->s + b->n, (size_t)k + 1, fmt, ap);
-    b->n += (size_t)k;
-}
-static void sb_add(sb_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_add(sb_t *b, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    sb_vadd(b, fmt, ap);
-    va_end(ap);
-}
-/* a new string */
-static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-static char *fmt(const char *f, ...) {
-    sb_t b = {0};
-    va_list ap;
-    va_start(ap, f);
-    sb_vadd(&b, f, ap);
-    va_end(ap);
-    return b.s;
-}
 
 enum { MAXSLOTS = 4096, MAXDEPTH = 64, MAXGL = 64, MAXPROVEN = 512 };
 /* index sites whose access caches are locals (registers); the rest live in
@@ -74,7 +43,7 @@ typedef struct cvar {
 } cvar_t;
 
 typedef struct gen {
-    sb_t body;
+    strbuf_t body;
     void **k; int nk, capk;
     signed char slotc[MAXSLOTS]; /* per slot: its type code + 1, 0 unused */
     int nic, ndc, nlab, ntmp;
@@ -87,7 +56,7 @@ typedef struct gen {
     /* whole nests (native_nest.inc): the clean nests' functions; making one
      * (its buffers are restrict parameters rb<i>, it polls only on its
      * outermost loop), or the checked copy of one */
-    sb_t nestfns;
+    strbuf_t nestfns;
     bool nest_fn, in_nest;
     bool lean, leaned; /* the root nest without its checked copy (native_gen); it was */
     const val_t *slotv; /* the frame's slots when the code is made (NULL: unknown) */
@@ -205,7 +174,7 @@ static bool use_slot(gen_t *g, int slot, type_t *t) {
 }
 static char *slot_read(gen_t *g, int slot, type_t *t) {
     if (!use_slot(g, slot, t)) return bad(g);
-    return fmt("((%s)s%d)", vt(t), slot);
+    return xasprintf("((%s)s%d)", vt(t), slot);
 }
 
 /* ---- session variables kept in locals ----
@@ -298,40 +267,40 @@ static const char *gvar_ctype(int c) {
 /* reading cached variable i, as load_code reads its bytes */
 static char *gvar_read(gen_t *g, int i) {
     int c = g->gv[i].code;
-    if (c == T_BOOL) return fmt("((int64_t)(g%d != 0))", i);
-    return fmt("((%s)g%d)", c_float(c) ? "double" : "int64_t", i);
+    if (c == T_BOOL) return xasprintf("((int64_t)(g%d != 0))", i);
+    return xasprintf("((%s)g%d)", c_float(c) ? "double" : "int64_t", i);
 }
 /* storing value v into cached variable i, as store_code stores it */
 static char *gvar_write(gen_t *g, int i, const char *v) {
     int c = g->gv[i].code;
-    if (c == T_BOOL) return fmt("g%d = (uint8_t)(%s != 0);", i, v);
-    if (c_float(c)) return fmt("g%d = (%s)%s;", i, gvar_ctype(c), v);
-    return fmt("g%d = (%s)(uint64_t)%s;", i, gvar_ctype(c), v);
+    if (c == T_BOOL) return xasprintf("g%d = (uint8_t)(%s != 0);", i, v);
+    if (c_float(c)) return xasprintf("g%d = (%s)%s;", i, gvar_ctype(c), v);
+    return xasprintf("g%d = (%s)(uint64_t)%s;", i, gvar_ctype(c), v);
 }
 /* After a store through the site last addressed: if that site's buffer
  * overlaps a cached variable, the locals are reloaded. */
 static char *after_store(gen_t *g) {
     if (g->collect || !g->ncached || !g->last_kind) return strdup("");
     if (g->last_kind == 'm') return strdup(" if (__builtin_expect(ovm, 0)) NT_RELOAD();"); /* one flag for them all */
-    return fmt(" if (__builtin_expect(ov%c%d, 0)) NT_RELOAD();", g->last_kind, g->last_site);
+    return xasprintf(" if (__builtin_expect(ov%c%d, 0)) NT_RELOAD();", g->last_kind, g->last_site);
 }
 /* The definitions a function with cached variables needs before its body:
  * NT_SYNC, NT_RELOAD, NT_ALIAS(lo, n). */
-static void gvar_macros(gen_t *g, sb_t *s) {
-    sb_add(s, "#define NT_SYNC() do {");
+static void gvar_macros(gen_t *g, strbuf_t *s) {
+    sb_printf(s, "#define NT_SYNC() do {");
     for (int i = 0; i < g->ngv; i++)
         if (g->gv[i].cached && g->gv[i].written)
-            sb_add(s, " __builtin_memcpy((char *)k%d + %" PRId64 ", &g%d, sizeof g%d);", g->gv[i].kb, g->gv[i].off, i, i);
-    sb_add(s, " } while (0)\n#define NT_RELOAD() do {");
+            sb_printf(s, " __builtin_memcpy((char *)k%d + %" PRId64 ", &g%d, sizeof g%d);", g->gv[i].kb, g->gv[i].off, i, i);
+    sb_printf(s, " } while (0)\n#define NT_RELOAD() do {");
     for (int i = 0; i < g->ngv; i++)
         if (g->gv[i].cached)
-            sb_add(s, " __builtin_memcpy(&g%d, (char *)k%d + %" PRId64 ", sizeof g%d);", i, g->gv[i].kb, g->gv[i].off, i);
-    sb_add(s, " } while (0)\n#define NT_ALIAS(lo, n) (0");
+            sb_printf(s, " __builtin_memcpy(&g%d, (char *)k%d + %" PRId64 ", sizeof g%d);", i, g->gv[i].kb, g->gv[i].off, i);
+    sb_printf(s, " } while (0)\n#define NT_ALIAS(lo, n) (0");
     for (int i = 0; i < g->ngv; i++)
         if (g->gv[i].cached)
-            sb_add(s, " || ((lo) < (uintptr_t)k%d + %" PRId64 "u && (uintptr_t)k%d + %" PRId64 "u < (lo) + (n))",
+            sb_printf(s, " || ((lo) < (uintptr_t)k%d + %" PRId64 "u && (uintptr_t)k%d + %" PRId64 "u < (lo) + (n))",
                    g->gv[i].kb, g->gv[i].off + code_size(g->gv[i].code), g->gv[i].kb, g->gv[i].off);
-    sb_add(s, ")\n");
+    sb_printf(s, ")\n");
 }
 
 /* loads and stores by type code (exec_inline.h load_code / store_code) */
@@ -355,35 +324,35 @@ static char *conv_code(const char *e, int from, int to) {
     if (from == T_LDOUBLE) from = T_DOUBLE;
     if (to == T_LDOUBLE) to = T_DOUBLE;
     if (from == T_ARRAY || from == T_FUNC) from = T_PTR;
-    if (to == T_PTR) return c_float(from) ? fmt("((void)(%s), (int64_t)0)", e) : fmt("(%s)", e);
+    if (to == T_PTR) return c_float(from) ? xasprintf("((void)(%s), (int64_t)0)", e) : xasprintf("(%s)", e);
     if (c_float(to)) {
         if (to == T_FLOAT) {
-            if (c_u64(from)) return fmt("((double)(float)(uint64_t)(%s))", e);
-            if (!c_float(from)) return fmt("((double)(float)(int64_t)(%s))", e);
-            return fmt("((double)(float)(%s))", e);
+            if (c_u64(from)) return xasprintf("((double)(float)(uint64_t)(%s))", e);
+            if (!c_float(from)) return xasprintf("((double)(float)(int64_t)(%s))", e);
+            return xasprintf("((double)(float)(%s))", e);
         }
-        if (c_float(from)) return fmt("(%s)", e);
-        if (c_u64(from)) return fmt("((double)(uint64_t)(%s))", e);
-        return fmt("((double)(int64_t)(%s))", e);
+        if (c_float(from)) return xasprintf("(%s)", e);
+        if (c_u64(from)) return xasprintf("((double)(uint64_t)(%s))", e);
+        return xasprintf("((double)(int64_t)(%s))", e);
     }
-    if (to == T_BOOL) return fmt("((int64_t)((%s) != 0))", e);
+    if (to == T_BOOL) return xasprintf("((int64_t)((%s) != 0))", e);
     const char *x;
     char *xs = NULL;
     if (c_float(from)) {
-        if (to == T_ULONG || to == T_ULLONG) xs = fmt("nt_d2u64(%s)", e);
-        else if (to == T_LONG || to == T_LLONG || to == T_UINT) xs = fmt("(uint64_t)nt_d2i64(%s)", e);
-        else xs = fmt("(uint64_t)nt_d2i32(%s)", e);
+        if (to == T_ULONG || to == T_ULLONG) xs = xasprintf("nt_d2u64(%s)", e);
+        else if (to == T_LONG || to == T_LLONG || to == T_UINT) xs = xasprintf("(uint64_t)nt_d2i64(%s)", e);
+        else xs = xasprintf("(uint64_t)nt_d2i32(%s)", e);
         x = xs;
     } else x = e;
     char *r;
     switch (to) {
-    case T_CHAR: case T_SCHAR: r = fmt("((int64_t)(int8_t)(uint8_t)(uint64_t)(%s))", x); break;
-    case T_UCHAR: r = fmt("((int64_t)(uint8_t)(uint64_t)(%s))", x); break;
-    case T_SHORT: r = fmt("((int64_t)(int16_t)(uint16_t)(uint64_t)(%s))", x); break;
-    case T_USHORT: r = fmt("((int64_t)(uint16_t)(uint64_t)(%s))", x); break;
-    case T_INT: r = fmt("((int64_t)(int32_t)(uint32_t)(uint64_t)(%s))", x); break;
-    case T_UINT: r = fmt("((int64_t)(uint32_t)(uint64_t)(%s))", x); break;
-    default: r = fmt("((int64_t)(%s))", x); break;
+    case T_CHAR: case T_SCHAR: r = xasprintf("((int64_t)(int8_t)(uint8_t)(uint64_t)(%s))", x); break;
+    case T_UCHAR: r = xasprintf("((int64_t)(uint8_t)(uint64_t)(%s))", x); break;
+    case T_SHORT: r = xasprintf("((int64_t)(int16_t)(uint16_t)(uint64_t)(%s))", x); break;
+    case T_USHORT: r = xasprintf("((int64_t)(uint16_t)(uint64_t)(%s))", x); break;
+    case T_INT: r = xasprintf("((int64_t)(int32_t)(uint32_t)(uint64_t)(%s))", x); break;
+    case T_UINT: r = xasprintf("((int64_t)(uint32_t)(uint64_t)(%s))", x); break;
+    default: r = xasprintf("((int64_t)(%s))", x); break;
     }
     free(xs);
     return r;
@@ -397,11 +366,11 @@ static char *arith_unchecked(gen_t *g, int op, int k, const char *x, const char 
 static char *arith_code(gen_t *g, int op, int k, const char *x, const char *y, node_t *n) {
     if (k == K_F32 || k == K_F64) {
         const char *o = op == P_PLUS ? "+" : op == P_MINUS ? "-" : op == P_STAR ? "*" : op == P_DIV ? "/" : NULL;
-        if (!o) return fmt("double r = 0;");
+        if (!o) return xasprintf("double r = 0;");
         /* float operands are exact floats: one float operation rounds as
          * the interpreter's double operation rounded to float */
-        if (k == K_F32) return fmt("double r = (double)((float)%s %s (float)%s);", x, o, y);
-        return fmt("double r = %s %s %s;", x, o, y);
+        if (k == K_F32) return xasprintf("double r = (double)((float)%s %s (float)%s);", x, o, y);
+        return xasprintf("double r = %s %s %s;", x, o, y);
     }
     char *z;
     int ni = kidx(g, n);
@@ -409,10 +378,10 @@ static char *arith_code(gen_t *g, int op, int k, const char *x, const char *y, n
         /* signed overflow is the interpreter's error (ub_checks.c), raised at the same node */
         const char *fn = op == P_PLUS ? "add" : op == P_MINUS ? "sub" : "mul";
         const char *t = k == K_I32 ? "int32_t" : "int64_t";
-        z = fmt("%s zs_; if (__builtin_expect(__builtin_%s_overflow((%s)%s, (%s)%s, &zs_), 0)) "
+        z = xasprintf("%s zs_; if (__builtin_expect(__builtin_%s_overflow((%s)%s, (%s)%s, &zs_), 0)) "
                 "{ NT_SYNC(); rt->ovf(k%d, %d, (int64_t)%s, (int64_t)%s); } uint64_t z = (uint64_t)(int64_t)zs_;",
                 t, fn, t, x, t, y, ni, op, x, y);
-        char *r = fmt("%s int64_t r = %s;", z, k == K_I32 ? "(int64_t)(int32_t)(uint32_t)z" : "(int64_t)z");
+        char *r = xasprintf("%s int64_t r = %s;", z, k == K_I32 ? "(int64_t)(int32_t)(uint32_t)z" : "(int64_t)z");
         free(z);
         return r;
     }
@@ -420,13 +389,13 @@ static char *arith_code(gen_t *g, int op, int k, const char *x, const char *y, n
         /* the interpreter's shift errors (ub_shift_check), tested inline */
         int w = (k == K_I32 || k == K_U32) ? 32 : 64;
         char *shl = op == P_SHL && (k == K_I32 || k == K_I64)
-                        ? fmt(" || (int64_t)%s < 0 || ((int64_t)%s > 0 && ((uint64_t)%s >> (%d - (int64_t)%s)) != 0)", x, y, x, w - 1, y)
+                        ? xasprintf(" || (int64_t)%s < 0 || ((int64_t)%s > 0 && ((uint64_t)%s >> (%d - (int64_t)%s)) != 0)", x, y, x, w - 1, y)
                         : strdup("");
-        char *chk = fmt("if (__builtin_expect((uint64_t)%s >= %d%s, 0)) { NT_SYNC(); rt->shift(k%d, %d, %d, (int64_t)%s, (int64_t)%s); }",
+        char *chk = xasprintf("if (__builtin_expect((uint64_t)%s >= %d%s, 0)) { NT_SYNC(); rt->shift(k%d, %d, %d, (int64_t)%s, (int64_t)%s); }",
                         y, w, shl, ni, op, k, x, y);
         free(shl);
         char *rest = arith_unchecked(g, op, k, x, y, n);
-        char *r = fmt("%s %s", chk, rest);
+        char *r = xasprintf("%s %s", chk, rest);
         free(chk);
         free(rest);
         return r;
@@ -439,34 +408,34 @@ static char *arith_unchecked(gen_t *g, int op, int k, const char *x, const char 
     char *z;
     int ni = kidx(g, n);
     switch (op) {
-    case P_PLUS: z = fmt("uint64_t z = (uint64_t)%s + (uint64_t)%s;", x, y); break;
-    case P_MINUS: z = fmt("uint64_t z = (uint64_t)%s - (uint64_t)%s;", x, y); break;
-    case P_STAR: z = fmt("uint64_t z = (uint64_t)%s * (uint64_t)%s;", x, y); break;
-    case P_AMP: z = fmt("uint64_t z = (uint64_t)%s & (uint64_t)%s;", x, y); break;
-    case P_OR: z = fmt("uint64_t z = (uint64_t)%s | (uint64_t)%s;", x, y); break;
-    case P_XOR: z = fmt("uint64_t z = (uint64_t)%s ^ (uint64_t)%s;", x, y); break;
-    case P_SHL: z = fmt("uint64_t z = (uint64_t)%s << ((uint64_t)%s & %d);", x, y, sh); break;
+    case P_PLUS: z = xasprintf("uint64_t z = (uint64_t)%s + (uint64_t)%s;", x, y); break;
+    case P_MINUS: z = xasprintf("uint64_t z = (uint64_t)%s - (uint64_t)%s;", x, y); break;
+    case P_STAR: z = xasprintf("uint64_t z = (uint64_t)%s * (uint64_t)%s;", x, y); break;
+    case P_AMP: z = xasprintf("uint64_t z = (uint64_t)%s & (uint64_t)%s;", x, y); break;
+    case P_OR: z = xasprintf("uint64_t z = (uint64_t)%s | (uint64_t)%s;", x, y); break;
+    case P_XOR: z = xasprintf("uint64_t z = (uint64_t)%s ^ (uint64_t)%s;", x, y); break;
+    case P_SHL: z = xasprintf("uint64_t z = (uint64_t)%s << ((uint64_t)%s & %d);", x, y, sh); break;
     case P_SHR:
-        if (k == K_I32) z = fmt("uint64_t z = (uint64_t)(int64_t)((int32_t)%s >> ((uint64_t)%s & 31));", x, y);
-        else if (k == K_I64) z = fmt("uint64_t z = (uint64_t)((int64_t)%s >> ((uint64_t)%s & 63));", x, y);
-        else if (k == K_U32) z = fmt("uint64_t z = (uint32_t)(uint64_t)%s >> ((uint64_t)%s & 31);", x, y);
-        else z = fmt("uint64_t z = (uint64_t)%s >> ((uint64_t)%s & 63);", x, y);
+        if (k == K_I32) z = xasprintf("uint64_t z = (uint64_t)(int64_t)((int32_t)%s >> ((uint64_t)%s & 31));", x, y);
+        else if (k == K_I64) z = xasprintf("uint64_t z = (uint64_t)((int64_t)%s >> ((uint64_t)%s & 63));", x, y);
+        else if (k == K_U32) z = xasprintf("uint64_t z = (uint32_t)(uint64_t)%s >> ((uint64_t)%s & 31);", x, y);
+        else z = xasprintf("uint64_t z = (uint64_t)%s >> ((uint64_t)%s & 63);", x, y);
         break;
     case P_DIV: case P_MOD: {
         const char *o = op == P_DIV ? "/" : "%";
-        char *chk = fmt("if (__builtin_expect((uint64_t)%s == 0, 0)) { NT_SYNC(); rt->div0(k%d); }", y, ni);
+        char *chk = xasprintf("if (__builtin_expect((uint64_t)%s == 0, 0)) { NT_SYNC(); rt->div0(k%d); }", y, ni);
         if (k == K_I32 || k == K_I64)
-            z = fmt("%s if (__builtin_expect((int64_t)%s == -1 && (int64_t)%s == %s, 0)) { NT_SYNC(); rt->divovf(k%d); }"
+            z = xasprintf("%s if (__builtin_expect((int64_t)%s == -1 && (int64_t)%s == %s, 0)) { NT_SYNC(); rt->divovf(k%d); }"
                     " uint64_t z = (uint64_t)((int64_t)%s %s (int64_t)%s);",
                     chk, y, x, k == K_I32 ? "INT32_MIN" : "INT64_MIN", ni, x, o, y);
-        else if (k == K_U32) z = fmt("%s uint64_t z = (uint32_t)(uint64_t)%s %s (uint32_t)(uint64_t)%s;", chk, x, o, y);
-        else z = fmt("%s uint64_t z = (uint64_t)%s %s (uint64_t)%s;", chk, x, o, y);
+        else if (k == K_U32) z = xasprintf("%s uint64_t z = (uint32_t)(uint64_t)%s %s (uint32_t)(uint64_t)%s;", chk, x, o, y);
+        else z = xasprintf("%s uint64_t z = (uint64_t)%s %s (uint64_t)%s;", chk, x, o, y);
         free(chk);
         break;
     }
     default: return bad(g);
     }
-    char *r = fmt("%s int64_t r = %s;", z,
+    char *r = xasprintf("%s int64_t r = %s;", z,
                   k == K_I32 ? "(int64_t)(int32_t)(uint32_t)z" : k == K_U32 ? "(int64_t)(uint32_t)z" : "(int64_t)z");
     free(z);
     return r;
@@ -480,20 +449,20 @@ static char *user_call(gen_t *g, node_t *n); /* native_func.inc */
 static char *f2i_check(gen_t *g, node_t *n, const char *d, int to) {
     double lo, hi;
     if (!ub_f2i_range(to, &lo, &hi)) return strdup("");
-    return fmt("if (__builtin_expect(!(%s > %a && %s < %a), 0)) { NT_SYNC(); rt->f2i(k%d, %s, %d); }", d, lo, d, hi,
+    return xasprintf("if (__builtin_expect(!(%s > %a && %s < %a), 0)) { NT_SYNC(); rt->f2i(k%d, %s, %d); }", d, lo, d, hi,
                kidx(g, n), d, to);
 }
 
 /* p + d bytes, p and d names of locals, as ptr_add_at: a pointer moved
  * past what its offset field holds is the interpreter's error */
 static char *padd(gen_t *g, node_t *n, const char *p, const char *d) {
-    return fmt("({ uint64_t pr_; if (__builtin_expect(nt_padd(%s, %s, &pr_), 0)) { NT_SYNC(); rt->pwrap(k%d, %s, %s); }"
+    return xasprintf("({ uint64_t pr_; if (__builtin_expect(nt_padd(%s, %s, &pr_), 0)) { NT_SYNC(); rt->pwrap(k%d, %s, %s); }"
                " (int64_t)pr_; })", p, d, kidx(g, n), p, d);
 }
 /* p + i elements of esz bytes (ptr_scale_at, then ptr_add_at); neg: p - i */
 static char *padd_scaled(gen_t *g, node_t *n, const char *p, const char *i, int64_t esz, bool neg) {
     char *a = padd(g, n, "p2_", neg ? "(-d_)" : "d_");
-    char *r = fmt("({ uint64_t p2_ = (uint64_t)%s; int64_t d_; if (__builtin_expect(__builtin_mul_overflow((int64_t)%s, "
+    char *r = xasprintf("({ uint64_t p2_ = (uint64_t)%s; int64_t d_; if (__builtin_expect(__builtin_mul_overflow((int64_t)%s, "
                   "(int64_t)%" PRId64 ", &d_), 0)) { NT_SYNC(); rt->pwrap(k%d, p2_, (int64_t)%s); } %s; })",
                   p, i, esz, kidx(g, n), i, a);
     free(a);
@@ -521,20 +490,20 @@ static char *addr(gen_t *g, node_t *pl, int wr) {
     if (!ok || pl->place == PL_SLOT || g->fnmode) return bad(g); /* a pure function touches no memory */
     bool alias = !g->collect && g->ncached;
     switch (pl->place) {
-    case PL_FRAME: g->last_kind = 0; return fmt("(M + %" PRId64 ")", pl->k.i);
-    case PL_GLOBAL: g->last_kind = 0; return fmt("((char *)k%d)", kidx(g, pl->k.p));
+    case PL_FRAME: g->last_kind = 0; return xasprintf("(M + %" PRId64 ")", pl->k.i);
+    case PL_GLOBAL: g->last_kind = 0; return xasprintf("((char *)k%d)", kidx(g, pl->k.p));
     case PL_MEMBER: {
-        char *b = addr(g, pl->a, wr), *r = fmt("(%s + %" PRId64 ")", b, pl->k.i);
+        char *b = addr(g, pl->a, wr), *r = xasprintf("(%s + %" PRId64 ")", b, pl->k.i);
         free(b);
         return r;
     }
     case PL_DEREF: {
         int j = g->ndc++, ni = kidx(g, pl);
         char *p = ex(g, pl->a);
-        char *chk = alias ? fmt(" if (NT_ALIAS((uintptr_t)a_, %" PRId64 "u) || (c_.base && NT_ALIAS((uintptr_t)c_.base,"
+        char *chk = alias ? xasprintf(" if (NT_ALIAS((uintptr_t)a_, %" PRId64 "u) || (c_.base && NT_ALIAS((uintptr_t)c_.base,"
                                 " c_.lim + %" PRId64 "u))) { dk%d = ~0ULL; ovd%d = 1; }", pl->esz, pl->esz, j, j)
                           : strdup("");
-        char *r = fmt("({ uint64_t p_ = (uint64_t)%s; int64_t o_ = nt_off(p_) + %" PRId64 "; char *a_;"
+        char *r = xasprintf("({ uint64_t p_ = (uint64_t)%s; int64_t o_ = nt_off(p_) + %" PRId64 "; char *a_;"
                       " if (__builtin_expect((p_ >> NT_OFF_BITS) == dk%d && (uint64_t)o_ <= dl%d, 1)) a_ = db%d + o_;"
                       " else { NT_SYNC(); ndc_t c_; a_ = rt->deref(k%d, p_, %d, &c_); dk%d = c_.key; db%d = c_.base;"
                       " dl%d = c_.lim;%s } a_; })",
@@ -547,8 +516,8 @@ static char *addr(gen_t *g, node_t *pl, int wr) {
     case PL_INDEX:
         if (ok == 1 && g->in_clean && site_ra(g, pl) >= 0) { /* proven inside its buffer at the loop's entry */
             char *i = ex(g, pl->b);
-            char *r = g->nest_fn ? fmt("(rb%d + (int64_t)(%s) * %" PRId64 ")", site_ra(g, pl), i, pl->esz)
-                                 : fmt("((char *)(ra%d + (uint64_t)(int64_t)(%s) * %" PRId64 "u))", site_ra(g, pl), i, pl->esz);
+            char *r = g->nest_fn ? xasprintf("(rb%d + (int64_t)(%s) * %" PRId64 ")", site_ra(g, pl), i, pl->esz)
+                                 : xasprintf("((char *)(ra%d + (uint64_t)(int64_t)(%s) * %" PRId64 "u))", site_ra(g, pl), i, pl->esz);
             free(i);
             g->last_kind = 0;
             return r;
@@ -558,7 +527,7 @@ static char *addr(gen_t *g, node_t *pl, int wr) {
         if (ok == 1 && jc >= NIC_REGS) { /* through a pointer, its cache in memory (ic[]) */
             int j = jc - NIC_REGS, ni = kidx(g, pl);
             char *i = ex(g, pl->b);
-            char *r = fmt("({ uint64_t p_ = (uint64_t)%s; int64_t i_ = %s; char *a_; nic_t *c_ = &ic[%d];"
+            char *r = xasprintf("({ uint64_t p_ = (uint64_t)%s; int64_t i_ = %s; char *a_; nic_t *c_ = &ic[%d];"
                           " if (__builtin_expect(p_ == c_->p && (uint64_t)i_ - (uint64_t)c_->lo < c_->span, 1))"
                           " a_ = (char *)(c_->addr + (uint64_t)i_ * %" PRId64 "u);"
                           " else { NT_SYNC(); a_ = nt_imiss(rt, K, k%d, p_, i_, %d, %" PRId64 "u, c_, &ovm); } a_; })",
@@ -571,8 +540,8 @@ static char *addr(gen_t *g, node_t *pl, int wr) {
         if (ok == 1) { /* through a pointer: p, then i */
             int j = jc, ni = kidx(g, pl);
             char *i = ex(g, pl->b);
-            char *ov = g->ncached ? fmt("ovi%d", j) : strdup("ovm");
-            char *r = fmt("({ uint64_t p_ = (uint64_t)%s; int64_t i_ = %s; char *a_;"
+            char *ov = g->ncached ? xasprintf("ovi%d", j) : strdup("ovm");
+            char *r = xasprintf("({ uint64_t p_ = (uint64_t)%s; int64_t i_ = %s; char *a_;"
                           " if (__builtin_expect(p_ == cp%d && (uint64_t)i_ - (uint64_t)cl%d < cs%d, 1))"
                           " a_ = (char *)(ca%d + (uint64_t)i_ * %" PRId64 "u);"
                           " else { NT_SYNC(); nic_t c_; a_ = nt_imiss(rt, K, k%d, p_, i_, %d, %" PRId64 "u, &c_, &%s);"
@@ -586,7 +555,7 @@ static char *addr(gen_t *g, node_t *pl, int wr) {
             int ni = kidx(g, pl);
             mark_indexed(g, pl->a);
             char *i = ex(g, pl->b), *b = addr(g, pl->a, wr);
-            char *r = fmt("({ int64_t i_ = %s; if (__builtin_expect((uint64_t)i_ >= (uint64_t)%" PRId64 "LL, 0))"
+            char *r = xasprintf("({ int64_t i_ = %s; if (__builtin_expect((uint64_t)i_ >= (uint64_t)%" PRId64 "LL, 0))"
                           " { NT_SYNC(); rt->index_fail(k%d, i_, %d); } %s + i_ * %" PRId64 "; })",
                           i, pl->bound, ni, wr, b, pl->esz);
             free(i);
@@ -601,18 +570,18 @@ static char *addr(gen_t *g, node_t *pl, int wr) {
 static char *store_to(gen_t *g, node_t *pl, const char *v, const char *a) {
     if (pl->place == PL_SLOT) {
         if (!use_slot(g, pl->slot, pl->ty)) return bad(g);
-        return fmt("s%d = (%s)%s;", pl->slot, slot_ctype(g->slotc[pl->slot] - 1), v);
+        return xasprintf("s%d = (%s)%s;", pl->slot, slot_ctype(g->slotc[pl->slot] - 1), v);
     }
     int gi = gvar_ref(g, pl, true);
     if (gi >= 0) return gvar_write(g, gi, v);
-    return fmt("nt_st_%s(%s, %s);", ldst_name(tcode(pl->ty)), a, v);
+    return xasprintf("nt_st_%s(%s, %s);", ldst_name(tcode(pl->ty)), a, v);
 }
 /* the old value of place pl, whose address is in local a (none for slots) */
 static char *load_from(gen_t *g, node_t *pl, const char *a) {
     if (pl->place == PL_SLOT) return slot_read(g, pl->slot, pl->ty);
     int gi = gvar_ref(g, pl, false);
     if (gi >= 0) return gvar_read(g, gi);
-    return fmt("nt_ld_%s(%s)", ldst_name(tcode(pl->ty)), a);
+    return xasprintf("nt_ld_%s(%s)", ldst_name(tcode(pl->ty)), a);
 }
 
 static bool math1(const char *s) {
@@ -652,9 +621,9 @@ static char *builtin_call(gen_t *g, node_t *n) {
     char *a0 = ex(g, n->list[0]), *a1 = ar == 2 ? ex(g, n->list[1]) : strdup(""), *r;
     const char *t = fl ? "float" : "double";
     if (ar == 1)
-        r = fmt("({ double x_ = %s; (double)((%s (*)(%s))k%d)((%s)x_); })", a0, t, t, fi, t);
+        r = xasprintf("({ double x_ = %s; (double)((%s (*)(%s))k%d)((%s)x_); })", a0, t, t, fi, t);
     else
-        r = fmt("({ double x_ = %s; double y_ = %s; (double)((%s (*)(%s, %s))k%d)((%s)x_, (%s)y_); })", a0, a1, t,
+        r = xasprintf("({ double x_ = %s; double y_ = %s; (double)((%s (*)(%s, %s))k%d)((%s)x_, (%s)y_); })", a0, a1, t,
                 t, t, fi, t, t);
     free(a0);
     free(a1);
@@ -668,9 +637,9 @@ static char *binop(gen_t *g, node_t *n) {
     /* proven not to overflow: plain 64-bit arithmetic, which gcc sees as affine (the wrapped
      * 32-bit form is not, and then it cannot vectorise a loop indexed by it) */
     if (proven && sgn && (n->op == P_PLUS || n->op == P_MINUS || n->op == P_STAR))
-        c = fmt("int64_t r = x_ %s y_;", n->op == P_PLUS ? "+" : n->op == P_MINUS ? "-" : "*");
+        c = xasprintf("int64_t r = x_ %s y_;", n->op == P_PLUS ? "+" : n->op == P_MINUS ? "-" : "*");
     else c = proven ? arith_unchecked(g, n->op, n->kind, "x_", "y_", n) : arith_code(g, n->op, n->kind, "x_", "y_", n);
-    char *r = fmt("({ %s x_ = %s; %s y_ = %s; %s r; })", vt(n->a->ty), a, vt(n->b->ty), b, c);
+    char *r = xasprintf("({ %s x_ = %s; %s y_ = %s; %s r; })", vt(n->a->ty), a, vt(n->b->ty), b, c);
     free(a);
     free(b);
     free(c);
@@ -684,10 +653,10 @@ static char *cmp(gen_t *g, node_t *n) {
     bool fl = k == K_F32 || k == K_F64, un = k == K_U32 || k == K_U64, pt = k == K_PTR;
     bool rel = n->op == P_LT || n->op == P_LE || n->op == P_GT || n->op == P_GE;
     char *a = ex(g, n->a), *b = ex(g, n->b), *r;
-    if (fl) r = fmt("({ double x_ = %s; double y_ = %s; (int64_t)(x_ %s y_); })", a, b, o);
-    else if (pt && rel) r = fmt("({ uint64_t x_ = (uint64_t)%s; uint64_t y_ = (uint64_t)%s; (int64_t)(nt_ptrcmp(x_, y_) %s 0); })", a, b, o);
-    else if (un || !rel) r = fmt("({ uint64_t x_ = (uint64_t)%s; uint64_t y_ = (uint64_t)%s; (int64_t)(x_ %s y_); })", a, b, o);
-    else r = fmt("({ int64_t x_ = %s; int64_t y_ = %s; (int64_t)(x_ %s y_); })", a, b, o);
+    if (fl) r = xasprintf("({ double x_ = %s; double y_ = %s; (int64_t)(x_ %s y_); })", a, b, o);
+    else if (pt && rel) r = xasprintf("({ uint64_t x_ = (uint64_t)%s; uint64_t y_ = (uint64_t)%s; (int64_t)(nt_ptrcmp(x_, y_) %s 0); })", a, b, o);
+    else if (un || !rel) r = xasprintf("({ uint64_t x_ = (uint64_t)%s; uint64_t y_ = (uint64_t)%s; (int64_t)(x_ %s y_); })", a, b, o);
+    else r = xasprintf("({ int64_t x_ = %s; int64_t y_ = %s; (int64_t)(x_ %s y_); })", a, b, o);
     free(a);
     free(b);
     return r;
@@ -707,10 +676,10 @@ static char *assign(gen_t *g, node_t *n) {
     if (ty_is_aggr(pl->ty)) return bad(g);
     char *v = ex(g, n->b);
     char *a = waddr(g, pl), *rl = after_store(g);
-    char *st0 = store_to(g, pl, "v_", "a_"), *st = fmt("%s%s", st0, rl);
+    char *st0 = store_to(g, pl, "v_", "a_"), *st = xasprintf("%s%s", st0, rl);
     frees(2, st0, rl);
-    char *r = pl->place == PL_SLOT ? fmt("({ %s v_ = %s; %s v_; })", vt(n->b->ty), v, st)
-                                   : fmt("({ %s v_ = %s; char *a_ = %s; %s v_; })", vt(n->b->ty), v, a, st);
+    char *r = pl->place == PL_SLOT ? xasprintf("({ %s v_ = %s; %s v_; })", vt(n->b->ty), v, st)
+                                   : xasprintf("({ %s v_ = %s; char *a_ = %s; %s v_; })", vt(n->b->ty), v, a, st);
     frees(3, v, a, st);
     return r;
 }
@@ -731,7 +700,7 @@ static char *compound(gen_t *g, node_t *n) {
     char *calc;
     if (n->esz) {
         char *pa = padd_scaled(g, n, "o_", n->op == P_MINUS ? "(0 - (uint64_t)v_)" : "v_", n->esz, false);
-        calc = fmt("int64_t r2_ = %s;", pa);
+        calc = xasprintf("int64_t r2_ = %s;", pa);
         free(pa);
     } else {
         char *o2 = conv_code("o_", pc, oc);
@@ -739,15 +708,15 @@ static char *compound(gen_t *g, node_t *n) {
         char *back = conv_code("r", oc, pc);
         /* i += 1e20: the result out of the place's range is the interpreter's error */
         char *chk = c_float(oc) && !c_float(pc) && pc != T_BOOL ? f2i_check(g, n, "r", pc) : strdup("");
-        calc = fmt("%s o2_ = %s; %s %s %s r2_ = %s;", c_float(oc) ? "double" : "int64_t", o2, ar, chk, vt(pl->ty), back);
+        calc = xasprintf("%s o2_ = %s; %s %s %s r2_ = %s;", c_float(oc) ? "double" : "int64_t", o2, ar, chk, vt(pl->ty), back);
         free(chk);
         free(o2);
         free(ar);
         free(back);
     }
-    char *st0 = store_to(g, pl, "r2_", "a_"), *st = fmt("%s%s", st0, rl);
+    char *st0 = store_to(g, pl, "r2_", "a_"), *st = xasprintf("%s%s", st0, rl);
     frees(2, st0, rl);
-    char *r = fmt("({ %s v_ = %s; char *a_ = %s; (void)a_; %s o_ = %s; %s %s r2_; })", vt(n->b->ty), v, a,
+    char *r = xasprintf("({ %s v_ = %s; char *a_ = %s; (void)a_; %s o_ = %s; %s %s r2_; })", vt(n->b->ty), v, a,
                   vt(pl->ty), old, calc, st);
     frees(5, v, a, old, calc, st);
     return r;
@@ -761,31 +730,31 @@ static char *incdec(gen_t *g, node_t *n) {
     int64_t d = n->k.i;
     char *calc;
     if (pc == T_PTR) {
-        char *dd = fmt("(int64_t)%" PRId64 "LL", d * n->esz), *pa = padd(g, n, "(uint64_t)o_", dd);
-        calc = fmt("int64_t r_ = %s;", pa);
+        char *dd = xasprintf("(int64_t)%" PRId64 "LL", d * n->esz), *pa = padd(g, n, "(uint64_t)o_", dd);
+        calc = xasprintf("int64_t r_ = %s;", pa);
         frees(2, dd, pa);
     }
     else if (c_float(pc))
-        calc = fmt("double r_ = o_ + (double)%" PRId64 "; %s", d, pc == T_FLOAT ? "r_ = (double)(float)r_;" : "");
-    else if (pc == T_BOOL) calc = fmt("int64_t r_ = %s;", d > 0 ? "1" : "!o_");
+        calc = xasprintf("double r_ = o_ + (double)%" PRId64 "; %s", d, pc == T_FLOAT ? "r_ = (double)(float)r_;" : "");
+    else if (pc == T_BOOL) calc = xasprintf("int64_t r_ = %s;", d > 0 ? "1" : "!o_");
     else if ((pc == T_INT || pc == T_LONG || pc == T_LLONG) && g->in_clean && is_proven(g, n))
-        calc = fmt("int64_t r_ = %s((uint64_t)o_ + (uint64_t)%" PRId64 "LL);", pc == T_INT ? "(int64_t)(int32_t)(uint32_t)" : "(int64_t)", d);
+        calc = xasprintf("int64_t r_ = %s((uint64_t)o_ + (uint64_t)%" PRId64 "LL);", pc == T_INT ? "(int64_t)(int32_t)(uint32_t)" : "(int64_t)", d);
     else if (pc == T_INT || pc == T_LONG || pc == T_LLONG) {
         /* signed ++/-- past the type's range: the interpreter's error, naming the place's type */
         const char *t = pc == T_INT ? "int32_t" : "int64_t";
-        calc = fmt("%s s_; if (__builtin_expect(__builtin_add_overflow((%s)o_, (%s)%" PRId64 "LL, &s_), 0)) "
+        calc = xasprintf("%s s_; if (__builtin_expect(__builtin_add_overflow((%s)o_, (%s)%" PRId64 "LL, &s_), 0)) "
                    "{ NT_SYNC(); rt->ovf_place(k%d, %d, (int64_t)o_, %" PRId64 "LL); } int64_t r_ = (int64_t)s_;",
                    t, t, t, d, kidx(g, n), d > 0 ? P_PLUS : P_MINUS, d > 0 ? d : -d);
     } else {
-        char *x = fmt("((uint64_t)o_ + (uint64_t)%" PRId64 "LL)", d);
+        char *x = xasprintf("((uint64_t)o_ + (uint64_t)%" PRId64 "LL)", d);
         char *nv = conv_code(x, T_LONG, pc == T_LONG || pc == T_ULONG || pc == T_LLONG || pc == T_ULLONG ? T_LONG : pc);
-        calc = fmt("int64_t r_ = %s;", nv);
+        calc = xasprintf("int64_t r_ = %s;", nv);
         free(x);
         free(nv);
     }
-    char *st0 = store_to(g, pl, "r_", "a_"), *st = fmt("%s%s", st0, rl);
+    char *st0 = store_to(g, pl, "r_", "a_"), *st = xasprintf("%s%s", st0, rl);
     frees(2, st0, rl);
-    char *r = fmt("({ char *a_ = %s; (void)a_; %s o_ = %s; %s %s %s; })", a, vt(pl->ty), old, calc, st,
+    char *r = xasprintf("({ char *a_ = %s; (void)a_; %s o_ = %s; %s %s %s; })", a, vt(pl->ty), old, calc, st,
                   n->op ? "o_" : "r_");
     frees(4, a, old, calc, st);
     return r;
@@ -798,15 +767,15 @@ static char *ex(gen_t *g, node_t *n) {
         if (isf(n->ty)) {
             uint64_t bits;
             memcpy(&bits, &n->k.d, 8);
-            return fmt("nt_dbits(0x%" PRIx64 "ULL)", bits);
+            return xasprintf("nt_dbits(0x%" PRIx64 "ULL)", bits);
         }
-        return fmt("((int64_t)0x%" PRIx64 "ULL)", n->k.u);
+        return xasprintf("((int64_t)0x%" PRIx64 "ULL)", n->k.u);
     case NK_SLOT: {
         /* an identity cast copies the slot read with another type: the
          * slot's own type is its place's */
         type_t *st = n->a && n->a->is_place && n->a->place == PL_SLOT && n->a->slot == n->slot ? n->a->ty : n->ty;
         if (isf(st) != isf(n->ty)) return bad(g);
-        char *r = slot_read(g, n->slot, st), *c = fmt("((%s)%s)", vt(n->ty), r);
+        char *r = slot_read(g, n->slot, st), *c = xasprintf("((%s)%s)", vt(n->ty), r);
         free(r);
         return c;
     }
@@ -816,7 +785,7 @@ static char *ex(gen_t *g, node_t *n) {
         if (pl->place == PL_SLOT) return slot_read(g, pl->slot, pl->ty);
         int gi = gvar_ref(g, pl, false);
         if (gi >= 0) return gvar_read(g, gi);
-        char *a = addr(g, pl, 0), *r = fmt("nt_ld_%s(%s)", ldst_name(tcode(pl->ty)), a);
+        char *a = addr(g, pl, 0), *r = xasprintf("nt_ld_%s(%s)", ldst_name(tcode(pl->ty)), a);
         free(a);
         return r;
     }
@@ -826,7 +795,7 @@ static char *ex(gen_t *g, node_t *n) {
             /* out of the target's range is the interpreter's error, at this node */
             char *c = conv_code("d_", n->op, n->kind);
             char *chk = f2i_check(g, n, "d_", n->kind);
-            r = fmt("({ double d_ = %s; %s %s; })", a, chk, c);
+            r = xasprintf("({ double d_ = %s; %s %s; })", a, chk, c);
             frees(2, c, chk);
         } else {
             r = conv_code(a, n->op, n->kind);
@@ -839,13 +808,13 @@ static char *ex(gen_t *g, node_t *n) {
     case NK_PTRADD: case NK_PTRSUB: {
         char *a = ex(g, n->a), *b = ex(g, n->b);
         char *pa = padd_scaled(g, n, "p_", "i_", n->esz, eval_expr_kind(n) == NK_PTRSUB);
-        char *r = fmt("({ uint64_t p_ = (uint64_t)%s; int64_t i_ = %s; %s; })", a, b, pa);
+        char *r = xasprintf("({ uint64_t p_ = (uint64_t)%s; int64_t i_ = %s; %s; })", a, b, pa);
         frees(3, a, b, pa);
         return r;
     }
     case NK_PTRADDK: {
-        char *a = ex(g, n->a), *dd = fmt("(int64_t)%" PRId64 "LL", n->k.i), *pa = padd(g, n, "pk_", dd);
-        char *r = fmt("({ uint64_t pk_ = (uint64_t)%s; %s; })", a, pa);
+        char *a = ex(g, n->a), *dd = xasprintf("(int64_t)%" PRId64 "LL", n->k.i), *pa = padd(g, n, "pk_", dd);
+        char *r = xasprintf("({ uint64_t pk_ = (uint64_t)%s; %s; })", a, pa);
         frees(3, a, dd, pa);
         return r;
     }
@@ -853,49 +822,49 @@ static char *ex(gen_t *g, node_t *n) {
         char *a = ex(g, n->a), *r;
         switch (n->kind) {
         case K_I32:
-            r = fmt("({ int64_t n_ = %s; if (__builtin_expect(n_ == INT32_MIN, 0)) { NT_SYNC(); rt->neg(k%d, n_); } "
+            r = xasprintf("({ int64_t n_ = %s; if (__builtin_expect(n_ == INT32_MIN, 0)) { NT_SYNC(); rt->neg(k%d, n_); } "
                     "(int64_t)(int32_t)(uint32_t)(0 - (uint64_t)n_); })", a, kidx(g, n));
             break;
         case K_I64:
-            r = fmt("({ int64_t n_ = %s; if (__builtin_expect(n_ == INT64_MIN, 0)) { NT_SYNC(); rt->neg(k%d, n_); } "
+            r = xasprintf("({ int64_t n_ = %s; if (__builtin_expect(n_ == INT64_MIN, 0)) { NT_SYNC(); rt->neg(k%d, n_); } "
                     "(int64_t)(0 - (uint64_t)n_); })", a, kidx(g, n));
             break;
-        case K_U32: r = fmt("((int64_t)(uint32_t)(0 - (uint64_t)%s))", a); break;
-        case K_F32: case K_F64: r = fmt("(-(%s))", a); break;
-        default: r = fmt("((int64_t)(0 - (uint64_t)%s))", a); break;
+        case K_U32: r = xasprintf("((int64_t)(uint32_t)(0 - (uint64_t)%s))", a); break;
+        case K_F32: case K_F64: r = xasprintf("(-(%s))", a); break;
+        default: r = xasprintf("((int64_t)(0 - (uint64_t)%s))", a); break;
         }
         free(a);
         return r;
     }
     case NK_BNOT: {
         char *a = ex(g, n->a);
-        char *r = n->kind == K_U32 ? fmt("((int64_t)(uint32_t)~(uint64_t)%s)", a) : fmt("((int64_t)~(uint64_t)%s)", a);
+        char *r = n->kind == K_U32 ? xasprintf("((int64_t)(uint32_t)~(uint64_t)%s)", a) : xasprintf("((int64_t)~(uint64_t)%s)", a);
         free(a);
         return r;
     }
     case NK_LAND: case NK_LOR: {
         char *a = ex(g, n->a), *b = ex(g, n->b);
-        char *r = fmt("((int64_t)((%s) %s (%s)))", a, eval_expr_kind(n) == NK_LAND ? "&&" : "||", b);
+        char *r = xasprintf("((int64_t)((%s) %s (%s)))", a, eval_expr_kind(n) == NK_LAND ? "&&" : "||", b);
         free(a);
         free(b);
         return r;
     }
     case NK_NOT: {
-        char *a = ex(g, n->a), *r = fmt("((int64_t)!(%s))", a);
+        char *a = ex(g, n->a), *r = xasprintf("((int64_t)!(%s))", a);
         free(a);
         return r;
     }
     case NK_COND: {
         if (isf(n->b->ty) != isf(n->ty) || isf(n->c->ty) != isf(n->ty)) return bad(g);
         char *a = ex(g, n->a), *b = ex(g, n->b), *c = ex(g, n->c);
-        char *r = fmt("((%s) ? (%s) : (%s))", a, b, c);
+        char *r = xasprintf("((%s) ? (%s) : (%s))", a, b, c);
         free(a);
         free(b);
         free(c);
         return r;
     }
     case NK_COMMA: {
-        char *a = ex(g, n->a), *b = ex(g, n->b), *r = fmt("((void)(%s), (%s))", a, b);
+        char *a = ex(g, n->a), *b = ex(g, n->b), *r = xasprintf("((void)(%s), (%s))", a, b);
         free(a);
         free(b);
         return r;
@@ -913,13 +882,13 @@ static void stmt(gen_t *g, node_t *n);
 
 static void poll_code(gen_t *g, node_t *loop) {
     if (g->poll_only && loop != g->poll_only) return; /* a clean nest's inner loop: bounded (NEST_WORK) */
-    sb_add(&g->body, "if (__builtin_expect(--nt_tick <= 0, 0)) { nt_tick = 1024; if (*rt->iflag) { NT_SYNC(); rt->interrupt(k%d); } }\n",
+    sb_printf(&g->body, "if (__builtin_expect(--nt_tick <= 0, 0)) { nt_tick = 1024; if (*rt->iflag) { NT_SYNC(); rt->interrupt(k%d); } }\n",
            kidx(g, loop));
 }
 
 static void expr_stmt(gen_t *g, node_t *e) {
     char *s = ex(g, e);
-    sb_add(&g->body, "(void)(%s);\n", s);
+    sb_printf(&g->body, "(void)(%s);\n", s);
     free(s);
 }
 
@@ -941,31 +910,31 @@ static void loop_core(gen_t *g, node_t *n, int kind, int L, bool init) {
     g->depth++;
     node_t *cond = kind == NK_S_FOR ? n->b : n->a;
     node_t *body = kind == NK_S_FOR ? n->d : n->b;
-    sb_add(&g->body, "{\n");
+    sb_printf(&g->body, "{\n");
     if (init && kind == NK_S_FOR && n->a) stmt(g, n->a);
     if (kind == NK_S_DO) {
-        sb_add(&g->body, "H%d:;\n", L);
+        sb_printf(&g->body, "H%d:;\n", L);
         stmt(g, body);
-        sb_add(&g->body, "C%d:;\n", L);
+        sb_printf(&g->body, "C%d:;\n", L);
         poll_code(g, n);
-        sb_add(&g->body, "T%d:;\n", L);
+        sb_printf(&g->body, "T%d:;\n", L);
         char *c = ex(g, cond);
-        sb_add(&g->body, "if (%s) goto H%d;\n", c, L);
+        sb_printf(&g->body, "if (%s) goto H%d;\n", c, L);
         free(c);
     } else {
-        sb_add(&g->body, "H%d:;\n", L);
+        sb_printf(&g->body, "H%d:;\n", L);
         if (cond) {
             char *c = ex(g, cond);
-            sb_add(&g->body, "if (!(%s)) goto B%d;\n", c, L);
+            sb_printf(&g->body, "if (!(%s)) goto B%d;\n", c, L);
             free(c);
         }
         stmt(g, body);
-        sb_add(&g->body, "C%d:;\n", L);
+        sb_printf(&g->body, "C%d:;\n", L);
         if (kind == NK_S_FOR && n->c) expr_stmt(g, n->c);
         poll_code(g, n);
-        sb_add(&g->body, "goto H%d;\n", L);
+        sb_printf(&g->body, "goto H%d;\n", L);
     }
-    sb_add(&g->body, "B%d:;\n}\n", L);
+    sb_printf(&g->body, "B%d:;\n}\n", L);
     g->depth--;
 }
 
@@ -980,37 +949,37 @@ static void stmt(gen_t *g, node_t *n) {
     case NK_S_NOP: return;
     case NK_S_IF: {
         char *c = ex(g, n->a);
-        sb_add(&g->body, "if (%s) {\n", c);
+        sb_printf(&g->body, "if (%s) {\n", c);
         free(c);
         stmt(g, n->b);
-        sb_add(&g->body, "}\n");
+        sb_printf(&g->body, "}\n");
         if (n->c) {
-            sb_add(&g->body, "else {\n");
+            sb_printf(&g->body, "else {\n");
             stmt(g, n->c);
-            sb_add(&g->body, "}\n");
+            sb_printf(&g->body, "}\n");
         }
         return;
     }
     case NK_S_FOR: case NK_S_WHILE: case NK_S_DO: loop(g, n, kind); return;
     case NK_S_JUMP:
         if (!g->depth || (n->op != X_BREAK && n->op != X_CONTINUE)) break;
-        sb_add(&g->body, "goto %c%d;\n", n->op == X_BREAK ? 'B' : 'C',
+        sb_printf(&g->body, "goto %c%d;\n", n->op == X_BREAK ? 'B' : 'C',
                n->op == X_BREAK ? g->brk[g->depth - 1] : g->cont[g->depth - 1]);
         return;
     case NK_S_RETURN:
         if (n->esz) break;
         if (g->fnmode) {
             char *v = n->a ? ex(g, n->a) : strdup("0");
-            sb_add(&g->body, "return (nval_t){.%s = %s};\n", n->a && isf(n->a->ty) ? "d" : "i", v);
+            sb_printf(&g->body, "return (nval_t){.%s = %s};\n", n->a && isf(n->a->ty) ? "d" : "i", v);
             free(v);
             return;
         }
         if (n->a) {
             char *v = ex(g, n->a);
-            sb_add(&g->body, "{ nval_t rv_; rv_.%s = %s; *R = rv_; }\n", isf(n->a->ty) ? "d" : "i", v);
+            sb_printf(&g->body, "{ nval_t rv_; rv_.%s = %s; *R = rv_; }\n", isf(n->a->ty) ? "d" : "i", v);
             free(v);
         }
-        sb_add(&g->body, "rc = %d; goto OUT;\n", X_RETURN);
+        sb_printf(&g->body, "rc = %d; goto OUT;\n", X_RETURN);
         return;
     }
     g->fail = true;
@@ -1058,15 +1027,15 @@ static const char prelude[] =
  * constants it declares). One call instead of the check inline at every
  * site: a 50-line loop of 185 accesses took 5.2 s to compile with 740 cache
  * variables in registers. */
-static void gvar_kdecl(gen_t *g, sb_t *s) {
+static void gvar_kdecl(gen_t *g, strbuf_t *s) {
     for (int i = 0; i < g->ngv; i++)
-        if (g->gv[i].cached) sb_add(s, "  void *const k%d = K[%d]; (void)k%d;\n", g->gv[i].kb, g->gv[i].kb, g->gv[i].kb);
+        if (g->gv[i].cached) sb_printf(s, "  void *const k%d = K[%d]; (void)k%d;\n", g->gv[i].kb, g->gv[i].kb, g->gv[i].kb);
 }
-static void nic_miss(gen_t *g, sb_t *s) {
-    sb_add(s, "static __attribute__((noinline, cold)) char *nt_imiss(const nrt_t *rt, void *const *K, void *k, uint64_t p,\n"
+static void nic_miss(gen_t *g, strbuf_t *s) {
+    sb_printf(s, "static __attribute__((noinline, cold)) char *nt_imiss(const nrt_t *rt, void *const *K, void *k, uint64_t p,\n"
               "    int64_t i, int wr, uint64_t esz, nic_t *c, int *ov) {\n");
     gvar_kdecl(g, s);
-    sb_add(s, "  char *a = rt->idx(k, p, i, wr, c);\n"
+    sb_printf(s, "  char *a = rt->idx(k, p, i, wr, c);\n"
               "  if (NT_ALIAS((uintptr_t)a, esz) || (c->span && NT_ALIAS(c->addr + (uint64_t)c->lo * esz, c->span * esz))) {\n"
               "    c->span = 0; *ov = 1; }\n"
               "  return a; }\n");
@@ -1092,8 +1061,8 @@ static gen_t *gen_pass(node_t *loop_node, const gen_t *found, const val_t *slots
     if (kind != NK_S_FOR && kind != NK_S_WHILE && kind != NK_S_DO) g->fail = true;
     else stmt(g, loop_node);
     if (g->fail) {
-        free(g->body.s);
-        free(g->nestfns.s);
+        free(g->body.data);
+        free(g->nestfns.data);
         free(g->k);
         free(g->loops);
         free(g->versioned);
@@ -1109,8 +1078,8 @@ int native_gen(node_t *loop_node, const val_t *slots, bool lean, native_src_t *o
     gen_t *g1 = gen_pass(loop_node, NULL, NULL, false);
     if (!g1) return -1;
     gen_t *g = gen_pass(loop_node, g1, slots, lean);
-    free(g1->body.s);
-    free(g1->nestfns.s);
+    free(g1->body.data);
+    free(g1->nestfns.data);
     free(g1->k);
     free(g1->loops);
     free(g1->versioned);
@@ -1120,12 +1089,12 @@ int native_gen(node_t *loop_node, const val_t *slots, bool lean, native_src_t *o
     for (int i = 0; i < g->ngv; i++)
         if (g->gv[i].cached) g->gv[i].kb = kidx(g, g->gv[i].root);
     /* the pure functions its calls go to, before the loop in the file */
-    sb_t fns = {0};
+    strbuf_t fns = {0};
     unit_t *u = g->unit;
     if (u->n && !unit_functions(g, u, &fns)) {
-        free(fns.s);
-        free(g->body.s);
-        free(g->nestfns.s);
+        free(fns.data);
+        free(g->body.data);
+        free(g->nestfns.data);
         free(g->k);
         free(g->loops);
         free(g->versioned);
@@ -1133,72 +1102,72 @@ int native_gen(node_t *loop_node, const val_t *slots, bool lean, native_src_t *o
         free(g);
         return -1;
     }
-    sb_t s = {0};
-    sb_add(&s, prelude, PTR_OFF_BITS, PTR_SLOT_SHIFT, PTR_SLOT_SHIFT, (unsigned long long)PTR_RAW_LIMIT,
+    strbuf_t s = {0};
+    sb_printf(&s, prelude, PTR_OFF_BITS, PTR_SLOT_SHIFT, PTR_SLOT_SHIFT, (unsigned long long)PTR_RAW_LIMIT,
            (unsigned long long)PTR_RAW_LIMIT);
-    if (u->n) sb_add(&s, "%s%s%s", unit_statics, unit_give_up, fns.s);
-    free(fns.s);
-    sb_t checks = {0};
+    if (u->n) sb_printf(&s, "%s%s%s", unit_statics, unit_give_up, fns.data);
+    free(fns.data);
+    strbuf_t checks = {0};
     if (u->n) unit_entry_checks(g, u, &checks); /* adds constants: before they are declared */
     gvar_macros(g, &s);
     if (g->nic) nic_miss(g, &s);
     if (g->rcheck) { /* a versioned loop's check of one buffer: its address, or 0 */
-        sb_add(&s, "static __attribute__((noinline)) uintptr_t nt_rcheck(const nrt_t *rt, void *const *K, uint64_t p, int64_t esz,\n"
+        sb_printf(&s, "static __attribute__((noinline)) uintptr_t nt_rcheck(const nrt_t *rt, void *const *K, uint64_t p, int64_t esz,\n"
                    "    int wr, int64_t vl, int64_t vh) {\n");
         gvar_kdecl(g, &s);
-        sb_add(&s, "  nic_t c_;\n"
+        sb_printf(&s, "  nic_t c_;\n"
                    "  if (!rt->range(p, esz, wr, &c_) || vl < c_.lo || vh >= c_.lo + (int64_t)c_.span ||\n"
                    "      NT_ALIAS(c_.addr + (uint64_t)vl * (uint64_t)esz, (uint64_t)(vh - vl + 1) * (uint64_t)esz)) return 0;\n"
                    "  return c_.addr; }\n");
     }
-    if (g->nestfns.s) { /* the clean nests: each declares the constants it may name */
-        sb_add(&s, "#define NT_KDECL");
-        for (int j = 0; j < g->nk; j++) sb_add(&s, " void *const k%d = K[%d]; (void)k%d;", j, j, j);
-        sb_add(&s, "\n%s", g->nestfns.s);
-        free(g->nestfns.s);
+    if (g->nestfns.data) { /* the clean nests: each declares the constants it may name */
+        sb_printf(&s, "#define NT_KDECL");
+        for (int j = 0; j < g->nk; j++) sb_printf(&s, " void *const k%d = K[%d]; (void)k%d;", j, j, j);
+        sb_printf(&s, "\n%s", g->nestfns.data);
+        free(g->nestfns.data);
     }
     /* lean code's entry is the nest's entry test, run once: -O1 makes it
      * as fast and takes a fifth off the compile (stencil 80 -> 63 ms) */
-    if (g->leaned) sb_add(&s, "#ifdef __OPTIMIZE__\n__attribute__((optimize(\"O1\")))\n#endif\n");
-    sb_add(&s, "int icuda_native(const nrt_t *rt, void *const *K, nval_t *S, char *M, nval_t *R, int osr) {\n"
+    if (g->leaned) sb_printf(&s, "#ifdef __OPTIMIZE__\n__attribute__((optimize(\"O1\")))\n#endif\n");
+    sb_printf(&s, "int icuda_native(const nrt_t *rt, void *const *K, nval_t *S, char *M, nval_t *R, int osr) {\n"
                "(void)M; (void)R; int rc = 0; int nt_tick = 1024;\n");
     for (int i = 0; i < MAXSLOTS; i++)
         if (g->slotc[i]) {
             int c = g->slotc[i] - 1;
-            sb_add(&s, "%s s%d = (%s)S[%d].%s;\n", slot_ctype(c), i, slot_ctype(c), i, c_float(c) ? "d" : "i");
+            sb_printf(&s, "%s s%d = (%s)S[%d].%s;\n", slot_ctype(c), i, slot_ctype(c), i, c_float(c) ? "d" : "i");
         }
     /* the constants in locals: the compiler then knows no store changes them */
-    for (int j = 0; j < g->nk; j++) sb_add(&s, "void *const k%d = K[%d];\n", j, j);
-    if (checks.s) sb_add(&s, "%s", checks.s);
-    free(checks.s);
+    for (int j = 0; j < g->nk; j++) sb_printf(&s, "void *const k%d = K[%d];\n", j, j);
+    if (checks.data) sb_printf(&s, "%s", checks.data);
+    free(checks.data);
     for (int i = 0; i < g->ngv; i++)
-        if (g->gv[i].cached) sb_add(&s, "%s g%d;\n", gvar_ctype(g->gv[i].code), i);
-    sb_add(&s, "NT_RELOAD();\n");
+        if (g->gv[i].cached) sb_printf(&s, "%s g%d;\n", gvar_ctype(g->gv[i].code), i);
+    sb_printf(&s, "NT_RELOAD();\n");
     for (int j = 0; j < g->nic && j < NIC_REGS; j++) {
-        sb_add(&s, "uint64_t cp%d = 0, cs%d = 0; uintptr_t ca%d = 0; int64_t cl%d = 0;\n", j, j, j, j);
-        if (g->ncached) sb_add(&s, "int ovi%d = 0;\n", j);
+        sb_printf(&s, "uint64_t cp%d = 0, cs%d = 0; uintptr_t ca%d = 0; int64_t cl%d = 0;\n", j, j, j, j);
+        if (g->ncached) sb_printf(&s, "int ovi%d = 0;\n", j);
     }
-    if (g->nic) sb_add(&s, "int ovm = 0; (void)ovm;\n");
-    if (g->nic > NIC_REGS) sb_add(&s, "nic_t ic[%d] = {{0}};\n", g->nic - NIC_REGS);
-    for (int j = 0; j < g->nra; j++) sb_add(&s, "uintptr_t ra%d = 0;\n", j);
+    if (g->nic) sb_printf(&s, "int ovm = 0; (void)ovm;\n");
+    if (g->nic > NIC_REGS) sb_printf(&s, "nic_t ic[%d] = {{0}};\n", g->nic - NIC_REGS);
+    for (int j = 0; j < g->nra; j++) sb_printf(&s, "uintptr_t ra%d = 0;\n", j);
     for (int j = 0; j < g->ndc; j++) {
-        sb_add(&s, "uint64_t dk%d = ~0ULL, dl%d = 0; char *db%d = 0;\n", j, j, j);
-        if (g->ncached) sb_add(&s, "int ovd%d = 0;\n", j);
+        sb_printf(&s, "uint64_t dk%d = ~0ULL, dl%d = 0; char *db%d = 0;\n", j, j, j);
+        if (g->ncached) sb_printf(&s, "int ovd%d = 0;\n", j);
     }
     /* entered at a loop's head (its condition; a do loop's test), after
      * every declaration: a jump must not skip an initialisation */
-    sb_add(&s, "switch (osr) {\n");
+    sb_printf(&s, "switch (osr) {\n");
     for (int L = 0; L < g->nlab; L++)
         if (g->loops[L])
-            sb_add(&s, "case %d: goto %s%d;\n", L + 1, g->versioned[L] ? "V" : native_stmt_kind(g->loops[L]) == NK_S_DO ? "T" : "H", L);
-    sb_add(&s, "default: break;\n}\n");
-    sb_add(&s, "%s", g->body.s ? g->body.s : "");
-    sb_add(&s, "OUT:;\nNT_SYNC();\n");
+            sb_printf(&s, "case %d: goto %s%d;\n", L + 1, g->versioned[L] ? "V" : native_stmt_kind(g->loops[L]) == NK_S_DO ? "T" : "H", L);
+    sb_printf(&s, "default: break;\n}\n");
+    sb_printf(&s, "%s", g->body.data ? g->body.data : "");
+    sb_printf(&s, "OUT:;\nNT_SYNC();\n");
     for (int i = 0; i < MAXSLOTS; i++)
-        if (g->slotc[i]) sb_add(&s, "S[%d].%s = s%d;\n", i, c_float(g->slotc[i] - 1) ? "d" : "i", i);
-    sb_add(&s, "return rc;\n}\n");
-    free(g->body.s);
-    out->text = s.s;
+        if (g->slotc[i]) sb_printf(&s, "S[%d].%s = s%d;\n", i, c_float(g->slotc[i] - 1) ? "d" : "i", i);
+    sb_printf(&s, "return rc;\n}\n");
+    free(g->body.data);
+    out->text = s.data;
     out->k = g->k;
     out->nk = g->nk;
     out->loops = g->loops;
