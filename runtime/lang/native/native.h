@@ -12,7 +12,13 @@
 #include <stdint.h>
 #include "runtime/lang/eval/eval.h"
 
-/* n->sfn's kind (eval.h NK_*); a loop the tier wraps: its original kind */
+/* The tier's record of a loop statement (n->native, native_tier.c) begins
+ * with what the loop was built as: its own evaluator and its kind (NK_S_FOR,
+ * NK_S_WHILE, NK_S_DO). */
+typedef struct native_loop_head { sfn_t orig; int kind; } native_loop_head_t;
+/* n's kind (eval.h NK_*); a loop the tier took (which keeps its record
+ * whether or not its evaluator was given back): the kind it was built as
+ * (native_gen.c) */
 int native_stmt_kind(node_t *n);
 
 /* Tier choice: off (never compile), auto (compile what runs long), always
@@ -66,7 +72,7 @@ typedef struct native_src {
  * and the loop is made again, whole (a third of the compile; docs/native-tier.md) */
 int native_gen(node_t *loop, const val_t *slots, bool lean, native_src_t *out);
 /* The C source of pure host function fn and those it calls
- * (native_func.inc); -1 when it does not qualify. */
+ * (native_func.c); -1 when it does not qualify. */
 int native_gen_func(func_t *fn, native_src_t *out);
 /* native_tier.c, from call_func once fn is hot: 1 the compiled code ran
  * (*r its value); 2 it gave up (run fn interpreted, with nothing compiled

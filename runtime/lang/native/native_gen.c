@@ -19,79 +19,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "native.h"
-#include "native_rt.h"
-#include "runtime/base/strbuf.h"
-#include "runtime/base/xalloc.h"
-#include "runtime/lang/eval/exec_inline.h"
+#include "native_gen.h"
 
-enum { MAXSLOTS = 4096, MAXDEPTH = 64, MAXGL = 64, MAXPROVEN = 512 };
-/* index sites whose access caches are locals (registers); the rest live in
- * an array (ic[]) and miss through one function, or gcc's register
- * allocator takes seconds over a long loop body */
-enum { NIC_REGS = 16, MAXIC = 1024 };
-
-/* A session variable (or a member of one) at a fixed address, kept in a
- * local of the compiled code while it runs (native-tier.md "Session
- * variables in registers"). */
-typedef struct cvar {
-    void *root;     /* the variable's storage */
-    int64_t off;    /* the member's offset in it */
-    int code;       /* its tcode */
-    bool written, cached;
-    int kb;         /* k index of root (pass 2) */
-} cvar_t;
-
-typedef struct gen {
-    strbuf_t body;
-    void **k; int nk, capk;
-    signed char slotc[MAXSLOTS]; /* per slot: its type code + 1, 0 unused */
-    int nic, ndc, nlab, ntmp;
-    int brk[MAXDEPTH], cont[MAXDEPTH], depth;
-    node_t **loops; /* by label: the loop statement (native_src_t) */
-    bool *versioned; /* by label: entered at its version test (native_version.inc) */
-    int caploops;
-    /* loop versioning: generating a clean copy; what it may leave unchecked */
-    bool in_clean;
-    /* whole nests (native_nest.inc): the clean nests' functions; making one
-     * (its buffers are restrict parameters rb<i>, it polls only on its
-     * outermost loop), or the checked copy of one */
-    strbuf_t nestfns;
-    bool nest_fn, in_nest;
-    bool lean, leaned; /* the root nest without its checked copy (native_gen); it was */
-    const val_t *slotv; /* the frame's slots when the code is made (NULL: unknown) */
-    node_t *poll_only;
-    node_t *proven[MAXPROVEN * 4]; /* arithmetic that cannot overflow, v's step */
-    int nproven;
-    node_t *site[MAXPROVEN];       /* p[i] sites proven inside their buffer */
-    int site_ra[MAXPROVEN], nsite, nra, niv;
-    bool fail;
-    node_t *root;
-    /* session variables: pass 1 (collect) finds them, pass 2 caches them */
-    bool collect;
-    cvar_t gv[MAXGL];
-    int ngv, ncached;
-    bool gv_full;
-    void *indexed[MAXGL]; /* variables indexed as arrays: never cached */
-    int nindexed;
-    /* the access site last addressed ('i' p[i], 'd' *p; 0 none), for the
-     * reload after a store that may have hit a cached variable */
-    char last_kind;
-    int last_site;
-    /* p[i] access caches: one per base pointer text, element size and
-     * direction (ic_share); a hash of that for each */
-    uint64_t ickey[MAXIC];
-    bool rcheck; /* a versioned loop's entry test calls nt_rcheck */
-    struct unit *unit; /* the pure functions its calls go to (native_func.inc) */
-    bool fnmode;       /* generating those functions, not a loop */
-} gen_t;
+int native_stmt_kind(node_t *n) {
+    if (n->native) return ((native_loop_head_t *)n->native)->kind;
+    return eval_stmt_kind(n->sfn);
+}
 
 static bool is_proven(gen_t *g, node_t *n) {
     for (int i = 0; i < g->nproven; i++)
         if (g->proven[i] == n) return true;
     return false;
 }
-static void prove(gen_t *g, node_t *n) {
+void gen_prove(gen_t *g, node_t *n) {
     if (g->nproven < MAXPROVEN * 4) g->proven[g->nproven++] = n;
 }
 /* the clean copy's base address local of a proven access site, or -1 */
@@ -101,7 +41,7 @@ static int site_ra(gen_t *g, node_t *pl) {
     return -1;
 }
 /* a new loop label for loop statement n (NULL: a copy never entered) */
-static int new_label(gen_t *g, node_t *n) {
+int gen_new_label(gen_t *g, node_t *n) {
     int L = g->nlab++;
     if (L >= g->caploops) {
         g->caploops = 2 * L + 16;
@@ -114,7 +54,7 @@ static int new_label(gen_t *g, node_t *n) {
     return L;
 }
 
-static int kidx(gen_t *g, void *p) {
+int gen_kidx(gen_t *g, void *p) {
     for (int i = 0; i < g->nk; i++)
         if (g->k[i] == p) return i;
     if (g->nk == g->capk) {
@@ -124,43 +64,6 @@ static int kidx(gen_t *g, void *p) {
     }
     g->k[g->nk] = p;
     return g->nk++;
-}
-
-/* frees n strings */
-static void frees(int n, ...) {
-    va_list ap;
-    va_start(ap, n);
-    for (int i = 0; i < n; i++) free(va_arg(ap, char *));
-    va_end(ap);
-}
-
-static char *bad(gen_t *g) {
-    g->fail = true;
-    return strdup("0");
-}
-
-static bool isf(type_t *t) {
-    return !t->is_enum && (t->kind == T_FLOAT || t->kind == T_DOUBLE || t->kind == T_LDOUBLE);
-}
-static const char *vt(type_t *t) { return isf(t) ? "double" : "int64_t"; }
-
-/* conversion code as exec.c's ccode (loads and stores use tcode) */
-static int ccode_of(type_t *t) {
-    if (t->is_enum) return t->is_unsigned ? T_UINT : T_INT;
-    return (int)t->kind;
-}
-static bool c_float(int c) { return c == T_FLOAT || c == T_DOUBLE || c == T_LDOUBLE; }
-static bool c_u64(int c) { return c == T_ULONG || c == T_ULLONG || c == T_PTR; }
-
-/* the C type a slot of code c is kept in, and how it is read and written */
-static const char *slot_ctype(int c) {
-    switch (c) {
-    case T_INT: return "int32_t";
-    case T_UINT: return "uint32_t";
-    case T_FLOAT: return "float";
-    case T_DOUBLE: return "double";
-    default: return "int64_t";
-    }
 }
 
 static bool use_slot(gen_t *g, int slot, type_t *t) {
@@ -186,25 +89,6 @@ static char *slot_read(gen_t *g, int slot, type_t *t) {
  * may still reach a cached variable: an access site whose slow path finds
  * its buffer overlapping one (NT_ALIAS) never fills its fast cache, so
  * every access there syncs first, and a store there reloads the locals. */
-static bool fixed_place(node_t *pl, void **root, int64_t *off) {
-    int64_t o = 0;
-    while (pl->place == PL_MEMBER) {
-        o += pl->k.i;
-        pl = pl->a;
-    }
-    if (pl->place != PL_GLOBAL) return false;
-    *root = pl->k.p;
-    *off = o;
-    return true;
-}
-static int code_size(int c) {
-    switch (c) {
-    case T_BOOL: case T_CHAR: case T_SCHAR: case T_UCHAR: return 1;
-    case T_SHORT: case T_USHORT: return 2;
-    case T_INT: case T_UINT: case T_FLOAT: return 4;
-    default: return 8;
-    }
-}
 static void mark_indexed(gen_t *g, node_t *base) {
     void *r;
     int64_t o;
@@ -216,7 +100,7 @@ static void mark_indexed(gen_t *g, node_t *base) {
 }
 /* place pl read or written: in pass 1 noted; in pass 2 its cached local's
  * index, or -1 when it lives in memory */
-static int gvar_ref(gen_t *g, node_t *pl, bool wr) {
+int gen_gvar_ref(gen_t *g, node_t *pl, bool wr) {
     void *r;
     int64_t o;
     if (pl->place == PL_SLOT || !eval_place_kind(pl) || !fixed_place(pl, &r, &o)) return -1;
@@ -251,7 +135,7 @@ static void gvar_decide(gen_t *g) {
     }
 }
 /* the C type of a cached variable's local: its bytes as stored */
-static const char *gvar_ctype(int c) {
+const char *gen_gvar_ctype(int c) {
     switch (c) {
     case T_BOOL: case T_UCHAR: return "uint8_t";
     case T_CHAR: case T_SCHAR: return "int8_t";
@@ -274,8 +158,8 @@ static char *gvar_read(gen_t *g, int i) {
 static char *gvar_write(gen_t *g, int i, const char *v) {
     int c = g->gv[i].code;
     if (c == T_BOOL) return xasprintf("g%d = (uint8_t)(%s != 0);", i, v);
-    if (c_float(c)) return xasprintf("g%d = (%s)%s;", i, gvar_ctype(c), v);
-    return xasprintf("g%d = (%s)(uint64_t)%s;", i, gvar_ctype(c), v);
+    if (c_float(c)) return xasprintf("g%d = (%s)%s;", i, gen_gvar_ctype(c), v);
+    return xasprintf("g%d = (%s)(uint64_t)%s;", i, gen_gvar_ctype(c), v);
 }
 /* After a store through the site last addressed: if that site's buffer
  * overlaps a cached variable, the locals are reloaded. */
@@ -373,7 +257,7 @@ static char *arith_code(gen_t *g, int op, int k, const char *x, const char *y, n
         return xasprintf("double r = %s %s %s;", x, o, y);
     }
     char *z;
-    int ni = kidx(g, n);
+    int ni = gen_kidx(g, n);
     if ((k == K_I32 || k == K_I64) && (op == P_PLUS || op == P_MINUS || op == P_STAR)) {
         /* signed overflow is the interpreter's error (ub_checks.c), raised at the same node */
         const char *fn = op == P_PLUS ? "add" : op == P_MINUS ? "sub" : "mul";
@@ -406,7 +290,7 @@ static char *arith_code(gen_t *g, int op, int k, const char *x, const char *y, n
 static char *arith_unchecked(gen_t *g, int op, int k, const char *x, const char *y, node_t *n) {
     int sh = (k == K_I32 || k == K_U32) ? 31 : 63;
     char *z;
-    int ni = kidx(g, n);
+    int ni = gen_kidx(g, n);
     switch (op) {
     case P_PLUS: z = xasprintf("uint64_t z = (uint64_t)%s + (uint64_t)%s;", x, y); break;
     case P_MINUS: z = xasprintf("uint64_t z = (uint64_t)%s - (uint64_t)%s;", x, y); break;
@@ -441,8 +325,6 @@ static char *arith_unchecked(gen_t *g, int op, int k, const char *x, const char 
     return r;
 }
 
-static char *ex(gen_t *g, node_t *n);
-static char *user_call(gen_t *g, node_t *n); /* native_func.inc */
 
 /* The interpreter's float-to-integer range error (ub_float_to_int) for the
  * double named d, tested inline: the call is only made to raise it. */
@@ -450,21 +332,21 @@ static char *f2i_check(gen_t *g, node_t *n, const char *d, int to) {
     double lo, hi;
     if (!ub_f2i_range(to, &lo, &hi)) return strdup("");
     return xasprintf("if (__builtin_expect(!(%s > %a && %s < %a), 0)) { NT_SYNC(); rt->f2i(k%d, %s, %d); }", d, lo, d, hi,
-               kidx(g, n), d, to);
+               gen_kidx(g, n), d, to);
 }
 
 /* p + d bytes, p and d names of locals, as ptr_add_at: a pointer moved
  * past what its offset field holds is the interpreter's error */
 static char *padd(gen_t *g, node_t *n, const char *p, const char *d) {
     return xasprintf("({ uint64_t pr_; if (__builtin_expect(nt_padd(%s, %s, &pr_), 0)) { NT_SYNC(); rt->pwrap(k%d, %s, %s); }"
-               " (int64_t)pr_; })", p, d, kidx(g, n), p, d);
+               " (int64_t)pr_; })", p, d, gen_kidx(g, n), p, d);
 }
 /* p + i elements of esz bytes (ptr_scale_at, then ptr_add_at); neg: p - i */
 static char *padd_scaled(gen_t *g, node_t *n, const char *p, const char *i, int64_t esz, bool neg) {
     char *a = padd(g, n, "p2_", neg ? "(-d_)" : "d_");
     char *r = xasprintf("({ uint64_t p2_ = (uint64_t)%s; int64_t d_; if (__builtin_expect(__builtin_mul_overflow((int64_t)%s, "
                   "(int64_t)%" PRId64 ", &d_), 0)) { NT_SYNC(); rt->pwrap(k%d, p2_, (int64_t)%s); } %s; })",
-                  p, i, esz, kidx(g, n), i, a);
+                  p, i, esz, gen_kidx(g, n), i, a);
     free(a);
     return r;
 }
@@ -491,15 +373,15 @@ static char *addr(gen_t *g, node_t *pl, int wr) {
     bool alias = !g->collect && g->ncached;
     switch (pl->place) {
     case PL_FRAME: g->last_kind = 0; return xasprintf("(M + %" PRId64 ")", pl->k.i);
-    case PL_GLOBAL: g->last_kind = 0; return xasprintf("((char *)k%d)", kidx(g, pl->k.p));
+    case PL_GLOBAL: g->last_kind = 0; return xasprintf("((char *)k%d)", gen_kidx(g, pl->k.p));
     case PL_MEMBER: {
         char *b = addr(g, pl->a, wr), *r = xasprintf("(%s + %" PRId64 ")", b, pl->k.i);
         free(b);
         return r;
     }
     case PL_DEREF: {
-        int j = g->ndc++, ni = kidx(g, pl);
-        char *p = ex(g, pl->a);
+        int j = g->ndc++, ni = gen_kidx(g, pl);
+        char *p = gen_expr(g, pl->a);
         char *chk = alias ? xasprintf(" if (NT_ALIAS((uintptr_t)a_, %" PRId64 "u) || (c_.base && NT_ALIAS((uintptr_t)c_.base,"
                                 " c_.lim + %" PRId64 "u))) { dk%d = ~0ULL; ovd%d = 1; }", pl->esz, pl->esz, j, j)
                           : strdup("");
@@ -515,18 +397,18 @@ static char *addr(gen_t *g, node_t *pl, int wr) {
     }
     case PL_INDEX:
         if (ok == 1 && g->in_clean && site_ra(g, pl) >= 0) { /* proven inside its buffer at the loop's entry */
-            char *i = ex(g, pl->b);
+            char *i = gen_expr(g, pl->b);
             char *r = g->nest_fn ? xasprintf("(rb%d + (int64_t)(%s) * %" PRId64 ")", site_ra(g, pl), i, pl->esz)
                                  : xasprintf("((char *)(ra%d + (uint64_t)(int64_t)(%s) * %" PRId64 "u))", site_ra(g, pl), i, pl->esz);
             free(i);
             g->last_kind = 0;
             return r;
         }
-        char *p = ok == 1 ? ex(g, pl->a) : NULL;
+        char *p = ok == 1 ? gen_expr(g, pl->a) : NULL;
         int jc = ok == 1 ? ic_share(g, p, pl->esz, wr) : 0;
         if (ok == 1 && jc >= NIC_REGS) { /* through a pointer, its cache in memory (ic[]) */
-            int j = jc - NIC_REGS, ni = kidx(g, pl);
-            char *i = ex(g, pl->b);
+            int j = jc - NIC_REGS, ni = gen_kidx(g, pl);
+            char *i = gen_expr(g, pl->b);
             char *r = xasprintf("({ uint64_t p_ = (uint64_t)%s; int64_t i_ = %s; char *a_; nic_t *c_ = &ic[%d];"
                           " if (__builtin_expect(p_ == c_->p && (uint64_t)i_ - (uint64_t)c_->lo < c_->span, 1))"
                           " a_ = (char *)(c_->addr + (uint64_t)i_ * %" PRId64 "u);"
@@ -538,8 +420,8 @@ static char *addr(gen_t *g, node_t *pl, int wr) {
             return r;
         }
         if (ok == 1) { /* through a pointer: p, then i */
-            int j = jc, ni = kidx(g, pl);
-            char *i = ex(g, pl->b);
+            int j = jc, ni = gen_kidx(g, pl);
+            char *i = gen_expr(g, pl->b);
             char *ov = g->ncached ? xasprintf("ovi%d", j) : strdup("ovm");
             char *r = xasprintf("({ uint64_t p_ = (uint64_t)%s; int64_t i_ = %s; char *a_;"
                           " if (__builtin_expect(p_ == cp%d && (uint64_t)i_ - (uint64_t)cl%d < cs%d, 1))"
@@ -552,9 +434,9 @@ static char *addr(gen_t *g, node_t *pl, int wr) {
             g->last_site = j;
             return r;
         } else { /* an array: i, then the array's place */
-            int ni = kidx(g, pl);
+            int ni = gen_kidx(g, pl);
             mark_indexed(g, pl->a);
-            char *i = ex(g, pl->b), *b = addr(g, pl->a, wr);
+            char *i = gen_expr(g, pl->b), *b = addr(g, pl->a, wr);
             char *r = xasprintf("({ int64_t i_ = %s; if (__builtin_expect((uint64_t)i_ >= (uint64_t)%" PRId64 "LL, 0))"
                           " { NT_SYNC(); rt->index_fail(k%d, i_, %d); } %s + i_ * %" PRId64 "; })",
                           i, pl->bound, ni, wr, b, pl->esz);
@@ -572,14 +454,14 @@ static char *store_to(gen_t *g, node_t *pl, const char *v, const char *a) {
         if (!use_slot(g, pl->slot, pl->ty)) return bad(g);
         return xasprintf("s%d = (%s)%s;", pl->slot, slot_ctype(g->slotc[pl->slot] - 1), v);
     }
-    int gi = gvar_ref(g, pl, true);
+    int gi = gen_gvar_ref(g, pl, true);
     if (gi >= 0) return gvar_write(g, gi, v);
     return xasprintf("nt_st_%s(%s, %s);", ldst_name(tcode(pl->ty)), a, v);
 }
 /* the old value of place pl, whose address is in local a (none for slots) */
 static char *load_from(gen_t *g, node_t *pl, const char *a) {
     if (pl->place == PL_SLOT) return slot_read(g, pl->slot, pl->ty);
-    int gi = gvar_ref(g, pl, false);
+    int gi = gen_gvar_ref(g, pl, false);
     if (gi >= 0) return gvar_read(g, gi);
     return xasprintf("nt_ld_%s(%s)", ldst_name(tcode(pl->ty)), a);
 }
@@ -617,8 +499,8 @@ static char *builtin_call(gen_t *g, node_t *n) {
     if (!ar || n->nlist != ar || !b->data) return bad(g);
     for (int i = 0; i < ar; i++)
         if (!isf(n->list[i]->ty)) return bad(g);
-    int fi = kidx(g, b->data);
-    char *a0 = ex(g, n->list[0]), *a1 = ar == 2 ? ex(g, n->list[1]) : strdup(""), *r;
+    int fi = gen_kidx(g, b->data);
+    char *a0 = gen_expr(g, n->list[0]), *a1 = ar == 2 ? gen_expr(g, n->list[1]) : strdup(""), *r;
     const char *t = fl ? "float" : "double";
     if (ar == 1)
         r = xasprintf("({ double x_ = %s; (double)((%s (*)(%s))k%d)((%s)x_); })", a0, t, t, fi, t);
@@ -631,7 +513,7 @@ static char *builtin_call(gen_t *g, node_t *n) {
 }
 
 static char *binop(gen_t *g, node_t *n) {
-    char *a = ex(g, n->a), *b = ex(g, n->b);
+    char *a = gen_expr(g, n->a), *b = gen_expr(g, n->b);
     bool proven = g->in_clean && is_proven(g, n), sgn = n->kind == K_I32 || n->kind == K_I64;
     char *c;
     /* proven not to overflow: plain 64-bit arithmetic, which gcc sees as affine (the wrapped
@@ -652,7 +534,7 @@ static char *cmp(gen_t *g, node_t *n) {
     int k = n->kind;
     bool fl = k == K_F32 || k == K_F64, un = k == K_U32 || k == K_U64, pt = k == K_PTR;
     bool rel = n->op == P_LT || n->op == P_LE || n->op == P_GT || n->op == P_GE;
-    char *a = ex(g, n->a), *b = ex(g, n->b), *r;
+    char *a = gen_expr(g, n->a), *b = gen_expr(g, n->b), *r;
     if (fl) r = xasprintf("({ double x_ = %s; double y_ = %s; (int64_t)(x_ %s y_); })", a, b, o);
     else if (pt && rel) r = xasprintf("({ uint64_t x_ = (uint64_t)%s; uint64_t y_ = (uint64_t)%s; (int64_t)(nt_ptrcmp(x_, y_) %s 0); })", a, b, o);
     else if (un || !rel) r = xasprintf("({ uint64_t x_ = (uint64_t)%s; uint64_t y_ = (uint64_t)%s; (int64_t)(x_ %s y_); })", a, b, o);
@@ -664,7 +546,7 @@ static char *cmp(gen_t *g, node_t *n) {
 
 /* the address of a place about to be written ("0" for a slot, which has none) */
 static char *waddr(gen_t *g, node_t *pl) {
-    if (pl->place == PL_SLOT || (!g->collect && gvar_ref(g, pl, true) >= 0)) {
+    if (pl->place == PL_SLOT || (!g->collect && gen_gvar_ref(g, pl, true) >= 0)) {
         g->last_kind = 0;
         return strdup("0");
     }
@@ -674,7 +556,7 @@ static char *waddr(gen_t *g, node_t *pl) {
 static char *assign(gen_t *g, node_t *n) {
     node_t *pl = n->a;
     if (ty_is_aggr(pl->ty)) return bad(g);
-    char *v = ex(g, n->b);
+    char *v = gen_expr(g, n->b);
     char *a = waddr(g, pl), *rl = after_store(g);
     char *st0 = store_to(g, pl, "v_", "a_"), *st = xasprintf("%s%s", st0, rl);
     frees(2, st0, rl);
@@ -693,7 +575,7 @@ static char *compound(gen_t *g, node_t *n) {
     int kc = ty_opkind(n->c->ty), pcode = ccode_of(pl->ty);
     if (!n->esz && pcode == T_INT && kc == K_I64 && (n->op == P_PLUS || n->op == P_MINUS || n->op == P_STAR))
         return bad(g);
-    char *v = ex(g, n->b);
+    char *v = gen_expr(g, n->b);
     char *a = waddr(g, pl), *rl = after_store(g);
     char *old = load_from(g, pl, "a_");
     int pc = ccode_of(pl->ty), oc = n->slot2;
@@ -744,7 +626,7 @@ static char *incdec(gen_t *g, node_t *n) {
         const char *t = pc == T_INT ? "int32_t" : "int64_t";
         calc = xasprintf("%s s_; if (__builtin_expect(__builtin_add_overflow((%s)o_, (%s)%" PRId64 "LL, &s_), 0)) "
                    "{ NT_SYNC(); rt->ovf_place(k%d, %d, (int64_t)o_, %" PRId64 "LL); } int64_t r_ = (int64_t)s_;",
-                   t, t, t, d, kidx(g, n), d > 0 ? P_PLUS : P_MINUS, d > 0 ? d : -d);
+                   t, t, t, d, gen_kidx(g, n), d > 0 ? P_PLUS : P_MINUS, d > 0 ? d : -d);
     } else {
         char *x = xasprintf("((uint64_t)o_ + (uint64_t)%" PRId64 "LL)", d);
         char *nv = conv_code(x, T_LONG, pc == T_LONG || pc == T_ULONG || pc == T_LLONG || pc == T_ULLONG ? T_LONG : pc);
@@ -760,7 +642,7 @@ static char *incdec(gen_t *g, node_t *n) {
     return r;
 }
 
-static char *ex(gen_t *g, node_t *n) {
+char *gen_expr(gen_t *g, node_t *n) {
     if (g->fail) return strdup("0");
     switch (eval_expr_kind(n)) {
     case NK_CONST:
@@ -783,14 +665,14 @@ static char *ex(gen_t *g, node_t *n) {
         node_t *pl = n->a;
         if (!pl || !pl->is_place || ty_is_aggr(pl->ty)) return bad(g);
         if (pl->place == PL_SLOT) return slot_read(g, pl->slot, pl->ty);
-        int gi = gvar_ref(g, pl, false);
+        int gi = gen_gvar_ref(g, pl, false);
         if (gi >= 0) return gvar_read(g, gi);
         char *a = addr(g, pl, 0), *r = xasprintf("nt_ld_%s(%s)", ldst_name(tcode(pl->ty)), a);
         free(a);
         return r;
     }
     case NK_CAST: {
-        char *a = ex(g, n->a), *r;
+        char *a = gen_expr(g, n->a), *r;
         if (c_float(n->op) && !c_float(n->kind) && n->kind != T_BOOL) {
             /* out of the target's range is the interpreter's error, at this node */
             char *c = conv_code("d_", n->op, n->kind);
@@ -806,28 +688,28 @@ static char *ex(gen_t *g, node_t *n) {
     case NK_ARITH: return binop(g, n);
     case NK_CMP: return cmp(g, n);
     case NK_PTRADD: case NK_PTRSUB: {
-        char *a = ex(g, n->a), *b = ex(g, n->b);
+        char *a = gen_expr(g, n->a), *b = gen_expr(g, n->b);
         char *pa = padd_scaled(g, n, "p_", "i_", n->esz, eval_expr_kind(n) == NK_PTRSUB);
         char *r = xasprintf("({ uint64_t p_ = (uint64_t)%s; int64_t i_ = %s; %s; })", a, b, pa);
         frees(3, a, b, pa);
         return r;
     }
     case NK_PTRADDK: {
-        char *a = ex(g, n->a), *dd = xasprintf("(int64_t)%" PRId64 "LL", n->k.i), *pa = padd(g, n, "pk_", dd);
+        char *a = gen_expr(g, n->a), *dd = xasprintf("(int64_t)%" PRId64 "LL", n->k.i), *pa = padd(g, n, "pk_", dd);
         char *r = xasprintf("({ uint64_t pk_ = (uint64_t)%s; %s; })", a, pa);
         frees(3, a, dd, pa);
         return r;
     }
     case NK_NEG: {
-        char *a = ex(g, n->a), *r;
+        char *a = gen_expr(g, n->a), *r;
         switch (n->kind) {
         case K_I32:
             r = xasprintf("({ int64_t n_ = %s; if (__builtin_expect(n_ == INT32_MIN, 0)) { NT_SYNC(); rt->neg(k%d, n_); } "
-                    "(int64_t)(int32_t)(uint32_t)(0 - (uint64_t)n_); })", a, kidx(g, n));
+                    "(int64_t)(int32_t)(uint32_t)(0 - (uint64_t)n_); })", a, gen_kidx(g, n));
             break;
         case K_I64:
             r = xasprintf("({ int64_t n_ = %s; if (__builtin_expect(n_ == INT64_MIN, 0)) { NT_SYNC(); rt->neg(k%d, n_); } "
-                    "(int64_t)(0 - (uint64_t)n_); })", a, kidx(g, n));
+                    "(int64_t)(0 - (uint64_t)n_); })", a, gen_kidx(g, n));
             break;
         case K_U32: r = xasprintf("((int64_t)(uint32_t)(0 - (uint64_t)%s))", a); break;
         case K_F32: case K_F64: r = xasprintf("(-(%s))", a); break;
@@ -837,26 +719,26 @@ static char *ex(gen_t *g, node_t *n) {
         return r;
     }
     case NK_BNOT: {
-        char *a = ex(g, n->a);
+        char *a = gen_expr(g, n->a);
         char *r = n->kind == K_U32 ? xasprintf("((int64_t)(uint32_t)~(uint64_t)%s)", a) : xasprintf("((int64_t)~(uint64_t)%s)", a);
         free(a);
         return r;
     }
     case NK_LAND: case NK_LOR: {
-        char *a = ex(g, n->a), *b = ex(g, n->b);
+        char *a = gen_expr(g, n->a), *b = gen_expr(g, n->b);
         char *r = xasprintf("((int64_t)((%s) %s (%s)))", a, eval_expr_kind(n) == NK_LAND ? "&&" : "||", b);
         free(a);
         free(b);
         return r;
     }
     case NK_NOT: {
-        char *a = ex(g, n->a), *r = xasprintf("((int64_t)!(%s))", a);
+        char *a = gen_expr(g, n->a), *r = xasprintf("((int64_t)!(%s))", a);
         free(a);
         return r;
     }
     case NK_COND: {
         if (isf(n->b->ty) != isf(n->ty) || isf(n->c->ty) != isf(n->ty)) return bad(g);
-        char *a = ex(g, n->a), *b = ex(g, n->b), *c = ex(g, n->c);
+        char *a = gen_expr(g, n->a), *b = gen_expr(g, n->b), *c = gen_expr(g, n->c);
         char *r = xasprintf("((%s) ? (%s) : (%s))", a, b, c);
         free(a);
         free(b);
@@ -864,7 +746,7 @@ static char *ex(gen_t *g, node_t *n) {
         return r;
     }
     case NK_COMMA: {
-        char *a = ex(g, n->a), *b = ex(g, n->b), *r = xasprintf("((void)(%s), (%s))", a, b);
+        char *a = gen_expr(g, n->a), *b = gen_expr(g, n->b), *r = xasprintf("((void)(%s), (%s))", a, b);
         free(a);
         free(b);
         return r;
@@ -874,36 +756,33 @@ static char *ex(gen_t *g, node_t *n) {
     case NK_INCDEC: return incdec(g, n);
     case NK_BUILTIN: return builtin_call(g, n);
     }
-    if (g->unit && eval_call_target(n, &(void *){NULL})) return user_call(g, n);
+    if (g->unit && eval_call_target(n, &(void *){NULL})) return gen_user_call(g, n);
     return bad(g);
 }
 
-static void stmt(gen_t *g, node_t *n);
 
 static void poll_code(gen_t *g, node_t *loop) {
     if (g->poll_only && loop != g->poll_only) return; /* a clean nest's inner loop: bounded (NEST_WORK) */
     sb_printf(&g->body, "if (__builtin_expect(--nt_tick <= 0, 0)) { nt_tick = 1024; if (*rt->iflag) { NT_SYNC(); rt->interrupt(k%d); } }\n",
-           kidx(g, loop));
+           gen_kidx(g, loop));
 }
 
 static void expr_stmt(gen_t *g, node_t *e) {
-    char *s = ex(g, e);
+    char *s = gen_expr(g, e);
     sb_printf(&g->body, "(void)(%s);\n", s);
     free(s);
 }
 
-#include "native_version.inc"
-#include "native_nest.inc"
 
 static void loop(gen_t *g, node_t *n, int kind) {
     if (g->depth == MAXDEPTH) { g->fail = true; return; }
-    int L = new_label(g, g->in_clean ? NULL : n); /* a clean copy's loops are never entered */
-    if (kind == NK_S_FOR && (nest_versioned(g, n, L) || loop_versioned(g, n, L))) return;
-    loop_core(g, n, kind, L, true);
+    int L = gen_new_label(g, g->in_clean ? NULL : n); /* a clean copy's loops are never entered */
+    if (kind == NK_S_FOR && (gen_nest_versioned(g, n, L) || gen_loop_versioned(g, n, L))) return;
+    gen_loop_core(g, n, kind, L, true);
 }
 
 /* loop n under label L; init: with its for-init */
-static void loop_core(gen_t *g, node_t *n, int kind, int L, bool init) {
+void gen_loop_core(gen_t *g, node_t *n, int kind, int L, bool init) {
     if (g->depth == MAXDEPTH) { g->fail = true; return; }
     g->brk[g->depth] = L;
     g->cont[g->depth] = L;
@@ -911,24 +790,24 @@ static void loop_core(gen_t *g, node_t *n, int kind, int L, bool init) {
     node_t *cond = kind == NK_S_FOR ? n->b : n->a;
     node_t *body = kind == NK_S_FOR ? n->d : n->b;
     sb_printf(&g->body, "{\n");
-    if (init && kind == NK_S_FOR && n->a) stmt(g, n->a);
+    if (init && kind == NK_S_FOR && n->a) gen_stmt(g, n->a);
     if (kind == NK_S_DO) {
         sb_printf(&g->body, "H%d:;\n", L);
-        stmt(g, body);
+        gen_stmt(g, body);
         sb_printf(&g->body, "C%d:;\n", L);
         poll_code(g, n);
         sb_printf(&g->body, "T%d:;\n", L);
-        char *c = ex(g, cond);
+        char *c = gen_expr(g, cond);
         sb_printf(&g->body, "if (%s) goto H%d;\n", c, L);
         free(c);
     } else {
         sb_printf(&g->body, "H%d:;\n", L);
         if (cond) {
-            char *c = ex(g, cond);
+            char *c = gen_expr(g, cond);
             sb_printf(&g->body, "if (!(%s)) goto B%d;\n", c, L);
             free(c);
         }
-        stmt(g, body);
+        gen_stmt(g, body);
         sb_printf(&g->body, "C%d:;\n", L);
         if (kind == NK_S_FOR && n->c) expr_stmt(g, n->c);
         poll_code(g, n);
@@ -938,24 +817,24 @@ static void loop_core(gen_t *g, node_t *n, int kind, int L, bool init) {
     g->depth--;
 }
 
-static void stmt(gen_t *g, node_t *n) {
+void gen_stmt(gen_t *g, node_t *n) {
     if (g->fail) return;
     int kind = native_stmt_kind(n);
     switch (kind) {
     case NK_S_EXPR: expr_stmt(g, n->a); return;
     case NK_S_BLOCK:
-        for (int i = 0; i < n->nlist; i++) stmt(g, n->list[i]);
+        for (int i = 0; i < n->nlist; i++) gen_stmt(g, n->list[i]);
         return;
     case NK_S_NOP: return;
     case NK_S_IF: {
-        char *c = ex(g, n->a);
+        char *c = gen_expr(g, n->a);
         sb_printf(&g->body, "if (%s) {\n", c);
         free(c);
-        stmt(g, n->b);
+        gen_stmt(g, n->b);
         sb_printf(&g->body, "}\n");
         if (n->c) {
             sb_printf(&g->body, "else {\n");
-            stmt(g, n->c);
+            gen_stmt(g, n->c);
             sb_printf(&g->body, "}\n");
         }
         return;
@@ -969,13 +848,13 @@ static void stmt(gen_t *g, node_t *n) {
     case NK_S_RETURN:
         if (n->esz) break;
         if (g->fnmode) {
-            char *v = n->a ? ex(g, n->a) : strdup("0");
+            char *v = n->a ? gen_expr(g, n->a) : strdup("0");
             sb_printf(&g->body, "return (nval_t){.%s = %s};\n", n->a && isf(n->a->ty) ? "d" : "i", v);
             free(v);
             return;
         }
         if (n->a) {
-            char *v = ex(g, n->a);
+            char *v = gen_expr(g, n->a);
             sb_printf(&g->body, "{ nval_t rv_; rv_.%s = %s; *R = rv_; }\n", isf(n->a->ty) ? "d" : "i", v);
             free(v);
         }
@@ -988,7 +867,7 @@ static void stmt(gen_t *g, node_t *n) {
 /* Jump threading is a fifth of gcc -O2's time on the checks' many branches
  * and buys the generated code nothing measurable (docs/native-tier.md);
  * other compilers ignore the pragma. */
-static const char prelude[] =
+const char gen_prelude[] =
     "#pragma GCC optimize (\"no-thread-jumps\")\n"
     "#include <setjmp.h>\n#include <stdint.h>\n"
     NATIVE_STR(NATIVE_RT_DEFS) "\n"
@@ -1019,7 +898,6 @@ static const char prelude[] =
     "NT_LDST(u32, uint32_t, int64_t, (uint64_t)v, x) NT_LDST(f32, float, double, v, x)\n"
     "NT_LDST(f64, double, double, v, x) NT_LDST(u64, uint64_t, int64_t, (uint64_t)v, x)\n";
 
-#include "native_func.inc"
 
 /* A cache miss of an access whose cache lives in memory (the sites past
  * NIC_REGS): the interpreter's check, which raises, then the cache filled;
@@ -1048,7 +926,7 @@ static gen_t *gen_pass(node_t *loop_node, const gen_t *found, const val_t *slots
     g->root = loop_node;
     g->lean = lean;
     g->slotv = slots;
-    g->unit = unit_new();
+    g->unit = gen_unit_new();
     if (found) { /* pass 2: the session variables pass 1 found */
         memcpy(g->gv, found->gv, sizeof g->gv);
         g->ngv = found->ngv;
@@ -1059,7 +937,7 @@ static gen_t *gen_pass(node_t *loop_node, const gen_t *found, const val_t *slots
     } else g->collect = true;
     int kind = native_stmt_kind(loop_node);
     if (kind != NK_S_FOR && kind != NK_S_WHILE && kind != NK_S_DO) g->fail = true;
-    else stmt(g, loop_node);
+    else gen_stmt(g, loop_node);
     if (g->fail) {
         free(g->body.data);
         free(g->nestfns.data);
@@ -1087,11 +965,11 @@ int native_gen(node_t *loop_node, const val_t *slots, bool lean, native_src_t *o
     free(g1);
     if (!g) return -1;
     for (int i = 0; i < g->ngv; i++)
-        if (g->gv[i].cached) g->gv[i].kb = kidx(g, g->gv[i].root);
+        if (g->gv[i].cached) g->gv[i].kb = gen_kidx(g, g->gv[i].root);
     /* the pure functions its calls go to, before the loop in the file */
     strbuf_t fns = {0};
     unit_t *u = g->unit;
-    if (u->n && !unit_functions(g, u, &fns)) {
+    if (u->n && !gen_unit_functions(g, u, &fns)) {
         free(fns.data);
         free(g->body.data);
         free(g->nestfns.data);
@@ -1103,12 +981,12 @@ int native_gen(node_t *loop_node, const val_t *slots, bool lean, native_src_t *o
         return -1;
     }
     strbuf_t s = {0};
-    sb_printf(&s, prelude, PTR_OFF_BITS, PTR_SLOT_SHIFT, PTR_SLOT_SHIFT, (unsigned long long)PTR_RAW_LIMIT,
+    sb_printf(&s, gen_prelude, PTR_OFF_BITS, PTR_SLOT_SHIFT, PTR_SLOT_SHIFT, (unsigned long long)PTR_RAW_LIMIT,
            (unsigned long long)PTR_RAW_LIMIT);
-    if (u->n) sb_printf(&s, "%s%s%s", unit_statics, unit_give_up, fns.data);
+    if (u->n) sb_printf(&s, "%s%s%s", gen_unit_statics, gen_unit_give_up, fns.data);
     free(fns.data);
     strbuf_t checks = {0};
-    if (u->n) unit_entry_checks(g, u, &checks); /* adds constants: before they are declared */
+    if (u->n) gen_unit_entry_checks(g, u, &checks); /* adds constants: before they are declared */
     gvar_macros(g, &s);
     if (g->nic) nic_miss(g, &s);
     if (g->rcheck) { /* a versioned loop's check of one buffer: its address, or 0 */
@@ -1141,7 +1019,7 @@ int native_gen(node_t *loop_node, const val_t *slots, bool lean, native_src_t *o
     if (checks.data) sb_printf(&s, "%s", checks.data);
     free(checks.data);
     for (int i = 0; i < g->ngv; i++)
-        if (g->gv[i].cached) sb_printf(&s, "%s g%d;\n", gvar_ctype(g->gv[i].code), i);
+        if (g->gv[i].cached) sb_printf(&s, "%s g%d;\n", gen_gvar_ctype(g->gv[i].code), i);
     sb_printf(&s, "NT_RELOAD();\n");
     for (int j = 0; j < g->nic && j < NIC_REGS; j++) {
         sb_printf(&s, "uint64_t cp%d = 0, cs%d = 0; uintptr_t ca%d = 0; int64_t cl%d = 0;\n", j, j, j, j);

@@ -33,7 +33,7 @@
         /* the elements of esz bytes p may reach (wr: and write), without raising: 0 none */          \
         int (*range)(uint64_t p, int64_t esz, int wr, nic_t *c);                                    \
         long *clean_runs; /* [2]: how many times a loop's, a nest's clean copy ran (native_stats_t) */             \
-        /* calls of pure functions from a loop (native_func.inc): the interpreter's call when the   \
+        /* calls of pure functions from a loop (native_func.c): the interpreter's call when the     \
          * compiled one gives up; the lowest stack address compiled calls may reach */               \
         nval_t (*call)(void *node, nval_t *args);                                                   \
         char *stack_lo;                                                                             \

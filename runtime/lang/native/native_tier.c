@@ -21,8 +21,8 @@
 enum { ST_NEW, ST_BAD, ST_OK, ST_READY, ST_COMPILING };
 
 typedef struct nloop {
-    sfn_t orig;
-    int kind, state;
+    native_loop_head_t head; /* first: native_gen.c reads it (native_stmt_kind) */
+    int state;
     node_t *n;
     struct nloop *parent;
     native_fn_t fn;
@@ -36,7 +36,7 @@ typedef struct nloop {
     bool whole;             /* its lean code met a case it lacks (NT_LEAN): made whole from now on */
 } nloop_t;
 
-/* a pure function's record (native_func.inc, native_call below) */
+/* a pure function's record (native_func.c, native_call below) */
 enum { NF_READY = 1, NF_BAD, NF_COMPILING };
 typedef struct nfunc {
     int state;
@@ -214,7 +214,7 @@ __attribute__((noreturn)) static void rt_f2i(void *node, double d, int to) {
 }
 __attribute__((noreturn)) static void rt_neg(void *node, int64_t a) { ub_negation(node, a); }
 __attribute__((noreturn)) static void rt_pwrap(void *node, uint64_t p, int64_t d) { ub_pointer_wrap(node, p, d); }
-/* idx_range, for a loop about to run without checks (native_version.inc) */
+/* idx_range, for a loop about to run without checks (native_version.c) */
 static int rt_range(uint64_t p, int64_t esz, int wr, nic_t *c) {
     uintptr_t addr;
     int64_t lo;
@@ -229,7 +229,7 @@ static const nrt_t g_rt = { /* clean_runs: the session's, at each entry */
                            (volatile int *)&icuda_interrupt_flag, rt_ovf, rt_ovf_place, rt_shift, rt_f2i, rt_neg,
                            rt_pwrap, rt_range, NULL, NULL, NULL, (char *volatile *)&icuda_interrupt_guard};
 
-/* ---- pure functions (native_func.inc) ----
+/* ---- pure functions (native_func.c) ----
  * A call of a compiled pure function runs with a table whose raising
  * routines give up instead: they jump back to native_call, which has the
  * call run interpreted, where the interpreter raises its own error. */
@@ -367,11 +367,6 @@ static void use_code(nloop_t *L, native_src_t *src, bool build);
 static void install(nloop_t *L, native_src_t *src, native_fn_t fn, int how, double secs);
 static bool finish_job(nloop_t *L, bool wait);
 
-int native_stmt_kind(node_t *n) {
-    if (n->sfn == sx_native) return ((nloop_t *)n->native)->kind;
-    return eval_stmt_kind(n->sfn);
-}
-
 /* the loops directly inside statement n (not inside those) get parent L */
 static void adopt(node_t *n, nloop_t *L) {
     if (!n) return;
@@ -390,8 +385,8 @@ static void adopt(node_t *n, nloop_t *L) {
 
 void native_hook_loop(node_t *n, int kind) {
     nloop_t *L = pool_alloc(&g_in->pool, sizeof *L);
-    L->orig = n->sfn;
-    L->kind = kind;
+    L->head.orig = n->sfn;
+    L->head.kind = kind;
     L->n = n;
     n->native = L;
     n->sfn = sx_native;
@@ -400,7 +395,7 @@ void native_hook_loop(node_t *n, int kind) {
 }
 
 /* compile L's loop, in frame f (the code may be made for its slots' values
- * now: native_nest.inc): ST_READY, or ST_BAD */
+ * now: native_nest.c): ST_READY, or ST_BAD */
 static void compile_loop(nloop_t *L, frame_t *f) {
     if (L->state == ST_COMPILING) {
         finish_job(L, true);
@@ -651,10 +646,10 @@ static bool backedge(nloop_t *L, frame_t *f, int *rc) {
 static int sx_native(node_t *n, frame_t *f) {
     nloop_t *L = n->native;
     int mode = state(g_in)->mode;
-    if (mode == NATIVE_OFF) return L->orig(n, f);
+    if (mode == NATIVE_OFF) return L->head.orig(n, f);
     if (!check(L, f)) {
-        n->sfn = L->orig; /* for good: nothing in it will ever compile */
-        return L->orig(n, f);
+        n->sfn = L->head.orig; /* for good: nothing in it will ever compile */
+        return L->head.orig(n, f);
     }
     if (mode == NATIVE_ALWAYS && L->state != ST_READY) compile_loop(L, f);
     if (L->state == ST_COMPILING) finish_job(L, false);
@@ -662,10 +657,10 @@ static int sx_native(node_t *n, frame_t *f) {
         int rc = run_compiled(L, f, 0);
         if (rc != NT_STALE) return rc;
     }
-    if (L->state == ST_BAD) return L->orig(n, f);
+    if (L->state == ST_BAD) return L->head.orig(n, f);
     /* interpreted, as exec_stmt.c's sx_for / sx_while / sx_do, counting */
     int r;
-    switch (L->kind) {
+    switch (L->head.kind) {
     case NK_S_FOR:
         if (n->a) n->a->sfn(n->a, f);
         for (;;) {

@@ -1,5 +1,5 @@
-/* Native tier, pure host functions (included by native_gen.c; the tier's
- * side is native_tier.c's native_call). A function qualifies when all it
+/* Native tier, pure host functions (the tier's side is native_tier.c's
+ * native_call). A function qualifies when all it
  * does is compute on its parameters and locals: scalar parameters and
  * locals kept in slots (none addressed), a scalar or void result, no
  * memory access at all, no output, no rand(), and calls only to functions
@@ -12,13 +12,9 @@
  * interpreted run raises the interpreter's own error with its own
  * traceback. The unit holds the function and every function it calls,
  * as static C functions calling each other directly. */
-
-enum { MAXFN = 64 };
-typedef struct unit {
-    func_t *fn[MAXFN];
-    void *box[MAXFN]; /* the fbox a call went through (NULL: the root) */
-    int n;
-} unit_t;
+#include <inttypes.h>
+#include <stdio.h>
+#include "native_gen.h"
 
 static bool fn_qualifies(func_t *fn) {
     if (!fn || !fn->body || fn->nmem || fn->memsize || fn->nvla || ty_is_aggr(fn->ty->base) ||
@@ -39,7 +35,7 @@ static int unit_add(unit_t *u, func_t *fn, void *box) {
     return u->n++;
 }
 
-static unit_t *unit_new(void) {
+unit_t *gen_unit_new(void) {
     unit_t *u = calloc(1, sizeof *u);
     if (!u) abort();
     return u;
@@ -49,7 +45,7 @@ static unit_t *unit_new(void) {
  * right as ev_call does. From a function: a C call. From a loop: a C call
  * that may give up, and then the interpreter's call of the same function
  * with the same arguments (rt->call), which raises what it raises. */
-static char *user_call(gen_t *g, node_t *n) {
+char *gen_user_call(gen_t *g, node_t *n) {
     void *box = NULL;
     func_t *fn = eval_call_target(n, &box);
     int id = fn ? unit_add(g->unit, fn, box) : -1;
@@ -58,7 +54,7 @@ static char *user_call(gen_t *g, node_t *n) {
     strbuf_t s = {0};
     sb_printf(&s, "({ ");
     for (int i = 0; i < n->nlist; i++) {
-        char *a = ex(g, n->list[i]);
+        char *a = gen_expr(g, n->list[i]);
         sb_printf(&s, "nval_t a%d_%d = {.%s = %s}; ", t, i, isf(n->list[i]->ty) ? "d" : "i", a);
         free(a);
     }
@@ -72,7 +68,7 @@ static char *user_call(gen_t *g, node_t *n) {
     for (int i = 0; i < n->nlist; i++) sb_printf(&s, ", a%d_%d", t, i);
     sb_printf(&s, ")) { NT_SYNC(); nval_t av%d_[%d] = {", t, n->nlist ? n->nlist : 1);
     for (int i = 0; i < n->nlist; i++) sb_printf(&s, "%sa%d_%d", i ? ", " : "", t, i);
-    sb_printf(&s, "}; r%d_ = rt->call(k%d, av%d_); }\nr%d_.%s; })", t, kidx(g, n), t, t, isf(n->ty) ? "d" : "i");
+    sb_printf(&s, "}; r%d_ = rt->call(k%d, av%d_); }\nr%d_.%s; })", t, gen_kidx(g, n), t, t, isf(n->ty) ? "d" : "i");
     return s.data;
 }
 
@@ -88,7 +84,7 @@ static void gen_function(gen_t *g, unit_t *u, int id, strbuf_t *s) {
     g->nlab = g->depth = 0;
     free(g->body.data);
     g->body = (strbuf_t){0};
-    stmt(g, fn->body);
+    gen_stmt(g, fn->body);
     if (g->fail || g->nic || g->ndc || g->nra) {
         g->fail = true;
         return;
@@ -117,7 +113,7 @@ static void gen_function(gen_t *g, unit_t *u, int id, strbuf_t *s) {
  * (poll_code; a loop's own code counts in a local of the same name), how
  * to read the stack pointer, and the cold path of the one test a call
  * (the guard word). */
-static const char unit_statics[] =
+const char gen_unit_statics[] =
     "static void *const *K_;\nstatic char *nt_stack_lo;\nstatic int nt_tick = 1024;\n"
     /* the stack pointer: __builtin_frame_address would cost every
      * function a frame pointer (a tenth of fib's time) */
@@ -135,7 +131,7 @@ static const char unit_statics[] =
 /* Generates every function of u (u grows with the calls found) in
  * function mode, sharing g's constants; into s their C text with the
  * macros they need around it. false when one does not qualify. */
-static bool unit_functions(gen_t *g, unit_t *u, strbuf_t *s) {
+bool gen_unit_functions(gen_t *g, unit_t *u, strbuf_t *s) {
     gen_t *fg = calloc(1, sizeof *fg);
     if (!fg) abort();
     fg->unit = u;
@@ -194,7 +190,7 @@ static void unit_deps(unit_t *u, native_src_t *out) {
 /* A loop's calls run the functions with nt_prt, the loop's table whose
  * raising routines give up to the call site (__builtin_setjmp: a few
  * instructions a call). */
-static const char unit_give_up[] =
+const char gen_unit_give_up[] =
     "static void *nt_jb[5];\nstatic nrt_t nt_prt;\n"
     "__attribute__((noreturn, noinline)) static void nt_gu(void) { __builtin_longjmp(nt_jb, 1); }\n"
     "__attribute__((noreturn)) static void nt_gu_idx(void *n, int64_t i, int wr) { nt_gu(); }\n"
@@ -208,14 +204,14 @@ static const char unit_give_up[] =
 /* in a loop's code, before anything runs: a function it calls redefined
  * since the code was made means the code is stale (NT_STALE); then the
  * functions' table */
-static void unit_entry_checks(gen_t *g, unit_t *u, strbuf_t *s) {
+void gen_unit_entry_checks(gen_t *g, unit_t *u, strbuf_t *s) {
     sb_printf(s, "K_ = K; nt_stack_lo = rt->stack_lo; nt_guard(rt);\n");
     sb_printf(s, "nt_prt = *rt; nt_prt.index_fail = nt_gu_idx; nt_prt.div0 = nt_gu_node; nt_prt.divovf = nt_gu_node;"
               " nt_prt.interrupt = nt_gu_node; nt_prt.ovf = nt_gu_ovf; nt_prt.ovf_place = nt_gu_ovf;"
               " nt_prt.shift = nt_gu_shift; nt_prt.f2i = nt_gu_f2i; nt_prt.neg = nt_gu_neg; nt_prt.pwrap = nt_gu_pwrap;\n");
     for (int i = 0; i < u->n; i++)
-        sb_printf(s, "if (*(void *const *)((char *)k%d + %zu) != k%d) return %d;\n", kidx(g, u->box[i]),
-               offsetof(fbox_t, cur), kidx(g, u->fn[i]), NT_STALE);
+        sb_printf(s, "if (*(void *const *)((char *)k%d + %zu) != k%d) return %d;\n", gen_kidx(g, u->box[i]),
+               offsetof(fbox_t, cur), gen_kidx(g, u->fn[i]), NT_STALE);
 }
 
 int native_gen_func(func_t *root, native_src_t *out) {
@@ -225,16 +221,16 @@ int native_gen_func(func_t *root, native_src_t *out) {
     gen_t *g = calloc(1, sizeof *g);
     if (!g) abort();
     strbuf_t fns = {0};
-    if (!unit_functions(g, &u, &fns)) {
+    if (!gen_unit_functions(g, &u, &fns)) {
         free(fns.data);
         free(g->k);
         free(g);
         return -1;
     }
     strbuf_t s = {0};
-    sb_printf(&s, prelude, PTR_OFF_BITS, PTR_SLOT_SHIFT, PTR_SLOT_SHIFT, (unsigned long long)PTR_RAW_LIMIT,
+    sb_printf(&s, gen_prelude, PTR_OFF_BITS, PTR_SLOT_SHIFT, PTR_SLOT_SHIFT, (unsigned long long)PTR_RAW_LIMIT,
            (unsigned long long)PTR_RAW_LIMIT);
-    sb_printf(&s, "%s%s", unit_statics, fns.data);
+    sb_printf(&s, "%s%s", gen_unit_statics, fns.data);
     free(fns.data);
     /* S: the arguments; M: the lowest stack address the code may use; R: the result */
     sb_printf(&s, "int icuda_native(const nrt_t *rt, void *const *K, nval_t *S, char *M, nval_t *R, int osr) {\n"

@@ -1,5 +1,5 @@
-/* Native tier, whole-nest versioning (included by native_gen.c after
- * native_version.inc; docs/native-tier.md "Whole loop nests"). A counted
+/* Native tier, whole-nest versioning, built on native_version.c's scan of
+ * a loop (docs/native-tier.md "Whole loop nests"). A counted
  * loop whose body holds further counted loops
  *     for (i = ..; i < N; i++) for (int j = A(i); j < B(i); j++) ... p[e] ...
  * gets one test at its entry that covers every access of the whole nest:
@@ -17,6 +17,9 @@
  * Otherwise the checked copy runs, its innermost loops versioned as before.
  * The nest may read only its proven buffers, slots and session variables
  * kept in locals, and call nothing but the math builtins. */
+#include <inttypes.h>
+#include <stdio.h>
+#include "native_gen.h"
 
 #define NEST_WORK (1ULL << 24) /* inner iterations between two interrupt polls */
 
@@ -41,18 +44,9 @@ static bool nest_scoped(vscan_t *s, node_t *e, unsigned inside) {
     return true;
 }
 
-/* the value an inner loop's init `w = value` stores, or NULL */
-static node_t *init_value(node_t *st, int w) {
-    while (st && native_stmt_kind(st) == NK_S_BLOCK && st->nlist == 1) st = st->list[0]; /* a declaration */
-    if (!st || native_stmt_kind(st) != NK_S_EXPR || !st->a || eval_expr_kind(st->a) != NK_ASSIGN) return NULL;
-    node_t *pl = st->a->a;
-    if (!pl || !pl->is_place || pl->place != PL_SLOT || pl->slot != w || !st->a->b) return NULL;
-    return st->a->b;
-}
-
 /* the same pointer, read from the same slot or session variable */
 static bool same_base(node_t *a, node_t *b) {
-    int x = var_read(a), y = var_read(b);
+    int x = gen_var_read(a), y = gen_var_read(b);
     if (x >= 0 || y >= 0) return x == y;
     void *ra, *rb;
     int64_t oa, ob;
@@ -67,23 +61,23 @@ static int64_t vmax_of(int code) { return code == T_INT ? INT32_MAX : INT64_MAX;
  * restrict pointer, ra index ra0 + grp[i]. */
 static bool nest_check(gen_t *g, vscan_t *s, node_t *n, int v, strbuf_t *chk, int *ngrp) {
     node_t *cond = n->b;
-    char *b = ex(g, cond->b);
+    char *b = gen_expr(g, cond->b);
     sb_printf(chk, "int ok_ = 1; int64_t vlo_ = (int64_t)s%d, vhi_ = (int64_t)(%s)%s;\n", v, b, cond->op == P_LT ? " - 1" : "");
     free(b);
     sb_printf(chk, "if (vlo_ > vhi_ || vhi_ >= %" PRId64 "LL) ok_ = 0;\nuint64_t work_ = 1;\n", vmax_of(ccode_of(n->c->a->ty)));
     for (int i = 0; i < s->nn; i++) { /* parents first: their ranges are known */
         node_t *l = s->nl[i];
         int w = s->nvar[i];
-        node_t *iv = init_value(l->a, w);
-        int ia = iv ? ivl(s, iv, v, chk) : -1;
-        int ib = ia < 0 ? -1 : ivl(s, l->b->b, v, chk);
+        node_t *iv = gen_init_value(l->a, w);
+        int ia = iv ? gen_ivl(s, iv, v, chk) : -1;
+        int ib = ia < 0 ? -1 : gen_ivl(s, l->b->b, v, chk);
         if (ib < 0) return false;
         int id = g->niv++;
         sb_printf(chk, "int64_t vl%d = vl%d, vh%d = vh%d%s;\n", id, ia, id, ib, l->b->op == P_LT ? " - 1" : "");
         sb_printf(chk, "if (vl%d > vh%d || vh%d >= %" PRId64 "LL) ok_ = 0;\n", id, id, id, vmax_of(ccode_of(l->c->a->ty)));
         sb_printf(chk, "if (ok_ && __builtin_mul_overflow(work_, (uint64_t)(vh%d - vl%d) + 1, &work_)) ok_ = 0;\n", id, id);
         s->ivmap[w] = id;
-        prove(g, l->c);
+        gen_prove(g, l->c);
     }
     sb_printf(chk, "if (work_ > %lluULL) ok_ = 0;\n", (unsigned long long)NEST_WORK);
     int grp[MAXPROVEN], gfirst[MAXPROVEN];
@@ -92,7 +86,7 @@ static bool nest_check(gen_t *g, vscan_t *s, node_t *n, int v, strbuf_t *chk, in
     *ngrp = 0;
     for (int i = 0; i < s->nsites; i++) {
         node_t *pl = s->sites[i];
-        int id = invariant(s, pl->a) ? ivl(s, pl->b, v, chk) : -1;
+        int id = gen_invariant(s, pl->a) ? gen_ivl(s, pl->b, v, chk) : -1;
         if (id < 0 || g->nsite == MAXPROVEN) return false; /* every access proven, or no clean nest */
         int k = 0;
         while (k < *ngrp && !same_base(s->sites[gfirst[k]]->a, pl->a)) k++;
@@ -105,7 +99,7 @@ static bool nest_check(gen_t *g, vscan_t *s, node_t *n, int v, strbuf_t *chk, in
         gwr[k] |= s->swr[i];
         g->site[g->nsite] = pl;
         g->site_ra[g->nsite++] = ra0 + k;
-        char *p = ex(g, pl->a);
+        char *p = gen_expr(g, pl->a);
         sb_printf(chk, "uintptr_t blo%d = 0, bhi%d = 0;\n{ uint64_t p_ = (uint64_t)%s; nic_t c_;\n"
                     "if (!ok_ || !rt->range(p_, %" PRId64 ", %d, &c_) || vl%d < c_.lo || vh%d >= c_.lo + (int64_t)c_.span ||\n"
                     "    NT_ALIAS(c_.addr + (uint64_t)vl%d * %" PRId64 "u, (uint64_t)(vh%d - vl%d + 1) * %" PRId64 "u)) ok_ = 0;\n"
@@ -176,7 +170,7 @@ static bool slot_written(node_t *e, int w) { return any_node(e, is_slot_write, &
 typedef struct { gen_t *g; int i; } gvar_q_t;
 static bool is_gvar_read(node_t *e, void *q) {
     gvar_q_t *v = q;
-    return e->is_place && e->place != PL_SLOT && gvar_ref(v->g, e, false) == v->i;
+    return e->is_place && e->place != PL_SLOT && gen_gvar_ref(v->g, e, false) == v->i;
 }
 /* Does e read session variable i (kept in g<i>)? */
 static bool reads_gvar(gen_t *g, node_t *e, int i) { return any_node(e, is_gvar_read, &(gvar_q_t){g, i}); }
@@ -219,7 +213,7 @@ static void nest_fn(gen_t *g, strbuf_t *f, int L, int ra0, int ngrp, const unsig
     for (int i = 0; i < MAXSLOTS; i++)
         if (g->slotc[i]) sb_printf(f, ", %s *ps%d", slot_ctype(g->slotc[i] - 1), i);
     for (int i = 0; i < g->ngv; i++)
-        if (g->gv[i].cached) sb_printf(f, ", %s *pg%d", gvar_ctype(g->gv[i].code), i);
+        if (g->gv[i].cached) sb_printf(f, ", %s *pg%d", gen_gvar_ctype(g->gv[i].code), i);
     sb_printf(f, ") {\n(void)M; NT_KDECL\nint nt_tick = *tick_;\n");
     for (int i = 0; i < MAXSLOTS; i++) {
         if (!g->slotc[i]) continue;
@@ -230,7 +224,7 @@ static void nest_fn(gen_t *g, strbuf_t *f, int L, int ra0, int ngrp, const unsig
     }
     for (int i = 0; i < g->ngv; i++) {
         if (!g->gv[i].cached) continue;
-        const char *t = gvar_ctype(g->gv[i].code);
+        const char *t = gen_gvar_ctype(g->gv[i].code);
         if (sp->gv[i]) sb_printf(f, "const %s g%d = %" PRId64 "LL; (void)pg%d;\n", t, i, sp->gval[i], i);
         else sb_printf(f, "%s g%d = *pg%d;\n", t, i, i);
     }
@@ -252,8 +246,8 @@ static void nest_clean(gen_t *g, node_t *n, int L, int ra0, int ngrp, const nest
     g->in_clean = true;
     g->nest_fn = true;
     g->poll_only = n;
-    int Lc = new_label(g, NULL);
-    loop_core(g, n, NK_S_FOR, Lc, false);
+    int Lc = gen_new_label(g, NULL);
+    gen_loop_core(g, n, NK_S_FOR, Lc, false);
     g->in_clean = false;
     g->nest_fn = false;
     g->poll_only = NULL;
@@ -277,9 +271,9 @@ static void nest_clean(gen_t *g, node_t *n, int L, int ra0, int ngrp, const nest
 /* Emits loop n (label L), a counted loop holding counted loops, versioned
  * as a whole with its init; false (nothing emitted) when it does not
  * qualify, and loop_versioned is tried. */
-static bool nest_versioned(gen_t *g, node_t *n, int L) {
+bool gen_nest_versioned(gen_t *g, node_t *n, int L) {
     if (g->collect || g->in_clean || g->fnmode || g->in_nest) return false;
-    int v = counted_var(n);
+    int v = gen_counted_var(n);
     if (v < 0) return false;
     vscan_t *s = calloc(1, sizeof *s);
     unsigned char *wslot = calloc(MAXSLOTS, 1);
@@ -291,16 +285,16 @@ static bool nest_versioned(gen_t *g, node_t *n, int L) {
     s->nest = true;
     s->cur = -1;
     s->ivmap = ivmap;
-    vscan_stmt(s, n->d);
+    gen_vscan_stmt(s, n->d);
     bool ok = !s->bad && s->nn > 0 && s->nsites > 0 && !wslot[v];
     for (int i = 0; i < s->nn && ok; i++) { /* each inner variable: its own init and step, and nothing else */
         int w = s->nvar[i];
         if (w == v || wslot[w] != 2) ok = false;
     }
     ok = ok && nest_scoped(s, n->d, 0);
-    bool lean = lean_ok(g, s, n, v);
+    bool lean = gen_lean_ok(g, s, n, v);
     if (ok) wslot[v] = 1; /* v varies: its reads are the interval */
-    if (ok && !invariant_expr(s, n->b->b)) ok = false;
+    if (ok && !gen_invariant_expr(s, n->b->b)) ok = false;
     strbuf_t chk = {0};
     int nproven0 = g->nproven, nsite0 = g->nsite, nra0 = g->nra, ngrp = 0;
     if (ok) ok = nest_check(g, s, n, v, &chk, &ngrp);
@@ -314,7 +308,7 @@ static bool nest_versioned(gen_t *g, node_t *n, int L) {
         free(chk.data);
         return false;
     }
-    prove(g, n->c);
+    gen_prove(g, n->c);
     /* what the test proves holds in the clean nest only: set aside while
      * the checked copy (whose inner loops prove their own) is made */
     int np = g->nproven - nproven0, ns = g->nsite - nsite0;
@@ -327,7 +321,7 @@ static bool nest_versioned(gen_t *g, node_t *n, int L) {
     g->nproven = nproven0;
     g->nsite = nsite0;
     sb_printf(&g->body, "{\n");
-    if (n->a) stmt(g, n->a);
+    if (n->a) gen_stmt(g, n->a);
     nest_spec_t *sp = malloc(sizeof *sp);
     if (!sp) abort();
     char *spec = nest_spec(g, n, sp);
@@ -340,7 +334,7 @@ static bool nest_versioned(gen_t *g, node_t *n, int L) {
         g->leaned = true;
     } else {
         g->in_nest = true; /* the checked copy's inner loops: versioned one by one */
-        loop_core(g, n, NK_S_FOR, L, false);
+        gen_loop_core(g, n, NK_S_FOR, L, false);
         g->in_nest = false;
         sb_printf(&g->body, "goto V%dx;\n", L);
     }

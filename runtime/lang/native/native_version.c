@@ -1,5 +1,5 @@
-/* Native tier, loop versioning (included by native_gen.c; docs/native-tier.md
- * "Checks hoisted out of counted loops"). An innermost counted loop
+/* Native tier, loop versioning (docs/native-tier.md "Checks hoisted out of
+ * counted loops"). An innermost counted loop
  *     for (...; v < B; v++) body        (or v <= B)
  * whose pointer accesses p[e] have an invariant p and an index e built
  * from v, invariants and + - * gets a second, clean copy. At each entry,
@@ -13,28 +13,9 @@
  * and its checks raise exactly where the interpreter would. Nothing in the
  * loop may write memory through a pointer it cannot prove, and v and the
  * invariants are written nowhere in it. */
-
-enum { MAXNEST = 8 };
-
-typedef struct vscan {
-    unsigned char *wslot;  /* slots written in the body: how often (saturating) */
-    gen_t *g;
-    bool bad;              /* holds a loop, or writes memory it cannot prove */
-    node_t *sites[MAXPROVEN]; /* PL_INDEX through a pointer */
-    bool swr[MAXPROVEN];
-    int nsites;
-    void *wroot[MAXGL];    /* session variables written (root, off) */
-    int64_t woff[MAXGL];
-    int nw;
-    /* a whole nest (native_nest.inc): its inner counted loops, in order */
-    bool nest;
-    node_t *nl[MAXNEST];
-    int nvar[MAXNEST], npar[MAXNEST], nn, cur;
-    int *ivmap; /* per slot: the interval locals of a loop variable, or -1 */
-} vscan_t;
-
-static int counted_var(node_t *n);
-
+#include <inttypes.h>
+#include <stdio.h>
+#include "native_gen.h"
 
 static void vscan_expr(vscan_t *s, node_t *n);
 
@@ -50,7 +31,7 @@ static void vscan_place(vscan_t *s, node_t *pl, bool wr) {
         int64_t o;
         if (fixed_place(pl, &r, &o)) {
             /* a nest's clean copy reads no memory but its proven buffers */
-            if (s->nest && gvar_ref(s->g, pl, false) < 0) { s->bad = true; return; }
+            if (s->nest && gen_gvar_ref(s->g, pl, false) < 0) { s->bad = true; return; }
             if (wr) {
                 if (s->nw == MAXGL) s->bad = true;
                 else { s->wroot[s->nw] = r; s->woff[s->nw++] = o; }
@@ -102,7 +83,7 @@ static void vscan_expr(vscan_t *s, node_t *n) {
     }
 }
 
-static void vscan_stmt(vscan_t *s, node_t *n) {
+void gen_vscan_stmt(vscan_t *s, node_t *n) {
     if (!n || s->bad) return;
     switch (native_stmt_kind(n)) {
     case NK_S_EXPR: vscan_expr(s, n->a); return;
@@ -111,22 +92,22 @@ static void vscan_stmt(vscan_t *s, node_t *n) {
         vscan_expr(s, n->a);
         return;
     case NK_S_BLOCK:
-        for (int i = 0; i < n->nlist; i++) vscan_stmt(s, n->list[i]);
+        for (int i = 0; i < n->nlist; i++) gen_vscan_stmt(s, n->list[i]);
         return;
-    case NK_S_IF: vscan_expr(s, n->a); vscan_stmt(s, n->b); vscan_stmt(s, n->c); return;
+    case NK_S_IF: vscan_expr(s, n->a); gen_vscan_stmt(s, n->b); gen_vscan_stmt(s, n->c); return;
     case NK_S_NOP: case NK_S_JUMP: return;
     case NK_S_FOR: { /* in a nest, a counted loop with its init */
-        int v = counted_var(n);
+        int v = gen_counted_var(n);
         if (!s->nest || s->nn == MAXNEST || v < 0 || !n->a) { s->bad = true; return; }
         int me = s->nn++, was = s->cur;
         s->nl[me] = n;
         s->nvar[me] = v;
         s->npar[me] = was;
         s->cur = me;
-        vscan_stmt(s, n->a);
+        gen_vscan_stmt(s, n->a);
         vscan_expr(s, n->b);
         vscan_expr(s, n->c);
-        vscan_stmt(s, n->d);
+        gen_vscan_stmt(s, n->d);
         s->cur = was;
         return;
     }
@@ -135,18 +116,18 @@ static void vscan_stmt(vscan_t *s, node_t *n) {
 }
 
 /* the slot read by e, through widening integer casts; -1 when e is not one */
-static int var_read(node_t *e) {
+int gen_var_read(node_t *e) {
     while (eval_expr_kind(e) == NK_CAST && !c_float(e->op) && !c_float(e->kind) && code_size(e->kind) >= code_size(e->op) &&
            e->kind != T_BOOL)
         e = e->a;
     if (eval_expr_kind(e) == NK_SLOT) return e->slot;
     return eval_expr_kind(e) == NK_LOAD && e->a && e->a->place == PL_SLOT ? e->a->slot : -1;
 }
-static bool is_var_read(node_t *e, int v) { return var_read(e) == v; }
+static bool is_var_read(node_t *e, int v) { return gen_var_read(e) == v; }
 
 /* Is e's value the same all through the loop (scan s)? Only reads of
  * slots and session variables that the loop does not write, and constants. */
-static bool invariant(vscan_t *s, node_t *e) {
+bool gen_invariant(vscan_t *s, node_t *e) {
     switch (eval_expr_kind(e)) {
     case NK_CONST: return true;
     case NK_SLOT: return e->slot >= 0 && e->slot < MAXSLOTS && !s->wslot[e->slot];
@@ -155,7 +136,7 @@ static bool invariant(vscan_t *s, node_t *e) {
         if (pl->place == PL_SLOT) return pl->slot >= 0 && pl->slot < MAXSLOTS && !s->wslot[pl->slot];
         void *r;
         int64_t o;
-        if (gvar_ref(s->g, pl, false) < 0 || !fixed_place(pl, &r, &o)) return false;
+        if (gen_gvar_ref(s->g, pl, false) < 0 || !fixed_place(pl, &r, &o)) return false;
         for (int i = 0; i < s->nw; i++)
             if (s->wroot[i] == r) return false;
         return true;
@@ -165,11 +146,11 @@ static bool invariant(vscan_t *s, node_t *e) {
 }
 
 /* an invariant expression: invariant leaves under integer + - * and casts */
-static bool invariant_expr(vscan_t *s, node_t *e) {
+bool gen_invariant_expr(vscan_t *s, node_t *e) {
     switch (eval_expr_kind(e)) {
-    case NK_ARITH: return !isf(e->ty) && invariant_expr(s, e->a) && invariant_expr(s, e->b);
-    case NK_CAST: return !c_float(e->op) && invariant_expr(s, e->a);
-    default: return invariant(s, e);
+    case NK_ARITH: return !isf(e->ty) && gen_invariant_expr(s, e->a) && gen_invariant_expr(s, e->b);
+    case NK_CAST: return !c_float(e->op) && gen_invariant_expr(s, e->a);
+    default: return gen_invariant(s, e);
     }
 }
 
@@ -178,22 +159,22 @@ static bool signed_code(int c) { return c == T_INT || c == T_LONG || c == T_LLON
 /* Interval code for index expression e over v in [vlo, vhi]: the id of its
  * locals vlN / vhN, written into chk (which clears ok_ when a bound or a
  * step would overflow); -1 when e is not an affine-like index. */
-static int ivl(vscan_t *s, node_t *e, int v, strbuf_t *chk) {
+int gen_ivl(vscan_t *s, node_t *e, int v, strbuf_t *chk) {
     gen_t *g = s->g;
     int id = g->niv++;
     if (is_var_read(e, v)) {
         sb_printf(chk, "int64_t vl%d = vlo_, vh%d = vhi_;\n", id, id);
         return id;
     }
-    int lv = s->ivmap ? var_read(e) : -1;
+    int lv = s->ivmap ? gen_var_read(e) : -1;
     if (lv >= 0 && lv < MAXSLOTS && s->ivmap[lv] >= 0) { /* an inner loop's variable */
         sb_printf(chk, "int64_t vl%d = vl%d, vh%d = vh%d;\n", id, s->ivmap[lv], id, s->ivmap[lv]);
         return id;
     }
     switch (eval_expr_kind(e)) {
     case NK_CONST: case NK_SLOT: case NK_LOAD: {
-        if (isf(e->ty) || !invariant(s, e)) return -1;
-        char *x = ex(g, e);
+        if (isf(e->ty) || !gen_invariant(s, e)) return -1;
+        char *x = gen_expr(g, e);
         sb_printf(chk, "int64_t vl%d = (int64_t)%s, vh%d = vl%d;\n", id, x, id, id);
         free(x);
         return id;
@@ -201,7 +182,7 @@ static int ivl(vscan_t *s, node_t *e, int v, strbuf_t *chk) {
     case NK_CAST: {
         int from = e->op, to = e->kind;
         if (!signed_code(from) || !signed_code(to)) return -1;
-        int a = ivl(s, e->a, v, chk);
+        int a = gen_ivl(s, e->a, v, chk);
         if (a < 0) return -1;
         sb_printf(chk, "int64_t vl%d = vl%d, vh%d = vh%d;\n", id, a, id, a);
         if (code_size(to) < code_size(from)) {
@@ -213,8 +194,8 @@ static int ivl(vscan_t *s, node_t *e, int v, strbuf_t *chk) {
     case NK_ARITH: {
         int k = e->kind, op = e->op;
         if ((k != K_I32 && k != K_I64) || (op != P_PLUS && op != P_MINUS && op != P_STAR)) return -1;
-        int a = ivl(s, e->a, v, chk);
-        int b = a < 0 ? -1 : ivl(s, e->b, v, chk);
+        int a = gen_ivl(s, e->a, v, chk);
+        int b = a < 0 ? -1 : gen_ivl(s, e->b, v, chk);
         if (b < 0) return -1;
         if (op == P_PLUS)
             sb_printf(chk, "int64_t vl%d, vh%d; if (__builtin_add_overflow(vl%d, vl%d, &vl%d) | __builtin_add_overflow(vh%d, vh%d, &vh%d)) ok_ = 0;\n",
@@ -230,23 +211,30 @@ static int ivl(vscan_t *s, node_t *e, int v, strbuf_t *chk) {
                         " vh%d = p4_ > vh%d ? p4_ : vh%d; }\n",
                    id, id, a, b, a, b, a, b, a, b, id, id, id, id, id, id, id, id, id, id, id, id, id, id);
         if (k == K_I32) sb_printf(chk, "if (vl%d < INT32_MIN || vh%d > INT32_MAX) ok_ = 0;\n", id, id);
-        prove(g, e);
+        gen_prove(g, e);
         return id;
     }
     default: return -1;
     }
 }
 
-static void loop_core(gen_t *g, node_t *n, int kind, int L, bool init);
-static node_t *init_value(node_t *st, int w);
+
+/* the value an inner loop's init `w = value` stores, or NULL */
+node_t *gen_init_value(node_t *st, int w) {
+    while (st && native_stmt_kind(st) == NK_S_BLOCK && st->nlist == 1) st = st->list[0]; /* a declaration */
+    if (!st || native_stmt_kind(st) != NK_S_EXPR || !st->a || eval_expr_kind(st->a) != NK_ASSIGN) return NULL;
+    node_t *pl = st->a->a;
+    if (!pl || !pl->is_place || pl->place != PL_SLOT || pl->slot != w || !st->a->b) return NULL;
+    return st->a->b;
+}
 
 /* May loop n (counter v, body scanned in s) get lean code (native_gen)?
  * It is the compiled loop itself, and lean code returns after its init:
  * only an init that changes nothing the interpreter sees (v is a local of
- * the code until it syncs). Whole nests ask the same (native_nest.inc). */
-static bool lean_ok(gen_t *g, vscan_t *s, node_t *n, int v) {
-    node_t *iv = n->a ? init_value(n->a, v) : NULL;
-    return g->lean && n == g->root && (!n->a || (iv && invariant_expr(s, iv)));
+ * the code until it syncs). Whole nests ask the same (native_nest.c). */
+bool gen_lean_ok(gen_t *g, vscan_t *s, node_t *n, int v) {
+    node_t *iv = n->a ? gen_init_value(n->a, v) : NULL;
+    return g->lean && n == g->root && (!n->a || (iv && gen_invariant_expr(s, iv)));
 }
 
 /* Has site i an equal before it (same pointer and index text, size and
@@ -259,28 +247,28 @@ static int same_site(gen_t *g, int nsite0, const char *key, char **keys) {
 
 /* Emits loop n (a for loop, label L) versioned, with its init; false (and
  * nothing emitted) when it does not qualify. */
-static bool loop_versioned(gen_t *g, node_t *n, int L) {
+bool gen_loop_versioned(gen_t *g, node_t *n, int L) {
     if (g->collect || g->in_clean || !n->b || !n->c || !n->d) return false;
     node_t *cond = n->b, *step = n->c;
-    int v = counted_var(n), vc = v < 0 ? 0 : ccode_of(step->a->ty);
+    int v = gen_counted_var(n), vc = v < 0 ? 0 : ccode_of(step->a->ty);
     if (v < 0) return false;
     vscan_t *s = calloc(1, sizeof *s);
     unsigned char *wslot = calloc(MAXSLOTS, 1);
     if (!s || !wslot) abort();
     s->wslot = wslot;
     s->g = g;
-    vscan_stmt(s, n->d);
+    gen_vscan_stmt(s, n->d);
     bool ok = !s->bad && !wslot[v] && s->nsites > 0;
-    bool lean = lean_ok(g, s, n, v);
+    bool lean = gen_lean_ok(g, s, n, v);
     if (ok) wslot[v] = 1; /* v varies: its reads are the interval, not an invariant */
-    if (ok && !invariant_expr(s, cond->b)) ok = false;
+    if (ok && !gen_invariant_expr(s, cond->b)) ok = false;
     strbuf_t chk = {0};
     int nproven0 = g->nproven, nsite0 = g->nsite, nproved = 0;
     char **keys = calloc(MAXPROVEN, sizeof *keys);
     if (!keys) abort();
     if (ok) {
         /* B: evaluated as the loop's first test evaluates it (it is pure) */
-        char *b = ex(g, cond->b);
+        char *b = gen_expr(g, cond->b);
         sb_printf(&chk, "int ok_ = 1; int64_t vlo_ = (int64_t)s%d, vhi_ = (int64_t)(%s)%s;\n", v, b,
                cond->op == P_LT ? " - 1" : "");
         free(b);
@@ -289,14 +277,14 @@ static bool loop_versioned(gen_t *g, node_t *n, int L) {
         for (int i = 0; i < s->nsites && ok; i++) {
             node_t *pl = s->sites[i];
             strbuf_t one = {0};
-            int id = invariant(s, pl->a) ? ivl(s, pl->b, v, &one) : -1;
+            int id = gen_invariant(s, pl->a) ? gen_ivl(s, pl->b, v, &one) : -1;
             if (id < 0) {
                 free(one.data);
                 if (s->swr[i]) ok = false; /* a write it cannot prove */
                 continue;
             }
             if (g->nsite == MAXPROVEN) { free(one.data); ok = false; break; }
-            char *p = ex(g, pl->a), *ix = ex(g, pl->b);
+            char *p = gen_expr(g, pl->a), *ix = gen_expr(g, pl->b);
             char *key = xasprintf("%s|%s|%" PRId64 "|%d", p, ix, pl->esz, s->swr[i] ? 1 : 0);
             free(ix);
             int twin = same_site(g, nsite0, key, keys);
@@ -331,22 +319,22 @@ static bool loop_versioned(gen_t *g, node_t *n, int L) {
         free(chk.data);
         return false;
     }
-    prove(g, step); /* v + 1 <= B, or vhi_ < the type's maximum */
+    gen_prove(g, step); /* v + 1 <= B, or vhi_ < the type's maximum */
     sb_printf(&g->body, "{\n");
-    if (n->a) stmt(g, n->a);
+    if (n->a) gen_stmt(g, n->a);
     sb_printf(&g->body, "V%d:;\n{ %s if (ok_) goto V%dc; }\n", L, chk.data, L);
     free(chk.data);
     if (lean) /* nothing stored yet: the interpreter goes on, the loop is made whole */
         sb_printf(&g->body, "return %d;\n", NT_LEAN);
     else {
-        loop_core(g, n, NK_S_FOR, L, false);
+        gen_loop_core(g, n, NK_S_FOR, L, false);
         sb_printf(&g->body, "goto V%dx;\n", L);
     }
     sb_printf(&g->body, "V%dc:;\n(*rt->clean_runs)++;\n", L);
     /* the clean copy: its own labels, never an entry (g->loops NULL) */
-    int Lc = new_label(g, NULL);
+    int Lc = gen_new_label(g, NULL);
     g->in_clean = true;
-    loop_core(g, n, NK_S_FOR, Lc, false);
+    gen_loop_core(g, n, NK_S_FOR, Lc, false);
     g->in_clean = false;
     sb_printf(&g->body, "V%dx:;\n}\n", L);
     g->versioned[L] = true;
@@ -355,7 +343,7 @@ static bool loop_versioned(gen_t *g, node_t *n, int L) {
 
 /* The variable of a counted loop: v < B or v <= B, v++ (an int, long or
  * long long slot); -1 for any other loop. */
-static int counted_var(node_t *n) {
+int gen_counted_var(node_t *n) {
     node_t *cond = n->b, *step = n->c;
     if (!cond || !step || !n->d) return -1;
     if (eval_expr_kind(cond) != NK_CMP || (cond->op != P_LT && cond->op != P_LE) ||
