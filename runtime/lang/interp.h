@@ -1,4 +1,4 @@
-/* The host-C interpreter as the cell engine sees it (DESIGN §2 "Host code").
+/* The host-C interpreter as the cell engine sees it.
  * The engine splits a cell; the interpreter gets the cell's host view: the
  * cell text with every device-only item and magic line blanked to spaces
  * (newlines kept), so lines and columns are the cell's own. */
@@ -66,7 +66,7 @@ void *interp_var_storage(interp_t *in, const char *name, size_t *size);
  * start with prefix (new reference, JSON array of strings). */
 json_t *interp_names(interp_t *in, const char *prefix);
 
-/* ---- The GPU side's hooks (next issue: runtime/gpu client). ----
+/* ---- The GPU side's hooks (runtime/cuda installs them). ----
  * The interpreter parses launches and CUDA API calls; what they do is up to
  * these callbacks. Without them, both raise RuntimeError "... need the GPU
  * worker". Pointer arguments arrive as interp_arg_t with their buffer

@@ -2,8 +2,9 @@
  * RuntimeError/AssertionError/KeyboardInterrupt while running it. Each one
  * fills the cell_error_t of the running call with a traceback that shows
  * the cell line and a caret under the offending expression, then longjmps
- * back to interp_run (nothing in between owns resources the unwinder in
- * exec.c does not know about). */
+ * back to the session's setjmp (nothing in between owns resources that the
+ * unwinder, calls.c's exec_unwind, and the session's lang_recover do not
+ * know about). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

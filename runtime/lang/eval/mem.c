@@ -1,4 +1,4 @@
-/* The buffer table behind every pointer (lang.h "pointers"). A host pointer
+/* The buffer table behind every pointer (mem.h "pointers"). A host pointer
  * is slot|generation|offset; a device, pinned or managed pointer is its real
  * address, found through the raw-address table below. Either way a record
  * says where the bytes are, how many, and whether they are still alive, so
@@ -39,7 +39,7 @@ static uint32_t *g_touched;
 static uint32_t g_ntouched, g_captouched;
 static uint32_t g_nmanaged;
 
-/* ---- sessions: whose tables the globals above hold (lang.h lang_tables_t) ---- */
+/* ---- sessions: whose tables the globals above hold (core.h lang_tables_t) ---- */
 static interp_t *g_tables_of;
 
 void mem_tables_init(lang_tables_t *t) {

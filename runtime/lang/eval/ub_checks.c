@@ -1,9 +1,9 @@
-/* Undefined behaviour in host code is an error, named as UBSan names it
- * (issue 13): signed overflow in + - * ++ --, shifts by a negative count or
+/* Undefined behaviour in host code is an error, named as UBSan names it, so
+ * that a cell never goes on with a value C does not define: signed overflow in + - * ++ --, shifts by a negative count or
  * by the width or more, left shifts of negative values or past the type,
  * floating values out of an integer type's range, and pointer arithmetic
  * that leaves every buffer's reach. The evaluator tests for the fault
- * inline (exec.c); these cold paths only word the error. */
+ * inline (exec.c, exec_stmt.c); these cold paths only word the error. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>

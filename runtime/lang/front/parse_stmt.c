@@ -261,7 +261,8 @@ static node_t *stmt_inner(P *p) {
         char b[100];
         type_error(&e->loc, "'%s' is a function; call it with ()", loc_text(&e->loc, b, sizeof b));
     }
-    /* a CUDA call whose cudaError_t is thrown away: its failure is the cell's (DESIGN §4) */
+    /* a CUDA call whose cudaError_t is thrown away: a failure would go unseen,
+     * so it is raised as the cell's error */
     gpu_call_mark_discarded(e);
     return cxx_scope_close(p, st_expr(e->is_place ? rvalue(p, e) : e));
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "lib.h"
 #include "runtime/cuda/cuda_errors.h"
+#include "runtime/cuda/cuda_lib_table.h"
 #include "cuda_device_attrs.h"
 
 /* What cuda_runtime.h declares beyond the generated text: the two calls
@@ -21,15 +22,13 @@ static const char cuda_extra_macros[] =
     "#define cudaCreateChannelDesc(x, y, z, w, f) ((struct cudaChannelFormatDesc){(x), (y), (z), (w), (f)})\n"
     "#define __CUDACC__ 1\n#define CUDART_CB\n#define CUDARTAPI\n";
 
-/* The toolkit's own types, enums, structs and constants, read from its
- * headers at build time (tools/gen_cuda_api.py: build/gen/crt_decls.c),
- * so their layouts are the toolkit's (the tests compare them with gcc's). */
-extern const char crt_decl_text[];
-extern const char crt_macro_text[];
-/* cuRAND, cuBLAS, cuFFT and the device-library types (curandState,
- * __half, cuComplex, ...): tools/gen_cuda_libs.py, build/gen/clib_decls.c */
-extern const char clib_decl_text[];
-extern const char clib_macro_text[];
+/* The toolkit's own types, enums, structs and constants (crt_decl_text,
+ * crt_macro_text), read from its headers at build time
+ * (tools/gen_cuda_api.py: build/gen/crt_decls.c), so their layouts are the
+ * toolkit's (the tests compare them with gcc's); cuRAND, cuBLAS, cuFFT and
+ * the device-library types (curandState, __half, cuComplex, ...:
+ * clib_decl_text, clib_macro_text) from tools/gen_cuda_libs.py,
+ * build/gen/clib_decls.c. Their declarations are runtime/cuda's tables'. */
 
 const char *builtin_cuda_prototypes(void) {
     static char *all;

@@ -26,8 +26,6 @@
 #include "runtime/device/compile_cache.h"
 #include "runtime/base/interrupt.h"
 
-extern char **environ;
-
 static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);

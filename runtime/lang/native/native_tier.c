@@ -2,7 +2,7 @@
  * file's evaluator in front of its own. On its first run the loop's nodes
  * are checked for what the tier compiles; a loop that holds anything else
  * gets its own evaluator back and is never looked at again. A compilable
- * loop runs interpreted here (the same steps as exec.c's loops) counting
+ * loop runs interpreted here (the same steps as exec_stmt.c's loops) counting
  * back-edges; when it (or a loop inside it) has run long, the outermost
  * compilable loop around it is compiled and entered at its next loop head
  * with the interpreter's current variables. Compiled code calls back into
