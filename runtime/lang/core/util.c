@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core.h"
+#include "runtime/base/xalloc.h"
 
 interp_t *g_in;
 
@@ -21,8 +22,7 @@ void *pool_alloc(pool_t *p, size_t n) {
     pool_chunk_t *c = p->head;
     if (!c || c->cap - c->used < n) {
         size_t cap = n > 60000 ? n : 60000;
-        c = calloc(1, sizeof *c + cap);
-        if (!c) abort();
+        c = xcalloc(1, sizeof *c + cap);
         c->cap = cap;
         c->next = p->head;
         p->head = c;

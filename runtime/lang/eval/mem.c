@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "eval.h"
+#include "runtime/base/vec.h"
 #include "runtime/hostmem/arena.h"
 
 buf_t *g_bufs;
@@ -194,11 +195,7 @@ uint32_t buf_new_raw(uint64_t addr, char *host, uint64_t size, int place, const 
     if (!addr || addr >= PTR_RAW_LIMIT || size > PTR_RAW_LIMIT - addr) return 0;
     uint32_t s = buf_new(host, size, place, what, where);
     if (!s) return 0;
-    if (g_nraw == g_capraw) {
-        g_capraw = g_capraw ? 2 * g_capraw : 64;
-        g_raw = realloc(g_raw, g_capraw * sizeof *g_raw);
-        if (!g_raw) abort();
-    }
+    ARRAY_GROW(g_raw, g_nraw, g_capraw);
     uint64_t hi = addr + (size ? size : 1);
     uint32_t i = raw_index(addr);
     while (i < g_nraw && g_raw[i].lo < hi) raw_remove_at(i); /* older, dead records of this range */
@@ -422,11 +419,7 @@ static void managed_touch(buf_t *b, int wr, node_t *at) {
 
 static void mark_written(buf_t *b) {
     if (!b->mtouched) {
-        if (g_ntouched == g_captouched) {
-            g_captouched = g_captouched ? 2 * g_captouched : 64;
-            g_touched = realloc(g_touched, g_captouched * sizeof *g_touched);
-            if (!g_touched) abort();
-        }
+        ARRAY_GROW(g_touched, g_ntouched, g_captouched);
         g_touched[g_ntouched++] = (uint32_t)(b - g_bufs);
         b->mtouched = 1;
     }

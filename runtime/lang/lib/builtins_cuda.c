@@ -9,6 +9,7 @@
 #include "lib.h"
 #include "runtime/cuda/cuda_errors.h"
 #include "runtime/cuda/cuda_lib_table.h"
+#include "runtime/base/xalloc.h"
 #include "cuda_device_attrs.h"
 
 /* What cuda_runtime.h declares beyond the generated text: the two calls
@@ -33,12 +34,7 @@ static const char cuda_extra_macros[] =
 const char *builtin_cuda_prototypes(void) {
     static char *all;
     if (!all) {
-        size_t a = strlen(crt_decl_text), b = strlen(cuda_extra_protos), l = strlen(clib_decl_text);
-        all = malloc(a + b + l + 1);
-        if (!all) abort();
-        memcpy(all, crt_decl_text, a);
-        memcpy(all + a, cuda_extra_protos, b);
-        memcpy(all + a + b, clib_decl_text, l + 1);
+        all = xasprintf("%s%s%s", crt_decl_text, cuda_extra_protos, clib_decl_text);
     }
     return all;
 }

@@ -25,6 +25,7 @@
 #include "runtime/base/cache_evict.h"
 #include "runtime/device/compile_cache.h"
 #include "runtime/base/interrupt.h"
+#include "runtime/base/vec.h"
 
 static double now_s(void) {
     struct timespec ts;
@@ -77,11 +78,7 @@ static native_fn_t load(native_libs_t *libs, uint64_t h, const char *so) {
         dlclose(dl);
         return NULL;
     }
-    if (libs->n == libs->cap) {
-        libs->cap = libs->cap ? 2 * libs->cap : 64;
-        libs->e = realloc(libs->e, libs->cap * sizeof *libs->e);
-        if (!libs->e) abort();
-    }
+    ARRAY_GROW(libs->e, libs->n, libs->cap);
     libs->e[libs->n++] = (native_lib_t){h, fn, dl};
     return fn;
 }
@@ -163,8 +160,7 @@ native_job_t *native_compile_start(native_libs_t *libs, const char *src, int opt
         *how = 0;
         return NULL;
     }
-    native_job_t *j = calloc(1, sizeof *j);
-    if (!j) abort();
+    native_job_t *j = xcalloc(1, sizeof *j);
     j->libs = libs;
     j->h = h;
     j->t0 = now_s();

@@ -36,8 +36,7 @@ static int unit_add(unit_t *u, func_t *fn, void *box) {
 }
 
 unit_t *gen_unit_new(void) {
-    unit_t *u = calloc(1, sizeof *u);
-    if (!u) abort();
+    unit_t *u = xcalloc(1, sizeof *u);
     return u;
 }
 
@@ -132,8 +131,7 @@ const char gen_unit_statics[] =
  * function mode, sharing g's constants; into s their C text with the
  * macros they need around it. false when one does not qualify. */
 bool gen_unit_functions(gen_t *g, unit_t *u, strbuf_t *s) {
-    gen_t *fg = calloc(1, sizeof *fg);
-    if (!fg) abort();
+    gen_t *fg = xcalloc(1, sizeof *fg);
     fg->unit = u;
     fg->fnmode = true;
     fg->k = g->k;
@@ -176,8 +174,7 @@ bool gen_unit_functions(gen_t *g, unit_t *u, strbuf_t *s) {
 
 /* the (fbox, func) pairs of the unit's calls, as compiled: stale when one changes */
 static void unit_deps(unit_t *u, native_src_t *out) {
-    out->deps = malloc(sizeof(void *) * (size_t)(2 * u->n));
-    if (!out->deps) abort();
+    out->deps = xmalloc(sizeof(void *) * (size_t)(2 * u->n));
     out->ndeps = 0;
     for (int i = 0; i < u->n; i++)
         if (u->box[i]) {
@@ -218,8 +215,7 @@ int native_gen_func(func_t *root, native_src_t *out) {
     memset(out, 0, sizeof *out);
     unit_t u = {0};
     if (unit_add(&u, root, NULL) != 0) return -1;
-    gen_t *g = calloc(1, sizeof *g);
-    if (!g) abort();
+    gen_t *g = xcalloc(1, sizeof *g);
     strbuf_t fns = {0};
     if (!gen_unit_functions(g, &u, &fns)) {
         free(fns.data);

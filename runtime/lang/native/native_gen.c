@@ -45,9 +45,8 @@ int gen_new_label(gen_t *g, node_t *n) {
     int L = g->nlab++;
     if (L >= g->caploops) {
         g->caploops = 2 * L + 16;
-        g->loops = realloc(g->loops, sizeof(node_t *) * (size_t)g->caploops);
-        g->versioned = realloc(g->versioned, sizeof(bool) * (size_t)g->caploops);
-        if (!g->loops || !g->versioned) abort();
+        g->loops = xreallocarray(g->loops, (size_t)g->caploops, sizeof(node_t *));
+        g->versioned = xreallocarray(g->versioned, (size_t)g->caploops, sizeof(bool));
     }
     g->loops[L] = n;
     g->versioned[L] = false;
@@ -57,11 +56,7 @@ int gen_new_label(gen_t *g, node_t *n) {
 int gen_kidx(gen_t *g, void *p) {
     for (int i = 0; i < g->nk; i++)
         if (g->k[i] == p) return i;
-    if (g->nk == g->capk) {
-        g->capk = g->capk ? 2 * g->capk : 32;
-        g->k = realloc(g->k, sizeof(void *) * (size_t)g->capk);
-        if (!g->k) abort();
-    }
+    ARRAY_GROW(g->k, g->nk, g->capk);
     g->k[g->nk] = p;
     return g->nk++;
 }
@@ -921,8 +916,7 @@ static void nic_miss(gen_t *g, strbuf_t *s) {
 
 /* one pass over the loop; NULL when it holds something not compiled */
 static gen_t *gen_pass(node_t *loop_node, const gen_t *found, const val_t *slots, bool lean) {
-    gen_t *g = calloc(1, sizeof *g);
-    if (!g) abort();
+    gen_t *g = xcalloc(1, sizeof *g);
     g->root = loop_node;
     g->lean = lean;
     g->slotv = slots;

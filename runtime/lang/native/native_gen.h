@@ -13,6 +13,7 @@
 #include "native.h"
 #include "native_rt.h"
 #include "runtime/base/strbuf.h"
+#include "runtime/base/vec.h"
 #include "runtime/base/xalloc.h"
 #include "runtime/lang/eval/exec_inline.h"
 

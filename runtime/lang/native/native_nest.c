@@ -275,10 +275,9 @@ bool gen_nest_versioned(gen_t *g, node_t *n, int L) {
     if (g->collect || g->in_clean || g->fnmode || g->in_nest) return false;
     int v = gen_counted_var(n);
     if (v < 0) return false;
-    vscan_t *s = calloc(1, sizeof *s);
-    unsigned char *wslot = calloc(MAXSLOTS, 1);
-    int *ivmap = malloc(sizeof(int) * MAXSLOTS);
-    if (!s || !wslot || !ivmap) abort();
+    vscan_t *s = xcalloc(1, sizeof *s);
+    unsigned char *wslot = xcalloc(MAXSLOTS, 1);
+    int *ivmap = xmalloc(sizeof(int) * MAXSLOTS);
     for (int i = 0; i < MAXSLOTS; i++) ivmap[i] = -1;
     s->wslot = wslot;
     s->g = g;
@@ -312,9 +311,8 @@ bool gen_nest_versioned(gen_t *g, node_t *n, int L) {
     /* what the test proves holds in the clean nest only: set aside while
      * the checked copy (whose inner loops prove their own) is made */
     int np = g->nproven - nproven0, ns = g->nsite - nsite0;
-    node_t **pv = malloc(sizeof(node_t *) * (size_t)(np + 1)), **st = malloc(sizeof(node_t *) * (size_t)(ns + 1));
-    int *sr = malloc(sizeof(int) * (size_t)(ns + 1));
-    if (!pv || !st || !sr) abort();
+    node_t **pv = xmalloc(sizeof(node_t *) * (size_t)(np + 1)), **st = xmalloc(sizeof(node_t *) * (size_t)(ns + 1));
+    int *sr = xmalloc(sizeof(int) * (size_t)(ns + 1));
     memcpy(pv, g->proven + nproven0, sizeof(node_t *) * (size_t)np);
     memcpy(st, g->site + nsite0, sizeof(node_t *) * (size_t)ns);
     memcpy(sr, g->site_ra + nsite0, sizeof(int) * (size_t)ns);
@@ -322,8 +320,7 @@ bool gen_nest_versioned(gen_t *g, node_t *n, int L) {
     g->nsite = nsite0;
     sb_printf(&g->body, "{\n");
     if (n->a) gen_stmt(g, n->a);
-    nest_spec_t *sp = malloc(sizeof *sp);
-    if (!sp) abort();
+    nest_spec_t *sp = xmalloc(sizeof *sp);
     char *spec = nest_spec(g, n, sp);
     sb_printf(&g->body, "V%d:;\n{ %s if (ok_%s) goto V%dc; }\n", L, chk.data, spec ? spec : "", L);
     free(chk.data);

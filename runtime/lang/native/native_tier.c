@@ -13,6 +13,7 @@
 #include <string.h>
 #include "native.h"
 #include "runtime/lang/lib/lib.h"
+#include "runtime/base/vec.h"
 #include "native_rt.h"
 #include "runtime/lang/eval/exec_inline.h"
 #include "runtime/base/interrupt.h"
@@ -76,8 +77,7 @@ static int env_mode(void) {
 
 static native_state_t *state(interp_t *in) {
     if (!in->native) {
-        in->native = calloc(1, sizeof(native_state_t));
-        if (!in->native) abort();
+        in->native = xcalloc(1, sizeof(native_state_t));
         in->native->mode = env_mode();
         in->native->opt = 2;
     }
@@ -296,11 +296,7 @@ static nfunc_t *fn_record(func_t *fn) {
         return F;
     }
     F->state = NF_COMPILING;
-    if (s->nfjobs == s->capfjobs) {
-        s->capfjobs = s->capfjobs ? 2 * s->capfjobs : 8;
-        s->fjobs = realloc(s->fjobs, sizeof *s->fjobs * (size_t)s->capfjobs);
-        if (!s->fjobs) abort();
-    }
+    ARRAY_GROW(s->fjobs, s->nfjobs, s->capfjobs);
     s->fjobs[s->nfjobs++] = F;
     return F;
 }
@@ -431,11 +427,7 @@ static void start_job(nloop_t *L, frame_t *f) {
     L->pend = src;
     L->job = j;
     L->state = ST_COMPILING;
-    if (s->ncompiling == s->capcompiling) {
-        s->capcompiling = s->capcompiling ? 2 * s->capcompiling : 8;
-        s->compiling = realloc(s->compiling, sizeof *s->compiling * (size_t)s->capcompiling);
-        if (!s->compiling) abort();
-    }
+    ARRAY_GROW(s->compiling, s->ncompiling, s->capcompiling);
     s->compiling[s->ncompiling++] = L;
 }
 

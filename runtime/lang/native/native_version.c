@@ -252,9 +252,8 @@ bool gen_loop_versioned(gen_t *g, node_t *n, int L) {
     node_t *cond = n->b, *step = n->c;
     int v = gen_counted_var(n), vc = v < 0 ? 0 : ccode_of(step->a->ty);
     if (v < 0) return false;
-    vscan_t *s = calloc(1, sizeof *s);
-    unsigned char *wslot = calloc(MAXSLOTS, 1);
-    if (!s || !wslot) abort();
+    vscan_t *s = xcalloc(1, sizeof *s);
+    unsigned char *wslot = xcalloc(MAXSLOTS, 1);
     s->wslot = wslot;
     s->g = g;
     gen_vscan_stmt(s, n->d);
@@ -264,8 +263,7 @@ bool gen_loop_versioned(gen_t *g, node_t *n, int L) {
     if (ok && !gen_invariant_expr(s, cond->b)) ok = false;
     strbuf_t chk = {0};
     int nproven0 = g->nproven, nsite0 = g->nsite, nproved = 0;
-    char **keys = calloc(MAXPROVEN, sizeof *keys);
-    if (!keys) abort();
+    char **keys = xcalloc(MAXPROVEN, sizeof *keys);
     if (ok) {
         /* B: evaluated as the loop's first test evaluates it (it is pure) */
         char *b = gen_expr(g, cond->b);

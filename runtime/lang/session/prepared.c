@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "prepared.h"
+#include "runtime/base/xalloc.h"
 #include "runtime/lang/native/native.h"
 #include "runtime/base/interrupt.h"
 
@@ -89,8 +90,7 @@ static bool ends_statement(const tokvec_t *v) {
  * kept), then the text as written put back for error lines to show. */
 static void lex_text(interp_t *in, const interp_text_t *t, tokvec_t *out) {
     size_t n = strlen(t->text), start = t->start <= n ? t->start : n;
-    char *code = strdup(t->text);
-    if (!code) abort();
+    char *code = xstrdup(t->text);
     for (size_t i = 0; i < start; i++)
         if (code[i] != '\n') code[i] = ' ';
     src_t *s = src_new(in, t->name ? t->name : "<code>", code);
@@ -153,8 +153,7 @@ static const char *const loop_glue[3] = {
 
 interp_prepared_t *interp_prepare(interp_t *in, const interp_text_t *setup, const interp_text_t *stmt,
                                   cell_error_t *err) {
-    interp_prepared_t *p = calloc(1, sizeof *p);
-    if (!p) abort();
+    interp_prepared_t *p = xcalloc(1, sizeof *p);
     p->in = in;
     if (compile(in, setup, stmt, loop_glue, true, &p->cc, err)) {
         free(p);

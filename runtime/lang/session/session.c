@@ -367,18 +367,14 @@ static void ptr_names_add(void *ctx, const char *name, uint64_t w) {
     const buf_t *b = ptr_live_buf(w, &off);
     if (!b || !b->addr || b->addr != pn->base) return; /* an address names one buffer, whatever its place */
     size_t l = strlen(name) + 2;
-    while (pn->n + l + 1 > pn->cap) {
-        pn->o = realloc(pn->o, pn->cap *= 2);
-        if (!pn->o) abort();
-    }
+    while (pn->n + l + 1 > pn->cap) pn->o = xrealloc(pn->o, pn->cap *= 2);
     pn->n += (size_t)sprintf(pn->o + pn->n, "%s%s", pn->n ? ", " : "", name);
 }
 
 char *interp_pointer_names(interp_t *in, int place, uint64_t base) {
     lang_use(in);
     (void)place;
-    ptr_names_t pn = {.o = malloc(64), .cap = 64, .base = base};
-    if (!pn.o) abort();
+    ptr_names_t pn = {.o = xmalloc(64), .cap = 64, .base = base};
     pn.o[0] = 0;
     session_pointers_each(in, ptr_names_add, &pn);
     return pn.o;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include "session_data.h"
 #include "prepared.h"
+#include "runtime/base/xalloc.h"
 
 static interp_array_t *g_probe; /* set only while interp_array runs */
 static const char *g_probe_text; /* ... and the expression as written, for its errors */
@@ -114,8 +115,7 @@ static void heap_name(void *ctx, const char *name, uint64_t w) {
 json_t *interp_heap(interp_t *in) {
     lang_use(in);
     json_t *rows = json_array();
-    json_t **by_slot = calloc(g_nbufs ? g_nbufs : 1, sizeof *by_slot);
-    if (!by_slot) abort();
+    json_t **by_slot = xcalloc(g_nbufs ? g_nbufs : 1, sizeof *by_slot);
     for (uint32_t s = SLOT_FIRST_BUF; s < g_nbufs; s++) {
         buf_t *b = &g_bufs[s];
         if (b->state != BUF_LIVE || b->owner != in->id) continue;
