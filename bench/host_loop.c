@@ -14,6 +14,18 @@
 atomic_int icuda_interrupt_flag;
 char *_Atomic icuda_interrupt_guard;
 
+/* runtime/device/compile_cache.c's, which the benchmark does not link (it
+ * needs NVRTC): the native tier's disk cache is where the kernel keeps it */
+char *compile_cache_default_dir(void);
+char *compile_cache_default_dir(void) {
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    char buf[4096];
+    if (xdg && *xdg) snprintf(buf, sizeof buf, "%s/icuda", xdg);
+    else if (home && *home) snprintf(buf, sizeof buf, "%s/.cache/icuda", home);
+    else return NULL;
+    return strdup(buf);
+}
+
 static double now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
