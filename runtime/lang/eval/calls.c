@@ -1,7 +1,7 @@
 /* Calls: the frames functions run in (kept on a free list, so that an
  * error's longjmp leaves them readable for the unwinder), user functions,
- * function pointers and builtins, and the zeroing and copying of
- * initialisers. */
+ * function pointers and builtins (and the table builtins register in), and
+ * the zeroing and copying of initialisers. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,7 @@
-/* Launches and CUDA API calls in host code: parsed and checked here, carried
- * out by the hooks the GPU layer installs (interp.h "GPU side's hooks"). */
+/* Launches and CUDA API calls in host code: their nodes built and checked
+ * here, carried out by the hooks the GPU layer installs (interp.h "GPU
+ * side's hooks"), and what the GPU layer asks of the interpreter while a
+ * hook runs (its buffers, pointer words, host functions). */
 #include <stdio.h>
 #include <string.h>
 #include "eval.h"

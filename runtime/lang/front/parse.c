@@ -1,5 +1,5 @@
 /* Parsing and type checking in one pass: C declarations, statements and
- * expressions become typed nodes (exec.c builders) with every conversion made
+ * expressions become typed nodes (the evaluator's builders) with every conversion made
  * explicit and every name resolved to a slot, a frame offset, a session
  * variable or a function box, so nothing is looked up while a cell runs.
  * A whole cell is compiled before any of it runs: undeclared names, wrong

@@ -1,6 +1,6 @@
 /* Expressions: every operator type-checked, its conversions made explicit,
  * each name resolved to where it lives; the result is a typed node whose
- * evaluator is chosen here (exec.c builders). */
+ * evaluator is chosen here (the evaluator's builders, eval.h). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

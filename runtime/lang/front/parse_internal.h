@@ -1,4 +1,4 @@
-/* Internals of the parser, shared by its files (runtime/lang/parse*.c):
+/* Internals of the parser, shared by its files (runtime/lang/front/):
  * parse.c (scopes, the function being built, the cell), parse_types.c
  * (specifiers, struct/union/enum, declarators), parse_expr.c (expressions),
  * parse_decl.c (initialisers, declarations, function definitions),
