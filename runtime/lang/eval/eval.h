@@ -6,7 +6,9 @@
 #define ICUDA_LANG_EVAL_H
 
 #include "runtime/lang/core/core.h"
+#include "interrupt_poll.h"
 #include "mem.h"
+#include "ub_checks.h"
 
 /* ---------- running (exec_stmt.c, calls.c) ---------- */
 val_t call_func(func_t *fn, val_t *args, node_t *site, frame_t *caller, char *retbuf);
@@ -14,20 +16,6 @@ void run_cell(interp_t *in, cell_code_t *cc);
 void exec_unwind(interp_t *in, frame_t *to);
 void frame_enter_check(node_t *at);
 
-/* ---------- interrupts (interrupt.c) ---------- */
-extern int g_tick;
-_Noreturn void raise_interrupt(node_t *at);
-/* raise_interrupt, but not while a session is being set up: there is no
- * cell to stop, and its prelude must be whole */
-void interrupt_at(node_t *at);
-static inline void poll_interrupt(node_t *at);
-#include "runtime/base/interrupt.h"
-static inline void poll_interrupt(node_t *at) {
-    if (UNLIKELY(--g_tick <= 0)) {
-        g_tick = 1024;
-        if (interrupt_pending()) interrupt_at(at);
-    }
-}
 /* ---------- builders (exec.c): typed pieces -> evaluators ---------- */
 node_t *node_new(loc_t *loc);
 val_t eval_const(node_t *n);                 /* a constant node's value */
@@ -81,8 +69,6 @@ node_t *st_goto(loc_t *l, const char *name);
 node_t *st_once(loc_t *l, node_t *body); /* static local initialisers */
 int64_t node_line(node_t *n);
 
-/* every function box ever made (a function pointer's offset is its index) */
-extern fbox_t **g_fboxes; extern int g_nfboxes;
 void frames_free(interp_t *in);      /* the session's frame records (teardown) */
 builtin_t *builtin_add(interp_t *in, const char *name, bfn_t fn, int flags);
 
@@ -96,35 +82,6 @@ void fmt_double(double d, char *buf, size_t n);
 void fmt_float(float f, char *buf, size_t n);
 char *display_text(type_t *t, val_t v, bool top);
 node_t *st_value(node_t *e);
-
-/* ---------- undefined behaviour as errors (ub_checks.c) ---------- */
-_Noreturn void ub_overflow(node_t *n, int op, int64_t a, int64_t b);
-_Noreturn void ub_overflow_typed(node_t *n, type_t *t, int op, int64_t a, int64_t b);
-void ub_shift_check(node_t *n, int op, int k, int64_t x, int64_t count);
-void ub_float_to_int(node_t *n, double d, int to);
-/* The open range (lo, hi) of doubles that convert to integer type code to; false: no limit. */
-bool ub_f2i_range(int to, double *lo, double *hi);
-_Noreturn void ub_negation(node_t *n, int64_t a);
-/* Would a op b (operating kind k, b of type bt) be undefined? For constant folding. */
-bool ub_would_fault(int op, int k, int64_t a, int64_t b, type_t *bt);
-_Noreturn void ub_pointer_wrap(node_t *n, uint64_t p, int64_t d);
-/* p + d for pointer arithmetic in host code: an error, never a wrap of the
- * 36-bit offset field onto another address of the same buffer's word. */
-static inline uint64_t ptr_add_at(uint64_t p, int64_t d, node_t *at) {
-    if (ptr_is_raw(p)) return p + (uint64_t)d;
-    int64_t o;
-    if (UNLIKELY(__builtin_add_overflow(ptr_off(p), d, &o) || o >= (INT64_C(1) << (PTR_OFF_BITS - 1)) ||
-                 o < -(INT64_C(1) << (PTR_OFF_BITS - 1))))
-        ub_pointer_wrap(at, p, d);
-    return (p & ~PTR_OFF_MASK) | ((uint64_t)o & PTR_OFF_MASK);
-}
-/* i * esz for pointer arithmetic, which may not overflow either */
-static inline int64_t ptr_scale_at(int64_t i, int64_t esz, uint64_t p, node_t *at) {
-    int64_t d;
-    if (UNLIKELY(__builtin_mul_overflow(i, esz, &d))) ub_pointer_wrap(at, p, i);
-    return d;
-}
-
 
 /* ---------- what an evaluator computes, for the native tier ----------
  * The kind of work a node's evaluator does, whichever specialised form the

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "eval.h"
+#include "mem.h"
 #include "runtime/base/vec.h"
 #include "runtime/hostmem/arena.h"
 

@@ -143,6 +143,8 @@ static inline char *idx_at(node_t *at, uint64_t p, int64_t i, int wr) {
     return idx_fill(at, &at->ic, p, i, wr);
 }
 
+/* every function box ever made (a function pointer's offset is its index) */
+extern fbox_t **g_fboxes; extern int g_nfboxes;
 /* A checked NUL-terminated string at p: its bytes, and its length in *len
  * (may be NULL); raises when it does not end inside its buffer. */
 const char *str_at(uint64_t p, node_t *at, size_t *len);

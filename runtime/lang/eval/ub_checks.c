@@ -7,7 +7,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
-#include "eval.h"
+#include "ub_checks.h"
 
 static const char *type_of(node_t *n, char *buf, size_t cap) {
     type_t *t = n->c && n->c->ty ? n->c->ty : n->ty; /* x op= y: the operating type */

@@ -205,8 +205,8 @@ static char *nest_spec(gen_t *g, node_t *n, nest_spec_t *sp) {
 /* The clean nest function, nt_nest<L>, into f: its state through
  * pointers, except the nest's own locals and the values it is made for
  * (sp), which are constants. */
-static void nest_fn(gen_t *g, strbuf_t *f, int L, int ra0, int ngrp, const unsigned char *local,
-                    const char *body, const nest_spec_t *sp) {
+static void nest_function(gen_t *g, strbuf_t *f, int L, int ra0, int ngrp, const unsigned char *local,
+                          const char *body, const nest_spec_t *sp) {
     /* noinline: gcc keeps `restrict` of a called function's parameters, not of an inlined one's */
     sb_printf(f, "static __attribute__((noinline)) void nt_nest%d(const nrt_t *rt, void *const *K, char *M, int *tick_", L);
     for (int k = 0; k < ngrp; k++) sb_printf(f, ", char *restrict rb%d", ra0 + k);
@@ -262,7 +262,7 @@ static void nest_clean(gen_t *g, node_t *n, int L, int ra0, int ngrp, const nest
         if (g->slotc[i]) sb_printf(&args, ", &s%d", i);
     for (int i = 0; i < g->ngv; i++)
         if (g->gv[i].cached) sb_printf(&args, ", &g%d", i);
-    nest_fn(g, &g->nestfns, L, ra0, ngrp, local, inner.data ? inner.data : "", sp);
+    nest_function(g, &g->nestfns, L, ra0, ngrp, local, inner.data ? inner.data : "", sp);
     sb_printf(&g->body, "nt_nest%d(%s);\n", L, args.data);
     free(inner.data);
     free(args.data);

@@ -1,7 +1,8 @@
-/* How a running cell is stopped: poll_interrupt (eval.h) counts down g_tick
- * and, every 1024 polls, looks at the interrupt flag (runtime/base/interrupt.h);
- * a pending interrupt is raised as KeyboardInterrupt where it is seen. */
-#include "eval.h"
+/* How a running cell is stopped: poll_interrupt (interrupt_poll.h) counts
+ * down g_tick and, every 1024 polls, looks at the interrupt flag
+ * (runtime/base/interrupt.h); a pending interrupt is raised as
+ * KeyboardInterrupt where it is seen. */
+#include "interrupt_poll.h"
 
 int g_tick = 1024;
 
