@@ -46,40 +46,6 @@ void cxx_join_qualified(interp_t *in, tokvec_t *tv) {
     tv->n = w;
 }
 
-/* Where a name may be found, in order: as written (its first part through a
- * namespace alias), in each `using namespace` in force, and std:: names also
- * bare (std::sqrt is the C sqrt). */
-int cxx_name_candidates(interp_t *in, const char *name, char out[][256], int max) {
-    int n = 0;
-#define ADD(...) do { if (n < max && snprintf(out[n], 256, __VA_ARGS__) < 256) n++; } while (0)
-    if (!strncmp(name, "::", 2)) { /* ::x is the global x and nothing else */
-        ADD("%s", name + 2);
-        return n;
-    }
-    const char *sep = strstr(name, "::");
-    size_t head = sep ? (size_t)(sep - name) : strlen(name);
-    char first[256];
-    if (head < sizeof first) {
-        memcpy(first, name, head);
-        first[head] = 0;
-        const char *al = hmap_get(&in->ns_alias, first);
-        if (al) ADD("%s%s", al, name + head);
-        else ADD("%s", name);
-    } else
-        ADD("%s", name);
-    /* using namespace std; chrono::milliseconds is std::chrono::milliseconds too */
-    for (int i = in->nusings - 1; i >= 0; i--) ADD("%s::%s", in->usings[i], name);
-    int k = n;
-    for (int i = 0; i < k; i++)
-        if (!strncmp(out[i], "std::", 5) && !strchr(out[i] + 5, ':')) {
-            char bare[256];
-            snprintf(bare, sizeof bare, "%s", out[i] + 5);
-            ADD("%s", bare);
-        }
-#undef ADD
-    return n;
-}
-
 static char *qual_text(P *p) { /* an identifier, possibly qualified (joined) */
     if (TOK->kind != TK_IDENT) expected(p, "a name");
     char *s = pstr(p, TOK);

@@ -1048,3 +1048,19 @@ node_t *expression(P *p) {
     p->nest = nest0;
     return e;
 }
+
+/* ---------------- constants ---------------- */
+int64_t const_int(P *p, node_t *e, const char *what) {
+    if (!e->is_const || !ty_is_int(e->ty)) {
+        if (e->is_const && ty_is_float(e->ty)) type_error(&e->loc, "%s must be an integer constant", what);
+        type_error(&e->loc, "%s must be a constant expression", what);
+    }
+    return e->k.i;
+}
+node_t *const_expr(P *p) {
+    bool was = p->iconst;
+    p->iconst = true;
+    node_t *e = rvalue(p, assign_expr(p));
+    p->iconst = was;
+    return e;
+}

@@ -1,8 +1,9 @@
 /* Internals of the parser, shared by its files (runtime/lang/front/):
- * parse.c (scopes, the function being built, the cell), parse_types.c
- * (specifiers, struct/union/enum, declarators), parse_expr.c (expressions),
- * parse_decl.c (initialisers, declarations, function definitions),
- * parse_stmt.c (statements). */
+ * parse.c (scopes and names, the function being built), parse_cell.c (the
+ * cell's top level), parse_types.c (specifiers, struct/union/enum,
+ * declarators), parse_expr.c (expressions), parse_decl.c (initialisers,
+ * declarations, function definitions), parse_stmt.c (statements), and the
+ * C++ files (cxx_class.h). */
 #ifndef ICUDA_PARSE_INTERNAL_H
 #define ICUDA_PARSE_INTERNAL_H
 
@@ -49,7 +50,7 @@ typedef struct P {
     struct P *child;     /* ... and the other way, to clean up after an error */
     const char *ns;      /* inside `namespace a { namespace b {`: "a::b" */
     struct cx_parse *cx;  /* C++ classes: lifetimes, the class being compiled (cxx_class.h) */
-    int nest;            /* how deeply the parse nests now (parse_limits.c) */
+    int nest;            /* how deeply the parse nests now (nest_enter) */
     bool iconst;         /* parsing an array size or a case label: const integers fold (C++) */
 } P;
 
@@ -117,10 +118,11 @@ int64_t new_mem(P *p, type_t *t, int64_t size);
 int new_handle(P *p, int64_t off, int64_t size, const char *name);
 fbox_t *fbox_get(P *p, const char *name);
 void pend(P *p, int kind, const char *name, void *a, void *b);
-int64_t const_int(P *p, node_t *e, const char *what);
+int cxx_name_candidates(interp_t *in, const char *name, char out[][256], int max);
+
+/* parse_cell.c: a child parse (a template's instance) of the cell parent's tokens */
 P *p_child(P *parent, token_t *t, int n);
 void p_child_finish(P *c);
-node_t *const_expr(P *p);
 
 /* parse_types.c */
 type_t *decl_specs(P *p, int *storage, bool *skip_item);
@@ -142,6 +144,8 @@ node_t *assign_expr(P *p);
 node_t *expression(P *p);            /* the comma expression */
 node_t *cast_expr(P *p);
 node_t *explicit_cast(P *p, node_t *e, type_t *t, loc_t *at);
+node_t *const_expr(P *p);
+int64_t const_int(P *p, node_t *e, const char *what);
 
 /* parse_decl.c */
 void iadd(ilist_t *o, node_t *s);
@@ -154,7 +158,7 @@ void func_def(P *p, type_t *ft, token_t *name, const char **pnames);
 void func_params(P *p, func_t *fn, type_t *ft, const char **pnames, int in_slot);
 void decl_initializer(P *p, node_t *pl, type_t *t, ilist_t *o); /* C++ member initialisers */
 
-/* parse_limits.c: nesting is bounded by LANG_MAX_NEST (parentheses, unary
+/* parse.c: nesting is bounded by LANG_MAX_NEST (parentheses, unary
  * operators, statements, initialisers, declarators, and the length of a
  * chain such as a + b + c, which nests as deeply when evaluated); past it,
  * SyntaxError "expression nested too deeply", never a C stack overflow. */
@@ -173,7 +177,6 @@ node_t *loop_body(P *p);
 
 /* parse_cxx.c */
 void cxx_join_qualified(interp_t *in, tokvec_t *tv);
-int cxx_name_candidates(interp_t *in, const char *name, char out[][256], int max);
 bool cxx_using_item(P *p);
 bool cxx_is_namespace(interp_t *in, const char *name);
 char *cxx_decl_name(P *p, token_t *t);
