@@ -1,8 +1,9 @@
 /* The C++ of CUDA host code that is about names: qualified names `a::b::c`
  * (joined into one identifier token before parsing, so every lookup sees the
- * whole name), `using namespace N;`, `using N::x;`, `namespace a = b::c;`,
- * and the order in which a name is looked for (cxx_name_candidates). Also
- * the C++ that is not interpreted: a clear error naming it. */
+ * whole name), the namespaces known, a declared name's full spelling. (The
+ * order in which a name is looked for is parse.c's cxx_name_candidates;
+ * `using` and namespace aliases are declarations: parse_decl.c.) Also the
+ * C++ that is not interpreted: a clear error naming it. */
 #include <stdlib.h>
 #include "parse_internal.h"
 
@@ -46,77 +47,10 @@ void cxx_join_qualified(interp_t *in, tokvec_t *tv) {
     tv->n = w;
 }
 
-static char *qual_text(P *p) { /* an identifier, possibly qualified (joined) */
-    if (TOK->kind != TK_IDENT) expected(p, "a name");
-    char *s = pstr(p, TOK);
-    p->i++;
-    return s;
-}
-
-static void add_using(interp_t *in, const char *ns) {
-    for (int i = 0; i < in->nusings; i++)
-        if (!strcmp(in->usings[i], ns)) return;
-    in->usings = realloc(in->usings, sizeof(char *) * (size_t)(in->nusings + 1));
-    in->usings[in->nusings++] = ns;
-}
-
 static bool known_namespace(const char *ns) {
     static const char *const known[] = {"std", "std::chrono", "cooperative_groups", "cg", "std::placeholders", NULL};
     for (int i = 0; known[i]; i++)
         if (!strcmp(ns, known[i])) return true;
-    return false;
-}
-
-/* `using namespace N;`, `using N::x;`, `using T = type;`, `namespace a = b;`
- * at the top of a cell or in a block: session-wide, as the device prelude
- * keeps them too. */
-bool cxx_using_item(P *p) {
-    interp_t *in = p->in;
-    loc_t l0 = TOK->loc;
-    if (accept(p, KW_USING)) {
-        if (accept(p, KW_NAMESPACE)) {
-            char *ns = qual_text(p);
-            const char *al = hmap_get(&in->ns_alias, ns);
-            expect(p, P_SEMI, "';'");
-            add_using(in, al ? al : ns);
-            return true;
-        }
-        accept(p, KW_TYPENAME);
-        char *nm = qual_text(p);
-        if (accept(p, P_ASSIGN)) { /* using T = type; is a typedef */
-            type_t *t = abstract_type(p);
-            expect(p, P_SEMI, "';'");
-            sym_t *s = palloc(p, sizeof *s);
-            s->name = nm;
-            s->kind = S_TYPEDEF;
-            s->ty = t;
-            if (p->f->is_cell && p->nmarks == 0) {
-                hmap_put(&p->cell, nm, s);
-                pend(p, PEND_TYPEDEF, nm, s, NULL);
-            } else
-                scope_add(p, s);
-            return true;
-        }
-        expect(p, P_SEMI, "';'");
-        const char *last = strrchr(nm, ':');
-        if (!last) syntax_error(&l0, "'using %s;' needs a qualified name such as std::%s", nm, nm);
-        hmap_put(&in->ns_alias, pool_strndup(&in->pool, last + 1, strlen(last + 1)), nm);
-        return true;
-    }
-    if (is_kw(p, KW_NAMESPACE)) {
-        p->i++;
-        if (TOK->kind == TK_IDENT && PEEK(1)->kind == TK_PUNCT && PEEK(1)->id == P_ASSIGN) {
-            char *a = qual_text(p);
-            p->i++;
-            char *target = qual_text(p);
-            expect(p, P_SEMI, "';'");
-            const char *al = hmap_get(&in->ns_alias, target);
-            hmap_put(&in->ns_alias, a, (void *)(al ? al : target));
-            return true;
-        }
-        p->i--;
-        return false; /* a namespace block: the cell's top level reads it */
-    }
     return false;
 }
 

@@ -1,5 +1,5 @@
-/* Initialisers, declarations (locals, session variables, VLAs) and
- * function definitions. */
+/* Initialisers, declarations (locals, session variables, VLAs), function
+ * definitions, and C++'s using-declarations and namespace aliases. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -642,3 +642,71 @@ void func_def(P *p, type_t *ft, token_t *name, const char **pnames) {
 
 /* the initializer of an object at pl, for C++ member initialisers (parse_class.c) */
 void decl_initializer(P *p, node_t *pl, type_t *t, ilist_t *o) { initializer(p, pl, t, o); }
+
+/* ---------------- C++ using-declarations and namespace aliases ---------------- */
+static char *qual_text(P *p) { /* an identifier, possibly qualified (joined) */
+    if (TOK->kind != TK_IDENT) expected(p, "a name");
+    char *s = pstr(p, TOK);
+    p->i++;
+    return s;
+}
+
+static void add_using(interp_t *in, const char *ns) {
+    for (int i = 0; i < in->nusings; i++)
+        if (!strcmp(in->usings[i], ns)) return;
+    in->usings = realloc(in->usings, sizeof(char *) * (size_t)(in->nusings + 1));
+    in->usings[in->nusings++] = ns;
+}
+
+/* `using namespace N;`, `using N::x;`, `using T = type;`, `namespace a = b;`
+ * at the top of a cell or in a block: session-wide, as the device prelude
+ * keeps them too. */
+bool cxx_using_item(P *p) {
+    interp_t *in = p->in;
+    loc_t l0 = TOK->loc;
+    if (accept(p, KW_USING)) {
+        if (accept(p, KW_NAMESPACE)) {
+            char *ns = qual_text(p);
+            const char *al = hmap_get(&in->ns_alias, ns);
+            expect(p, P_SEMI, "';'");
+            add_using(in, al ? al : ns);
+            return true;
+        }
+        accept(p, KW_TYPENAME);
+        char *nm = qual_text(p);
+        if (accept(p, P_ASSIGN)) { /* using T = type; is a typedef */
+            type_t *t = abstract_type(p);
+            expect(p, P_SEMI, "';'");
+            sym_t *s = palloc(p, sizeof *s);
+            s->name = nm;
+            s->kind = S_TYPEDEF;
+            s->ty = t;
+            if (p->f->is_cell && p->nmarks == 0) {
+                hmap_put(&p->cell, nm, s);
+                pend(p, PEND_TYPEDEF, nm, s, NULL);
+            } else
+                scope_add(p, s);
+            return true;
+        }
+        expect(p, P_SEMI, "';'");
+        const char *last = strrchr(nm, ':');
+        if (!last) syntax_error(&l0, "'using %s;' needs a qualified name such as std::%s", nm, nm);
+        hmap_put(&in->ns_alias, pool_strndup(&in->pool, last + 1, strlen(last + 1)), nm);
+        return true;
+    }
+    if (is_kw(p, KW_NAMESPACE)) {
+        p->i++;
+        if (TOK->kind == TK_IDENT && PEEK(1)->kind == TK_PUNCT && PEEK(1)->id == P_ASSIGN) {
+            char *a = qual_text(p);
+            p->i++;
+            char *target = qual_text(p);
+            expect(p, P_SEMI, "';'");
+            const char *al = hmap_get(&in->ns_alias, target);
+            hmap_put(&in->ns_alias, a, (void *)(al ? al : target));
+            return true;
+        }
+        p->i--;
+        return false; /* a namespace block: the cell's top level reads it */
+    }
+    return false;
+}

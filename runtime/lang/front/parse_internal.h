@@ -157,6 +157,7 @@ void declaration(P *p, type_t *base, int storage, bool global, ilist_t *o);
 void func_def(P *p, type_t *ft, token_t *name, const char **pnames);
 void func_params(P *p, func_t *fn, type_t *ft, const char **pnames, int in_slot);
 void decl_initializer(P *p, node_t *pl, type_t *t, ilist_t *o); /* C++ member initialisers */
+bool cxx_using_item(P *p);                                      /* using ...; namespace a = b; */
 
 /* parse.c: nesting is bounded by LANG_MAX_NEST (parentheses, unary
  * operators, statements, initialisers, declarators, and the length of a
@@ -177,7 +178,6 @@ node_t *loop_body(P *p);
 
 /* parse_cxx.c */
 void cxx_join_qualified(interp_t *in, tokvec_t *tv);
-bool cxx_using_item(P *p);
 bool cxx_is_namespace(interp_t *in, const char *name);
 char *cxx_decl_name(P *p, token_t *t);
 _Noreturn void cxx_not_interpreted(loc_t *at, const char *what);
