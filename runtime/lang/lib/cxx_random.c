@@ -141,7 +141,7 @@ static val_t g_min(node_t *c, val_t *a, int n, frame_t *f) { return (val_t){.u =
 static val_t g_max(node_t *c, val_t *a, int n, frame_t *f) { return (val_t){.u = gen_info[gen_kind(c)].max}; }
 static val_t rd_entropy(node_t *c, val_t *a, int n, frame_t *f) { return (val_t){.d = 0.0}; }
 
-static void engine(interp_t *in, const char *name, int kind, const char **aliases) {
+static void engine_class(interp_t *in, const char *name, int kind, const char **aliases) {
     cx_class_t *c;
     type_t *rt = kind == G_RDEV ? &ty_uint : &ty_ulong;
     type_t *t = cx_lib_class(in, name, gen_info[kind].size, 8, kind == G_RDEV ? LIB_RANDOM_DEVICE : LIB_MT19937, &c);
@@ -455,12 +455,12 @@ static type_t *ur_inst(P *p, type_t **ta, int nt, int64_t *ia, int ni, loc_t *l)
 static type_t *nd_inst(P *p, type_t **ta, int nt, int64_t *ia, int ni, loc_t *l) { return dist_inst(p, ta, nt, ia, ni, l, LIB_NORMAL); }
 
 void cxx_random_register(interp_t *in) {
-    engine(in, "std::mt19937", G_MT, NULL);
-    engine(in, "std::mt19937_64", G_MT64, NULL);
+    engine_class(in, "std::mt19937", G_MT, NULL);
+    engine_class(in, "std::mt19937_64", G_MT64, NULL);
     static const char *dre[] = {"std::default_random_engine", NULL};
-    engine(in, "std::minstd_rand0", G_MINSTD0, dre);
-    engine(in, "std::minstd_rand", G_MINSTD, NULL);
-    engine(in, "std::random_device", G_RDEV, NULL);
+    engine_class(in, "std::minstd_rand0", G_MINSTD0, dre);
+    engine_class(in, "std::minstd_rand", G_MINSTD, NULL);
+    engine_class(in, "std::random_device", G_RDEV, NULL);
     cx_register_template(in, "std::uniform_int_distribution", ui_inst);
     cx_register_template(in, "std::uniform_real_distribution", ur_inst);
     cx_register_template(in, "std::normal_distribution", nd_inst);
