@@ -16,7 +16,7 @@ void run_cell(interp_t *in, cell_code_t *cc);
 void exec_unwind(interp_t *in, frame_t *to);
 void frame_enter_check(node_t *at);
 
-/* ---------- builders (exec.c): typed pieces -> evaluators ---------- */
+/* ---------- builders: typed pieces -> evaluators (exec.c; calls: calls.c) ---------- */
 node_t *node_new(loc_t *loc);
 val_t eval_const(node_t *n);                 /* a constant node's value */
 node_t *mk_const(loc_t *l, type_t *t, val_t v);
@@ -50,7 +50,7 @@ node_t *mk_callptr(loc_t *l, node_t *fp, type_t *fty, node_t **args, int n, int6
 node_t *mk_builtin(loc_t *l, builtin_t *b, type_t *ret, node_t **args, int n);
 node_t *mk_memset0(loc_t *l, node_t *place, int64_t size); /* zero an object */
 node_t *mk_memcpy_init(loc_t *l, node_t *place, const char *bytes, int64_t n);
-/* statements */
+/* statements (exec_stmt.c) */
 node_t *st_expr(node_t *e);
 node_t *st_block(loc_t *l, node_t **v, int n);
 node_t *st_if(loc_t *l, node_t *c, node_t *a, node_t *b);

@@ -20,6 +20,7 @@ bool lex_pp_defined(interp_t *in, token_t *name);
 void lex_pp_define(interp_t *in, token_t *v, int n);
 int binary_precedence(const token_t *t);                  /* 10 = * / %, 1 = ||; -1 otherwise */
 const char *tok_str(token_t *t, char *buf, size_t n);
+
 /* ---------- a cell's conditionals between items (pp_cell.c) ----------
  * interp_cell_conditionals (interp.h) in parts, which the session runs as
  * it runs a cell (an error jumps to its setjmp): begin puts the session's

@@ -1,4 +1,4 @@
-/* The library host code calls, as the session sees it: the C library's
+/* The library host code calls, as the stages above it see it: the C library's
  * builtins (builtins*.c), CUDA's host-side names (builtins_cuda.c) and the
  * C++ library classes (cxx_*.c), each registered into the session's tables
  * at set-up. */
