@@ -269,12 +269,13 @@ FUZZ_TARGETS ?= split interp gen native wire conn magic_args npy device_cell
 FUZZ_FLAGS   := -O1 -g -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined \
                 -fno-omit-frame-pointer \
                 -I. -I$(CUDA)/include $(PKGS_CFLAGS) -DICUDA_VERSION='"$(VERSION)"' -DICUDA_CUDA_HOME='"$(CUDA)"'
-FUZZ_LANG    := $(sort $(shell find runtime/lang -name '*.c')) runtime/base/xalloc.c runtime/base/utf8.c runtime/base/cache_evict.c runtime/base/cell_io.c runtime/hostmem/arena.c runtime/toolkit/cuda_errors.c \
+FUZZ_LANG    := $(sort $(shell find runtime/lang -name '*.c')) runtime/base/utf8.c runtime/base/cache_evict.c runtime/base/cell_io.c \
+                runtime/base/xalloc.c runtime/base/strbuf.c runtime/hostmem/arena.c runtime/toolkit/cuda_errors.c \
                 build/gen/crt_decls.c build/gen/clib_decls.c
 FUZZ_SRC_split  := runtime/cell/split.c runtime/cell/include_routes.c runtime/base/xalloc.c
 FUZZ_SRC_interp := $(FUZZ_LANG)
-FUZZ_SRC_gen    := $(FUZZ_LANG) runtime/base/strbuf.c
-FUZZ_SRC_native := $(FUZZ_LANG) runtime/base/strbuf.c
+FUZZ_SRC_gen    := $(FUZZ_LANG)
+FUZZ_SRC_native := $(FUZZ_LANG)
 FUZZ_SRC_wire   := kernel/wire.c kernel/replay.c
 FUZZ_SRC_conn   := kernel/connection.c
 FUZZ_SRC_magic_args := magics/magic_args.c runtime/base/strbuf.c runtime/base/cell_io.c runtime/base/xalloc.c

@@ -9,9 +9,13 @@ OUT=build/bench
 mkdir -p $OUT
 CC=${CC:-gcc}
 FLAGS="-O2 -g -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -pthread -I. -I${CUDA:-/usr/local/cuda}/include"
-# runtime/lang's CUDA built-ins name CUDA's error codes (runtime/toolkit/cuda_errors.c, no GPU needed)
-$CC $FLAGS bench/host_loop.c runtime/lang/*.c runtime/base/cell_io.c runtime/hostmem/arena.c $(ls runtime/toolkit/cuda_errors.c build/gen/crt_decls.c 2>/dev/null) \
-    -o $OUT/host_loop -ljansson -lm
+# what the interpreter links (the Makefile's FUZZ_LANG): runtime/lang at any
+# depth, runtime/base's pieces it uses, and CUDA's error codes and generated
+# declarations (runtime/toolkit/cuda_errors.c, build/gen: no GPU needed)
+$CC $FLAGS bench/host_loop.c $(find runtime/lang -name "*.c") runtime/base/utf8.c runtime/base/cache_evict.c \
+    runtime/base/cell_io.c runtime/base/xalloc.c runtime/base/strbuf.c runtime/hostmem/arena.c \
+    $(ls runtime/toolkit/cuda_errors.c build/gen/crt_decls.c build/gen/clib_decls.c 2>/dev/null) \
+    -o $OUT/host_loop -ljansson -lm -ldl
 $CC -O0 bench/loop_native.c -o $OUT/loop_O0
 $CC -O2 bench/loop_native.c -o $OUT/loop_O2
 $OUT/host_loop $N

@@ -14,8 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 #include "runtime/lang/interp.h"
-#include "runtime/lang/lang.h"
-#include "runtime/lang/native.h"
+#include "runtime/lang/core/core.h"
+#include "runtime/lang/native/native.h"
 
 typedef struct { const char *name, *setup, *loop, *check; } bench_t;
 

@@ -8,7 +8,7 @@ output, so a new CUDA release needs no hand edits. It writes three C files:
 
   crt_decls.c  the declarations host cells see (types, enums, structs,
                object-like macros), as text the interpreter parses
-               (runtime/lang/builtins_cuda.c);
+               (runtime/lang/lib/builtins_cuda.c);
   crt_table.c  every function of cuda_runtime_api.h with its parameters
                classified for forwarding (runtime/cuda/cuda_forward.c),
                and, compiled against the headers, the true size of every

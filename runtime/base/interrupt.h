@@ -10,7 +10,7 @@
 
 extern atomic_int icuda_interrupt_flag;
 /* The lowest stack address compiled host functions may reach; they test it
- * once a call (runtime/lang/native_func.inc). Raising the flag sets it past
+ * once a call (runtime/lang/native/native_func.c). Raising the flag sets it past
  * every stack, so that one test polls the interrupt as well. */
 extern char *_Atomic icuda_interrupt_guard;
 

@@ -55,7 +55,7 @@ typedef struct {
 } cs_pinned_t;
 
 /* cudaMallocManaged memory: device memory at addr, and its host copy (the
- * interpreter keeps the two coherent, runtime/lang/mem.c). */
+ * interpreter keeps the two coherent, runtime/lang/eval/mem.c). */
 typedef struct {
     uint64_t addr;
     void *host;

@@ -1,4 +1,4 @@
-/* The host-C interpreter as the cell engine sees it (DESIGN §2 "Host code").
+/* The host-C interpreter as the cell engine sees it.
  * The engine splits a cell; the interpreter gets the cell's host view: the
  * cell text with every device-only item and magic line blanked to spaces
  * (newlines kept), so lines and columns are the cell's own. */
@@ -27,7 +27,7 @@ int interp_run(interp_t *in, const char *host_src, const char *cell_name,
 
 /* A cell's conditionals that begin between its items (#if ... #endif around
  * declarations, functions, statements), decided as one side's preprocessor
- * would before the cell is split (pp_cell.c): the host side when cuda_arch
+ * would before the cell is split (front/pp_cell.c): the host side when cuda_arch
  * is 0, the device side (__CUDA_ARCH__ cuda_arch, e.g. 900) otherwise. The
  * result is the cell with the directive lines and the groups not taken
  * blanked, newlines kept (malloc'd); *decided says whether there was such a
@@ -66,7 +66,7 @@ void *interp_var_storage(interp_t *in, const char *name, size_t *size);
  * start with prefix (new reference, JSON array of strings). */
 json_t *interp_names(interp_t *in, const char *prefix);
 
-/* ---- The GPU side's hooks (next issue: runtime/gpu client). ----
+/* ---- The GPU side's hooks (runtime/cuda installs them). ----
  * The interpreter parses launches and CUDA API calls; what they do is up to
  * these callbacks. Without them, both raise RuntimeError "... need the GPU
  * worker". Pointer arguments arrive as interp_arg_t with their buffer

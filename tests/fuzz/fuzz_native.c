@@ -14,7 +14,7 @@
 
 #include "interp_harness.h"
 #include "program_gen.h"
-#include "runtime/lang/native.h"
+#include "runtime/lang/native/native.h"
 
 /* what a cell showed: the text of each stream in order, a mark where the
  * stream changes (not where a chunk ends: when output is flushed is

@@ -35,10 +35,8 @@ static void harness_on_alarm(int sig) { (void)sig; interrupt_raise(); }
 static void harness_sink(void *ctx, const char *name, const char *text, size_t len) {}
 static void harness_sink_display(void *ctx, json_t *data, json_t *md, bool res) {}
 
-/* The native tier's disk cache (runtime/device/compile_cache.c, not linked here):
- * none, so a fuzzing run writes no files. */
-char *compile_cache_default_dir(void);
-char *compile_cache_default_dir(void) { return NULL; }
+/* The native tier's disk cache: none (no folder to put it in), so a fuzzing
+ * run writes no files. */
 
 static long harness_env(const char *name, long dflt) {
     const char *v = getenv(name);
@@ -91,6 +89,8 @@ static const char *harness_run(const char *code) {
                 abort();
             }
         }
+        unsetenv("XDG_CACHE_HOME");
+        unsetenv("HOME");
         in = interp_new();
         harness_st.sessions++;
         harness_st.session_secs += harness_now() - t0;

@@ -518,7 +518,7 @@ static void stmt(gen_t *g, int d, bool sub) {
 }
 
 /* A loop nest over a matrix, the shape the native tier proves whole
- * (native_nest.inc): affine indices, a full row or a triangle, a variable
+ * (native_nest.c): affine indices, a full row or a triangle, a variable
  * declared inside, an inner loop; a target that is its own buffer, the
  * source itself, or the source one element on (which aliases it and may run
  * past its end), at an offset that may too. */

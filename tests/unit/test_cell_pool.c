@@ -15,8 +15,8 @@
 #include "check.h"
 #include "out_capture.h"
 #include "runtime/lang/interp.h"
-#include "runtime/lang/lang.h"
-#include "runtime/lang/native.h"
+#include "runtime/lang/core/core.h"
+#include "runtime/lang/native/native.h"
 
 
 static interp_t *in;

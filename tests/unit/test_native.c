@@ -30,8 +30,8 @@
 #include "runtime/base/interrupt.h"
 #include "runtime/base/strbuf.h"
 #include "runtime/lang/interp.h"
-#include "runtime/lang/lang.h"
-#include "runtime/lang/native.h"
+#include "runtime/lang/core/core.h"
+#include "runtime/lang/native/native.h"
 
 
 /* runs the cells (separated by "\n%%\n") in a fresh interpreter; returns
@@ -91,7 +91,7 @@ static void same(const char *title, const char *cells, bool compiled) {
 
 static const char *const progs[][3] = {
     /* title, cells ("%" separates cells), "1" when a loop must compile */
-    /* pure functions (native_func.inc): compiled whole, calls between them direct */
+    /* pure functions (native_func.c): compiled whole, calls between them direct */
     {"pure recursive functions", "int fib(int k) { return k < 2 ? k : fib(k - 1) + fib(k - 2); }\n"
      "unsigned mix(unsigned a, long b) { return a * 2654435761u ^ (unsigned)(b >> 3); }\n"
      "double harm(double x, int n) { double s = 0; for (int i = 1; i <= n; i++) { if (i % 7 == 0) continue; "
@@ -238,7 +238,7 @@ static void test_enter_outer_loop(void) {
     }
 }
 
-/* Loop versioning (native_version.inc): the clean copy runs where every
+/* Loop versioning (native_version.c): the clean copy runs where every
  * check is proven at the loop's entry, the checked one everywhere else,
  * with the interpreter's output and errors either way. */
 static void test_versioned_loops(void) {
@@ -287,7 +287,7 @@ static void test_versioned_loops(void) {
     }
 }
 
-/* Whole nests (native_nest.inc): one entry test for a counted loop and the
+/* Whole nests (native_nest.c): one entry test for a counted loop and the
  * counted loops inside it, then a clean copy with restrict buffers (and one
  * that knows the sizes); the interpreter's output and errors either way. */
 static void test_nests(void) {

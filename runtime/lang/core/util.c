@@ -1,0 +1,144 @@
+/* Small containers for the interpreter: a bump pool (compiled code, types and
+ * names live as long as the session), a string-keyed hash map and the
+ * session's interned strings; and g_in, the session running now. */
+#include <stdlib.h>
+#include <string.h>
+#include "core.h"
+#include "runtime/base/xalloc.h"
+
+interp_t *g_in;
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define POISON(a, n) ASAN_POISON_MEMORY_REGION(a, n)
+#define UNPOISON(a, n) ASAN_UNPOISON_MEMORY_REGION(a, n)
+#else
+#define POISON(a, n) ((void)(a), (void)(n))
+#define UNPOISON(a, n) ((void)(a), (void)(n))
+#endif
+
+void *pool_alloc(pool_t *p, size_t n) {
+    n = (n + 15) & ~(size_t)15;
+    pool_chunk_t *c = p->head;
+    if (!c || c->cap - c->used < n) {
+        size_t cap = n > 60000 ? n : 60000;
+        c = xcalloc(1, sizeof *c + cap);
+        c->cap = cap;
+        c->next = p->head;
+        p->head = c;
+    }
+    void *r = c->data + c->used;
+    UNPOISON(r, n);
+    c->used += n;
+    return r;
+}
+
+void pool_rollback(pool_t *p, pool_mark_t m) {
+    while (p->head && p->head != m.head) {
+        pool_chunk_t *c = p->head;
+        p->head = c->next;
+        UNPOISON(c->data, c->cap);
+        free(c);
+    }
+    pool_chunk_t *c = p->head;
+    if (!c || c->used <= m.used) return;
+#if defined(__SANITIZE_ADDRESS__)
+    /* under ASan the space is never handed out again, so that a pointer
+     * left into it is reported when used, not read as another cell's */
+    POISON(c->data + m.used, c->cap - m.used);
+    c->used = c->cap;
+#else
+    memset(c->data + m.used, 0, c->used - m.used); /* pool_alloc hands out zeroed memory */
+    c->used = m.used;
+#endif
+}
+
+bool pool_since(pool_t *p, pool_mark_t m, const void *x) {
+    const char *a = x;
+    for (pool_chunk_t *c = p->head; c; c = c->next) {
+        size_t from = c == m.head ? m.used : 0;
+        if (a >= c->data + from && a < c->data + c->used) return true;
+        if (c == m.head) break;
+    }
+    return false;
+}
+
+char *pool_strndup(pool_t *p, const char *s, size_t n) {
+    char *r = pool_alloc(p, n + 1);
+    memcpy(r, s, n);
+    r[n] = 0;
+    return r;
+}
+
+void pool_free(pool_t *p) {
+    for (pool_chunk_t *c = p->head, *nx; c; c = nx) {
+        nx = c->next;
+        UNPOISON(c->data, c->cap);
+        free(c);
+    }
+    p->head = NULL;
+}
+
+static unsigned hstr(const char *s) {
+    unsigned h = 2166136261u;
+    while (*s) h = (h ^ (unsigned char)*s++) * 16777619u;
+    return h;
+}
+
+static int hfind(hmap_t *m, const char *k) {
+    unsigned i = hstr(k) & (unsigned)(m->cap - 1);
+    while (m->keys[i]) {
+        if (m->keys[i] != (const char *)1 && strcmp(m->keys[i], k) == 0) return (int)i;
+        i = (i + 1) & (unsigned)(m->cap - 1);
+    }
+    return -1;
+}
+
+void *hmap_get(hmap_t *m, const char *k) {
+    if (!m->cap) return NULL;
+    int i = hfind(m, k);
+    return i < 0 ? NULL : m->vals[i];
+}
+
+void hmap_put(hmap_t *m, const char *k, void *v) {
+    m->puts++;
+    if (m->cap) {
+        int i = hfind(m, k);
+        if (i >= 0) { m->vals[i] = v; return; }
+    }
+    if ((m->n + 1) * 2 > m->cap) {
+        hmap_t nm = {.cap = m->cap ? m->cap * 2 : 64, .puts = m->puts};
+        nm.keys = calloc((size_t)nm.cap, sizeof *nm.keys);
+        nm.vals = calloc((size_t)nm.cap, sizeof *nm.vals);
+        for (int i = 0; i < m->cap; i++)
+            if (m->keys[i] && m->keys[i] != (const char *)1) hmap_put(&nm, m->keys[i], m->vals[i]);
+        free(m->keys);
+        free(m->vals);
+        *m = nm;
+    }
+    unsigned i = hstr(k) & (unsigned)(m->cap - 1);
+    while (m->keys[i] && m->keys[i] != (const char *)1) i = (i + 1) & (unsigned)(m->cap - 1);
+    m->keys[i] = k; /* keys are owned by the caller (pool) */
+    m->vals[i] = v;
+    m->n++;
+}
+
+void hmap_del(hmap_t *m, const char *k) {
+    if (!m->cap) return;
+    int i = hfind(m, k);
+    if (i >= 0) { m->keys[i] = (const char *)1; m->vals[i] = NULL; }
+}
+
+void hmap_free(hmap_t *m) {
+    free(m->keys);
+    free(m->vals);
+    memset(m, 0, sizeof *m);
+}
+
+const char *lang_intern(interp_t *in, const char *s) {
+    const char *k = hmap_get(&in->interned, s);
+    if (k) return k;
+    k = pool_strndup(&in->keep, s, strlen(s));
+    hmap_put(&in->interned, k, (void *)k);
+    return k;
+}
