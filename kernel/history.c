@@ -237,7 +237,7 @@ json_t *history_query(history_t *h, json_t *req, char *why, size_t whylen) {
         size_t from = (n >= 0 && (size_t)n < h->n) ? h->n - (size_t)n : 0;
         for (size_t i = from; i < h->n; i++) json_array_append_new(out, item(&h->e[i], output));
     } else if (strcmp(type, "range") == 0) {
-        /* session 0: this one; negative: counted back from it (-1: the one before) */
+        /* 0 names this history session; negative: counted back from it (-1: the one before) */
         long long s = session <= 0 ? h->session + session : session;
         for (size_t i = 0; i < h->n; i++) {
             const entry_t *e = &h->e[i];

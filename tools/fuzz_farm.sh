@@ -9,8 +9,7 @@
 # report) and OUTDIR/artifacts.tgz (crash inputs and the logs that name
 # them). Every fuzzer is stopped by SECONDS + 20 whatever it is doing, and
 # the summary is written before anything is killed: a run that overruns
-# still reports. Session 10 lost two runs without these rules
-# (docs/reliability.md).
+# still reports (docs/reliability.md).
 set -u
 secs=$1 out=$2
 shift 2

@@ -151,4 +151,8 @@ cs_managed_t *cs_managed_find(cuda_session_t *cs, uint64_t addr);
  * (cuda_driver_errors.c). */
 int cuda_error_from_driver(int cu);
 
+/* The symbol writes of earlier cells (cudaMemcpyToSymbol) applied to a
+ * module just loaded (cuda_api.c). */
+void cs_apply_symbol_writes(cuda_session_t *cs, gpu_handle_t mod);
+
 #endif

@@ -183,7 +183,6 @@ int cs_module(cuda_session_t *cs, const char *hex, gpu_handle_t *mod) {
     snprintf(e->hex, sizeof e->hex, "%s", hex);
     e->dev = dev;
     e->mod = *mod;
-    extern void cs_apply_symbol_writes(cuda_session_t *, gpu_handle_t);
     cs_apply_symbol_writes(cs, *mod);
     return 0;
 }

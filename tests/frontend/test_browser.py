@@ -280,7 +280,7 @@ PLOT_CELLS = [
 
 @support.timeout(300)
 def test_plot_rendered_by_jupyterlab():
-    """Issue 14's evidence: %plot's Vega-Lite spec is drawn by JupyterLab's own
+    """%plot's Vega-Lite spec is drawn by JupyterLab's own
     Vega renderer (interactive: hover, zoom, export), not the SVG fallback,
     and %save's file reads in numpy."""
     s = server()

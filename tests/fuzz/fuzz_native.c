@@ -1,4 +1,4 @@
-/* libFuzzer target: the native tier against the interpreter (issue 12,
+/* libFuzzer target: the native tier against the interpreter (their
  * parity). Each input is a program of program_gen.h, run in two fresh
  * sessions: the native tier off, then forced on (every loop compiled with
  * the system's C compiler, synchronously). Their output, value, error name,
@@ -116,7 +116,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n) {
             abort();
         }
         /* what the generator writes must compile: a unit that does not
-         * (a loop inside a function, session 11) leaves its code interpreted,
+         * (as a loop inside a function once did) leaves its code interpreted,
          * right but slow, and no comparison would notice */
         if (refused) {
             fprintf(stderr, "fuzz_native: the C compiler refused %ld generated units of this program:\n%s\n", refused, code);

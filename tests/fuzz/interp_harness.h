@@ -72,7 +72,7 @@ static const char *harness_run(const char *code) {
         signal(SIGALRM, harness_on_alarm);
         /* cells may fill what they allocate in one builtin call, which no
          * budget stops: a 2 GiB arena keeps them under the 4 GB RSS limit
-         * of `make fuzz` (two such out-of-memory reports in session 9) */
+         * of `make fuzz`, which such cells once went past */
         setenv("ICUDA_ARENA_MB", "2048", 0);
         cells = harness_env("FUZZ_INTERP_CELLS", 1024);
         budget_us = harness_env("FUZZ_INTERP_BUDGET_MS", HARNESS_BUDGET_MS) * 1000;

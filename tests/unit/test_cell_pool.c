@@ -1,5 +1,5 @@
-/* A cell that defines nothing lasting gives its pool space back (issue 13
- * item 7, session.c cell_end): what it leaves behind must stay valid — a
+/* A cell that defines nothing lasting gives its pool space back
+ * (runtime/lang/session/session.c, cell_end): what it leaves behind must stay valid — a
  * string literal a session pointer holds, the name of a dead local or the
  * cell of a freed buffer in later messages, a kept function's loop that the
  * native tier compiles while such a cell runs, a C++ method compiled on its

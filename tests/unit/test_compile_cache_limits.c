@@ -1,4 +1,4 @@
-/* The disk cache of compiled modules is bounded (issue 13): 1,000 distinct
+/* The disk cache of compiled modules is bounded: 1,000 distinct
  * modules written through a cache with a small limit leave at most that
  * many bytes on disk, the newest kept; a module loaded is used, so kept.
  * The host tier's folder is bounded the same way, an entry being a loop's

@@ -1,4 +1,4 @@
-/* The in-memory table of compiled modules is bounded (issue 13): past the
+/* The in-memory table of compiled modules is bounded: past the
  * limit the least recently used module that the disk holds is freed and
  * comes back on the next get; modules no file holds are freed only past the
  * hard limit; a module just used survives other puts (ASan checks the

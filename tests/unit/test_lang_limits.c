@@ -1,4 +1,4 @@
-/* The interpreter's limits on hostile code (issue 13), in one process with
+/* The interpreter's limits on hostile code, in one process with
  * LeakSanitizer watching: deep nesting of every kind is a SyntaxError (not a
  * stack overflow), printf widths and local frames are bounded, and a failing
  * cell leaks nothing (the parser leaked 192 bytes per failing switch). */

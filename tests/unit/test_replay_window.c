@@ -1,4 +1,4 @@
-/* Replay protection does not forget (issue 13): after 100,000 other
+/* Replay protection does not forget: after 100,000 other
  * messages through a set that remembers 65,536 signatures, the first message
  * sent again is still refused (its date is at or before the forgotten
  * horizon), while new messages pass; dates parse as Jupyter writes them. */

@@ -1,4 +1,4 @@
-/* Two interpreters in one process (issue 13 item 3): each session's state is
+/* Two interpreters in one process: each session's state is
  * its own. Cells run interleaved between two interpreters from interp_new:
  * same names with different values and bodies, heap buffers made and freed
  * in one while the other holds its own, rand() sequences, output to each

@@ -1,4 +1,4 @@
-/* The splitter on hostile cells (issue 13): a 10 MB cell splits in linear
+/* The splitter on hostile cells: a 10 MB cell splits in linear
  * time with the right line numbers, brackets nested past SPLIT_MAX_DEPTH are
  * flagged with their line, and garbage splits without a fault. */
 #include <stdlib.h>
