@@ -51,7 +51,26 @@ void native_remember_host(native_session_t *ns, const char *code, const cell_spl
     native_items_free(&items);
 }
 
+/* An interpreter's variable a native cell names, bound at its own storage
+ * (a pointer: a copy of the address it holds, as the worker sees it). Its
+ * constants are the device side's already. */
+static bool bind(void *ctx, const char *name, strbuf_t *b) {
+    engine_t *e = ctx;
+    interp_native_var_t v;
+    if (!interp_native_var(e->interp, name, &v)) return false;
+    if (v.pointer) {
+        sb_printf(b, "static %s %s = reinterpret_cast<%s>(0x%llxULL);\n", v.type, name, v.type,
+                  (unsigned long long)v.raw);
+        return true;
+    }
+    if (!strncmp(v.type, "const ", 6)) return false;
+    sb_printf(b, "using icuda_i_%s = %s;\nstatic icuda_i_%s &%s = *reinterpret_cast<icuda_i_%s *>(%p);\n", name, v.type,
+              name, name, name, v.storage);
+    return true;
+}
+
 void engine_native_links(engine_t *e) {
     e->native.links.ctx = e;
     e->native.links.device = device_side;
+    e->native.links.bind = bind;
 }

@@ -262,6 +262,22 @@ const char *interp_host_tier(interp_t *in, int *opt_level);
  * compiled (cache hits included), since the last call; resets both. */
 void interp_host_tier_take(interp_t *in, long *entries, long *compiled, double *compile_s);
 
+/* What a native C++ cell (compiled by nvcc, run in the GPU worker) may see
+ * of session variable name (introspect.c): its type as C++ spells it, the
+ * variable's own storage (host memory shared with the worker at the same
+ * address), and for a pointer the address it holds as a process sees it
+ * (a host buffer's bytes, or a device address). False for what C++ cannot
+ * take as it is: a C++ object of the interpreter's own (std::vector,
+ * std::string, a class with member functions), a struct that holds
+ * pointers, a pointer to a buffer that is gone. */
+typedef struct {
+    char type[256];
+    void *storage;
+    bool pointer;   /* then raw is its value, and storage holds the interpreter's own word for it */
+    uint64_t raw;
+} interp_native_var_t;
+bool interp_native_var(interp_t *in, const char *name, interp_native_var_t *out);
+
 /* ---- Inspection and completion (introspect.c) ----
  * interp_describe: what a session name is, {name, kind, signature} and for
  * variables type, size, cell, line and, for pointers, buffer {size, place,

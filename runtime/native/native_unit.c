@@ -211,6 +211,38 @@ static void cell_body(const char *code, const native_items_t *items, const char 
     }
 }
 
+/* The interpreter's variables that the cell, or an interpreted function it
+ * takes, names, and that no native cell made, bound where they live. */
+static void session_variables(const native_session_t *ns, const char *code, const char *host,
+                              const native_items_t *items, strbuf_t *b) {
+    strbuf_t uses = {0};
+    sb_puts(&uses, code);
+    sb_putc(&uses, '\n');
+    if (host) sb_puts(&uses, host);
+    char **ids = native_identifiers(uses.data);
+    free(uses.data);
+    bool any = false;
+    for (char **p = ids; *p; p++) {
+        if (native_session_defines(ns, *p) || native_session_global(ns, *p) || native_items_define(items, *p)) continue;
+        if (!any) sb_puts(b, "\n#line 1 \"<session variables>\"\n");
+        any |= ns->links.bind(ns->links.ctx, *p, b);
+    }
+    native_strv_free(ids);
+}
+
+/* main's body pasted as a cell may read its arguments: a program with none. */
+static void program_arguments(const native_session_t *ns, const char *code, const native_items_t *items, strbuf_t *b) {
+    char **used = native_identifiers(code);
+    bool args = false;
+    for (char **p = used; *p; p++)
+        args |= (!strcmp(*p, "argc") || !strcmp(*p, "argv")) && !native_session_defines(ns, *p) &&
+                !native_items_define(items, *p);
+    native_strv_free(used);
+    if (args)
+        sb_puts(b, "\n#line 1 \"<icuda>\"\nstatic int argc = 1;\nstatic char icuda_argv0[] = \"cell\";\n"
+                   "static char *argv[] = {icuda_argv0, nullptr};\n");
+}
+
 char *native_unit(const native_session_t *ns, int live, const char *code, const native_items_t *items,
                   const char *cell) {
     native_selection_t sel;
@@ -225,36 +257,12 @@ char *native_unit(const native_session_t *ns, int live, const char *code, const 
         sb_puts(&b, "\n#line 1 \"<device cells>\"\n");
         ns->links.device(ns->links.ctx, &b);
     }
+    if (ns->links.bind) session_variables(ns, code, host.data, items, &b);
     if (host.len) sb_append(&b, host.data, host.len);
     free(host.data);
     prelude(ns, &sel, live, items, &b);
     native_selection_free(&sel);
-    /* main's body pasted as a cell may read its arguments: a program with
-     * none */
-    char **used = native_identifiers(code);
-    bool args = false;
-    for (char **p = used; *p; p++)
-        args |= (!strcmp(*p, "argc") || !strcmp(*p, "argv")) && !native_session_defines(ns, *p) &&
-                !native_items_define(items, *p);
-    native_strv_free(used);
-    if (args)
-        sb_puts(&b, "\n#line 1 \"<icuda>\"\nstatic int argc = 1;\nstatic char icuda_argv0[] = \"cell\";\n"
-                    "static char *argv[] = {icuda_argv0, nullptr};\n");
-    /* the interpreter's variables the cell names, that no native cell made */
-    if (ns->links.bind) {
-        char **ids = native_identifiers(code);
-        bool any = false;
-        for (char **p = ids; *p; p++) {
-            if (native_session_defines(ns, *p) || native_session_global(ns, *p)) continue;
-            bool defined_here = false;
-            for (size_t i = 0; i < items->n && !defined_here; i++)
-                for (int n = 0; n < items->v[i].nnames; n++) defined_here |= !strcmp(items->v[i].names[n], *p);
-            if (defined_here) continue;
-            if (!any) sb_puts(&b, "\n#line 1 \"<session variables>\"\n");
-            any |= ns->links.bind(ns->links.ctx, *p, &b);
-        }
-        native_strv_free(ids);
-    }
+    program_arguments(ns, code, items, &b);
     cell_body(code, items, cell, &b);
     return sb_take(&b);
 }

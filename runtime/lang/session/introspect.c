@@ -241,3 +241,44 @@ json_t *interp_members(interp_t *in, const char *chain, bool arrow, const char *
     }
     return a;
 }
+
+/* A type whose bytes mean the same to C++: numbers, enums, arrays and
+ * structs of those (no pointer inside, no class of the interpreter's). */
+static bool plain(const type_t *t) {
+    if (t->kind == T_ARRAY) return t->count > 0 && plain(t->base);
+    if (t->kind == T_STRUCT || t->kind == T_UNION) {
+        if (!t->sd || !t->sd->complete || t->sd->cls) return false;
+        for (int i = 0; i < t->sd->nfields; i++)
+            if (!plain(t->sd->fields[i].ty)) return false;
+        return true;
+    }
+    return t->kind != T_PTR && t->kind != T_FUNC && t->kind != T_VOID && !t->is_ref;
+}
+
+bool interp_native_var(interp_t *in, const char *name, interp_native_var_t *out) {
+    memset(out, 0, sizeof *out);
+    if (!in || !name) return false;
+    lang_use(in);
+    sym_t *s = hmap_get(&in->globals, name);
+    if (!s || s->kind != S_VAR_GLOBAL || !s->gv || !s->gv->committed || !s->gv->addr || strstr(name, "::")) return false;
+    type_t *t = s->ty;
+    if (t->kind == T_PTR) {
+        type_t *to = t->base;
+        if (!(to->kind == T_VOID || plain(to))) return false;
+        uint64_t w;
+        memcpy(&w, s->gv->addr, sizeof w);
+        if (!ptr_is_raw(w)) {
+            int64_t off = 0;
+            buf_t *b = ptr_live_buf(w, &off);
+            if (!b) return false;
+            w = b->addr ? b->addr + (uint64_t)off : (uint64_t)(uintptr_t)(b->base + off);
+        }
+        out->pointer = true;
+        out->raw = w;
+    } else if (!plain(t)) {
+        return false;
+    }
+    ty_name(t, out->type, sizeof out->type);
+    out->storage = s->gv->addr;
+    return true;
+}
