@@ -162,3 +162,32 @@ def test_a_cell_run_again_makes_its_objects_afresh():
         assert "counter 5" in stdout_of(ok(k, cell))  # compiled once (cached), run twice: a fresh counter
         msgs = ok(k, "%%cxx\ncounter++;\nprintf(\"now %d\\n\", counter);")
         assert "now 6" in stdout_of(msgs), stdout_of(msgs)
+
+
+@needs_gpu
+@timeout(900)
+def test_native_cells_see_the_rest_of_the_session():
+    """The interpreter's variables by name (numbers, arrays and structs at
+    their own storage, both ways; pointers as the address they hold), its
+    functions, and device cells' kernels and types."""
+    with kernel() as k:
+        ok(k, "int m = 1000;\nfloat *h = (float *)malloc(m * sizeof(float));\nfor (int i = 0; i < m; i++) h[i] = i;\n"
+              "struct P { int a; float b; };\nstruct P pt = {3, 4.5f};\ndouble scale[3] = {1, 2, 3};\n"
+              "float *d; cudaMalloc(&d, m * sizeof(float));\ncudaMemcpy(d, h, m * sizeof(float), cudaMemcpyHostToDevice);\n"
+              "float sum_host(const float *a, int n) { float s = 0; for (int i = 0; i < n; i++) s += a[i]; return s; }")
+        ok(k, "__global__ void twice(float *x, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] *= 2; }")
+        msgs = ok(k, "%%cxx\n#include <thrust/device_ptr.h>\n#include <thrust/reduce.h>\n"
+                     "double s = 0; for (int i = 0; i < m; i++) s += h[i];\n"
+                     "float ds = thrust::reduce(thrust::device_ptr<float>(d), thrust::device_ptr<float>(d) + m);\n"
+                     "pt.a += 1; scale[2] = 9; h[0] = 42;\n"
+                     "printf(\"%.0f %.0f %.1f\\n\", s, ds, pt.b);")
+        assert "499500 499500 4.5" in stdout_of(msgs), stdout_of(msgs)
+        msgs = ok(k, 'printf("%d %.0f %.0f\\n", pt.a, scale[2], h[0]);')
+        assert "4 9 42" in stdout_of(msgs), stdout_of(msgs)
+        msgs = ok(k, "%%cxx\ntwice<<<(m + 255) / 256, 256>>>(d, m);\ncudaDeviceSynchronize();\n"
+                     "float back = 0; cudaMemcpy(&back, d + 10, 4, cudaMemcpyDeviceToHost);\n"
+                     "printf(\"%.0f %.0f\\n\", back, sum_host(h, 10));")
+        assert "20 87" in stdout_of(msgs), stdout_of(msgs)
+        # what the native cell changed in device memory, the interpreter reads
+        msgs = ok(k, "float back2 = 0; cudaMemcpy(&back2, d + 10, 4, cudaMemcpyDeviceToHost);\nprintf(\"%.0f\\n\", back2);")
+        assert "20" in stdout_of(msgs)
