@@ -1,4 +1,4 @@
-/* Host code speed (issue 12, docs/performance.md "Host code"): each loop
+/* Host code speed (docs/performance.md "Host code"): each loop
  * runs as a cell in the interpreter (native tier off), in the native tier
  * (compiled, steady state; the first run with its compile is shown too),
  * and as the same C program built with gcc -O0, -O2 and -O2

@@ -3,6 +3,7 @@
  * device cell sees them. */
 #include "native_links.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "runtime/native/native_items.h"
@@ -51,21 +52,16 @@ void native_remember_host(native_session_t *ns, const char *code, const cell_spl
     native_items_free(&items);
 }
 
-/* An interpreter's variable a native cell names, bound at its own storage
- * (a pointer: a copy of the address it holds, as the worker sees it). Its
+/* An interpreter's variable a native cell names (interp_native_var). Its
  * constants are the device side's already. */
-static bool bind(void *ctx, const char *name, strbuf_t *b) {
+static bool bind(void *ctx, const char *name, native_binding_t *out) {
     engine_t *e = ctx;
     interp_native_var_t v;
     if (!interp_native_var(e->interp, name, &v)) return false;
-    if (v.pointer) {
-        sb_printf(b, "static %s %s = reinterpret_cast<%s>(0x%llxULL);\n", v.type, name, v.type,
-                  (unsigned long long)v.raw);
-        return true;
-    }
-    if (!strncmp(v.type, "const ", 6)) return false;
-    sb_printf(b, "using icuda_i_%s = %s;\nstatic icuda_i_%s &%s = *reinterpret_cast<icuda_i_%s *>(%p);\n", name, v.type,
-              name, name, name, v.storage);
+    if (!v.pointer && !strncmp(v.type, "const ", 6)) return false;
+    snprintf(out->type, sizeof out->type, "%s", v.type);
+    out->pointer = v.pointer;
+    out->value = v.pointer ? v.raw : (uint64_t)(uintptr_t)v.storage;
     return true;
 }
 

@@ -69,8 +69,10 @@ enum ch_op {
                          name; reply v[0] its return value, result a sticky fault's code or 0 */
     CH_FUNC,          /* a kernel's attributes and occupancy (u.func, CH_FN_*), by the driver API */
     CH_ACCESS,        /* grant (on) or take back device dev's access to [va, va+size) (peer access) */
-    CH_NATIVE_RUN,    /* + the NUL-terminated path of a native cell's shared object: loaded, which runs
-                         it (worker_native.h); v[0] the outcome, payload the report */
+    CH_NATIVE_RUN,    /* + the NUL-terminated path of a native cell's shared object, then u.native.nbinds
+                         names (NUL-terminated) each followed by an 8-byte value, registered first; the
+                         object is loaded, which runs it (worker_native.h); v[0] the outcome, payload
+                         the report */
     CH_OP_COUNT
 };
 
@@ -119,6 +121,7 @@ typedef struct ch_cmd {
         struct { uint32_t fn; uint16_t nargs, pad; } rt; /* fn: index in the generated table */
         struct { uint64_t va, size; int32_t dev, on; } access;
         struct { uint64_t func, smem; int32_t op, a, b, pad; } func; /* + ch_launch_cfg_t for clusters */
+        struct { uint32_t nbinds, pad; } native; /* CH_NATIVE_RUN */
     } u;
 } ch_cmd_t;
 

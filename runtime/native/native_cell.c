@@ -193,7 +193,8 @@ int native_cell_run(const native_ctx_t *x, const char *code, const char *cell, c
 
     /* the unit names this cell NATIVE_THIS_CELL, not "In [7]": an unchanged
      * cell run again under another number is the same unit, found compiled */
-    char *unit = native_unit(ns, live, code, &items, NATIVE_THIS_CELL);
+    native_bounds_t bounds = {0};
+    char *unit = native_unit(ns, live, code, &items, NATIVE_THIS_CELL, &bounds);
     char *extra[NFLAGS + 1];
     int nextra = 0;
     for (int i = 0; i < NFLAGS; i++) extra[nextra++] = native_flags[i];
@@ -270,7 +271,10 @@ int native_cell_run(const native_ctx_t *x, const char *code, const char *cell, c
     if (rc == 0) {
         int outcome = 0;
         char *report = NULL;
-        int r = gpu_client_native_run(gc, path, &outcome, &report);
+        VEC(gpu_native_binding_t) binds = {0};
+        for (size_t i = 0; i < bounds.n; i++) VEC_PUSH(binds, ((gpu_native_binding_t){bounds.v[i].name, bounds.v[i].value}));
+        int r = gpu_client_native_run(gc, path, binds.v, (int)binds.n, &outcome, &report);
+        VEC_FREE(binds);
         if (r && !report) {
             rc = worker_ended(x, gc, r, cell, err);
         } else {
@@ -281,6 +285,7 @@ int native_cell_run(const native_ctx_t *x, const char *code, const char *cell, c
         native_session_keep_source(ns, cell, code);
     }
     native_items_free(&items);
+    native_bounds_free(&bounds);
     return rc;
 }
 

@@ -204,3 +204,8 @@ char *native_session_lost_cells(const native_session_t *ns, int live) {
     }
     return b.len ? sb_take(&b) : NULL;
 }
+
+void native_bounds_free(native_bounds_t *b) {
+    for (size_t i = 0; i < b->n; i++) free(b->v[i].name);
+    VEC_FREE(*b);
+}

@@ -18,6 +18,7 @@
 #define ICUDA_NATIVE_SESSION_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "native_items.h"
 #include "runtime/base/cell_io.h"
@@ -46,16 +47,34 @@ typedef struct {
     int worker;        /* the pid of the worker that holds it */
 } native_global_t;
 
+/* An interpreter's variable as a native cell binds it: its C++ type, and
+ * the address of its storage (shared with the worker) or, for a pointer,
+ * the address it holds. The unit names no address: the worker's registry
+ * gets them as the cell is loaded, so that the unit, and its cached object,
+ * stay the same when a variable is made anew. */
+typedef struct {
+    char type[256];
+    uint64_t value;
+    bool pointer;
+} native_binding_t;
+
 /* How a native cell reaches the rest of the session (set by the engine):
- * bind appends to b a declaration that makes name a reference to the
- * interpreter's variable of that name, and returns true, when there is
- * one it can bind; device appends what device cells defined that a native
- * cell needs to see (types, macros, __device__ functions). */
+ * bind says how the interpreter's variable name is bound, false when there
+ * is none it can bind; device appends what device cells defined that a
+ * native cell needs to see (types, macros, __device__ functions). */
 typedef struct {
     void *ctx;
-    bool (*bind)(void *ctx, const char *name, strbuf_t *b);
+    bool (*bind)(void *ctx, const char *name, native_binding_t *out);
     void (*device)(void *ctx, strbuf_t *b);
 } native_links_t;
+
+/* What a unit binds through the registry: name -> value, sent with the run. */
+typedef struct {
+    char *name;
+    uint64_t value;
+} native_bound_t;
+typedef VEC(native_bound_t) native_bounds_t;
+void native_bounds_free(native_bounds_t *b);
 
 typedef struct {
     char cell[32];

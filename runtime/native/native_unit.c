@@ -214,7 +214,7 @@ static void cell_body(const char *code, const native_items_t *items, const char 
 /* The interpreter's variables that the cell, or an interpreted function it
  * takes, names, and that no native cell made, bound where they live. */
 static void session_variables(const native_session_t *ns, const char *code, const char *host,
-                              const native_items_t *items, strbuf_t *b) {
+                              const native_items_t *items, native_bounds_t *bounds, strbuf_t *b) {
     strbuf_t uses = {0};
     sb_puts(&uses, code);
     sb_putc(&uses, '\n');
@@ -224,8 +224,16 @@ static void session_variables(const native_session_t *ns, const char *code, cons
     bool any = false;
     for (char **p = ids; *p; p++) {
         if (native_session_defines(ns, *p) || native_session_global(ns, *p) || native_items_define(items, *p)) continue;
+        native_binding_t v;
+        if (!ns->links.bind(ns->links.ctx, *p, &v)) continue;
         if (!any) sb_puts(b, "\n#line 1 \"<session variables>\"\n");
-        any |= ns->links.bind(ns->links.ctx, *p, b);
+        any = true;
+        if (v.pointer)
+            sb_printf(b, "static %s %s = (%s)icuda_native_lookup(\"%s\");\n", v.type, *p, v.type, *p);
+        else
+            sb_printf(b, "using icuda_i_%s = %s;\nstatic icuda_i_%s &%s = *static_cast<icuda_i_%s *>(icuda_native::need(\"%s\", "
+                         "\"the session\"));\n", *p, v.type, *p, *p, *p, *p);
+        VEC_PUSH(*bounds, ((native_bound_t){xstrdup(*p), v.value}));
     }
     native_strv_free(ids);
 }
@@ -244,7 +252,7 @@ static void program_arguments(const native_session_t *ns, const char *code, cons
 }
 
 char *native_unit(const native_session_t *ns, int live, const char *code, const native_items_t *items,
-                  const char *cell) {
+                  const char *cell, native_bounds_t *bounds) {
     native_selection_t sel;
     native_select(ns, code, &sel);
     strbuf_t b = {0}, host = {0};
@@ -257,7 +265,7 @@ char *native_unit(const native_session_t *ns, int live, const char *code, const 
         sb_puts(&b, "\n#line 1 \"<device cells>\"\n");
         ns->links.device(ns->links.ctx, &b);
     }
-    if (ns->links.bind) session_variables(ns, code, host.data, items, &b);
+    if (ns->links.bind) session_variables(ns, code, host.data, items, bounds, &b);
     if (host.len) sb_append(&b, host.data, host.len);
     free(host.data);
     prelude(ns, &sel, live, items, &b);

@@ -15,9 +15,11 @@
 #define NATIVE_THIS_CELL "this cell"
 
 /* malloc'd. live: the pid of the worker the cell will run in (objects of
- * other workers are gone and are not bound). */
+ * other workers are gone and are not bound). bounds gets the interpreter's
+ * variables the unit binds, to be registered in the worker as it is
+ * loaded. */
 char *native_unit(const native_session_t *ns, int live, const char *code, const native_items_t *items,
-                  const char *cell);
+                  const char *cell, native_bounds_t *bounds);
 
 /* Whether a type as the compiler spelled it (demangled) can be written in
  * a declaration: not a lambda's, not one of an anonymous namespace. */

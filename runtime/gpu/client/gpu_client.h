@@ -194,12 +194,18 @@ int gpu_client_host_flags(const gpu_client_t *c, const void *p, unsigned *flags)
 /* image: cubin or NUL-terminated PTX (copied; kept for reloads). On failure
  * *log (malloc'd, may be NULL) holds the JIT error log. */
 /* Runs a native C++ cell in the worker: loads the shared object at path,
- * which runs the cell's code (runtime/gpu/worker/worker_native.h).
+ * which runs the cell's code (runtime/gpu/worker/worker_native.h), with
+ * binds registered first (the session's variables the cell binds by name).
  * *outcome is the worker's ch_native_outcome and *report its report
  * (malloc'd) when the worker answered; returns a CUresult, or GPU_ERR_* when
  * the worker died (a crash, exit() or abort() in the cell) or was stopped
  * for an interrupt. */
-int gpu_client_native_run(gpu_client_t *c, const char *path, int *outcome, char **report);
+typedef struct {
+    const char *name;
+    uint64_t value;
+} gpu_native_binding_t;
+int gpu_client_native_run(gpu_client_t *c, const char *path, const gpu_native_binding_t *binds, int nbinds,
+                          int *outcome, char **report);
 
 int gpu_client_module_load(gpu_client_t *c, const void *image, size_t n, gpu_handle_t *mod,
                            char **log);

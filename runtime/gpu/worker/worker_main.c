@@ -487,15 +487,10 @@ static void serve(const ch_cmd_t *c, size_t len) {
         break;
     }
     case CH_NATIVE_RUN: { /* worker_native.c */
-        const char *path = (const char *)(c + 1);
-        size_t room = len - sizeof *c;
-        if (!room || !memchr(path, 0, room)) {
-            r = CUDA_ERROR_INVALID_VALUE;
-            break;
-        }
         const char *pay = NULL;
         size_t pl = 0;
-        r = worker_native_run(path, v, &pay, &pl);
+        r = worker_native_run((const char *)(c + 1), len - sizeof *c, c->u.native.nbinds, v, &pay, &pl);
+        if (r) break;
         reply(c->op, r, v, pay, pl);
         return;
     }

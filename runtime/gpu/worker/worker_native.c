@@ -19,6 +19,7 @@
 #include "worker_native.h"
 
 #include <dlfcn.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,7 @@
 
 #include "runtime/base/vec.h"
 #include "runtime/gpu/channel.h"
+#include "runtime/gpu/cuda_driver.h"
 
 typedef struct {
     char *name;          /* "d", "ns::x" */
@@ -98,7 +100,22 @@ void icuda_native_returned(int code) {
     say("R\t%d\n", code);
 }
 
-int worker_native_run(const char *path, uint64_t v[4], const char **payload, size_t *plen) {
+int worker_native_run(const char *args, size_t len, uint32_t nbinds, uint64_t v[4], const char **payload,
+                      size_t *plen) {
+    const char *path = args, *end = args + len;
+    const char *nul = memchr(path, 0, len);
+    if (!len || !nul) return CUDA_ERROR_INVALID_VALUE;
+    /* the session's variables the cell binds, newest of their names */
+    const char *p = nul + 1;
+    for (uint32_t i = 0; i < nbinds; i++) {
+        const char *z = memchr(p, 0, (size_t)(end - p));
+        if (!z || z + 1 + 8 > end) return CUDA_ERROR_INVALID_VALUE;
+        uint64_t value;
+        memcpy(&value, z + 1, 8);
+        entry_t e = {xstrdup(p), (void *)(uintptr_t)value, xstrdup(""), 0, 0, run_id + 1};
+        VEC_PUSH(registry, e);
+        p = z + 1 + 8;
+    }
     report_len = 0;
     report[0] = 0;
     cell_failed = 0;

@@ -6,14 +6,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Loads the object at path, which runs the cell. Fills v (v[0] the outcome, a ch_native_outcome,
+/* Loads the object whose path starts args (len bytes: the CH_NATIVE_RUN
+ * record's rest: the path, then nbinds names each followed by an 8-byte
+ * value, registered first), which runs the cell. Fills v (v[0] the outcome, a ch_native_outcome,
  * v[1] how many globals it registered, v[2] the run's number) and the
  * report: one line per event, fields separated by tabs:
  *   V name type is_const is_kernel   a global (or a kernel) the cell defined
  *   E kind what                      an exception ended the cell's code
  *   R code                           its code returned code (not 0)
  *   L why                            the object could not be loaded
- * Returns the reply's result (0). */
-int worker_native_run(const char *path, uint64_t v[4], const char **payload, size_t *plen);
+ * Returns the reply's result: 0, or CUDA_ERROR_INVALID_VALUE for a record
+ * that does not read as one. */
+int worker_native_run(const char *args, size_t len, uint32_t nbinds, uint64_t v[4], const char **payload,
+                      size_t *plen);
 
 #endif
