@@ -149,16 +149,12 @@ def main():
             failures.append((module + "::<shared kernel>", traceback.format_exc()))
 
     signal.signal(signal.SIGALRM, on_alarm)
-<<<<<<< HEAD
-    for name, fn, import_error in discover(args.filter, paths):
-=======
     module = None
-    for name, fn, import_error in discover(args.filter):
+    for name, fn, import_error in discover(args.filter, paths):
         if name.split("::")[0] != module:
             if module is not None:
                 close_module(module)
             module = name.split("::")[0]
->>>>>>> tests
         if fn is None and args.gpu and "ModuleNotFoundError" in import_error:
             # the GPU machine's bundle brings no numpy, nbconvert, ...: those
             # tests are CI's, where requirements.txt installs them
