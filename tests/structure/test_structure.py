@@ -79,3 +79,19 @@ def test_code_cites_nothing_outside_the_repository():
             if cite.search(line):
                 found.append(f"{os.path.relpath(p, ROOT)}:{i}: {line.strip()[:100]}")
     assert not found, "%d citations:\n%s" % (len(found), "\n".join(found[:80]))
+
+
+def test_no_merge_left_unresolved():
+    marks = re.compile(r"^(<{7}|>{7}) ", re.M)
+    found = []
+    for top in CODE + ("tests", "bench", "tools", "docs"):
+        for dirpath, _, names in os.walk(os.path.join(ROOT, top)):
+            for n in names:
+                p = os.path.join(dirpath, n)
+                if n.endswith((".c", ".h", ".inc", ".py", ".md", ".sh", ".txt", ".cases", ".cu")):
+                    if marks.search(open(p, encoding="utf-8", errors="replace").read()):
+                        found.append(os.path.relpath(p, ROOT))
+    for p in ("Makefile", "README.md", "conftest.py"):
+        if marks.search(open(os.path.join(ROOT, p)).read()):
+            found.append(p)
+    assert not found, found
