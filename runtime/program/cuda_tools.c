@@ -162,3 +162,12 @@ void tool_run_free(tool_run_t *r) {
     free(r->err);
     r->out = r->err = NULL;
 }
+
+char *program_find_nvcc(char *where, size_t cap) {
+    const char *forced = getenv("ICUDA_NVCC");
+    if (forced && *forced) {
+        if (where && cap) snprintf(where, cap, "ICUDA_NVCC=%s", forced);
+        return access(forced, X_OK) == 0 ? strdup(forced) : NULL;
+    }
+    return cuda_tool_find("nvcc", where, cap);
+}

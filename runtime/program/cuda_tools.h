@@ -27,4 +27,10 @@ typedef struct tool_run {
 int cuda_tool_run(char *const argv[], int timeout_ms, tool_run_t *r);
 void tool_run_free(tool_run_t *r);
 
+/* nvcc's path (malloc'd) or NULL. $ICUDA_NVCC when set (and nothing else);
+ * else as the toolkit's tools are found (cuda_tools.h): $ICUDA_TOOLS_PATH,
+ * or $CUDA_HOME/bin, $CUDA_PATH/bin, the toolkit icuda was built with, PATH.
+ * where gets the places looked in. */
+char *program_find_nvcc(char *where, size_t cap);
+
 #endif

@@ -23,15 +23,6 @@
 
 #define STALE_BUILD_S (24 * 3600) /* a build folder a crashed kernel left */
 
-char *program_find_nvcc(char *where, size_t cap) {
-    const char *forced = getenv("ICUDA_NVCC");
-    if (forced && *forced) {
-        if (where && cap) snprintf(where, cap, "ICUDA_NVCC=%s", forced);
-        return access(forced, X_OK) == 0 ? strdup(forced) : NULL;
-    }
-    return cuda_tool_find("nvcc", where, cap);
-}
-
 bool program_options_choose_arch(char *const *options, int n) {
     static const char *const words[] = {"-arch", "--gpu-architecture", "-gencode", "--generate-code",
                                         "-code", "--gpu-code"};

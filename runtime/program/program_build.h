@@ -61,11 +61,6 @@ typedef struct {
 program_status_t program_build(const program_spec_t *s, program_binary_t *b);
 void program_binary_free(program_binary_t *b);
 
-/* nvcc's path (malloc'd) or NULL. $ICUDA_NVCC when set (and nothing else);
- * else as the toolkit's tools are found (cuda_tools.h): $ICUDA_TOOLS_PATH,
- * or $CUDA_HOME/bin, $CUDA_PATH/bin, the toolkit icuda was built with, PATH.
- * where gets the places looked in. */
-char *program_find_nvcc(char *where, size_t cap);
 
 /* True when nvcc options choose the GPU code themselves (-arch, -gencode, ...). */
 bool program_options_choose_arch(char *const *options, int n);

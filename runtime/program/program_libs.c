@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "program_build.h"
+#include "cuda_tools.h"
 #include "runtime/base/strbuf.h"
 #include "runtime/base/vec.h"
 #include "runtime/base/xalloc.h"
