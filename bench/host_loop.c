@@ -9,6 +9,7 @@
 #include <time.h>
 #include "runtime/lang/interp.h"
 
+#include "runtime/base/cell_io.h"
 /* the kernel process defines this in runtime/engine/engine.c; the benchmark links
  * only runtime/lang and runtime/hostmem */
 atomic_int icuda_interrupt_flag;

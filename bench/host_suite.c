@@ -17,6 +17,7 @@
 #include "runtime/lang/core/core.h"
 #include "runtime/lang/native/native.h"
 
+#include "runtime/base/cell_io.h"
 typedef struct { const char *name, *setup, *loop, *check; } bench_t;
 
 static const bench_t benches[] = {

@@ -15,6 +15,7 @@
 #include "runtime/base/strbuf.h"
 
 #include "runtime/base/xalloc.h"
+#include "runtime/device/device_session.h"
 static gpu_client_t *client(magic_ctx_t *mc) {
     char why[600];
     return cuda_session_client(mc->cuda, why, sizeof why);

@@ -6,6 +6,7 @@
 #include "magics.h"
 #include "runtime/base/strbuf.h"
 
+#include "runtime/device/device_session.h"
 static int lsmagic_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
     int n;
     const magic_t *t = magic_table(&n);

@@ -11,6 +11,7 @@
 #include "runtime/base/strbuf.h"
 #include "runtime/base/xalloc.h"
 
+#include "runtime/device/device_session.h"
 static void show(magic_ctx_t *mc) {
     const device_session_t *ds = mc->dev;
     strbuf_t b = {0};

@@ -4,7 +4,7 @@
 #define ICUDA_MAGICS_H
 
 #include "runtime/base/cell_io.h"
-#include "runtime/device/device_session.h"
+typedef struct device_session device_session_t; /* runtime/device/device_session.h */
 
 struct interp;
 struct cuda_session;

@@ -6,6 +6,7 @@
 #include "magics.h"
 #include "runtime/base/strbuf.h"
 
+#include "runtime/device/device_session.h"
 static void show(magic_ctx_t *mc) {
     char **opts;
     int n = device_options(mc->dev, &opts);

@@ -6,6 +6,9 @@
 #include "magics.h"
 #include "runtime/base/strbuf.h"
 
+#include "runtime/device/compile_cache.h"
+#include "runtime/device/nvrtc_compile.h"
+#include "runtime/device/device_session.h"
 /* The kernel named in args, or an error naming those there are. */
 static const kernel_entry_t *find_kernel(magic_ctx_t *mc, const magic_t *m, const char *name, cell_error_t *err) {
     const kernel_entry_t *k = device_find_kernel(mc->dev, name);

@@ -13,6 +13,9 @@
 #include "runtime/base/strbuf.h"
 
 #include "runtime/base/xalloc.h"
+#include "runtime/device/compile_cache.h"
+#include "runtime/device/nvrtc_compile.h"
+#include "runtime/device/device_session.h"
 typedef struct {
     char name[256];
     char desc[2048];   /* signature line, where it was defined */

@@ -13,6 +13,9 @@
 #include "runtime/program/cuda_tools.h"
 #include "runtime/base/strbuf.h"
 
+#include "runtime/device/compile_cache.h"
+#include "runtime/device/nvrtc_compile.h"
+#include "runtime/device/device_session.h"
 #define TOOL_TIMEOUT_MS 30000
 
 /* The index of the symbol called name in a cubin's symbol table (what

@@ -19,7 +19,7 @@ typedef enum {
     ITEM_MAGIC,     /* a line starting with % */
 } item_kind_t;
 
-typedef struct {
+typedef struct cell_item {
     item_kind_t kind;
     size_t start, end;      /* byte range in the cell */
     int first_line, last_line; /* 1-based cell lines */
@@ -38,7 +38,7 @@ typedef struct {
     char name[96];          /* the defined name, when there is one */
 } cell_item_t;
 
-typedef struct {
+typedef struct cell_split {
     cell_item_t *items;
     size_t n, cap;
     int too_deep_line;      /* the first cell line where (), [] and {} nest deeper than

@@ -22,6 +22,7 @@
 
 
 #include "runtime/base/vec.h"
+#include "runtime/device/device_session.h"
 /* ---- __constant__ / __device__ variables ---- */
 
 typedef struct {

@@ -17,6 +17,7 @@
 #include "runtime/toolkit/cuda_rt_table.h"
 
 #include "runtime/base/vec.h"
+#include "runtime/device/device_session.h"
 #include <cuda_runtime_api.h>
 #include <stdint.h>
 #include <stdio.h>

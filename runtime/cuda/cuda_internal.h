@@ -12,7 +12,7 @@
 #include "runtime/cuda/cuda_session.h"
 #include "runtime/gpu/client/gpu_client.h"
 #include "runtime/lang/interp.h"
-#include "runtime/device/device_session.h"
+typedef struct device_session device_session_t; /* runtime/device/device_session.h */
 
 /* Stream and event handles as host code holds them (a cudaStream_t value):
  * the client's handle plus this offset, so that 0 (the default stream) and

@@ -15,6 +15,9 @@
 #include "runtime/base/strbuf.h"
 
 #include "runtime/base/vec.h"
+#include "runtime/device/compile_cache.h"
+#include "runtime/device/nvrtc_compile.h"
+#include "runtime/device/device_session.h"
 struct cs_param {
     char text[160];  /* "const double *x" */
     char name[64];

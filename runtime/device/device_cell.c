@@ -14,10 +14,14 @@
 #include "gpu_arch.h"
 #include "runtime/base/progress.h"
 #include "runtime/lang/interp.h"
-#include "runtime/device/device_session.h"
+#include "device_session.h"
 #include "runtime/base/strbuf.h"
 
 #include "runtime/base/vec.h"
+#include "runtime/base/cell_io.h"
+#include "runtime/cell/split.h"
+#include "compile_cache.h"
+#include "nvrtc_compile.h"
 #ifndef ICUDA_CUDA_HOME
 #define ICUDA_CUDA_HOME "/usr/local/cuda"
 #endif

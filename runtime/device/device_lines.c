@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/device/device_session.h"
+#include "device_session.h"
 
 #include "runtime/base/xalloc.h"
 #define MAX_UNITS 256

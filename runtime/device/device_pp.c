@@ -6,8 +6,10 @@
 #include <string.h>
 
 #include "runtime/lang/interp.h"
-#include "runtime/device/device_session.h"
+#include "device_session.h"
 
+#include "runtime/base/cell_io.h"
+#include "runtime/cell/split.h"
 /* 900 for sm_90, compute_90 or sm_90a; the %nvrtc -arch option wins. */
 static int cuda_arch_number(device_session_t *ds) {
     const char *arch = NULL;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compile_cache.h"
 #include "device_lines.h"
 #include "session_headers.h"
 

@@ -8,9 +8,15 @@
 
 #include <stdbool.h>
 
-#include "runtime/base/cell_io.h"
-#include "runtime/cell/split.h"
-#include "runtime/device/compile_cache.h"
+#include <jansson.h>
+
+/* what these prototypes name, declared where they are defined */
+typedef struct cell_io cell_io_t;                 /* runtime/base/cell_io.h */
+typedef struct cell_error cell_error_t;
+typedef struct cell_item cell_item_t;             /* runtime/cell/split.h */
+typedef struct cell_split cell_split_t;
+typedef struct compile_cache compile_cache_t;     /* runtime/device/compile_cache.h */
+typedef struct compiled_module compiled_module_t; /* runtime/device/nvrtc_compile.h */
 
 struct interp;
 struct device_lines;

@@ -13,6 +13,7 @@
 #include "runtime/base/strbuf.h"
 
 #include "runtime/base/vec.h"
+#include "runtime/cell/split.h"
 static bool is_device_side(const cell_item_t *it) { return it->kind == ITEM_DEVICE || it->kind == ITEM_BOTH; }
 
 /* "vecadd(double *z, const double *x, int n)": from the kernel's name to the

@@ -16,7 +16,7 @@ typedef struct {
     bool have_resources;
 } compiled_kernel_t;
 
-typedef struct {
+typedef struct compiled_module {
     char hex[65];           /* cache key */
     char *ptx;
     size_t ptx_len;

@@ -5,9 +5,12 @@
 #ifndef ICUDA_INTERP_H
 #define ICUDA_INTERP_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include "runtime/base/cell_io.h"
+
+typedef struct cell_io cell_io_t;       /* runtime/base/cell_io.h */
+typedef struct cell_error cell_error_t;
 
 typedef struct interp interp_t;
 

@@ -15,6 +15,8 @@
 #include "runtime/lang/interp.h"
 #include "runtime/base/strbuf.h"
 
+#include "runtime/base/cell_io.h"
+#include "runtime/cell/split.h"
 /* What device_pp.c and device_unit.c would ask the rest of the kernel. */
 static char *constants;
 char *interp_device_constants(interp_t *in) { return constants ? strdup(constants) : NULL; }

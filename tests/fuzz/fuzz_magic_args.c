@@ -8,6 +8,7 @@
 
 #include "magics/magic_args.h"
 
+#include "runtime/base/cell_io.h"
 static const magic_t fm = {"fuzz", "%fuzz [options]", "the fuzzer's magic", "", NULL, NULL};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n) {

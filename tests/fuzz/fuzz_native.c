@@ -16,6 +16,7 @@
 #include "program_gen.h"
 #include "runtime/lang/native/native.h"
 
+#include "runtime/base/cell_io.h"
 /* what a cell showed: the text of each stream in order, a mark where the
  * stream changes (not where a chunk ends: when output is flushed is
  * timing, and a compile takes time) */

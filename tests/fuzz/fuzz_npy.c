@@ -8,6 +8,7 @@
 
 #include "magics/npy_header.h"
 
+#include "runtime/base/cell_io.h"
 static void roundtrip(const uint8_t *data, size_t n) {
     static const int kinds[][2] = {{INTERP_ELEM_FLOAT, 4}, {INTERP_ELEM_FLOAT, 8}, {INTERP_ELEM_INT, 2},
                                    {INTERP_ELEM_UINT, 1}, {INTERP_ELEM_BOOL, 1}, {INTERP_ELEM_INT, 8}};

@@ -21,6 +21,7 @@
 #include "runtime/base/interrupt.h"
 #include "runtime/lang/interp.h"
 
+#include "runtime/base/cell_io.h"
 #ifndef HARNESS_BUDGET_MS
 #define HARNESS_BUDGET_MS 200
 #endif

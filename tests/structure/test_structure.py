@@ -95,3 +95,31 @@ def test_no_merge_left_unresolved():
         if marks.search(open(os.path.join(ROOT, p)).read()):
             found.append(p)
     assert not found, found
+
+
+# The base vocabulary every layer writes with, as libc's headers are: checked
+# allocation and a cell's output. Small, and rarely changed.
+VOCABULARY = {"runtime/base/xalloc.h", "runtime/base/cell_io.h"}
+
+
+def test_no_header_reaches_a_third_of_the_program():
+    # touching a header rebuilds what includes it: no header of the
+    # program's own (but its vocabulary) is included by more than a third of
+    # its objects. Read from the compiler's dependency files of the build.
+    deps = {}
+    for top in CODE:
+        for dirpath, _, names in os.walk(os.path.join(ROOT, "build", "obj", top)):
+            for n in names:
+                if n.endswith(".d"):
+                    src = os.path.relpath(os.path.join(dirpath, n), os.path.join(ROOT, "build", "obj"))[:-2] + ".c"
+                    if os.path.exists(os.path.join(ROOT, src)):
+                        deps[src] = set(re.findall(r"(?<!\S)((?:%s)/[\w/]+\.h)" % "|".join(CODE),
+                                                   open(os.path.join(dirpath, n)).read()))
+    if len(deps) < 50:
+        return  # not built: make test builds first
+    counts = {}
+    for hs in deps.values():
+        for h in hs:
+            counts[h] = counts.get(h, 0) + 1
+    wide = [f"{h}: {c} of {len(deps)}" for h, c in sorted(counts.items()) if c * 3 > len(deps) and h not in VOCABULARY]
+    assert not wide, wide

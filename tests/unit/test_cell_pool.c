@@ -19,6 +19,7 @@
 #include "runtime/lang/native/native.h"
 
 
+#include "runtime/base/cell_io.h"
 static interp_t *in;
 static out_t out;
 static cell_io_t io = {&out, io_stream, NULL, NULL, NULL};

@@ -299,6 +299,7 @@ static void host_functions(void) {
  * passes the bytes it is given as the prototype's arguments ---- */
 #include "build/gen/crt_stubs.c"
 
+#include "runtime/base/cell_io.h"
 static struct cudaPitchedPtr got_pp;
 static struct cudaExtent got_ext;
 static int got_value;

@@ -24,6 +24,7 @@
 #include "runtime/cuda/cuda_libs.h"
 #include "runtime/lang/interp.h"
 
+#include "runtime/base/cell_io.h"
 #ifndef ICUDA_CUDA_HOME
 #define ICUDA_CUDA_HOME "/usr/local/cuda"
 #endif

@@ -16,6 +16,7 @@
 #include "runtime/lang/interp.h"
 #include "runtime/hostmem/arena.h"
 
+#include "runtime/base/cell_io.h"
 #define DEV 0x600000001000ULL
 #define MAN 0x600000200000ULL
 

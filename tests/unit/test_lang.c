@@ -17,6 +17,7 @@
 #include "runtime/lang/interp.h"
 #include "runtime/base/interrupt.h"
 
+#include "runtime/base/cell_io.h"
 typedef struct { char *s; size_t n, cap; } buf_t;
 static void bput(buf_t *b, const char *s, size_t n) {
     if (b->n + n + 1 > b->cap) {

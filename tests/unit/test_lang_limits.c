@@ -9,6 +9,7 @@
 #include "check.h"
 #include "runtime/lang/interp.h"
 
+#include "runtime/base/cell_io.h"
 static char *repeat(const char *head, const char *unit, int n, const char *tail) {
     size_t h = strlen(head), u = strlen(unit), t = strlen(tail);
     char *s = malloc(h + u * (size_t)n + t + 1), *q = s;

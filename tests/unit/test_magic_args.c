@@ -5,6 +5,7 @@
 #include "check.h"
 #include "magics/magic_args.h"
 
+#include "runtime/base/cell_io.h"
 static const magic_t m = {"t", "%t", "", "", NULL, NULL};
 
 static void program(void) {

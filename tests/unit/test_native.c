@@ -34,6 +34,7 @@
 #include "runtime/lang/native/native.h"
 
 
+#include "runtime/base/cell_io.h"
 /* runs the cells (separated by "\n%%\n") in a fresh interpreter; returns
  * what it printed and how each cell ended, as one string; *entries: how
  * many times compiled code was entered */

@@ -9,6 +9,7 @@
 #include "runtime/base/interrupt.h"
 #include "runtime/lang/interp.h"
 
+#include "runtime/base/cell_io.h"
 static void err_clear(cell_error_t *e) {
     free(e->ename);
     free(e->evalue);

@@ -11,6 +11,7 @@
 #include "runtime/program/program_run.h"
 #include "runtime/base/strbuf.h"
 
+#include "runtime/base/cell_io.h"
 typedef struct {
     strbuf_t out, err;
     int chunks;

@@ -17,6 +17,7 @@
 #include "runtime/lang/interp.h"
 
 
+#include "runtime/base/cell_io.h"
 typedef struct { interp_t *in; out_t out; cell_io_t io; char ename[64], evalue[512]; } sess_t;
 
 static void sess_init(sess_t *s) {

@@ -14,7 +14,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <jansson.h>
-#include "runtime/lang/interp.h"
+/* the public face's types this record holds (runtime/lang/interp.h) */
+typedef struct interp interp_t;
+typedef struct interp_hooks interp_hooks_t;
+typedef struct cell_io cell_io_t;       /* runtime/base/cell_io.h */
+typedef struct cell_error cell_error_t;
+typedef const char *(*interp_header_fn)(void *ctx, const char *name);
 
 #define LIKELY(x) __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -340,7 +345,7 @@ struct interp {
     unsigned defs;
     uint64_t tok_next;   /* strtok's place: a pointer word of this session */
     json_t *value_json;  /* the cell's value, set by its last statement */
-    interp_hooks_t hooks;
+    interp_hooks_t *hooks;   /* the GPU side's (interp_set_hooks), NULL until set */
     lang_upcalls_t up;   /* the stages above the evaluator (set up by session.c) */
     interp_header_fn header_text; void *header_ctx; /* #include "x" of a %%header (lex.c) */
     type_t *dim3_type, *file_type, *size_type;

@@ -12,6 +12,7 @@
 #include "core.h"
 #include "runtime/base/utf8.h"
 
+#include "runtime/base/cell_io.h"
 src_t *src_new(interp_t *in, const char *name, const char *text) {
     src_t *s = pool_alloc(&in->pool, sizeof *s);
     s->name = (char *)lang_intern(in, name); /* buffer records name their cell after it is gone */

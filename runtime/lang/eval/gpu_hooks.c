@@ -6,14 +6,17 @@
 #include <string.h>
 #include "eval.h"
 
+#include "runtime/lang/interp.h"
+#include "runtime/base/xalloc.h"
 void interp_set_header_source(interp_t *in, interp_header_fn fn, void *ctx) {
     in->header_text = fn;
     in->header_ctx = ctx;
 }
 
 void interp_set_hooks(interp_t *in, const interp_hooks_t *hooks) {
-    if (hooks) in->hooks = *hooks;
-    else memset(&in->hooks, 0, sizeof in->hooks);
+    free(in->hooks);
+    in->hooks = NULL;
+    if (hooks) in->hooks = memcpy(xmalloc(sizeof *hooks), hooks, sizeof *hooks);
 }
 
 interp_t *interp_current(void) { return g_in; }
@@ -90,7 +93,7 @@ static frame_t *gpu_call_frame;
 
 static val_t ev_gpu_call(node_t *n, frame_t *f) {
     interp_t *in = g_in;
-    if (!in->hooks.call)
+    if (!in->hooks || !in->hooks->call)
         rt_error(n, "%s: CUDA runtime calls need the GPU layer, and this interpreter has none attached", (char *)n->p);
     int k = n->nlist;
     interp_arg_t args[k ? k : 1];
@@ -105,7 +108,7 @@ static val_t ev_gpu_call(node_t *n, frame_t *f) {
     frame_t *sf = gpu_call_frame;
     gpu_call_site = n;
     gpu_call_frame = f;
-    int rc = in->hooks.call(in->hooks.ctx, n->p, args, k, n->slot == 1, &ret, ename, msg, sizeof msg);
+    int rc = in->hooks->call(in->hooks->ctx, n->p, args, k, n->slot == 1, &ret, ename, msg, sizeof msg);
     gpu_call_site = site;
     gpu_call_frame = sf;
     if (rc < 0) lang_raise(ename[0] ? ename : "RuntimeError", &n->loc, "%s", msg);
@@ -145,7 +148,7 @@ static void dim_of(node_t *a, val_t v, unsigned d[3]) {
 
 static val_t ev_launch(node_t *n, frame_t *f) {
     interp_t *in = g_in;
-    if (!in->hooks.launch)
+    if (!in->hooks || !in->hooks->launch)
         rt_error(n, "kernel launches need the GPU layer, and this interpreter has none attached (launch of %s)", (char *)n->p);
     node_t **cfg = n->list;
     int nc = (int)n->esz;
@@ -159,7 +162,7 @@ static val_t ev_launch(node_t *n, frame_t *f) {
     char tb[k ? k : 1][96], eb[k ? k : 1][64];
     for (int i = 0; i < k; i++) to_arg(av[i], av[i]->fn(av[i], f), &args[i], tb[i], sizeof tb[i], eb[i], sizeof eb[i]);
     char msg[1024] = "", ename[INTERP_ENAME_MAX] = "";
-    if (in->hooks.launch(in->hooks.ctx, n->p, g, b, shmem, stream, args, k, ename, msg, sizeof msg) < 0)
+    if (in->hooks->launch(in->hooks->ctx, n->p, g, b, shmem, stream, args, k, ename, msg, sizeof msg) < 0)
         lang_raise(ename[0] ? ename : "RuntimeError", &n->loc, "%s", msg);
     return (val_t){.u = 0};
 }

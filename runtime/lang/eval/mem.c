@@ -13,6 +13,7 @@
 #include "runtime/base/vec.h"
 #include "runtime/hostmem/arena.h"
 
+#include "runtime/lang/interp.h"
 buf_t *g_bufs;
 uint32_t g_nbufs, g_owner;
 uint64_t g_buf_epoch = 1;
@@ -393,11 +394,11 @@ uint64_t ptr_from_int(uint64_t v) { return v; }
 int mem_managed_fetch(buf_t *b, char *msg, size_t ml) {
     if (b->msync == g_managed_epoch) return 0;
     interp_t *in = g_in;
-    if (!in || !in->hooks.managed_fetch) {
+    if (!in || !in->hooks || !in->hooks->managed_fetch) {
         snprintf(msg, ml, "no GPU layer is attached");
         return -1;
     }
-    if (in->hooks.managed_fetch(in->hooks.ctx, b->addr, b->base, b->size, msg, ml) < 0) return -1;
+    if (in->hooks->managed_fetch(in->hooks->ctx, b->addr, b->base, b->size, msg, ml) < 0) return -1;
     b->msync = g_managed_epoch;
     return 0;
 }

@@ -5,6 +5,8 @@
 #include <time.h>
 #include "eval.h"
 
+#include "runtime/base/cell_io.h"
+#include "runtime/lang/interp.h"
 static double now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include "eval.h"
 
+#include "runtime/lang/interp.h"
 typedef struct sb { char *s; size_t n, cap; } sb_t;
 static void sbf(sb_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void sbf(sb_t *b, const char *fmt, ...) {
@@ -108,12 +109,12 @@ static void device_elems(sb_t *b, type_t *et, uint64_t addr, uint64_t n) {
     interp_t *in = g_in;
     uint64_t esz = et->size, k = n > 10 ? 6 : n;
     unsigned char tmp[10 * 64];
-    bool ok = esz <= 64 && in && in->hooks.read_device;
+    bool ok = esz <= 64 && in && in->hooks && in->hooks->read_device;
     if (ok && n > 10)
-        ok = in->hooks.read_device(in->hooks.ctx, addr, tmp, 3 * esz) == 0 &&
-             in->hooks.read_device(in->hooks.ctx, addr + (n - 3) * esz, tmp + 3 * esz, 3 * esz) == 0;
+        ok = in->hooks->read_device(in->hooks->ctx, addr, tmp, 3 * esz) == 0 &&
+             in->hooks->read_device(in->hooks->ctx, addr + (n - 3) * esz, tmp + 3 * esz, 3 * esz) == 0;
     else if (ok)
-        ok = in->hooks.read_device(in->hooks.ctx, addr, tmp, n * esz) == 0;
+        ok = in->hooks->read_device(in->hooks->ctx, addr, tmp, n * esz) == 0;
     if (!ok) {
         sbf(b, "%" PRIu64 " bytes", n * esz);
         return;

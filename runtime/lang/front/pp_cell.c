@@ -22,6 +22,8 @@
 #include "front.h"
 #include "runtime/base/xalloc.h"
 
+#include "runtime/base/cell_io.h"
+#include "runtime/lang/interp.h"
 #define CUDA_VERSION_NUMBER CUDART_VERSION
 
 typedef struct {

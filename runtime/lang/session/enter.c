@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include "enter.h"
 
+#include "runtime/base/cell_io.h"
 void lang_enter(interp_t *in, const cell_io_t *io, cell_error_t *err, jmp_buf *jb, char *here) {
     lang_use(in);
     in->io = io;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "runtime/lang/eval/eval.h"
 
+#include "runtime/lang/interp.h"
 static const char *sym_kind(const sym_t *s) {
     switch (s->kind) {
     case S_VAR_GLOBAL: return "variable";

@@ -23,6 +23,8 @@
 #include "runtime/lang/native/native.h"
 #include "runtime/base/interrupt.h"
 
+#include "runtime/base/cell_io.h"
+#include "runtime/lang/interp.h"
 struct interp_prepared {
     interp_t *in;
     cell_code_t cc;

@@ -4,6 +4,7 @@
 #define ICUDA_LANG_SESSION_PREPARED_H
 
 #include "enter.h"
+#include "runtime/lang/interp.h"
 
 /* glue[0] first glue[1] second glue[2], compiled and run once (session_data.c's
  * probe of an array) */

@@ -17,6 +17,7 @@
 #include "runtime/lang/front/cxx_class.h"
 #include "runtime/hostmem/arena.h"
 
+#include "runtime/base/cell_io.h"
 static uint32_t next_id = 1;
 
 /* The library's prototypes, then those of the builtins this folder adds
@@ -104,11 +105,12 @@ void interp_free(interp_t *in) {
     teardown(in);
     native_free(in);
     mem_tables_forget(in);
+    free(in->hooks);
     free(in);
 }
 
 void interp_reset(interp_t *in) {
-    interp_hooks_t h = in->hooks;
+    interp_hooks_t *h = in->hooks; /* the GPU side stays attached */
     teardown(in);
     uint32_t id = in->id;
     struct native_state *ns = in->native; /* the tier's choice outlives %reset */

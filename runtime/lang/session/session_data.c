@@ -11,6 +11,8 @@
 #include "prepared.h"
 #include "runtime/base/xalloc.h"
 
+#include "runtime/base/cell_io.h"
+#include "runtime/lang/interp.h"
 static interp_array_t *g_probe; /* set only while interp_array runs */
 static const char *g_probe_text; /* ... and the expression as written, for its errors */
 
