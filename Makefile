@@ -24,6 +24,7 @@ PKGS_LIBS   := $(shell pkg-config --libs libzmq jansson openssl 2>/dev/null || e
 
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -MMD -MP -pthread \
+           -Werror=implicit-function-declaration -Werror=int-conversion -Werror=incompatible-pointer-types \
            -I. -I$(CUDA)/include $(PKGS_CFLAGS) \
            -DICUDA_VERSION='"$(VERSION)"' -DICUDA_CUDA_HOME='"$(CUDA)"'
 LDFLAGS += -pthread -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64

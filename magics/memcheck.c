@@ -17,6 +17,7 @@
 #include "runtime/base/strbuf.h"
 
 #include "runtime/base/xalloc.h"
+#include "runtime/device/device_session.h"
 #define RED "\x1b[1;31m"
 #define BOLD "\x1b[1m"
 #define OFF "\x1b[0m"

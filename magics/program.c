@@ -21,6 +21,7 @@
 #include "runtime/base/strbuf.h"
 
 #include "runtime/base/xalloc.h"
+#include "runtime/device/compile_cache.h"
 #define RED "\x1b[1;31m"
 #define OFF "\x1b[0m"
 

@@ -29,6 +29,8 @@
 #include "runtime/base/strbuf.h"
 #include "runtime/base/xalloc.h"
 
+#include "runtime/base/cache_evict.h"
+#include "runtime/device/compile_cache.h"
 atomic_int icuda_interrupt_flag;
 char *_Atomic icuda_interrupt_guard;
 

@@ -23,6 +23,7 @@
 #include "runtime/program/program_libs.h"
 #include "runtime/program/program_report.h"
 
+#include "runtime/device/compile_cache.h"
 #define WHAT "the native C++ cell"
 
 /* nvcc's options for a cell's object: a shared object on the shared CUDA

@@ -173,13 +173,23 @@ static bool qualified_name(cur_t *c) {
     }
 }
 
+/* One declarator's tokens: [start, end) is its pointer operators, name and
+ * array bounds; [init, init_end) the expression after '=' (init 0: none). */
+typedef struct {
+    size_t start, end, init, init_end;
+    bool other_init; /* (...) or {...}, or braces after '=' */
+} dtor_t;
+
 typedef struct {
     bool is_decl;
     bool is_const;     /* const or constexpr object (not a pointer to const) */
     bool is_function;  /* a function declaration (a prototype) */
     bool has_lambda;   /* an initializer is a lambda */
     bool has_init;
+    bool plain_spec;   /* the type before the declarators is numbers only: int, unsigned long, size_t, ... */
+    size_t spec_end;   /* where the first declarator starts */
     VEC(char *) names;
+    VEC(dtor_t) dtors;
 } decl_t;
 
 static char *tok_str(const tok_t *t) { return xstrndup(t->s, t->n); }
@@ -188,6 +198,7 @@ static char *tok_str(const tok_t *t) { return xstrndup(t->s, t->n); }
  * initializer. False when the shape is not a declarator. */
 static bool declarator(cur_t *c, decl_t *d, bool first) {
     bool ptr = false;
+    dtor_t dt = {c->i, 0, 0, 0, false};
     for (;;) {
         const tok_t *t = at(c, 0);
         if (is(t, "*") || is(t, "&") || is(t, "&&")) ptr = true;
@@ -222,8 +233,10 @@ static bool declarator(cur_t *c, decl_t *d, bool first) {
     while (is(at(c, 0), "[")) {
         if (!skip_group(c)) return false;
     }
+    dt.end = c->i;
     if (is(at(c, 0), "(") || is(at(c, 0), "{")) {
         d->has_init = true;
+        dt.other_init = true;
         if (!skip_group(c)) return false;
         if (d->is_function) {
             while (at(c, 0) && !is(at(c, 0), ";") && !is(at(c, 0), ",")) c->i++; /* const, noexcept, -> T */
@@ -231,7 +244,9 @@ static bool declarator(cur_t *c, decl_t *d, bool first) {
     } else if (is(at(c, 0), "=")) {
         d->has_init = true;
         c->i++;
+        dt.init = c->i;
         if (is(at(c, 0), "[")) d->has_lambda = true;
+        if (is(at(c, 0), "{")) dt.other_init = true;
         while (at(c, 0) && !is(at(c, 0), ",") && !is(at(c, 0), ";")) {
             if (is(at(c, 0), "(") || is(at(c, 0), "[") || is(at(c, 0), "{")) {
                 if (!skip_group(c)) return false;
@@ -239,14 +254,23 @@ static bool declarator(cur_t *c, decl_t *d, bool first) {
                 c->i++;
             }
         }
+        dt.init_end = c->i;
     }
+    VEC_PUSH(d->dtors, dt);
     return true;
 }
 
 static void decl_free(decl_t *d) {
     for (size_t i = 0; i < d->names.n; i++) free(d->names.v[i]);
     VEC_FREE(d->names);
+    VEC_FREE(d->dtors);
 }
+
+/* The names of numbers the interpreter and C++ lay out alike. */
+static const char *const number_types[] = {"bool", "char", "short", "int", "long", "float", "double", "signed",
+                                           "unsigned", "size_t", "ssize_t", "ptrdiff_t", "intptr_t", "uintptr_t",
+                                           "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t",
+                                           "int64_t", "uint64_t", NULL};
 
 static void parse_decl(const toks_t *t, decl_t *d) {
     memset(d, 0, sizeof *d);
@@ -299,6 +323,9 @@ static void parse_decl(const toks_t *t, decl_t *d) {
         d->has_init = true;
         return;
     }
+    d->spec_end = c.i;
+    d->plain_spec = c.i > 0;
+    for (size_t k = 0; k < c.i; k++) d->plain_spec = d->plain_spec && is_one_of(&t->v[k], number_types);
     if (!declarator(&c, d, true)) {
         decl_free(d);
         memset(d, 0, sizeof *d);
@@ -431,6 +458,38 @@ static bool type_definition(const toks_t *t) {
     return k < t->n && (is(&t->v[k], "{") || is(&t->v[k], ":"));
 }
 
+static char *tok_span(const toks_t *t, size_t a, size_t b) {
+    if (a >= b) return xstrdup("");
+    return xstrndup(t->v[a].s, (size_t)(t->v[b - 1].s + t->v[b - 1].n - t->v[a].s));
+}
+
+/* A declaration of numbers (and pointers and arrays of them), each
+ * declarator at most "= expression": the interpreter can hold its
+ * variables, so that interpreted cells see them too. The declarations
+ * without initialisers, and the initialisations as assignments. */
+static void share_texts(const char *code, const toks_t *t, const decl_t *d, native_item_t *it) {
+    (void)code;
+    if (!d->plain_spec || d->is_const || d->dtors.n != d->names.n) return;
+    for (size_t k = 0; k < d->dtors.n; k++)
+        if (d->dtors.v[k].other_init) return;
+    char *spec = tok_span(t, 0, d->spec_end);
+    strbuf_t decl = {0}, init = {0};
+    for (size_t k = 0; k < d->dtors.n; k++) {
+        const dtor_t *dt = &d->dtors.v[k];
+        char *dn = tok_span(t, dt->start, dt->end);
+        sb_printf(&decl, "%s %s;\n", spec, dn);
+        free(dn);
+        if (dt->init) {
+            char *e = tok_span(t, dt->init, dt->init_end);
+            sb_printf(&init, "%s = %s;\n", d->names.v[k], e);
+            free(e);
+        }
+    }
+    free(spec);
+    it->share_decl = sb_take(&decl);
+    it->share_init = init.len ? sb_take(&init) : NULL;
+}
+
 /* __device__, __constant__ or __managed__ among a declaration's specifiers
  * (not in its initializer: a __device__ lambda makes no device variable). */
 static bool device_specified(const toks_t *t) {
@@ -488,6 +547,8 @@ static void classify(const char *code, const cell_item_t *ci, native_item_t *it)
             it->nnames = (int)d.names.n;
             it->names = d.names.v;
             if (d.names.n) snprintf(it->key, sizeof it->key, "var:%s", d.names.v[0]);
+            share_texts(code, &t, &d, it);
+            VEC_FREE(d.dtors);
         }
     }
     free(t.v);
@@ -517,13 +578,15 @@ void native_items_free(native_items_t *items) {
         free(it->decl);
         free(it->params);
         free(it->args);
+        free(it->share_decl);
+        free(it->share_init);
     }
     VEC_FREE(*items);
 }
 
 bool native_items_define(const native_items_t *items, const char *name) {
     for (size_t i = 0; i < items->n; i++)
-        for (int k = 0; k < items->v[i].nnames; k++)
+        for (int k = 0; k < items->v[i].nnames && items->v[i].kind != NI_SHARED; k++)
             if (!strcmp(items->v[i].names[k], name)) return true;
     return false;
 }

@@ -20,6 +20,8 @@ typedef enum {
     NI_KERNEL,     /* a __global__ function (not a template): compiled in its own cell only */
     NI_DEVICE_VAR, /* a __device__, __constant__ or __managed__ variable */
     NI_VARIABLE,   /* a global variable: defined in its cell, bound by reference in later ones */
+    NI_SHARED,     /* a variable of numbers the interpreter holds (native_cell.c decides): both kinds of
+                    * cell see it; in the unit its initialisers are assignments, run in order */
     NI_STATEMENT,  /* run once, in the cell's order */
 } native_kind_t;
 
@@ -34,6 +36,8 @@ typedef struct {
     char *params;            /* NI_KERNEL: its parameter list with every parameter named
                               * ("float *a, int icuda_p1"); NULL when it cannot be told */
     char *args;              /* NI_KERNEL: the addresses of those parameters ("(void *)&a, (void *)&icuda_p1") */
+    char *share_decl;        /* NI_VARIABLE of numbers: its declarations without initialisers ("int n;\n") */
+    char *share_init;        /* ... and its initialisations as assignments ("n = 1 << 20;\n"), or NULL */
 } native_item_t;
 
 typedef struct {

@@ -75,7 +75,8 @@ static bool wanted(const native_entry_t *e, char **ids, char **cells) {
     case NI_VARIABLE:
     case NI_DEVICE_VAR:
     case NI_KERNEL: return named(e, ids);
-    case NI_STATEMENT: return false;
+    case NI_STATEMENT:
+    case NI_SHARED: return false; /* never kept: the interpreter holds it */
     }
     return false;
 }

@@ -167,7 +167,8 @@ static void prelude(const native_session_t *ns, const native_selection_t *sel, i
                           g->is_const ? "const " : "", id, g->name, g->is_const ? "const " : "", id, g->name, g->cell);
             }
             break;
-        case NI_STATEMENT: break;
+        case NI_STATEMENT:
+        case NI_SHARED: break;
         }
     }
 }
