@@ -191,3 +191,26 @@ def test_native_cells_see_the_rest_of_the_session():
         # what the native cell changed in device memory, the interpreter reads
         msgs = ok(k, "float back2 = 0; cudaMemcpy(&back2, d + 10, 4, cudaMemcpyDeviceToHost);\nprintf(\"%.0f\\n\", back2);")
         assert "20" in stdout_of(msgs)
+
+
+@needs_gpu
+@timeout(900)
+def test_a_native_cells_numbers_are_the_sessions():
+    """A native cell's variables of numbers (and pointers to them) are the
+    interpreter's: interpreted cells, %who and later native cells see the
+    same storage."""
+    with kernel() as k:
+        ok(k, "%%cxx\n#include <vector>\n#include <numeric>\nstd::vector<int> v(100);\n"
+              "std::iota(v.begin(), v.end(), 1);\nint total = std::accumulate(v.begin(), v.end(), 0);\n"
+              "float *dbuf;\ncudaMalloc(&dbuf, 100 * sizeof(float));\nsize_t count = v.size();")
+        msgs = ok(k, 'printf("%d %zu\\n", total, count);\ntotal += 1;')
+        assert "5050 100" in stdout_of(msgs), stdout_of(msgs)
+        msgs = ok(k, "%who")
+        assert "total" in stdout_of(msgs) + str([m["content"].get("data") for m in msgs]), msgs
+        # the interpreter launches on the native cell's device buffer
+        ok(k, "__global__ void fill(float *p, int n) { int i = threadIdx.x; if (i < n) p[i] = i; }\n"
+              "fill<<<1, 100>>>(dbuf, 100);\nfloat back[100];\n"
+              "cudaMemcpy(back, dbuf, sizeof back, cudaMemcpyDeviceToHost);")
+        msgs = ok(k, "%%cxx\nfloat h = 0; cudaMemcpy(&h, dbuf + 7, 4, cudaMemcpyDeviceToHost);\n"
+                     "printf(\"%d %.0f %zu\\n\", total, h, v.size());")
+        assert "5051 7 100" in stdout_of(msgs), stdout_of(msgs)
