@@ -276,7 +276,9 @@ void interp_host_tier_take(interp_t *in, long *entries, long *compiled, double *
 typedef struct {
     char type[256];
     void *storage;
-    bool pointer;   /* then raw is its value, and storage holds the interpreter's own word for it */
+    bool pointer;   /* a pointer to the interpreter's host memory: raw is the address it holds (storage holds
+                     * the interpreter's own word for it); a pointer holding a real address (device
+                     * memory, NULL) is bound as the variable itself, false here */
     uint64_t raw;
 } interp_native_var_t;
 bool interp_native_var(interp_t *in, const char *name, interp_native_var_t *out);

@@ -194,6 +194,12 @@ int native_cell_run(const native_ctx_t *x, const char *code, const char *cell, c
 
     /* the unit names this cell NATIVE_THIS_CELL, not "In [7]": an unchanged
      * cell run again under another number is the same unit, found compiled */
+    /* a variable of numbers is the interpreter's: both kinds of cell see it */
+    for (size_t i = 0; i < items.n && ns->links.share && gc; i++) {
+        native_item_t *it = &items.v[i];
+        if (it->kind == NI_VARIABLE && it->share_decl && ns->links.share(ns->links.ctx, it->share_decl, cell))
+            it->kind = NI_SHARED;
+    }
     native_bounds_t bounds = {0};
     char *unit = native_unit(ns, live, code, &items, NATIVE_THIS_CELL, &bounds);
     char *extra[NFLAGS + 1];

@@ -78,7 +78,7 @@ int native_pp_rank(const char *code, const native_items_t *items, size_t i) {
 void native_session_add_items(native_session_t *ns, const char *code, const native_items_t *items, const char *cell) {
     for (size_t i = 0; i < items->n; i++) {
         const native_item_t *it = &items->v[i];
-        if (it->kind == NI_STATEMENT) continue;
+        if (it->kind == NI_STATEMENT || it->kind == NI_SHARED) continue;
         if (it->kind == NI_KERNEL && !it->decl) continue; /* no declaration could be made of it */
         native_entry_t e;
         memset(&e, 0, sizeof e);

@@ -66,6 +66,10 @@ typedef struct {
     void *ctx;
     bool (*bind)(void *ctx, const char *name, native_binding_t *out);
     void (*device)(void *ctx, strbuf_t *b);
+    /* share declares decl (numbers only, no initialisers) in the
+     * interpreter, for a native cell's variables both kinds of cell see;
+     * false when the interpreter refuses it */
+    bool (*share)(void *ctx, const char *decl, const char *cell);
 } native_links_t;
 
 /* What a unit binds through the registry: name -> value, sent with the run. */

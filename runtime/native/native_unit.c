@@ -180,15 +180,23 @@ bool native_type_spellable(const char *type) {
 
 /* The cell itself: declarations where they stand, registered after
  * themselves; runs of statements wrapped in one function each. */
+/* What an item runs among the cell's statements: a statement itself, or
+ * the initialisations of a variable the interpreter holds; NULL for a
+ * declaration. */
+static bool runs(const native_item_t *it) { return it->kind == NI_STATEMENT || it->kind == NI_SHARED; }
+
 static void cell_body(const char *code, const native_items_t *items, const char *cell, strbuf_t *b) {
     int k = 0;
     for (size_t i = 0; i < items->n;) {
         const native_item_t *it = &items->v[i];
-        if (it->kind == NI_STATEMENT) {
+        if (runs(it)) {
             sb_printf(b, "\n#line 1 \"<icuda>\"\nint icuda_run_%d(void) {", k);
-            for (; i < items->n && items->v[i].kind == NI_STATEMENT; i++) {
-                line(b, items->v[i].first_line, cell);
-                sb_append(b, code + items->v[i].start, items->v[i].end - items->v[i].start);
+            for (; i < items->n && runs(&items->v[i]); i++) {
+                const native_item_t *s = &items->v[i];
+                if (s->kind == NI_SHARED && !s->share_init) continue;
+                line(b, s->first_line, cell);
+                if (s->kind == NI_SHARED) sb_puts(b, s->share_init);
+                else sb_append(b, code + s->start, s->end - s->start);
             }
             sb_printf(b, "\n#line 1 \"<icuda>\"\nreturn 0; }\nstatic int icuda_ran_%d = icuda_native::run(icuda_run_%d);\n", k, k);
             k++;

@@ -47,6 +47,12 @@ ok_streams = functools.partial(support.ok_streams, t=180)
 error_streams = functools.partial(support.error_streams, t=180)
 
 
+def cell_streams(k, code):
+    """Runs a cell that may fail: (its execute_reply's content, its stdout, its stderr)."""
+    c, msgs = support.run(k, code, 180)
+    return c, stdout_of(msgs), stdout_of(msgs, "stderr")
+
+
 def cache_env():
     return {"XDG_CACHE_HOME": tempfile.mkdtemp(prefix="icuda-program-cache-")}
 
@@ -411,30 +417,30 @@ def test_the_libraries_its_includes_name_are_linked():
     env = cache_env()
     try:
         with kernel(env=env) as k:
-            c, out, err = run(k, "%%program\n" + CUBLAS)
+            c, out, err = cell_streams(k, "%%program\n" + CUBLAS)
             built_then_ran(c, out)
             assert "icuda: linking -lcublas -lcufft (the program includes cublas_v2.h, cufft.h)\n" in err, err
             # found in the cache: nothing compiled, nothing said
-            c, out, err = run(k, "%%program\n" + CUBLAS)
+            c, out, err = cell_streams(k, "%%program\n" + CUBLAS)
             built_then_ran(c, out)
             assert "linking" not in err, err
             # a library the options name already is not added again
-            c, out, err = run(k, "%%program -lcublas\n" + CUBLAS)
+            c, out, err = cell_streams(k, "%%program -lcublas\n" + CUBLAS)
             built_then_ran(c, out)
             assert "icuda: linking -lcufft (the program includes cufft.h)\n" in err, err
             # a pasted program (main, no magic) links the same way
-            c, out, err = run(k, CUBLAS + "\n// pasted")
+            c, out, err = cell_streams(k, CUBLAS + "\n// pasted")
             built_then_ran(c, out)
             assert "icuda: linking -lcublas -lcufft" in err, err
             # through a %%header file it includes
-            ok(k, "%%header blas_all.cuh\n#pragma once\n#include <cublas_v2.h>")
-            c, out, err = run(k, '%%program\n#include <cstdio>\n#include "blas_all.cuh"\n'
+            ok_streams(k, "%%header blas_all.cuh\n#pragma once\n#include <cublas_v2.h>")
+            c, out, err = cell_streams(k, '%%program\n#include <cstdio>\n#include "blas_all.cuh"\n'
                                  'int main() { cublasHandle_t h; int s = cublasCreate(&h);\n'
                                  '    printf("cublasCreate: %d\\n", s); return s != 0; }')
             built_then_ran(c, out)
             assert "icuda: linking -lcublas (the program includes cublas_v2.h)\n" in err, err
             # curand_kernel.h is device code in headers: nothing to link; one in a comment counts for nothing
-            out, err = ok(k, "%%program\n#include <cstdio>\n#include <curand_kernel.h>\n// #include <cufft.h>\n"
+            out, err = ok_streams(k, "%%program\n#include <cstdio>\n#include <curand_kernel.h>\n// #include <cufft.h>\n"
                              "__global__ void k(curandState *s) { curand_init(1, 0, 0, s); }\n"
                              "int main() { puts(\"no library\"); }")
             assert out == "no library\n" and "linking" not in err, err

@@ -5,7 +5,7 @@
 #include "check.h"
 #include "runtime/native/native_items.h"
 
-static const char *const kind_names[] = {"pp", "repeat", "kernel", "device_var", "variable", "statement"};
+static const char *const kind_names[] = {"pp", "repeat", "kernel", "device_var", "variable", "shared", "statement"};
 
 /* The kinds of a cell's items, as "kind kind ...", and the names of its
  * variables as "name,name|name". */
