@@ -29,3 +29,18 @@ void make_into(float **out, int n) {
         out = gpu_or_no_device(k, "float *d2; make_into(&d2, 16);")
         assert out.strip() in NO_GPU, out
 
+
+def test_host_classes_and_template_prototypes_stay_out_of_the_device_compile():
+    with shared_kernel() as k:
+        out = stdout_of(ok(k, """#include <stdio.h>
+struct Timer {
+    Timer() { printf("start\\n"); }
+    ~Timer() { printf("stop\\n"); }
+    double t;
+};
+template <typename T> void fill(T *p, int n);
+__global__ void square(float *p, int n) { int i = threadIdx.x; if (i < n) p[i] *= p[i]; }
+template <typename T> void fill(T *p, int n) { for (int i = 0; i < n; i++) p[i] = T(i); }"""))
+        assert "error" not in out.lower(), out
+        out = stdout_of(ok(k, "{ Timer t; float b[4]; fill(b, 4); printf(\"%g\\n\", b[3]); }"))
+        assert out.split() == ["start", "3", "stop"], out
