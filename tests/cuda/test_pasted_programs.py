@@ -44,3 +44,45 @@ template <typename T> void fill(T *p, int n) { for (int i = 0; i < n; i++) p[i] 
         assert "error" not in out.lower(), out
         out = stdout_of(ok(k, "{ Timer t; float b[4]; fill(b, 4); printf(\"%g\\n\", b[3]); }"))
         assert out.split() == ["start", "3", "stop"], out
+
+
+def test_a_kernel_named_as_a_value_in_host_code():
+    with shared_kernel() as k:
+        ok(k, "__global__ void square(float *p, int n) { int i = threadIdx.x; if (i < n) p[i] *= p[i]; }")
+        out = stdout_of(ok(k, """void *f = (void *)square;
+const void *g = reinterpret_cast<const void *>(square);
+printf("%d %d\\n", f != NULL, f == g);"""))
+        assert out == "1 1\n", out
+        gpu_or_no_device(k, "cudaFuncAttributes attr; cudaFuncGetAttributes(&attr, square);")
+        gpu_or_no_device(k, "int minGrid, block; cudaOccupancyMaxPotentialBlockSize(&minGrid, &block, square, 0, 64);")
+        gpu_or_no_device(k, "cudaFuncGetAttributes(&attr, f);")
+        gpu_or_no_device(k, """float *d = NULL; int n = 0; void *args[] = {&d, &n};
+cudaLaunchKernel((void *)square, dim3(1), dim3(1), args, 0, 0);""")
+        e, v = err(k, "square(d, n);")
+        assert e == "TypeError" and "is a kernel: launch it with square<<<" in v, v
+
+
+def test_a_table_of_kernels_is_launched_through_its_elements():
+    with shared_kernel() as k:
+        ok(k, """__global__ void deriv_x(float *f, float *df) { df[threadIdx.x] = 2 * f[threadIdx.x]; }
+__global__ void deriv_y(float *f, float *df) { df[threadIdx.x] = 3 * f[threadIdx.x]; }""")
+        out = stdout_of(ok(k, """typedef void (*kfn)(float *, float *);
+kfn table[2] = {deriv_x, deriv_y};
+float *f = NULL, *df = NULL;
+printf("%d %d\\n", table[0] == deriv_x, table[1] == deriv_x);"""))
+        assert out == "1 0\n", out
+        gpu_or_no_device(k, "for (int i = 0; i < 2; i++) table[i]<<<1, 1>>>(f, df);")
+        e, v = err(k, "table[1]<<<1, 1>>>(f);")
+        assert e == "TypeError" and "deriv_y takes 2 arguments" in v, v
+        e, v = err(k, "kfn none = NULL; none<<<1, 1>>>(f, df);")
+        assert e == "RuntimeError" and "NULL" in v, v
+
+
+def test_a_template_kernel_launched_with_its_arguments_deduced():
+    with shared_kernel() as k:
+        ok(k, "template <typename T> __global__ void scale(T *p, T a, int n) "
+              "{ int i = threadIdx.x; if (i < n) p[i] *= a; }")
+        c, msgs = run(k, "float *d_float = NULL; int n = 0;\nscale<<<1, 32>>>(d_float, 2.0f, n);")
+        assert c["status"] == "ok" or (c["ename"] in NO_GPU and "scale<float>" in c["evalue"]), c
+        e, v = err(k, "scale<<<1, 32>>>(d_float, 2.0, n);")
+        assert e == "TypeError" and "deduced as both float and double" in v, v

@@ -343,6 +343,7 @@ struct interp {
     interp_hooks_t hooks;
     lang_upcalls_t up;   /* the stages above the evaluator (set up by session.c) */
     interp_header_fn header_text; void *header_ctx; /* #include "x" of a %%header (lex.c) */
+    interp_kernel_fn kernel_decl; void *kernel_ctx;  /* device cells' kernels (parse_kernel.c) */
     type_t *dim3_type, *file_type, *size_type;
     gvar_t **gvars; int ngvars, capgvars; /* all ever made, to free */
     void *tmp[2];        /* a builtin's scratch, freed if the cell stops inside it */
