@@ -160,7 +160,7 @@ static void top_item(P *p) {
         return;
     }
     if (is_type_start(p, t) && !(is_typedef_name(p, t) && PEEK(1)->kind == TK_PUNCT && PEEK(1)->id == P_LPAREN &&
-                                 is_dim3(lookup(p, t)->ty))) {
+                                 is_dim3(lookup(p, t)->ty)) && !cxx_functional_cast_ahead(p, p->i, true)) {
         int st;
         bool skip;
         type_t *b = decl_specs(p, &st, &skip);
@@ -173,7 +173,7 @@ static void top_item(P *p) {
     }
     /* a statement; an expression without ';' at the very end is the cell's value */
     bool exprstart = !(t->kind == TK_KW && t->id != KW_SIZEOF && t->id != KW_TRUE && t->id != KW_FALSE &&
-                       t->id != KW_NULLPTR && t->id != KW_ALIGNOF) &&
+                       t->id != KW_NULLPTR && t->id != KW_ALIGNOF && !cxx_functional_cast_ahead(p, p->i, true)) &&
                      !(t->kind == TK_PUNCT && (t->id == P_LBRACE)) &&
                      !(t->kind == TK_IDENT && PEEK(1)->kind == TK_PUNCT && PEEK(1)->id == P_COLON);
     if (exprstart) {
