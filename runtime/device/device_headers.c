@@ -34,6 +34,11 @@
 #define EMPTY "#pragma once\n"
 #define STDDEF "#pragma once\n#include <cuda/std/cstddef>\n"
 #define STDBOOL "#pragma once\n"
+/* gettimeofday is the host's; device code that declares a struct timeval
+ * still compiles */
+#define SYS_TIME                                                                \
+    "#pragma once\nstruct timeval { long tv_sec; long tv_usec; };\n"           \
+    "struct timezone { int tz_minuteswest; int tz_dsttime; };\n"
 /* CUB's umbrella header pulls in its device-wide algorithms, which are host
  * code (they launch kernels) and need the C++ host library: under NVRTC it
  * stands for the parts a kernel can use, block, warp and thread level. */
@@ -61,6 +66,7 @@ const device_header_t device_std_headers[] = {
     {"time.h", EMPTY},     {"ctime", EMPTY},      {"math.h", MATH},     {"cmath", MATH},
     {"stdint.h", STDINT},  {"cstdint", STDINT},   {"inttypes.h", STDINT}, {"cinttypes", STDINT}, {"limits.h", LIMITS},
     {"climits", LIMITS},   {"float.h", FLOATS},   {"cfloat", FLOATS},   {"stddef.h", STDDEF},
-    {"cstddef", STDDEF},   {"stdbool.h", STDBOOL}, {"cub/cub.cuh", CUB_KERNEL_PARTS},
+    {"cstddef", STDDEF},   {"stdbool.h", STDBOOL}, {"sys/time.h", SYS_TIME}, {"strings.h", EMPTY},
+    {"cub/cub.cuh", CUB_KERNEL_PARTS},
 };
 const int device_std_header_count = sizeof device_std_headers / sizeof device_std_headers[0];

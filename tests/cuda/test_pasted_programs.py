@@ -86,3 +86,20 @@ def test_a_template_kernel_launched_with_its_arguments_deduced():
         assert c["status"] == "ok" or (c["ename"] in NO_GPU and "scale<float>" in c["evalue"]), c
         e, v = err(k, "scale<<<1, 32>>>(d_float, 2.0, n);")
         assert e == "TypeError" and "deduced as both float and double" in v, v
+
+
+def test_sys_time_strings_and_iterator_headers_are_interpreted():
+    with shared_kernel() as k:
+        msgs = ok(k, """#include <stdio.h>
+#include <sys/time.h>
+#include <strings.h>
+#include <iterator>
+#include <vector>
+__global__ void touch(float *p) { struct timeval t; t.tv_sec = 1; p[0] = t.tv_sec; }
+double wall(void) { struct timeval tv; gettimeofday(&tv, NULL); return tv.tv_sec + tv.tv_usec * 1e-6; }
+int a[3] = {1, 2, 3};
+std::vector<int> v;
+std::copy(std::begin(a), std::end(a), std::back_inserter(v));
+printf("%d %d %zu\\n", wall() > 0, strcasecmp("GPU", "gpu"), v.size());""")
+        assert stdout_of(msgs).splitlines()[-1] == "1 0 3", stdout_of(msgs)
+        assert "native" not in stdout_of(msgs, "stderr"), stdout_of(msgs, "stderr")

@@ -327,6 +327,70 @@ static val_t v_ctor_range(node_t *c, val_t *a, int n, frame_t *f) {
     return (val_t){.u = 0};
 }
 
+/* std::copy(first, last, std::back_inserter(v)): the range's elements
+ * pushed back, converted as an assignment converts numbers. */
+typedef struct { cx_class_t *cls; type_t *src; } append_t;
+static val_t v_append(node_t *c, val_t *a, int n, frame_t *f) {
+    append_t *ap = ((builtin_t *)c->p)->data;
+    cx_class_t *k = ap->cls;
+    type_t *t = ELT(k), *s = ap->src;
+    uint64_t p = a[1].u, q = a[2].u;
+    if (p == q) return (val_t){.u = 0};
+    if (!p || !q || ptr_slot(p) != ptr_slot(q) || ptr_off(q) < ptr_off(p) || (ptr_off(q) - ptr_off(p)) % (int64_t)s->size)
+        rt_error(c, "std::copy(first, last, ...): first and last must point into one array, first not after last");
+    uint64_t cnt = (uint64_t)(ptr_off(q) - ptr_off(p)) / s->size;
+    mem_at(p, cnt * s->size, 0, c->list[1]); /* all readable */
+    xvec_t *v = (xvec_t *)cx_obj(a, 0, sizeof(xvec_t), c);
+    vec_valid(k, v, c);
+    /* the range may be this vector's own elements, which growing moves */
+    bool own = v->data && ptr_slot(p) == ptr_slot(v->data);
+    int64_t rel = own ? ptr_off(p) - ptr_off(v->data) : 0;
+    reserve(k, v, v->size + cnt, c);
+    if (own) p = ptr_add(v->data, rel);
+    for (uint64_t i = 0; i < cnt; i++) {
+        val_t x;
+        uint64_t src = ptr_add(p, (int64_t)(i * s->size));
+        if (cx_class_of(t)) x.u = src;
+        else if (ty_is_aggr(t)) x.p = mem_at(src, t->size, 0, c);
+        else {
+            x = load_code(tcode(s), mem_at(src, s->size, 0, c));
+            if (t->kind == T_BOOL) x.i = ty_is_float(s) ? x.d != 0 : x.u != 0;
+            else if (ty_is_float(s) && !ty_is_float(t)) x.i = t->is_unsigned ? (int64_t)(uint64_t)x.d : (int64_t)x.d;
+            else if (!ty_is_float(s) && ty_is_float(t)) x.d = s->is_unsigned ? (double)x.u : (double)x.i;
+        }
+        elt_put(t, at_word(v, t, v->size), x, c);
+        v->size++;
+    }
+    return (val_t){.u = 0};
+}
+
+node_t *cx_vector_append(P *p, node_t *vec, node_t *first, node_t *last, loc_t *l) {
+    cx_class_t *k = cx_class_of(vec->ty);
+    if (!k || k->lib != LIB_VECTOR || !vec->is_place)
+        type_error(l, "std::back_inserter takes a std::vector variable here, not %s", tyname(vec->ty));
+    first = rvalue(p, first);
+    last = rvalue(p, last);
+    if (first->ty->kind != T_PTR || last->ty->kind != T_PTR || !ty_same(ty_unqual(first->ty->base), ty_unqual(last->ty->base)))
+        type_error(l, "std::copy's first and last are pointers into one array (or a vector's begin() and end()), "
+                   "not %s and %s", tyname(first->ty), tyname(last->ty));
+    type_t *s = ty_unqual(first->ty->base), *t = ELT(k);
+    if (!ty_same(s, t) && !(ty_is_arith(s) && ty_is_arith(t)))
+        type_error(l, "std::copy of %s elements into %s", tyname(s), k->name);
+    if (s->kind == T_VOID || !s->size) type_error(l, "std::copy of a range of %s", tyname(first->ty));
+    append_t *ap = palloc(p, sizeof *ap);
+    ap->cls = k;
+    ap->src = s;
+    builtin_t *b = palloc(p, sizeof *b);
+    b->name = "std::copy";
+    b->fn = v_append;
+    b->data = ap;
+    node_t **av = palloc(p, sizeof(node_t *) * 3);
+    av[0] = cx_this_word(p, vec);
+    av[1] = first;
+    av[2] = last;
+    return mk_builtin(l, b, &ty_void, av, 3);
+}
+
 static node_t *vec_ctor(P *p, cx_method_t *m, node_t *obj, node_t **args, int n, loc_t *l) {
     cx_class_t *k = m->cls;
     type_t *t = ELT(k);
