@@ -162,21 +162,33 @@ static val_t v_end(node_t *c, val_t *a, int n, frame_t *f) {
     xvec_t *v = V(a, 0, c);
     return (val_t){.u = v->data ? at_word(v, ELT(CLS(c)), v->size) : 0};
 }
+/* An index past the size but within the capacity: storage that reserve()
+ * (or a shrunk size) left without elements, which writes through data()
+ * do not make. */
+static const char *reserved_hint(xvec_t *v, uint64_t i, char *b, size_t n) {
+    if (i < v->size || i >= v->cap) return "";
+    snprintf(b, n, "; its capacity is %" PRIu64 ", but capacity is no elements: reserve() makes none, nor do writes "
+             "through data(), so size() is still %" PRIu64 "; resize() makes them", v->cap, v->size);
+    return b;
+}
+
 static val_t v_index(node_t *c, val_t *a, int n, frame_t *f) {
     xvec_t *v = V(a, 0, c);
     int64_t i = a[1].i;
     if ((uint64_t)i >= v->size) {
-        char b[120];
-        rt_error(c, "out-of-bounds index: %s[%" PRId64 "] but %s has %" PRIu64 " element%s (%s, valid indexes 0 to %" PRId64 ")",
-                 vname(c, b, sizeof b), i, b, v->size, v->size == 1 ? "" : "s", CLS(c)->name, (int64_t)v->size - 1);
+        char b[120], h[240];
+        rt_error(c, "out-of-bounds index: %s[%" PRId64 "] but %s has %" PRIu64 " element%s (%s, valid indexes 0 to %" PRId64 ")%s",
+                 vname(c, b, sizeof b), i, b, v->size, v->size == 1 ? "" : "s", CLS(c)->name, (int64_t)v->size - 1,
+                 reserved_hint(v, (uint64_t)i, h, sizeof h));
     }
     return (val_t){.u = at_word(v, ELT(CLS(c)), (uint64_t)i)};
 }
 static val_t v_at(node_t *c, val_t *a, int n, frame_t *f) {
     xvec_t *v = V(a, 0, c);
+    char h[240];
     if (a[1].u >= v->size)
-        rt_error(c, "std::out_of_range: vector::_M_range_check: __n (which is %" PRIu64 ") >= this->size() (which is %" PRIu64 ")",
-                 a[1].u, v->size);
+        rt_error(c, "std::out_of_range: vector::_M_range_check: __n (which is %" PRIu64 ") >= this->size() (which is %" PRIu64 ")%s",
+                 a[1].u, v->size, reserved_hint(v, a[1].u, h, sizeof h));
     return (val_t){.u = at_word(v, ELT(CLS(c)), a[1].u)};
 }
 static val_t v_front(node_t *c, val_t *a, int n, frame_t *f) {
