@@ -103,3 +103,14 @@ std::copy(std::begin(a), std::end(a), std::back_inserter(v));
 printf("%d %d %zu\\n", wall() > 0, strcasecmp("GPU", "gpu"), v.size());""")
         assert stdout_of(msgs).splitlines()[-1] == "1 0 3", stdout_of(msgs)
         assert "native" not in stdout_of(msgs, "stderr"), stdout_of(msgs, "stderr")
+
+
+def test_cub_block_level_compiles_whatever_cub_header_the_cell_includes():
+    with shared_kernel() as k:
+        for header in ("cub/cub.cuh", "cub/device/device_reduce.cuh", "cub/device/device_radix_sort.cuh",
+                       "cub/util_allocator.cuh"):
+            name = header.split("/")[-1].split(".")[0]
+            msgs = ok(k, f"#include <{header}>\n"
+                         f"__global__ void sum_{name}(int *p) {{ typedef cub::BlockReduce<int, 128> R; "
+                         "__shared__ typename R::TempStorage t; p[0] = R(t).Sum(p[threadIdx.x]); }", t=300)
+            assert f"sum_{name}(int *p)" in stdout_of(msgs), (header, stdout_of(msgs))
