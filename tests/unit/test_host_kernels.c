@@ -109,6 +109,8 @@ static void kernel_values(void) {
                   "const void *g = reinterpret_cast<const void *>(deriv_y);\n"
                   "printf(\"%d %d %d\\n\", f != NULL, f == (void *)square, g == f);") == 0);
     CHECK_STR(last_out.out, "1 1 0\n");
+    CHECK(run(in, "cudaFuncGetAttributes(&attr, &deriv_x);") == 0); /* &k is k, as for a function */
+    CHECK_STR(called, "cudaFuncGetAttributes deriv_x");
     CHECK(run(in, "int minGrid, block;\n"
                   "cudaOccupancyMaxPotentialBlockSize(&minGrid, &block, square, 0, 100);") == 0);
     CHECK_STR(called, "cudaOccupancyMaxPotentialBlockSize square");

@@ -807,6 +807,8 @@ static node_t *unary_inner(P *p) {
             if (e->ty->kind == T_FUNC && e->op == FD_USER)
                 return mk_const(&l, ty_ptr(e->ty), (val_t){.u = ((uint64_t)SLOT_FUNC << PTR_SLOT_SHIFT) | (uint64_t)((fbox_t *)e->p)->id});
             if (e->ty->kind == T_FUNC) type_error(&l, "cannot take the address of a built-in function");
+            if (e->is_const && e->ty->kind == T_PTR && e->ty->base->kind == T_FUNC && e->ty->base->oldstyle)
+                return e; /* &kernel: a kernel's value is its address already (parse_kernel.c) */
             if (!e->is_place) {
                 char b[100];
                 type_error(&l, "cannot take the address of %s: it is a value, not a variable", loc_text(&e->loc, b, sizeof b));
