@@ -333,9 +333,10 @@ int api_memset(cs_call_t *c, bool async) {
     if (n < 0) return call_misuse(c, "a negative byte count (%lld)", (long long)n);
     const interp_arg_t *a = &c->a[0];
     if ((r = call_fits(c, 0, (uint64_t)n, "into"))) return r;
-    if (a->place != INTERP_PLACE_DEVICE && a->place != INTERP_PLACE_MANAGED)
+    if (a->place != INTERP_PLACE_DEVICE && a->place != INTERP_PLACE_MANAGED && a->place != INTERP_PLACE_UNKNOWN)
         return call_misuse(c, "%s is %s; cudaMemset fills device memory (use memset on the host)", call_arg_name(a),
                            call_place_name(a->place));
+    if ((r = known(c, 0, (uint64_t)n))) return r;
     gpu_handle_t s;
     if ((r = call_stream_arg(c, 3, &s))) return r;
     if ((r = call_ready(c))) return r;
