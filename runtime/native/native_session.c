@@ -209,3 +209,12 @@ void native_bounds_free(native_bounds_t *b) {
     for (size_t i = 0; i < b->n; i++) free(b->v[i].name);
     VEC_FREE(*b);
 }
+
+const native_entry_t *native_session_last_include(const native_session_t *ns) {
+    for (size_t i = ns->prelude.n; i-- > 0;) {
+        const native_entry_t *e = &ns->prelude.v[i];
+        const char *t = e->text + strspn(e->text, " \t");
+        if (e->kind == NI_PP && *t == '#' && !strncmp(t + 1 + strspn(t + 1, " \t"), "include", 7)) return e;
+    }
+    return NULL;
+}
