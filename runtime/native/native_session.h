@@ -9,8 +9,8 @@
  * while its global variables, __device__/__constant__ variables and kernels
  * are made once, in the worker, and later cells reach them through the
  * worker's registry: a variable by reference (typed as its own cell's
- * compiler spelled the type), a kernel through a bridge that launches the
- * defining cell's kernel, so that there is one copy of each object and of
+ * compiler spelled the type), a kernel as a pointer to the defining cell's
+ * registered host stub, so that there is one copy of each object and of
  * each kernel's device state. Objects live as long as the worker: after it
  * is replaced, the cells that made them must run again, and this session
  * knows which. */

@@ -19,8 +19,8 @@
 
 #include "runtime/base/strbuf.h"
 
-/* What every native cell's object starts with: the worker's registry, the
- * launch bridge and the runner of the cell's statements. */
+/* What every native cell's object starts with: the worker's registry and
+ * the runner of the cell's statements. */
 static const char header[] =
     "#line 1 \"<icuda>\"\n"
     "#include <cstdio>\n"
@@ -36,7 +36,6 @@ static const char header[] =
     "int icuda_native_failed(void);\n"
     "void icuda_native_fail(const char *, const char *);\n"
     "void icuda_native_returned(int);\n"
-    "cudaError_t __cudaPopCallConfiguration(dim3 *, dim3 *, size_t *, void *);\n"
     "}\n"
     "namespace icuda_native {\n"
     "inline char *type_name(const char *mangled) {\n"
@@ -60,13 +59,6 @@ static const char header[] =
     "        std::abort();\n"
     "    }\n"
     "    return p;\n"
-    "}\n"
-    "inline void launch(const char *key, const char *cell, void **args) {\n"
-    "    dim3 g, b;\n"
-    "    size_t sh = 0;\n"
-    "    cudaStream_t st = 0;\n"
-    "    __cudaPopCallConfiguration(&g, &b, &sh, &st);\n"
-    "    cudaLaunchKernel(need(key, cell), g, b, args, sh, st);\n"
     "}\n"
     "template <class F> inline int run(F body) {\n"
     "    if (icuda_native_failed()) return 0;\n"
@@ -131,8 +123,7 @@ static void host_side(const native_session_t *ns, const native_selection_t *sel,
  * defines again (its own definition stands; a cell run again is one). */
 static void prelude(const native_session_t *ns, const native_selection_t *sel, int live, const native_items_t *items,
                     strbuf_t *b) {
-    int k = 0;
-    for (size_t i = 0; i < ns->prelude.n; i++, k++) {
+    for (size_t i = 0; i < ns->prelude.n; i++) {
         const native_entry_t *e = &ns->prelude.v[i];
         if (e->kind == NI_PP || !sel->prelude[i] || native_items_have_key(items, e->key)) continue; /* # lines: pp_lines */
         switch (e->kind) {
@@ -143,15 +134,18 @@ static void prelude(const native_session_t *ns, const native_selection_t *sel, i
             sb_putc(b, '\n');
             break;
         case NI_KERNEL: {
-            line(b, e->first_line, e->cell);
-            sb_puts(b, e->text);
-            sb_putc(b, '\n');
             const native_global_t *g = native_session_global(ns, e->key);
-            if (!g || g->worker != live || !e->params || !g->type[0]) break; /* launching it fails to link: said then */
-            sb_printf(b, "#line 1 \"<icuda>\"\nvoid icuda_bridge_%d(%s) __asm__(\"%s\");\n", k, e->params, g->type);
-            sb_printf(b, "void icuda_bridge_%d(%s) {\n    void *icuda_a[] = {%s%s};\n", k, e->params, e->args,
-                      e->args[0] ? "" : "nullptr");
-            sb_printf(b, "    icuda_native::launch(\"%s\", \"%s\", icuda_a);\n}\n", e->key, e->cell);
+            if (!g || g->worker != live || !e->params || !e->nnames) { /* launching it fails to link: said then */
+                line(b, e->first_line, e->cell);
+                sb_puts(b, e->text);
+                sb_putc(b, '\n');
+                break;
+            }
+            /* the kernel is the defining cell's host stub, the function
+             * the CUDA runtime registered: launches, occupancy and
+             * attributes all take it, and launch its one copy */
+            sb_printf(b, "#line 1 \"<icuda>\"\nstatic void (*const %s)(%s) = reinterpret_cast<void (*)(%s)>("
+                         "icuda_native::need(\"%s\", \"%s\"));\n", e->names[0], e->params, e->params, e->key, e->cell);
             break;
         }
         case NI_VARIABLE:

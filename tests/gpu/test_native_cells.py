@@ -143,6 +143,10 @@ def test_crash_exit_and_hang_cost_the_worker_not_the_session():
         ename, evalue, _ = err(k, "%%cxx\n#include <cstdlib>\nexit(3);")
         assert ename == "SystemExit" and "exit(3)" in evalue, (ename, evalue)
         ok(k, "printf(\"%d\\n\", host_value);")
+        # exit(0) ends the cell as it ends a program: with success, its output kept
+        msgs = ok(k, "%%cxx\n#include <cstdlib>\nprintf(\"done\\n\");\nexit(EXIT_SUCCESS);")
+        assert "done" in stdout_of(msgs) and "exit(0) in In [" in stdout_of(msgs, "stderr"), msgs
+        ok(k, "printf(\"%d\\n\", host_value);")
         # a cell that never ends: the interrupt stops the worker, the session goes on
         msg_id = k.kc.execute("%%cxx\nvolatile long spin = 0;\nwhile (true) spin++;")
         time.sleep(20)  # nvcc first, then the loop
@@ -214,6 +218,18 @@ def test_a_native_cells_numbers_are_the_sessions():
         msgs = ok(k, "%%cxx\nfloat h = 0; cudaMemcpy(&h, dbuf + 7, 4, cudaMemcpyDeviceToHost);\n"
                      "printf(\"%d %.0f %zu\\n\", total, h, v.size());")
         assert "5051 7 100" in stdout_of(msgs), stdout_of(msgs)
+
+
+@needs_gpu
+@timeout(600)
+def test_globals_named_as_the_c_librarys_functions():
+    """A native cell's global named as something of the C library (err,
+    time) is the cell's own: stores to it go to it."""
+    with kernel() as k:
+        msgs = ok(k, "%%cxx\n#include <string>\ncudaError_t err = cudaSuccess;\nstd::string time = \"then\";\n"
+                     "err = cudaGetLastError();\ntime += \" and now\";\n"
+                     "printf(\"%d %s\\n\", (int)err, time.c_str());")
+        assert "0 then and now" in stdout_of(msgs), (stdout_of(msgs), stdout_of(msgs, "stderr"))
 
 
 # A header in the shape of the CUDA samples' helpers (written here): checking
