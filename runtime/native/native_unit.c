@@ -241,17 +241,36 @@ static void session_variables(const native_session_t *ns, const char *code, cons
     native_strv_free(ids);
 }
 
-/* main's body pasted as a cell may read its arguments: a program with none. */
-static void program_arguments(const native_session_t *ns, const char *code, const native_items_t *items, strbuf_t *b) {
+/* Whether name is declared by an item of the cell, of any kind. */
+static bool declared_here(const native_items_t *items, const char *name) {
+    for (size_t i = 0; i < items->n; i++)
+        for (int k = 0; k < items->v[i].nnames; k++)
+            if (!strcmp(items->v[i].names[k], name)) return true;
+    return false;
+}
+
+static bool bound(const native_bounds_t *bounds, const char *name) {
+    for (size_t i = 0; i < bounds->n; i++)
+        if (!strcmp(bounds->v[i].name, name)) return true;
+    return false;
+}
+
+/* main's body pasted as a cell may read its arguments: a program with
+ * none, for each of argc and argv that neither the cell nor the session
+ * declares. */
+static void program_arguments(const native_session_t *ns, const char *code, const native_items_t *items,
+                              const native_bounds_t *bounds, strbuf_t *b) {
     char **used = native_identifiers(code);
-    bool args = false;
+    bool want[2] = {false, false};
+    static const char *const names[2] = {"argc", "argv"};
     for (char **p = used; *p; p++)
-        args |= (!strcmp(*p, "argc") || !strcmp(*p, "argv")) && !native_session_defines(ns, *p) &&
-                !native_items_define(items, *p);
+        for (int k = 0; k < 2; k++)
+            want[k] |= !strcmp(*p, names[k]) && !native_session_defines(ns, *p) && !declared_here(items, *p) &&
+                       !bound(bounds, *p);
     native_strv_free(used);
-    if (args)
-        sb_puts(b, "\n#line 1 \"<icuda>\"\nstatic int argc = 1;\nstatic char icuda_argv0[] = \"cell\";\n"
-                   "static char *argv[] = {icuda_argv0, nullptr};\n");
+    if (want[0] || want[1]) sb_puts(b, "\n#line 1 \"<icuda>\"\n");
+    if (want[0]) sb_puts(b, "static int argc = 1;\n");
+    if (want[1]) sb_puts(b, "static char icuda_argv0[] = \"cell\";\nstatic char *argv[] = {icuda_argv0, nullptr};\n");
 }
 
 char *native_unit(const native_session_t *ns, int live, const char *code, const native_items_t *items,
@@ -273,7 +292,7 @@ char *native_unit(const native_session_t *ns, int live, const char *code, const 
     free(host.data);
     prelude(ns, &sel, live, items, &b);
     native_selection_free(&sel);
-    program_arguments(ns, code, items, &b);
+    program_arguments(ns, code, items, bounds, &b);
     cell_body(code, items, cell, &b);
     return sb_take(&b);
 }

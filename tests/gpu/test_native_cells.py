@@ -223,12 +223,13 @@ def test_a_native_cells_numbers_are_the_sessions():
 @needs_gpu
 @timeout(600)
 def test_globals_named_as_the_c_librarys_functions():
-    """A native cell's global named as something of the C library (err,
-    time) is the cell's own: stores to it go to it."""
+    """A native cell's global named as a function of the C library that no
+    header of the cell declares (err, error) is the cell's own: stores to it
+    go to it, not into the library's code."""
     with kernel() as k:
-        msgs = ok(k, "%%cxx\n#include <string>\ncudaError_t err = cudaSuccess;\nstd::string time = \"then\";\n"
-                     "err = cudaGetLastError();\ntime += \" and now\";\n"
-                     "printf(\"%d %s\\n\", (int)err, time.c_str());")
+        msgs = ok(k, "%%cxx\n#include <string>\ncudaError_t err = cudaSuccess;\nstd::string error = \"then\";\n"
+                     "err = cudaGetLastError();\nerror += \" and now\";\n"
+                     "printf(\"%d %s\\n\", (int)err, error.c_str());")
         assert "0 then and now" in stdout_of(msgs), (stdout_of(msgs), stdout_of(msgs, "stderr"))
 
 
