@@ -409,6 +409,15 @@ static void *bind_socket(server_t *s, const connection_t *c, int type, int port,
     int linger = 1000;
     zmq_setsockopt(sk, ZMQ_MAXMSGSIZE, &max, sizeof max);
     zmq_setsockopt(sk, ZMQ_LINGER, &linger, sizeof linger);
+    if (type == ZMQ_ROUTER) {
+        /* A client that reconnects under its old identity (a Jupyter server
+         * or gateway reuses the websocket's session id as the identity of
+         * its sockets) takes the identity over: without this the router
+         * keeps routing replies to the stale connection until it closes,
+         * and the new one never hears an answer. */
+        int on = 1;
+        zmq_setsockopt(sk, ZMQ_ROUTER_HANDOVER, &on, sizeof on);
+    }
     if (strchr(c->ip, ':')) {
         int on = 1; /* an IPv6 address in the connection file */
         zmq_setsockopt(sk, ZMQ_IPV6, &on, sizeof on);
