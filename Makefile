@@ -1,6 +1,7 @@
 # icuda — build, test, install, run.
 #   make            build build/icuda (and the Python venv for the tests)
 #   make test       everything that needs no GPU (pytest); ends with "N passed, N failed, N skipped"
+#                   (makes .venv and .venv-eg, Enterprise Gateway's own, from their pinned requirements)
 #                   K=WORDS picks tests by name, TESTFLAGS=... adds pytest options
 #   make build/icuda-mock  the protocol layer over a mock language (no CUDA), for tests/protocol
 #   make test-gpu   the GPU tests and every notebook (on a machine with a GPU)
@@ -164,6 +165,21 @@ else
 venv:
 endif
 
+# Jupyter Enterprise Gateway, for tests/gateway: its jupyter_client (< 7) and
+# jupyter_server (1.x) conflict with the test venv's, so it has a venv of its
+# own from its own pins. Not made where PYTHON was given: those tests skip.
+VENV_EG := .venv-eg
+.PHONY: venv-eg
+ifdef USE_VENV
+venv-eg: $(VENV_EG)/.stamp
+$(VENV_EG)/.stamp: requirements-enterprise-gateway.txt
+	python3 -m venv $(VENV_EG)
+	$(VENV_EG)/bin/pip install -q --disable-pip-version-check -r requirements-enterprise-gateway.txt
+	touch $@
+else
+venv-eg:
+endif
+
 # The tests run under pytest (conftest.py, pytest.ini; docs/testing.md), or
 # under tests/run.py where $(PYTHON) has no pytest (the GPU machine's bundle):
 # the same tests, and the same last line "N passed, N failed, N skipped".
@@ -176,7 +192,7 @@ TEST_RUN = if $(PYTHON) -c 'import pytest, pytest_timeout' 2>/dev/null; then \
 	  $(PYTHON) tests/run.py $(if $(K),-k '$(K)') $(1) $(UNIT_BIN); \
 	fi
 
-test: build/icuda build/icuda-worker build/asan/icuda build/icuda-mock $(UNIT_BIN) $(PLAIN_UNIT_BIN) venv build/cuda-tools/.stamp
+test: build/icuda build/icuda-worker build/asan/icuda build/icuda-mock $(UNIT_BIN) $(PLAIN_UNIT_BIN) venv venv-eg build/cuda-tools/.stamp
 	@$(call TEST_RUN,--kernel build/asan/icuda --plain-kernel build/icuda --mock-kernel build/icuda-mock)
 
 # nvdisasm and cuobjdump for %sass's tests, where the toolkit has none (the
