@@ -210,6 +210,7 @@ class Gateway:
 
 
 _shared = {}
+_failed = {}  # kind: why it did not start, said again at once to the next test
 
 
 def shared(kind):
@@ -219,8 +220,14 @@ def shared(kind):
     gw = _shared.get(kind)
     if gw is not None and gw.proc.poll() is None:
         return gw
+    if kind in _failed:
+        raise AssertionError(f"the {kind} gateway did not start (an earlier test's attempt):\n{_failed[kind]}")
     stop_shared()
-    _shared[kind] = Gateway(kind)
+    try:
+        _shared[kind] = Gateway(kind)
+    except AssertionError as e:
+        _failed[kind] = str(e)
+        raise
     return _shared[kind]
 
 
