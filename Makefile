@@ -40,7 +40,7 @@ GEN_PY   ?= python3
 GEN_LIB  := build/gen/crt_decls.c build/gen/crt_table.c
 GEN_DOCS := build/gen/crt_docs.c
 GEN_WORKER := build/gen/crt_stubs.c
-# the host libraries (cuRAND, cuBLAS, cuFFT) and the device-library types,
+# the host libraries (cuRAND, cuBLAS, cuFFT, and NCCL where nccl.h is installed) and the device-library types,
 # by tools/gen_cuda_libs.py; clib_ref.cc is g++'s view of the C++ headers
 GEN_CLIB := build/gen/clib_decls.c build/gen/clib_table.c
 GEN_CLIB_WORKER := build/gen/clib_stubs.c
@@ -67,7 +67,8 @@ $(GEN_LIB) $(GEN_WORKER) &: tools/gen_cuda_api.py $(CUDA)/include/cuda_runtime_a
 	@mkdir -p build/gen
 	$(GEN_PY) tools/gen_cuda_api.py --cc "$(CC)" --cuda $(CUDA) --out build/gen
 
-$(GEN_CLIB) $(GEN_CLIB_WORKER) $(GEN_CLIB_REF) &: tools/gen_cuda_libs.py tools/gen_cuda_api.py $(CUDA)/include/curand.h $(CUDA)/include/cublas_api.h $(CUDA)/include/cufft.h $(CUDA)/include/curand_kernel.h
+$(GEN_CLIB) $(GEN_CLIB_WORKER) $(GEN_CLIB_REF) &: tools/gen_cuda_libs.py tools/gen_cuda_api.py $(CUDA)/include/curand.h $(CUDA)/include/cublas_api.h $(CUDA)/include/cufft.h $(CUDA)/include/curand_kernel.h \
+                                                  $(wildcard $(CUDA)/include/nccl.h /usr/include/nccl.h /usr/local/include/nccl.h)
 	@mkdir -p build/gen
 	$(GEN_PY) tools/gen_cuda_libs.py --cc "$(CC)" --cxx "$(CXX)" --cuda $(CUDA) --out build/gen
 

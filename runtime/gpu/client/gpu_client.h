@@ -308,6 +308,8 @@ bool gpu_client_arena_shared(const gpu_client_t *c);
 int gpu_client_stream_raw(const gpu_client_t *c, gpu_handle_t s, uint64_t *raw);
 int gpu_client_event_raw(const gpu_client_t *c, gpu_handle_t e, uint64_t *raw);
 gpu_handle_t gpu_client_stream_of_raw(const gpu_client_t *c, uint64_t raw);
+/* The device stream s (not 0) was created on. */
+int gpu_client_stream_device(const gpu_client_t *c, gpu_handle_t s, int *dev);
 gpu_handle_t gpu_client_event_of_raw(const gpu_client_t *c, uint64_t raw);
 /* cudaStreamCreateWithPriority (re-created with its priority after a restart). */
 int gpu_client_stream_create_priority(gpu_client_t *c, gpu_handle_t *s, unsigned flags, int priority);

@@ -41,7 +41,7 @@ int gpu_client_cudart(gpu_client_t *c, unsigned fn, const char *name, int nargs,
     int r = gc_send(c, off + nl, &rep);
     if (r < 0x10000 && rep) {
         *ret = (int64_t)rep->v[0];
-        if (r) copy_text(c, rep, msg, ml);
+        if (r || *ret) copy_text(c, rep, msg, ml); /* a library's words for its failing status, too */
     }
     return r;
 }
@@ -119,6 +119,14 @@ int gpu_client_event_raw(const gpu_client_t *c, gpu_handle_t e, uint64_t *raw) {
     const obj_t *o = obj_at(&c->evs, e);
     if (!o) return CUDA_ERROR_INVALID_HANDLE;
     *raw = o->h;
+    return 0;
+}
+
+int gpu_client_stream_device(const gpu_client_t *c, gpu_handle_t s, int *dev) {
+    *dev = -1;
+    const obj_t *o = obj_at(&c->sts, s);
+    if (!o) return CUDA_ERROR_INVALID_HANDLE;
+    *dev = o->dev;
     return 0;
 }
 
