@@ -65,15 +65,22 @@ int nccl_param(const crt_fn_t *f, const char *name) {
     return -1;
 }
 
+static const struct { const char *name; unsigned size; } dtypes[] = {
+    {"ncclInt8", 1},    {"ncclUint8", 1},   {"ncclInt32", 4},      {"ncclUint32", 4},
+    {"ncclInt64", 8},   {"ncclUint64", 8},  {"ncclFloat16", 2},    {"ncclFloat32", 4},
+    {"ncclFloat64", 8}, {"ncclBfloat16", 2}, {"ncclFloat8e4m3", 1}, {"ncclFloat8e5m2", 1},
+};
+
 unsigned nccl_dtype_size(long long t) {
-    static const struct { const char *name; unsigned size; } ts[] = {
-        {"ncclInt8", 1},    {"ncclUint8", 1},   {"ncclInt32", 4},      {"ncclUint32", 4},
-        {"ncclInt64", 8},   {"ncclUint64", 8},  {"ncclFloat16", 2},    {"ncclFloat32", 4},
-        {"ncclFloat64", 8}, {"ncclBfloat16", 2}, {"ncclFloat8e4m3", 1}, {"ncclFloat8e5m2", 1},
-    };
-    for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++)
-        if (clib_const(ts[i].name, -1) == t) return ts[i].size;
+    for (size_t i = 0; i < sizeof dtypes / sizeof dtypes[0]; i++)
+        if (clib_const(dtypes[i].name, -1) == t) return dtypes[i].size;
     return 0;
+}
+
+const char *nccl_dtype_name(long long t) {
+    for (size_t i = 0; i < sizeof dtypes / sizeof dtypes[0]; i++)
+        if (clib_const(dtypes[i].name, -1) == t) return dtypes[i].name;
+    return "a datatype NCCL does not have";
 }
 
 /* ---- the session's communicators ---- */

@@ -78,6 +78,7 @@ int nccl_kind(const char *name);
 int nccl_param(const crt_fn_t *f, const char *name);
 /* Bytes of an element of ncclDataType_t t, 0 when t is none. */
 unsigned nccl_dtype_size(long long t);
+const char *nccl_dtype_name(long long t); /* "ncclFloat32" */
 nccl_comm_t *nccl_comm(cs_nccl_t *N, uint64_t value);
 /* The live communicator of clique at rank, or NULL. */
 nccl_comm_t *nccl_comm_at(cs_nccl_t *N, int clique, int rank);
@@ -97,6 +98,9 @@ int nccl_group_start(cs_call_t *c, cs_nccl_t *N);
 int nccl_group_keep(cs_call_t *c, cs_nccl_t *N, const nccl_op_t *op);
 int nccl_group_end(cs_call_t *c, cs_nccl_t *N);
 void nccl_ops_clear(cs_nccl_t *N);
+/* The open group's calls against each other (every rank there, calls that
+ * match); a refusal drops the group. */
+int nccl_group_check(cs_call_t *c, cs_nccl_t *N);
 /* A communicator a split made (value, made on dev): its rank, size and
  * device asked of NCCL, its clique the parent's with that color. */
 void nccl_add_split(cs_call_t *c, cs_nccl_t *N, uint64_t value, const nccl_comm_t *parent, int color);

@@ -123,6 +123,19 @@ static int check_inits(cs_call_t *c, cs_nccl_t *N) {
     return 0;
 }
 
+/* "ncclBroadcast(count 16, ncclFloat32, root 0)" */
+static void describe(const nccl_op_t *o, char *buf, size_t n) {
+    if (o->kind == NK_SPLIT) {
+        snprintf(buf, n, "%s(color %d)", fn_name(o), o->color);
+        return;
+    }
+    int k = snprintf(buf, n, "%s(count %llu, %s", fn_name(o), (unsigned long long)o->count, nccl_dtype_name(o->dtype));
+    if (k > 0 && (size_t)k < n && o->redop >= 0 && nccl_param(&clib_fns[o->ix], "op") >= 0)
+        k += snprintf(buf + k, n - (size_t)k, ", op %lld", o->redop);
+    if (k > 0 && (size_t)k < n && o->peer >= 0) k += snprintf(buf + k, n - (size_t)k, ", root %d", o->peer);
+    if (k > 0 && (size_t)k < n) snprintf(buf + k, n - (size_t)k, ")");
+}
+
 static bool same_call(const nccl_op_t *a, const nccl_op_t *b) {
     return a->ix == b->ix && a->count == b->count && a->dtype == b->dtype && a->redop == b->redop &&
            a->peer == b->peer && a->color == b->color;
@@ -168,11 +181,11 @@ static int check_collectives(cs_call_t *c, cs_nccl_t *N) {
                     return drop(c, N, why);
                 }
                 if (!same_call(p, ref[k])) {
-                    snprintf(why, sizeof why, "the %s collective of the group is %s (count %llu, datatype %lld%s) on "
-                             "rank 0's communicator and %s (count %llu, datatype %lld%s) on rank %d's: every rank must "
-                             "make the same call", ordinal(k + 1, o1, sizeof o1), fn_name(ref[k]),
-                             (unsigned long long)ref[k]->count, ref[k]->dtype, ref[k]->peer >= 0 ? ", a root" : "",
-                             fn_name(p), (unsigned long long)p->count, p->dtype, p->peer >= 0 ? ", a root" : "", r);
+                    char a[160], b[160];
+                    describe(ref[k], a, sizeof a);
+                    describe(p, b, sizeof b);
+                    snprintf(why, sizeof why, "the %s collective of the group is %s on rank 0's communicator and %s "
+                             "on rank %d's: every rank must make the same call", ordinal(k + 1, o1, sizeof o1), a, b, r);
                     return drop(c, N, why);
                 }
                 k++;
@@ -210,10 +223,10 @@ static int check_p2p(cs_call_t *c, cs_nccl_t *N) {
                 if (t->kind == NK_RECV && !used[k] && t->comm == pm->value && t->peer == m->rank) j = k;
             }
             if (j >= 0 && (N->ops[j].count != s->count || N->ops[j].dtype != s->dtype)) {
-                snprintf(why, sizeof why, "rank %d sends %llu elements of datatype %lld to rank %d, and rank %d "
-                         "receives %llu of datatype %lld from rank %d: the two must agree", m->rank,
-                         (unsigned long long)s->count, s->dtype, s->peer, s->peer,
-                         (unsigned long long)N->ops[j].count, N->ops[j].dtype, m->rank);
+                snprintf(why, sizeof why, "rank %d sends %llu elements of %s to rank %d, and rank %d receives %llu of "
+                         "%s from rank %d: the two must agree", m->rank, (unsigned long long)s->count,
+                         nccl_dtype_name(s->dtype), s->peer, s->peer, (unsigned long long)N->ops[j].count,
+                         nccl_dtype_name(N->ops[j].dtype), m->rank);
                 rc = drop(c, N, why);
             } else if (j < 0) {
                 if (pass)
@@ -231,6 +244,13 @@ static int check_p2p(cs_call_t *c, cs_nccl_t *N) {
         }
     free(used);
     return rc;
+}
+
+int nccl_group_check(cs_call_t *c, cs_nccl_t *N) {
+    int r = check_inits(c, N);
+    if (!r) r = check_collectives(c, N);
+    if (!r) r = check_p2p(c, N);
+    return r;
 }
 
 /* The buffers and variables the kept calls named are still there. */
@@ -338,9 +358,7 @@ int nccl_group_end(cs_call_t *c, cs_nccl_t *N) {
     if (--N->depth) return 0;
     if (!N->nops) return 0;
     int r = call_ready(c);
-    if (!r) r = check_inits(c, N);
-    if (!r) r = check_collectives(c, N);
-    if (!r) r = check_p2p(c, N);
+    if (!r) r = nccl_group_check(c, N);
     if (!r) r = check_live(c, N);
     if (!r) r = send_group(c, N);
     nccl_ops_clear(N);
