@@ -174,3 +174,17 @@ int gpu_client_peer_access(gpu_client_t *c, int peer, bool on) {
 bool gpu_client_peer_enabled(const gpu_client_t *c, int a, int owner) {
     return a >= 0 && a < MAX_DEV && owner >= 0 && owner < MAX_DEV && (c->peers_of[owner] >> a & 1);
 }
+
+int gpu_client_peer_info(gpu_client_t *c, int a, int b, ch_peer_info_t *out) {
+    memset(out, 0, sizeof *out);
+    out->pcie_level = -1;
+    int r = gpu_client_wait_ready(c);
+    if (r) return r;
+    ch_cmd_t *m = gc_cmd(c, CH_PEER_INFO, false, -1);
+    m->u.peer.a = a;
+    m->u.peer.b = b;
+    ch_reply_t *rep = NULL;
+    if ((r = gc_send(c, sizeof *m, &rep))) return r;
+    if (rep && rep->payload >= sizeof *out) memcpy(out, c->rx + sizeof *rep, sizeof *out);
+    return 0;
+}
