@@ -60,6 +60,7 @@ void clib_plan_made(cs_call_t *c, clib_handle_t *h);
 int cs_nccl_call(cs_call_t *c, const crt_fn_t *f, int ix, cs_libs_t *L);
 void cs_nccl_free(cs_libs_t *L);
 
+
 /* nvtxRangePushA and friends (cuda_nvtx.c). */
 int cs_nvtx_call(cuda_session_t *cs, const char *name, const interp_arg_t *args, int nargs, int64_t *ret, char *ename,
                  char *msg, size_t msglen);

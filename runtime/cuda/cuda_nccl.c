@@ -166,7 +166,7 @@ static int check_comms(cs_call_t *c, const crt_fn_t *f, cs_nccl_t *N, nccl_comm_
     *comm = NULL;
     for (int i = 0; i < f->nparams && i < c->n; i++) {
         const crt_param_t *p = &f->params[i];
-        if (p->kind != CRT_HANDLE || strcmp(p->type, "ncclComm_t") || !c->a[i].bits) continue;
+        if (p->kind != CRT_HANDLE || !strstr(p->type, "ncclComm_t") || !c->a[i].bits) continue;
         nccl_comm_t *m = nccl_comm(N, c->a[i].bits);
         if (!m)
             return nccl_refuse(c, "ncclInvalidArgument", "%s is not a communicator this session made (ncclCommInitAll, "
@@ -216,8 +216,9 @@ static int check_buffer(cs_call_t *c, const crt_fn_t *f, int i, uint64_t bytes, 
 static int collective(cs_call_t *c, const crt_fn_t *f, int ix, cs_nccl_t *N, int kind, nccl_comm_t *m) {
     int ci = nccl_param(f, "comm");
     if (!m)
-        return nccl_refuse(c, "ncclInvalidArgument", "%s is NULL: it needs a communicator",
-                           ci >= 0 && ci < c->n ? call_arg_name(&c->a[ci]) : "comm");
+        return nccl_refuse(c, "ncclInvalidArgument", "comm%s%s%s is NULL: %s needs a communicator",
+                           ci >= 0 && ci < c->n ? " (" : "", ci >= 0 && ci < c->n ? call_arg_name(&c->a[ci]) : "",
+                           ci >= 0 && ci < c->n ? ")" : "", c->name);
     long long count = ival_named(c, f, "count", -1);
     if (count < 0) count = ival_named(c, f, "sendcount", -1);
     if (count < 0) count = ival_named(c, f, "recvcount", 0);
@@ -319,7 +320,7 @@ static int init_rank(cs_call_t *c, const crt_fn_t *f, int ix, cs_nccl_t *N) {
     if (find_id(N, id) >= 0)
         return nccl_refuse(c, "ncclInvalidUsage", "this ncclUniqueId made communicators already, and an id is good for "
                            "one communicator: get a new one with ncclGetUniqueId");
-    int dev = gpu_client_get_device(c->cs->gc);
+    int dev = c->cs->gc ? gpu_client_get_device(c->cs->gc) : 0;
     for (int k = 0; k < N->nops; k++) {
         const nccl_op_t *o = &N->ops[k];
         if (o->kind != NK_INIT || memcmp(o->id, id, NCCL_ID_BYTES)) continue;
@@ -349,16 +350,15 @@ static int init_rank(cs_call_t *c, const crt_fn_t *f, int ix, cs_nccl_t *N) {
 }
 
 static int init_all(cs_call_t *c, const crt_fn_t *f, int ix, cs_nccl_t *N) {
-    int r = call_ready(c);
-    if (r) return r;
     long long n = ival_named(c, f, "ndev", 0);
+    if (n < 1) return nccl_refuse(c, "ncclInvalidArgument", "ndev is %lld; a communicator has 1 or more ranks", n);
+    if (n > 64) return nccl_refuse(c, "ncclInvalidArgument", "ndev is %lld; icuda makes at most 64 at once", n);
+    int r = check_out(c, 0, (int)n);
+    if (r || (r = call_ready(c))) return r;
     int ndev = 0;
     gpu_client_device_count(c->cs->gc, &ndev);
-    if (n < 1) return nccl_refuse(c, "ncclInvalidArgument", "ndev is %lld; a communicator has 1 or more ranks", n);
-    if ((r = check_out(c, 0, (int)(n > INT_MAX ? INT_MAX : n)))) return r;
     int di = nccl_param(f, "devlist");
     int devs[64];
-    if (n > 64) return nccl_refuse(c, "ncclInvalidArgument", "ndev is %lld; icuda makes at most 64 at once", n);
     if (di < 0 || !c->a[di].bits) {
         if (n > ndev)
             return nccl_refuse(c, "ncclInvalidArgument", "ncclCommInitAll with ndev %lld and no devlist puts rank i on "
@@ -465,18 +465,35 @@ static int destroy(cs_call_t *c, int ix, cs_nccl_t *N, nccl_comm_t *m) {
     return r;
 }
 
+static int call(cs_call_t *c, const crt_fn_t *f, int ix, cs_nccl_t *N, int kind);
+
 int cs_nccl_call(cs_call_t *c, const crt_fn_t *f, int ix, cs_libs_t *L) {
     cs_nccl_t *N = state(L);
     int kind = nccl_kind(c->name);
     if (kind == NK_GROUP_START) return nccl_group_start(c, N);
     if (kind == NK_GROUP_END) return nccl_group_end(c, N);
+    int depth = N->depth;
+    int r = call(c, f, ix, N, kind);
+    if (r && depth && c->hard && c->lib_status) {
+        /* a group with a refused call could not complete: it goes whole,
+         * so that the cell can be run again from its ncclGroupStart */
+        nccl_group_drop(N);
+        size_t k = strlen(c->msg);
+        snprintf(c->msg + k, c->ml - k, "; the open group was dropped (nothing of it reached NCCL): start it again "
+                 "with ncclGroupStart");
+    }
+    return r;
+}
+
+static int call(cs_call_t *c, const crt_fn_t *f, int ix, cs_nccl_t *N, int kind) {
     if (!strcmp(c->name, "ncclGroupSimulateEnd"))
         return nccl_refuse(c, "ncclInvalidUsage", "icuda keeps a group's calls and sends them to NCCL at its "
                            "ncclGroupEnd, so a group cannot be simulated");
-    int r = call_ready(c);
-    if (r) return r;
+    /* what can be checked without the GPU comes first (a worker's absence
+     * is the forwarded call's error) */
     nccl_comm_t *m;
-    if ((r = check_comms(c, f, N, &m))) return r;
+    int r = check_comms(c, f, N, &m);
+    if (r) return r;
     switch (kind) {
     case NK_COLL:
     case NK_SEND:

@@ -98,6 +98,8 @@ int nccl_group_start(cs_call_t *c, cs_nccl_t *N);
 int nccl_group_keep(cs_call_t *c, cs_nccl_t *N, const nccl_op_t *op);
 int nccl_group_end(cs_call_t *c, cs_nccl_t *N);
 void nccl_ops_clear(cs_nccl_t *N);
+/* The open group forgotten, whole (nothing of it reached NCCL). */
+void nccl_group_drop(cs_nccl_t *N);
 /* The open group's calls against each other (every rank there, calls that
  * match); a refusal drops the group. */
 int nccl_group_check(cs_call_t *c, cs_nccl_t *N);

@@ -41,9 +41,19 @@ void nccl_ops_clear(cs_nccl_t *N) {
     N->nops = 0;
 }
 
+void nccl_group_drop(cs_nccl_t *N) {
+    nccl_ops_clear(N);
+    N->depth = 0;
+}
+
+bool cs_nccl_cell_failed(cs_libs_t *L) {
+    cs_nccl_t *N = L ? L->nccl : NULL;
+    if (!N || !N->depth) return false;
+    nccl_group_drop(N);
+    return true;
+}
+
 int nccl_group_start(cs_call_t *c, cs_nccl_t *N) {
-    int r = call_ready(c);
-    if (r) return r;
     N->depth++;
     return 0;
 }
@@ -79,7 +89,7 @@ static const char *ordinal(int k, char *buf, size_t n) {
 
 /* A drop: the group's end refused, the group gone. */
 static int drop(cs_call_t *c, cs_nccl_t *N, const char *what) {
-    nccl_ops_clear(N);
+    nccl_group_drop(N);
     return nccl_refuse(c, "ncclInvalidUsage", "%s; nothing of the group reached NCCL, and the group is closed", what);
 }
 
