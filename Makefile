@@ -8,6 +8,7 @@
 #   make run        install what is missing, build, install, run the flagship notebook
 #   make stress     load and soak (tests/stress/soak.py; STRESS_ARGS=--gpu adds the GPU part)
 #   make bench-timeit  %timeit against a raw C event measurement (on a machine with a GPU)
+#   make bench-multi-gpu  peer copies and NCCL's all-reduce from cells against raw programs (two GPUs)
 # PYTHON=python3 uses that Python (with jupyter_client/nbclient) instead of .venv.
 
 CUDA    ?= /usr/local/cuda
@@ -256,6 +257,21 @@ build/bench/timeit_accuracy: bench/timeit_accuracy.c $(GPU_OBJ)
 
 bench-timeit: build/icuda build/icuda-worker build/bench/timeit_accuracy venv
 	$(PYTHON) bench/timeit_accuracy.py --kernel build/icuda --raw build/bench/timeit_accuracy
+
+# ---- several GPUs: peer copies and NCCL's all-reduce from cells against raw programs ----
+# (docs/performance.md, "Several GPUs"; on a machine with two GPUs)
+build/bench/peer_bandwidth_raw: bench/peer_bandwidth_raw.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $< -ldl -o $@
+
+build/bench/nccl_allreduce_raw: bench/nccl_allreduce_raw.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) $< -lcudart -ldl -o $@
+
+.PHONY: bench-multi-gpu
+bench-multi-gpu: build/icuda build/icuda-worker build/bench/peer_bandwidth_raw build/bench/nccl_allreduce_raw venv
+	$(PYTHON) bench/peer_bandwidth.py --kernel build/icuda --raw build/bench/peer_bandwidth_raw
+	$(PYTHON) bench/nccl_allreduce.py --kernel build/icuda --raw build/bench/nccl_allreduce_raw
 
 # ---- fuzzing (libFuzzer, clang, ASan + UBSan; tests/fuzz, docs/reliability.md) ----
 #   make fuzz                 every target FUZZ_SECONDS (default 20) from its corpus
