@@ -14,7 +14,7 @@ from support import needs_gpu, shared_kernel, stdout_of, timeout
 
 ok_streams = functools.partial(support.ok_streams, t=300)
 
-# The program of notebooks/08-multi-gpu.ipynb's MPI section: a 1-D heat
+# The program of notebooks/14-multi-gpu.ipynb's MPI section: a 1-D heat
 # stencil over N points, each rank owning N/size of them with a halo on
 # each side, boundaries exchanged through host memory every step (no
 # CUDA-aware MPI needed); then rank 0 computes the whole domain on its own
