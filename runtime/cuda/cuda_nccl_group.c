@@ -46,7 +46,7 @@ void nccl_group_drop(cs_nccl_t *N) {
     N->depth = 0;
 }
 
-bool cs_nccl_cell_failed(cs_libs_t *L) {
+bool cs_nccl_group_forget(cs_libs_t *L) {
     cs_nccl_t *N = L ? L->nccl : NULL;
     if (!N || !N->depth) return false;
     nccl_group_drop(N);

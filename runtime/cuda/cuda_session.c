@@ -235,7 +235,7 @@ static int cell_done(cuda_session_t *cs, int rc, const cell_error_t *err) {
 }
 
 int cuda_session_end_cell(cuda_session_t *cs, const cell_io_t *io, int rc, cell_error_t *err) {
-    if (rc && cs_nccl_cell_failed(cs->libs))
+    if (rc && cs_nccl_group_forget(cs->libs))
         io_printf(io, "stderr", "the NCCL group this cell left open was dropped (nothing of it reached NCCL): running "
                   "the cell again starts it afresh\n");
     if (!cs->gc || !cs->touched) return cell_done(cs, rc, err);
