@@ -570,6 +570,17 @@ void native_items(const char *code, const cell_split_t *sp, native_items_t *out)
         if (it.kind == NI_STATEMENT) it.key[0] = 0; /* "x = 3;" defines nothing for later cells */
         VEC_PUSH(*out, it);
     }
+    /* a #pragma before a statement (omp parallel for, unroll) is the statement's */
+    for (size_t i = 0; i + 1 < out->n; i++) {
+        native_item_t *it = &out->v[i];
+        if (it->kind != NI_PP || out->v[i + 1].kind != NI_STATEMENT) continue;
+        const char *t = code + it->start;
+        t += strspn(t, " \t#");
+        if (!strncmp(t, "pragma", 6) && strncmp(t + 6 + strspn(t + 6, " \t"), "once", 4)) {
+            it->kind = NI_STATEMENT;
+            it->key[0] = 0;
+        }
+    }
 }
 
 void native_items_free(native_items_t *items) {

@@ -447,3 +447,107 @@ def test_the_libraries_its_includes_name_are_linked():
     finally:
         shutil.rmtree(env["XDG_CACHE_HOME"], ignore_errors=True)
 
+
+
+# A program that leaves processes behind: a child in its own group (through
+# system's shell) and a daemon that left the group and the session (setsid,
+# then its parent exited); their pids go into DIR, then it returns or spins.
+LEAVER = r"""%%program -- {dir} {mode}
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void note(const std::string &path, int pid) {
+    std::string tmp = path + ".tmp";
+    FILE *f = fopen(tmp.c_str(), "w");
+    fprintf(f, "%d\n", pid);
+    fclose(f);
+    rename(tmp.c_str(), path.c_str());
+}
+
+int main(int argc, char **argv) {
+    std::string dir = argv[1], mode = argv[2];
+    system(("sleep 1000 & echo $! > " + dir + "/bg").c_str());
+    if (fork() == 0) {
+        setsid();
+        if (fork() == 0) {
+            note(dir + "/daemon", getpid());
+            for (;;) pause();
+        }
+        _exit(0);
+    }
+    struct stat st;
+    while (stat((dir + "/daemon").c_str(), &st) != 0) usleep(10000);
+    printf("started\n");
+    fflush(stdout);
+    if (mode == "spin")
+        for (;;) {}
+    return 0;
+}"""
+
+
+def leaver(d, mode):
+    return LEAVER.replace("{dir}", d).replace("{mode}", mode)
+
+
+def left_behind(d):
+    """The pids the program wrote into d."""
+    return [int(open(os.path.join(d, name)).read()) for name in ("bg", "daemon")]
+
+
+def running(pid):
+    return os.path.exists(f"/proc/{pid}")
+
+
+def wait_started(k, msg_id):
+    deadline = time.time() + 180
+    seen = ""
+    while "started" not in seen:
+        assert time.time() < deadline, "the program never started"
+        m = k.kc.get_iopub_msg(timeout=180)
+        if m["parent_header"].get("msg_id") == msg_id and m["msg_type"] == "stream":
+            seen += m["content"]["text"]
+
+
+@timeout(300)
+def test_what_a_program_started_ends_with_its_cell_and_its_interrupt():
+    d = tempfile.mkdtemp(prefix="icuda-leaver-")
+    try:
+        with shared_kernel() as k:
+            out, _ = ok_streams(k, leaver(d, "return"))
+            assert out == "started\n", out
+            pids = left_behind(d)
+            assert not any(running(p) for p in pids), pids  # gone when the cell's reply comes
+            for name in ("bg", "daemon"):
+                os.unlink(os.path.join(d, name))
+            msg_id = k.kc.execute(leaver(d, "spin"))
+            wait_started(k, msg_id)
+            pids = left_behind(d)
+            assert all(running(p) for p in pids), pids
+            k.request("interrupt_request", channel="control")
+            c = k.reply_to(msg_id, "shell", timeout=30)["content"]
+            assert c["status"] == "error" and c["ename"] == "KeyboardInterrupt", c
+            assert not any(running(p) for p in pids), pids
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+@timeout(300)
+def test_what_a_program_started_ends_at_kernel_shutdown():
+    d = tempfile.mkdtemp(prefix="icuda-leaver-")
+    try:
+        with kernel() as k:
+            msg_id = k.kc.execute(leaver(d, "spin"))
+            wait_started(k, msg_id)
+            pids = left_behind(d)
+            assert all(running(p) for p in pids), pids
+        # the kernel has shut down (its with-block ended) while the program ran
+        for _ in range(3000):
+            if not any(running(p) for p in pids):
+                break
+            time.sleep(0.01)
+        assert not any(running(p) for p in pids), pids
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
