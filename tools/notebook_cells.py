@@ -36,9 +36,21 @@ CODE_FEATURES = {
     # NCCL's header at build time and its library here
     "nccl": "{ int icuda_probe_v_ = 0; ncclGetVersion(&icuda_probe_v_); }",
 }
+def open_mpi_tool(tool):
+    """Whether the kernel finds Open MPI's tool as %%program --mpi looks for
+    it: $ICUDA_MPICXX / $ICUDA_MPIRUN, PATH (also as tool.openmpi), Open
+    MPI's usual folders."""
+    var = os.environ.get("ICUDA_" + tool.upper())
+    if var:
+        return os.access(var, os.X_OK)
+    return bool(shutil.which(tool) or shutil.which(tool + ".openmpi")
+                or any(os.access(os.path.join(d, tool), os.X_OK)
+                       for d in ("/usr/lib64/openmpi/bin", "/usr/local/mpi/bin", "/opt/hpcx/ompi/bin")))
+
+
 # features of the machine the kernel runs on, seen from here (the same machine)
 HOST_FEATURES = {
-    "mpi": lambda: bool(shutil.which("mpicxx") and shutil.which("mpirun")),
+    "mpi": lambda: all(open_mpi_tool(t) for t in ("mpicxx", "mpirun")),
 }
 
 

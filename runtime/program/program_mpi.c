@@ -29,6 +29,10 @@ static char *on_path(const char *name) {
     return NULL;
 }
 
+/* Where Open MPI puts its tools when they are not on PATH: Fedora and
+ * RHEL's package, NVIDIA's containers, HPC-X. */
+static const char *const mpi_folders[] = {"/usr/lib64/openmpi/bin", "/usr/local/mpi/bin", "/opt/hpcx/ompi/bin", NULL};
+
 char *program_find_mpi(const char *tool, char *where, size_t cap) {
     const char *var = !strcmp(tool, "mpirun") ? "ICUDA_MPIRUN" : "ICUDA_MPICXX";
     const char *set = getenv(var);
@@ -38,7 +42,22 @@ char *program_find_mpi(const char *tool, char *where, size_t cap) {
         return NULL;
     }
     char *p = on_path(tool);
-    if (!p) snprintf(where, cap, "$%s (not set) and PATH (%s)", var, getenv("PATH") ? getenv("PATH") : "");
+    /* Debian and Ubuntu name Open MPI's tools so beside MPICH's, the plain
+     * name being whichever the alternatives chose (or none) */
+    char named[64];
+    snprintf(named, sizeof named, "%s.openmpi", tool);
+    if (!p) p = on_path(named);
+    for (int i = 0; !p && mpi_folders[i]; i++) {
+        char buf[PATH_MAX];
+        snprintf(buf, sizeof buf, "%s/%s", mpi_folders[i], tool);
+        if (access(buf, X_OK) == 0) p = xstrdup(buf);
+    }
+    if (!p) {
+        size_t o = (size_t)snprintf(where, cap, "$%s (not set), %s and %s on PATH (%s), ", var, tool, named,
+                                    getenv("PATH") ? getenv("PATH") : "");
+        for (int i = 0; mpi_folders[i] && o < cap; i++)
+            o += (size_t)snprintf(where + o, cap - o, "%s%s", mpi_folders[i], mpi_folders[i + 1] ? ", " : "");
+    }
     return p;
 }
 

@@ -20,8 +20,9 @@ typedef struct {
 } program_mpi_t;
 
 /* Open MPI's mpirun or mpicxx: $ICUDA_MPIRUN / $ICUDA_MPICXX when set,
- * else the first on PATH. malloc'd, or NULL with where (cap bytes) saying
- * where it was looked for. */
+ * else the first on PATH (by its name, then as Debian names Open MPI's:
+ * mpirun.openmpi), else in Open MPI's usual folders. malloc'd, or NULL
+ * with where (cap bytes) saying where it was looked for. */
 char *program_find_mpi(const char *tool, char *where, size_t cap);
 
 /* Fills m->ids from CUDA_VISIBLE_DEVICES as the kernel has it (the ids of

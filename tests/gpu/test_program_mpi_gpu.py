@@ -6,7 +6,6 @@ GPUs is refused, and --share-gpus runs them. Skipped with the reason where
 Open MPI or a second GPU is missing (tests/magics/test_program_mpi.py runs
 the parts that need no GPU)."""
 import functools
-import shutil
 import unittest
 
 import support
@@ -107,9 +106,9 @@ int main(int argc, char **argv) {
 
 
 def need(k):
-    for tool in ("mpicxx", "mpirun"):
-        if not shutil.which(tool):
-            raise unittest.SkipTest(f"no Open MPI here: {tool} is not on PATH")
+    missing = support.open_mpi_missing()
+    if missing:
+        raise unittest.SkipTest(missing)
     c, msgs = support.run(k, "int ng_ = 0; cudaGetDeviceCount(&ng_); printf(\"%d\\n\", ng_);")
     n = int(stdout_of(msgs).strip())
     if n < 2:

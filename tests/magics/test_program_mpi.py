@@ -9,7 +9,6 @@ its own GPU (with fewer GPUs than two ranks, they share with --share-gpus).
 tests/gpu/test_program_mpi_gpu.py runs CUDA work on the ranks."""
 import functools
 import os
-import shutil
 import time
 import unittest
 
@@ -20,9 +19,9 @@ ok_streams = functools.partial(support.ok_streams, t=240)
 
 
 def need_open_mpi():
-    for tool in ("mpicxx", "mpirun"):
-        if not shutil.which(tool):
-            raise unittest.SkipTest(f"no Open MPI here: {tool} is not on PATH")
+    missing = support.open_mpi_missing()
+    if missing:
+        raise unittest.SkipTest(missing)
 
 
 def share_flag(k):

@@ -1,11 +1,12 @@
 /* %%program --mpi N's parts that need no MPI and no GPU
  * (runtime/program/program_mpi.c): the ranks against the GPUs, mpirun's
  * command line (one app context per rank, each with its GPU), the ids
- * CUDA_VISIBLE_DEVICES gives the GPUs, and the output filter that puts each
- * rank's number in front of its lines. */
+ * CUDA_VISIBLE_DEVICES gives the GPUs, the output filter that puts each
+ * rank's number in front of its lines, and where Open MPI's tools are found. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -144,10 +145,68 @@ static void long_lines(void) {
     CHECK(seen == sizeof big - 14 + 4 + 1);
 }
 
+static void make_tool(const char *dir, const char *name) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs("#!/bin/sh\n", f);
+        fclose(f);
+    }
+    chmod(path, 0755);
+}
+
+/* mpicxx and mpirun by their names on PATH, else by Debian's names for
+ * Open MPI's (mpicxx.openmpi), and where they were looked for when neither */
+static void finding_the_tools(void) {
+    char dir[] = "/tmp/icuda-mpi-XXXXXX";
+    if (!mkdtemp(dir)) {
+        CHECK_SKIP(1, "no temporary folder");
+        return;
+    }
+    const char *old = getenv("PATH");
+    char *saved = old ? strdup(old) : NULL;
+    unsetenv("ICUDA_MPICXX");
+    unsetenv("ICUDA_MPIRUN");
+    setenv("PATH", dir, 1);
+    char where[2048] = "";
+    bool folders = false; /* a machine with Open MPI in one of its usual folders finds it there */
+    const char *usual[] = {"/usr/lib64/openmpi/bin/mpicxx", "/usr/local/mpi/bin/mpicxx", "/opt/hpcx/ompi/bin/mpicxx"};
+    for (int i = 0; i < 3; i++) folders |= access(usual[i], X_OK) == 0;
+    char *p = program_find_mpi("mpicxx", where, sizeof where);
+    if (!folders) {
+        CHECK(p == NULL);
+        CHECK(strstr(where, "mpicxx.openmpi") && strstr(where, dir) && strstr(where, "/usr/local/mpi/bin"));
+    }
+    free(p);
+    make_tool(dir, "mpicxx.openmpi");
+    make_tool(dir, "mpirun");
+    make_tool(dir, "mpirun.openmpi");
+    char want[512];
+    p = program_find_mpi("mpicxx", where, sizeof where);
+    snprintf(want, sizeof want, "%s/mpicxx.openmpi", dir);
+    CHECK_STR(p, want);
+    free(p);
+    p = program_find_mpi("mpirun", where, sizeof where); /* the plain name first */
+    snprintf(want, sizeof want, "%s/mpirun", dir);
+    CHECK_STR(p, want);
+    free(p);
+    const char *names[] = {"mpicxx.openmpi", "mpirun", "mpirun.openmpi"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(want, sizeof want, "%s/%s", dir, names[i]);
+        unlink(want);
+    }
+    rmdir(dir);
+    if (saved) setenv("PATH", saved, 1);
+    else unsetenv("PATH");
+    free(saved);
+}
+
 int main(void) {
     check_ranks_against_gpus();
     command_lines();
     rank_marks();
     long_lines();
+    finding_the_tools();
     return check_report();
 }
