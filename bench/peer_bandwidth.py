@@ -49,6 +49,8 @@ double copy_gbs(int s, int kind) {
         cudaDeviceSynchronize();
         double t0 = now_ms();
         for (int i = 0; i < ITER; i++) cudaMemcpyPeer(buf[d], d, buf[s], s, bytes);
+        /* a device-to-device copy does not wait on the host: the time ends when both GPUs are done */
+        cudaDeviceSynchronize(); cudaSetDevice(d); cudaDeviceSynchronize(); cudaSetDevice(s);
         return (double)ITER * bytes / ((now_ms() - t0) * 1e6);
     }
     for (int w = 0; w < 2; w++) cudaMemcpyPeerAsync(buf[d], d, buf[s], s, bytes, st[s]);

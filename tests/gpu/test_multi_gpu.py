@@ -18,7 +18,7 @@ import re
 import unittest
 
 import support
-from support import err, kernel, needs_gpu, run, stdout_of, timeout
+from support import err, kernel, needs_gpu, results, run, stdout_of, timeout
 
 ok = functools.partial(support.ok, t=300)
 
@@ -51,6 +51,11 @@ def peer_capable(k):
 
 def enable_peers(k):
     ok(k, "cudaSetDevice(0);\ncudaDeviceEnablePeerAccess(1, 0);\ncudaSetDevice(1);\ncudaDeviceEnablePeerAccess(0, 0);")
+
+
+def shown(msgs):
+    """What a magic printed: its stream text and its displays' text/plain."""
+    return stdout_of(msgs) + "".join(results(msgs, "display_data"))
 
 
 @needs_gpu
@@ -97,7 +102,7 @@ printf("%g\\n", h[10]);"""))
 def test_devices_shows_the_peer_matrix():
     with kernel() as k:
         two_gpus(k)
-        text = stdout_of(ok(k, "%devices"))
+        text = shown(ok(k, "%devices"))
         assert "peer access" in text, text
         line = re.search(r"^  0 -> 1: (.*)$", text, re.M)
         assert line and re.search(r"^  1 -> 0: ", text, re.M), text
@@ -105,7 +110,7 @@ def test_devices_shows_the_peer_matrix():
         if line.group(1).startswith("yes"):
             assert "not enabled in this session" in line.group(1), line.group(1)
             enable_peers(k)
-            text = stdout_of(ok(k, "%devices"))
+            text = shown(ok(k, "%devices"))
             assert re.search(r"^  0 -> 1: yes, .*; enabled$", text, re.M), text
             assert re.search(r"^  1 -> 0: yes, .*; enabled$", text, re.M), text
         # the rich form is a matrix
@@ -303,7 +308,7 @@ def test_heap_says_which_gpu_holds_each_buffer():
         two_gpus(k)
         ok(k, "float *on0, *on1, *more1;\ncudaSetDevice(0);\ncudaMalloc(&on0, 1 << 20);\ncudaSetDevice(1);\n"
               "cudaMalloc(&on1, 2 << 20);\ncudaMalloc(&more1, 4096);")
-        h = stdout_of(ok(k, "%heap"))
+        h = shown(ok(k, "%heap"))
         assert re.search(r"^0x[0-9a-f]+\s+on0\s+1\.0 MiB\s+device 0\s", h, re.M), h
         assert re.search(r"^0x[0-9a-f]+\s+on1\s+2\.0 MiB\s+device 1\s", h, re.M), h
         assert "on device 0: 1 buffer, 1.0 MiB" in h and "on device 1: 2 buffers" in h, h
