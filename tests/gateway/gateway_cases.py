@@ -24,10 +24,13 @@ def _with_log(gw, body):
 
 def kernelspec(kind):
     """The gateway serves the kernelspec `icuda --install` wrote, unchanged,
-    and the kernel it starts answers kernel_info."""
+    to a client with its token only, and the kernel it starts answers
+    kernel_info."""
     gw = shared(kind)
 
     def body():
+        status, answer = gw.api("GET", "/api/kernelspecs", token=None)
+        assert status in (401, 403), (status, answer)
         status, specs = gw.api("GET", "/api/kernelspecs")
         assert status == 200, specs
         spec = specs["kernelspecs"]["icuda"]["spec"]

@@ -46,7 +46,8 @@ class Lab:
                        JUPYTER_RUNTIME_DIR=os.path.join(self.work, "runtime"),
                        JUPYTERLAB_WORKSPACES_DIR=os.path.join(self.work, "workspaces"),
                        JUPYTERLAB_SETTINGS_DIR=os.path.join(self.work, "settings"),
-                       PYTHONPATH=os.path.join(ROOT, "tools", "jupyter"))
+                       PYTHONPATH=os.path.join(ROOT, "tools", "jupyter"),
+                       JUPYTER_GATEWAY_AUTH_TOKEN=TOKEN)
             log = os.path.join(self.work, "lab.log")
             self.proc = spawn(
                 [os.path.join(os.path.dirname(sys.executable), "jupyter-lab"), "--no-browser",
@@ -54,7 +55,7 @@ class Lab:
                  f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={self.work}",
                  "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
                  # the one thing that sends kernels to the gateway
-                 f"--gateway-url={gw.url}", f"--GatewayClient.auth_token={TOKEN}",
+                 f"--gateway-url={gw.url}",
                  # the proxy that closes the websocket a reconnecting browser left
                  "--ServerApp.kernel_websocket_connection_class=gateway_websocket.GatewayWebSocketConnection"]
                 + (["--allow-root"] if os.geteuid() == 0 else []),
