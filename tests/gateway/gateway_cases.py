@@ -136,3 +136,62 @@ def restart_and_shutdown(kind):
         status, answer = gw.api("GET", f"/api/kernels/{k.id}")
         assert status == 404, (status, answer)
     _with_log(gw, body)
+
+
+SCALE = """__global__ void scale(float *x, float a, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] *= a;
+}"""
+
+LAUNCH = """int n = 1024;
+float *h = (float *)malloc(n * sizeof(float));
+for (int i = 0; i < n; i++) h[i] = i;
+float *a;
+cudaSetDevice(0);
+cudaMalloc(&a, n * sizeof(float));
+cudaMemcpy(a, h, n * sizeof(float), cudaMemcpyHostToDevice);
+scale<<<(n + 255) / 256, 256>>>(a, 2.0f, n);
+cudaMemcpy(h, a, n * sizeof(float), cudaMemcpyDeviceToHost);
+double sum = 0;
+for (int i = 0; i < n; i++) sum += h[i];
+printf("sum %.0f\\n", sum);"""
+
+# GPU 1 scales GPU 0's buffer in place, through peer access
+PEER = """int peers = 0, back = 0, ndev = 0;
+cudaGetDeviceCount(&ndev);
+if (ndev >= 2) { cudaDeviceCanAccessPeer(&peers, 1, 0); cudaDeviceCanAccessPeer(&back, 0, 1); }
+if (peers && back) {
+    cudaSetDevice(1);
+    cudaDeviceEnablePeerAccess(0, 0);
+    scale<<<(n + 255) / 256, 256>>>(a, 2.0f, n);
+    cudaDeviceSynchronize();
+    cudaSetDevice(0);
+    cudaMemcpy(h, a, n * sizeof(float), cudaMemcpyDeviceToHost);
+    sum = 0;
+    for (int i = 0; i < n; i++) sum += h[i];
+    printf("peer sum %.0f\\n", sum);
+} else {
+    printf("no two GPUs with peer access: %d GPU(s)\\n", ndev);
+}"""
+
+
+def gpu_cells(kind):
+    """On a GPU node: a device cell, a launch from host code and the copy
+    back; %devices; with two GPUs that reach each other, GPU 1 scaling GPU
+    0's buffer through peer access. All through the gateway."""
+    gw = shared(kind)
+
+    def body():
+        with RemoteKernel(gw) as k:
+            reply, iopub = k.ch.execute(SCALE, timeout=120)
+            assert reply["status"] == "ok", (reply, iopub)
+            reply, iopub = k.ch.execute(LAUNCH, timeout=120)
+            assert reply["status"] == "ok" and stdout(iopub) == "sum 1047552\n", (reply, iopub)
+            reply, iopub = k.ch.execute("%devices")
+            assert reply["status"] == "ok" and (stdout(iopub) or data_of(iopub, "display_data")), iopub
+            reply, iopub = k.ch.execute(PEER, timeout=120)
+            out = stdout(iopub)
+            assert reply["status"] == "ok", (reply, iopub)
+            assert out == "peer sum 2095104\n" or out.startswith("no two GPUs"), out
+            print(out.strip())
+    _with_log(gw, body)

@@ -45,6 +45,12 @@ def test_restart_and_shutdown():
     cases.restart_and_shutdown(KIND)
 
 
+@support.needs_gpu
+@support.timeout(300)
+def test_gpu_cells():
+    cases.gpu_cells(KIND)
+
+
 @support.timeout(180)
 def test_jupyterlab_through_the_gateway():
     in_lab(KIND)
