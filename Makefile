@@ -209,7 +209,7 @@ build/cuda-tools/.stamp: | venv
 	     nvidia-cuda-nvdisasm==$(CUDA_TOOLS_VERSION) nvidia-cuda-cuobjdump==$(CUDA_TOOLS_VERSION); then touch $@; \
 	else echo "could not install nvdisasm/cuobjdump into build/cuda-tools: the %sass tests will say so" >&2; fi
 
-test-gpu: build/icuda build/icuda-worker build/asan/icuda build/icuda-mock $(UNIT_BIN) $(PLAIN_UNIT_BIN) venv
+test-gpu: build/icuda build/icuda-worker build/asan/icuda build/icuda-mock $(UNIT_BIN) $(PLAIN_UNIT_BIN) venv venv-eg
 	@$(call TEST_RUN,--gpu --kernel build/icuda --plain-kernel build/icuda --mock-kernel build/icuda-mock)
 
 # the expected output of the C++ cases (tests/lang-cxx) against g++; make test runs it too
