@@ -1,6 +1,7 @@
 """JupyterLab's page as the browser tests drive it (Playwright, Debian's
-Chromium): what must be installed, a notebook's cells, their output, the
-kernel's state in the toolbar."""
+Chromium): what must be installed, the one browser of the run, a notebook's
+cells, their output, the kernel's state in the toolbar."""
+import atexit
 import os
 import shutil
 import sys
@@ -8,6 +9,7 @@ import time
 import unittest
 
 CHROMIUM = os.environ.get("ICUDA_CHROMIUM", "/usr/bin/chromium")
+_chromium = {}
 
 
 def requirements():
@@ -19,6 +21,31 @@ def requirements():
         raise unittest.SkipTest("Playwright for Python is not installed")
     if shutil.which("jupyter-lab", path=os.path.dirname(sys.executable)) is None:
         raise unittest.SkipTest("JupyterLab is not installed beside this Python")
+
+
+def browser():
+    """Chromium under Playwright, started on first use and closed at exit.
+    Every browser test of the run shares it: Playwright's sync API runs one
+    instance in a thread, and a second, started while the first runs, fails."""
+    if not _chromium:
+        requirements()
+        from playwright.sync_api import sync_playwright
+        pw = sync_playwright().start()
+        try:
+            _chromium["browser"] = pw.chromium.launch(executable_path=CHROMIUM, headless=True)
+        except BaseException:
+            pw.stop()
+            raise
+        _chromium["pw"] = pw
+        atexit.register(_close_browser)
+    return _chromium["browser"]
+
+
+def _close_browser():
+    try:
+        _chromium["browser"].close()
+    finally:
+        _chromium["pw"].stop()
 
 
 def cell(page, i):
@@ -68,3 +95,17 @@ def run_until(page, i, words):
             prompt = cell(page, i).locator(".jp-InputPrompt").inner_text()
             if attempt == 2 or "[ ]" not in prompt:
                 raise
+
+
+def run_first_after_restart(page, i, words, timeout=60):
+    """Runs cell i as the first cell of a restarted kernel's session: its
+    output may still hold words from before the restart, so the new run is
+    the one whose prompt reads [1]; then its output holds words once."""
+    run_cell(page, i)
+    prompt = cell(page, i).locator(".jp-InputPrompt")
+    deadline = time.time() + timeout
+    while "[1]" not in prompt.inner_text() and time.time() < deadline:
+        time.sleep(0.2)
+    assert "[1]" in prompt.inner_text(), prompt.inner_text()
+    text = output_of(page, i, words, 20)
+    assert text.count(words) == 1, text

@@ -19,8 +19,9 @@ import urllib.request
 import support
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lab_page import (CHROMIUM, cell, output_of, requirements, run_cell, run_until,  # noqa: E402
-                      text_holds, wait_idle)
+import lab_page  # noqa: E402
+from lab_page import (cell, output_of, requirements, run_cell, run_first_after_restart,  # noqa: E402
+                      run_until, text_holds, wait_idle)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SHOTS = os.path.join(ROOT, "build", "browser")
@@ -87,27 +88,19 @@ def server():
                     raise AssertionError(f"the Jupyter server did not start:\n{f.read()[-4000:]}")
             time.sleep(0.5)
 
-    from playwright.sync_api import sync_playwright
-    pw = sync_playwright().start()
-    browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True)
-
     def stop():
+        proc.terminate()
         try:
-            browser.close()
-            pw.stop()
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-            log.close()
-            spec.__exit__(None, None, None)
-            shutil.rmtree(work, ignore_errors=True)
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+        spec.__exit__(None, None, None)
+        shutil.rmtree(work, ignore_errors=True)
 
     atexit.register(stop)
     os.makedirs(SHOTS, exist_ok=True)
-    _server.update(url=url, work=work, browser=browser)
+    _server.update(url=url, work=work, browser=lab_page.browser())
     return _server
 
 
@@ -171,11 +164,7 @@ def smoke(app, path_of):
         page.locator(".jp-Dialog .jp-mod-accept").click()
         time.sleep(1)
         wait_idle(page)
-        cell(page, 1).locator(".cm-content").click()
-        page.keyboard.press("Shift+Enter")
-        output_of(page, 1, "sum 42")
-        prompt = cell(page, 1).locator(".jp-InputPrompt").inner_text()
-        assert "[1]" in prompt, prompt
+        run_first_after_restart(page, 1, "sum 42")
         page.screenshot(path=os.path.join(SHOTS, f"{app}-restart.png"))
     except BaseException:
         page.screenshot(path=os.path.join(SHOTS, f"{app}-failure.png"))

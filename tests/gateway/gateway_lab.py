@@ -18,8 +18,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "frontend"))
 from gateways import ROOT, TOKEN, end, executable, free_port, shared, spawn, wait_new_kernel, wait_up  # noqa: E402
-from lab_page import (CHROMIUM, cell, output_of, requirements, run_cell, run_until,  # noqa: E402
-                      text_holds, wait_idle)
+from lab_page import (browser, cell, output_of, requirements, run_cell, run_first_after_restart,  # noqa: E402
+                      run_until, text_holds, wait_idle)
 
 SHOTS = os.path.join(ROOT, "build", "browser")
 
@@ -87,7 +87,6 @@ def notebook(path):
 def in_lab(kind):
     requirements()
     executable(kind)
-    from playwright.sync_api import sync_playwright
     os.makedirs(SHOTS, exist_ok=True)
     shot = lambda page, what: page.screenshot(path=os.path.join(SHOTS, f"{kind}-gateway-{what}.png"))  # noqa: E731
     gw = shared(kind)
@@ -97,17 +96,14 @@ def in_lab(kind):
     lab = Lab(gw)
     try:
         notebook(os.path.join(lab.work, "remote.ipynb"))
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True)
-            try:
-                page = browser.new_page(viewport={"width": 1400, "height": 1000})
-                try:
-                    steps(page, lab, gw, shot)
-                except BaseException:
-                    shot(page, "failure")
-                    raise
-            finally:
-                browser.close()
+        page = browser().new_page(viewport={"width": 1400, "height": 1000})
+        try:
+            steps(page, lab, gw, shot)
+        except BaseException:
+            shot(page, "failure")
+            raise
+        finally:
+            page.close()
     except BaseException:
         print("--- the gateway's log\n" + gw.log()[-6000:])
         print("--- JupyterLab's log\n" + lab.log()[-6000:])
@@ -171,14 +167,6 @@ def steps(page, lab, gw, shot):
     page.locator(".jp-Dialog .jp-mod-accept").click()
     wait_new_kernel(gw, before)
     wait_idle(page)
-    # the cell's output still says "answer 42" from before the restart: the
-    # new session's run is the one whose prompt is [1]
-    run_cell(page, 0)
-    prompt = cell(page, 0).locator(".jp-InputPrompt")
-    deadline = time.time() + 60
-    while "[1]" not in prompt.inner_text() and time.time() < deadline:
-        time.sleep(0.2)
-    assert "[1]" in prompt.inner_text(), prompt.inner_text()
-    assert output_of(page, 0, "answer 42", 20).count("answer 42") == 1
+    run_first_after_restart(page, 0, "answer 42")
     shot(page, "restart")
 

@@ -7,6 +7,7 @@ the kernel may answer the abandoned one. jupyter_server's own proxy only
 import asyncio
 import os
 import sys
+import threading
 import unittest
 
 import support
@@ -30,6 +31,25 @@ class _Socket(WebSocketClientConnection):
 
     def close(self, code=None, reason=None):
         self.closed = True
+
+
+def _run(coro_fn):
+    """asyncio.run(coro_fn()) in a thread of its own: this thread may hold
+    another event loop (Playwright's, from the browser tests)."""
+    out = {}
+
+    def main():
+        try:
+            out["value"] = asyncio.run(coro_fn())
+        except BaseException as e:
+            out["error"] = e
+    t = threading.Thread(target=main)
+    t.start()
+    t.join(30)
+    assert not t.is_alive(), "the event loop did not finish"
+    if "error" in out:
+        raise out["error"]
+    return out["value"]
 
 
 def _needs_server():
@@ -57,7 +77,7 @@ def _left_while_connecting(cls):
         for _ in range(3):
             await asyncio.sleep(0)
         return sock.closed
-    return asyncio.run(main())
+    return _run(main)
 
 
 @support.timeout(60)
@@ -84,4 +104,4 @@ def test_an_open_connection_is_closed_as_before():
         conn.ws = sock
         conn.disconnect()
         return sock.closed
-    assert asyncio.run(main())
+    assert _run(main)
