@@ -155,6 +155,26 @@ class Kernel:
     def is_alive(self):
         return self.km.is_alive()
 
+    def pid(self):
+        """The kernel process's id (jupyter_client 7.4 and 8: the local provisioner's Popen)."""
+        prov = getattr(self.km, "provisioner", None)
+        proc = getattr(prov, "process", None) if prov else None
+        return (proc or self.km.kernel).pid
+
+    def memory(self, field="VmRSS"):
+        """A size field of the kernel's /proc status, in bytes: VmRSS (resident
+        now), VmHWM (the peak since start or since reset_peak_memory)."""
+        with open(f"/proc/{self.pid()}/status") as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1]) * 1024
+        raise KeyError(field)
+
+    def reset_peak_memory(self):
+        """VmHWM starts again from the resident size now."""
+        with open(f"/proc/{self.pid()}/clear_refs", "w") as f:
+            f.write("5")
+
     def close(self):
         try:
             self.kc.stop_channels()

@@ -328,6 +328,7 @@ struct interp {
     cell_error_t *err;
     frame_t *top;
     frame_t *ffree;      /* reusable frame records */
+    int64_t ffree_mem;   /* bytes of locals those records keep (calls.c) */
     char *stack_base; size_t stack_limit;
     int exit_code; bool exited;
     /* rand() state, glibc TYPE_3 */

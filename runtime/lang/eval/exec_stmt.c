@@ -335,16 +335,17 @@ static int sx_vla(node_t *n, frame_t *f) {
         rt_error(n, "variable-length array %s has %s size %" PRId64, n->p ? (char *)n->p : "",
                  cnt == 0 ? "zero" : "invalid", cnt);
     (void)b;
-    uint64_t size = (uint64_t)cnt * (uint64_t)n->esz;
+    uint64_t size;
+    if (__builtin_mul_overflow((uint64_t)cnt, (uint64_t)n->esz, &size)) size = UINT64_MAX;
     uint64_t old = f->slots[n->slot].u;
     if (old && ptr_valid(old)) { /* the declaration runs again (a loop): a new array */
         uint32_t s = ptr_slot(old);
-        free(g_bufs[s].base);
+        mem_block_free(g_bufs[s].base);
         g_bufs[s].base = NULL;
         buf_kill(s, BUF_DEAD_FRAME);
     }
-    char *mem = calloc(1, size);
-    if (!mem) rt_error(n, "out of memory for variable-length array %s", (char *)n->p);
+    char *mem = mem_block_alloc(size);
+    if (!mem) mem_limit_error(n, size, "the variable-length array %s would", (char *)n->p);
     uint32_t s = buf_new(mem, size, PLACE_STACK, n->p, &n->loc);
     if (f->nvlas == f->capvlas) {
         f->capvlas = f->capvlas ? f->capvlas * 2 : 4;

@@ -110,6 +110,14 @@ uint32_t buf_new(char *base, uint64_t size, int place, const char *what, loc_t *
 uint32_t buf_new_raw(uint64_t addr, char *host, uint64_t size, int place, const char *what, loc_t *where);
 void buf_kill(uint32_t slot, int state);
 uint64_t mem_alloc(uint64_t size, int place, const char *what, loc_t *where); /* arena/malloc */
+/* Raw blocks of the host arena for memory no buffer record owns yet (a
+ * frame's locals, a VLA): zero-filled, counted against the same limit as
+ * malloc's; NULL past it. mem_block_free gives a large block's pages back. */
+char *mem_block_alloc(uint64_t size);
+void mem_block_free(char *p);
+/* Raises MemoryError at at: what needed size bytes, and how much of the
+ * host-memory limit is in use. */
+_Noreturn void mem_limit_error(node_t *at, uint64_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int mem_free_heap(uint64_t p, node_t *at);   /* free(); raises on misuse */
 /* free (ALLOC_MALLOC), delete (ALLOC_NEW) or delete[] (ALLOC_NEW_ARRAY) of p:
  * what made the buffer must match what releases it, as C++ requires. */

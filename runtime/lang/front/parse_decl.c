@@ -321,7 +321,7 @@ static int sx_gvla(node_t *n, frame_t *f) {
     g->ty = t;
     g->loc = n->loc;
     uint64_t ptr = mem_alloc(t->size, PLACE_GLOBAL, g->name, &n->loc);
-    if (!ptr) rt_error(n, "out of memory for %s", g->name);
+    if (!ptr) mem_limit_error(n, t->size, "the variable-length array %s would", g->name);
     g->bslot = ptr_slot(ptr);
     g->addr = g_bufs[g->bslot].base;
     g->committed = true;
