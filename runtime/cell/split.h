@@ -19,8 +19,12 @@ typedef enum {
     ITEM_MAGIC,     /* a line starting with % */
 } item_kind_t;
 
+/* One per top-level item: a cell of short statements has one every few
+ * bytes, so an item is small (64 bytes; 280 with its key and name in it
+ * made a 10 MB cell's items 535 MB). */
 typedef struct cell_item {
     item_kind_t kind;
+    include_route_t include_route;
     size_t start, end;      /* byte range in the cell */
     int first_line, last_line; /* 1-based cell lines */
     bool is_kernel;         /* a __global__ function definition */
@@ -31,16 +35,17 @@ typedef struct cell_item {
     bool is_include;        /* #include: name is the header's name ("iostream") */
     bool include_angle;     /* ... written <name> rather than "name" */
     bool in_conditional;    /* a # line between the cell's own #if and #endif */
-    include_route_t include_route;
     size_t device_end;      /* a type with declarators, "union U {...} u;": the device side
                              * takes [start, device_end) and a ';' (0: the whole item) */
-    char key[128];          /* what a later definition replaces: "fn:name", "type:name", "macro:N", ... ("" = none) */
-    char name[96];          /* the defined name, when there is one */
+    /* in the split's text store, valid until split_free: */
+    const char *key;        /* what a later definition replaces: "fn:name", "type:name", "macro:N", ... ("" = none) */
+    const char *name;       /* the defined name, when there is one ("" = none) */
 } cell_item_t;
 
 typedef struct cell_split {
     cell_item_t *items;
     size_t n, cap;
+    struct split_text *texts; /* the items' keys and names */
     int too_deep_line;      /* the first cell line where (), [] and {} nest deeper than
                              * SPLIT_MAX_DEPTH (0: none): the cell is refused */
 } cell_split_t;

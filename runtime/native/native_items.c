@@ -554,33 +554,38 @@ static void classify(const char *code, const cell_item_t *ci, native_item_t *it)
     free(t.v);
 }
 
+void native_item_of(const char *code, const cell_item_t *ci, native_item_t *it) {
+    memset(it, 0, sizeof *it);
+    it->start = ci->start;
+    it->end = ci->end;
+    it->first_line = ci->first_line;
+    classify(code, ci, it);
+    if (it->kind == NI_STATEMENT) it->key[0] = 0; /* "x = 3;" defines nothing for later cells */
+}
+
 void native_items(const char *code, const cell_split_t *sp, native_items_t *out) {
     memset(out, 0, sizeof *out);
     for (size_t i = 0; i < sp->n; i++) {
         const cell_item_t *ci = &sp->items[i];
         if (ci->kind == ITEM_MAGIC) continue;
         native_item_t it;
-        memset(&it, 0, sizeof it);
-        it.start = ci->start;
-        it.end = ci->end;
-        it.first_line = ci->first_line;
-        classify(code, ci, &it);
-        if (it.kind == NI_STATEMENT) it.key[0] = 0; /* "x = 3;" defines nothing for later cells */
+        native_item_of(code, ci, &it);
         VEC_PUSH(*out, it);
     }
 }
 
+void native_item_free(native_item_t *it) {
+    for (int k = 0; k < it->nnames; k++) free(it->names[k]);
+    free(it->names);
+    free(it->decl);
+    free(it->params);
+    free(it->args);
+    free(it->share_decl);
+    free(it->share_init);
+}
+
 void native_items_free(native_items_t *items) {
-    for (size_t i = 0; i < items->n; i++) {
-        native_item_t *it = &items->v[i];
-        for (int k = 0; k < it->nnames; k++) free(it->names[k]);
-        free(it->names);
-        free(it->decl);
-        free(it->params);
-        free(it->args);
-        free(it->share_decl);
-        free(it->share_init);
-    }
+    for (size_t i = 0; i < items->n; i++) native_item_free(&items->v[i]);
     VEC_FREE(*items);
 }
 

@@ -14,6 +14,13 @@ static void loop_built(node_t *n, int kind) {
     if (g_in->up.loop_built) g_in->up.loop_built(n, kind);
 }
 static int sx_expr(node_t *n, frame_t *f) { n->a->fn(n->a, f); return X_NORMAL; }
+/* an expression that is its own statement (st_expr_lean) */
+static int sx_expr_self(node_t *n, frame_t *f) { n->fn(n, f); return X_NORMAL; }
+node_t *st_expr_lean(node_t *e) {
+    if (e->sfn) return st_expr(e);
+    e->sfn = sx_expr_self;
+    return e;
+}
 node_t *st_expr(node_t *e) {
     node_t *n = node_new(&e->loc);
     n->a = e;

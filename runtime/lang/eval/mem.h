@@ -145,10 +145,10 @@ uint64_t ptr_from_int(uint64_t v);
  * the next access through the full check (idx_fill -> mem_at). Read-only and
  * device buffers are never cached. */
 static inline char *idx_at(node_t *at, uint64_t p, int64_t i, int wr) {
-    if (LIKELY(p == at->ic.p && at->ic.epoch == g_buf_epoch &&
-               (uint64_t)i - (uint64_t)at->ic.lo < at->ic.span && wr <= at->ic.wr))
-        return (char *)(at->ic.addr + (uint64_t)i * (uint64_t)at->esz);
-    return idx_fill(at, &at->ic, p, i, wr);
+    struct icache *c = at->ic; /* pl_index made it */
+    if (LIKELY(p == c->p && c->epoch == g_buf_epoch && (uint64_t)i - (uint64_t)c->lo < c->span && wr <= c->wr))
+        return (char *)(c->addr + (uint64_t)i * (uint64_t)at->esz);
+    return idx_fill(at, c, p, i, wr);
 }
 
 /* every function box ever made (a function pointer's offset is its index) */

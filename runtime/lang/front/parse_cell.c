@@ -170,7 +170,7 @@ static void top_item(P *p) {
             type_error(&e->loc, "'%s' is a function; call it with ()", loc_text(&e->loc, b, sizeof b));
         }
         gpu_call_mark_discarded(e);
-        vadd(&p->top, &p->ntop, &p->captop, cxx_scope_close(p, st_expr(e->is_place ? rvalue(p, e) : e)));
+        vadd(&p->top, &p->ntop, &p->captop, cxx_scope_close(p, st_expr_lean(e->is_place ? rvalue(p, e) : e)));
         return;
     }
     if (p->expr_only) expected(p, "an expression");
@@ -240,6 +240,9 @@ void parse_abort_cleanup(void) {
     g_p = NULL;
 }
 
+#define TOKENS_DISCARD_STEP (1 << 16)
+#define TOKENS_DISCARD_MARGIN 1024
+
 void parse_cell(interp_t *in, tokvec_t *toks, src_t *src, cell_code_t *out, bool expr_only) {
     P *p = calloc(1, sizeof *p);
     g_p = p;
@@ -261,9 +264,18 @@ void parse_cell(interp_t *in, tokvec_t *toks, src_t *src, cell_code_t *out, bool
     cf->is_cell = true;
     p->f = p->cellf = cf;
     cxx_scope_open(p); /* the cell's C++ temporaries end with it */
+    int kept = 0; /* tokens before this are given back */
     while (TOK->kind != TK_EOF) {
         poll_interrupt(NULL); /* a 10 MB cell takes seconds to parse */
         top_item(p);
+        /* Tokens of the items parsed so far are never read again (what
+         * outlives an item, a template's body, was copied): a big cell's
+         * syntax tree grows while its tokens go. A margin stays for a
+         * look back at the tokens just before the next item. */
+        if (p->i - kept > TOKENS_DISCARD_STEP + TOKENS_DISCARD_MARGIN) {
+            kept = p->i - TOKENS_DISCARD_MARGIN;
+            pool_discard(&in->scratch, p->t, sizeof(token_t) * (size_t)kept);
+        }
     }
     cxx_check_labels(p);
     if (expr_only && !p->value) syntax_error(&TOK->loc, "expected an expression");
