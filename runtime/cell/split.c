@@ -478,6 +478,10 @@ static int conditional_directive(const char *s, const cell_item_t *it) {
 void split_cell(const char *code, cell_split_t *out) {
     memset(out, 0, sizeof *out);
     scan_t sc = {code, 0, strlen(code)};
+    if (sc.len >= UINT32_MAX) { /* items hold 32-bit offsets */
+        out->too_long = true;
+        return;
+    }
     size_t item_start = 0;
     int depth = 0;          /* (), [] and {} together */
     bool in_item = false;

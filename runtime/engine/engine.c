@@ -199,10 +199,17 @@ static int run_code(magic_ctx_t *mc, const char *code_in, cell_error_t *err) {
     session_headers_route(&e->dev, &sp);
     device_only_operators(&sp, mc->io);
     int rc = 0;
+    if (sp.too_long) {
+        cell_error_set(err, "MemoryError", NULL, "the cell is 4 GiB or longer: split it into smaller cells");
+        split_free(&sp);
+        free(code);
+        return -1;
+    }
     if (sp.too_deep_line) {
         cell_error_set(err, "SyntaxError", NULL, "expression nested too deeply (line %d: brackets nest more than %d deep)",
                          sp.too_deep_line, SPLIT_MAX_DEPTH);
         split_free(&sp);
+        free(code);
         return -1;
     }
     /* Magics before the first code item run first (e.g. %nvrtc for this cell). */

@@ -603,17 +603,47 @@ bool native_items_have_key(const native_items_t *items, const char *key) {
     return false;
 }
 
+/* Names seen, by hash (open addressing over indexes into out): a list
+ * searched from the start for each name took hours for a cell of a million
+ * distinct names. */
+static size_t name_hash(const char *s, size_t n) {
+    size_t h = 14695981039346656037u;
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211u;
+    return h;
+}
+
 char **native_identifiers(const char *text) {
     toks_t t = {0};
     lex(text, strlen(text), &t);
     VEC(char *) out = {0};
+    size_t cap = 64, *seen = xcalloc(cap, sizeof *seen); /* out index + 1; 0 empty */
     for (size_t k = 0; k < t.n; k++) {
         if (t.v[k].k != TK_ID) continue;
         if (k && (is(&t.v[k - 1], ".") || is(&t.v[k - 1], "->") || is(&t.v[k - 1], "::"))) continue;
-        bool seen = false;
-        for (size_t j = 0; j < out.n && !seen; j++) seen = strlen(out.v[j]) == t.v[k].n && !memcmp(out.v[j], t.v[k].s, t.v[k].n);
-        if (!seen) VEC_PUSH(out, tok_str(&t.v[k]));
+        size_t h = name_hash(t.v[k].s, t.v[k].n) & (cap - 1);
+        bool found = false;
+        for (; seen[h]; h = (h + 1) & (cap - 1)) {
+            const char *o = out.v[seen[h] - 1];
+            if (strlen(o) == t.v[k].n && !memcmp(o, t.v[k].s, t.v[k].n)) {
+                found = true;
+                break;
+            }
+        }
+        if (found) continue;
+        VEC_PUSH(out, tok_str(&t.v[k]));
+        seen[h] = out.n;
+        if (out.n * 2 > cap) { /* rehash at half full */
+            free(seen);
+            cap *= 2;
+            seen = xcalloc(cap, sizeof *seen);
+            for (size_t j = 0; j < out.n; j++) {
+                size_t g = name_hash(out.v[j], strlen(out.v[j])) & (cap - 1);
+                while (seen[g]) g = (g + 1) & (cap - 1);
+                seen[g] = j + 1;
+            }
+        }
     }
+    free(seen);
     free(t.v);
     VEC_PUSH(out, NULL);
     return out.v;

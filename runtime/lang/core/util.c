@@ -64,8 +64,10 @@ static void chunk_free(pool_chunk_t *c) {
 void *pool_alloc(pool_t *p, size_t n) {
     n = (n + 15) & ~(size_t)15;
     pool_chunk_t *c = p->head;
-    if (!c || c->cap - c->used < n) {
-        size_t cap = c && !c->own ? c->cap * 2 : CHUNK_MIN; /* a pool that keeps growing: larger chunks */
+    if (!c || c->own || c->cap - c->used < n) { /* a block's own chunk takes nothing else (pool_regrow) */
+        pool_chunk_t *last = c;
+        while (last && last->own) last = last->next;
+        size_t cap = last ? last->cap * 2 : CHUNK_MIN; /* a pool that keeps growing: larger chunks */
         if (cap > CHUNK_MAX) cap = CHUNK_MAX;
         bool own = n > cap / 2;
         c = chunk_new(own ? n : cap);

@@ -29,6 +29,7 @@ void lang_recover(interp_t *in) {
     free(in->fmt_buf);
     in->fmt_buf = NULL;
     parse_abort_cleanup();
+    lex_abort_cleanup();
     pool_free(&in->scratch);
     out_flush();
     if (in->value_json) {
