@@ -403,7 +403,11 @@ static const char *keep_text(cell_split_t *out, const char *t, const char *prev)
     struct split_text *b = out->texts;
     if (!b || b->cap - b->used < n) {
         size_t cap = n > 16384 ? n : 16384;
-        b = xmalloc(sizeof *b + cap);
+        b = malloc(sizeof *b + cap);
+        if (!b) {
+            out->no_memory = true;
+            return "";
+        }
         b->used = 0;
         b->cap = cap;
         b->next = out->texts;
@@ -422,7 +426,17 @@ static void push(cell_split_t *out, const char *s, size_t start, size_t end, ite
     scan_t sc = {s, start, end};
     tok_t t = next_tok(&sc);
     if (!t.kind || (tok_punct(&sc, t, ';') && !next_tok(&sc).kind)) return;
-    ARRAY_GROW(out->items, out->n, out->cap);
+    if (out->no_memory) return;
+    if (out->n == out->cap) { /* a cell of short statements has millions: out of memory is the cell's error */
+        size_t nc = out->cap ? out->cap * 2 : 64;
+        cell_item_t *v = realloc(out->items, nc * sizeof *v);
+        if (!v) {
+            out->no_memory = true;
+            return;
+        }
+        out->items = v;
+        out->cap = nc;
+    }
     cell_item_t *it = &out->items[out->n++];
     const cell_item_t *before = out->n > 1 ? it - 1 : NULL;
     int first_line = before ? line_from(s, before->start, before->first_line, start) : line_from(s, 0, 1, start);

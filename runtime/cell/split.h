@@ -52,6 +52,7 @@ typedef struct cell_split {
     int too_deep_line;      /* the first cell line where (), [] and {} nest deeper than
                              * SPLIT_MAX_DEPTH (0: none): the cell is refused */
     bool too_long;          /* 4 GiB or more: not split, refused */
+    bool no_memory;         /* the items did not fit in memory: refused */
 } cell_split_t;
 
 /* Deeper bracket nesting is a SyntaxError before anything compiles or runs
