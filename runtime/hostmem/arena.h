@@ -33,5 +33,6 @@ int arena_fd(void);                    /* for the worker to map (inherit or SCM_
 size_t arena_reserved(void);
 size_t arena_in_use(void);             /* bytes in live allocations */
 size_t arena_limit(void);              /* what arena_in_use may reach */
+size_t arena_available(void);          /* bytes arena_alloc may still give before the limit */
 
 #endif
