@@ -49,6 +49,21 @@ def test_a_big_cell_past_the_memory_left_is_a_memory_error_and_the_session_stays
 
 
 @timeout(90)
+def test_a_big_cell_with_almost_no_memory_left_is_a_memory_error_wherever_it_runs_out():
+    # 1.5 GB of address space, most of it the arena's and the libraries':
+    # the cell runs out while its message is decoded, split or lexed, each a
+    # MemoryError (the decoder's was "BadRequest: content is not valid JSON:
+    # invalid token", after 30 s to minutes of failing allocations)
+    with kernel(PLAIN_KERNEL, address_space=3 * GB // 2) as k:
+        k.execute("int kept = 41, t = 0;")
+        pid = k.pid()
+        for _ in range(2):
+            ename, evalue = error_of(k.execute(statements(2_000_000), timeout=60)[0])
+            assert ename == "MemoryError", (ename, evalue)
+        assert_session_kept(k, pid)
+
+
+@timeout(90)
 def test_a_recursion_of_big_frames_under_an_address_space_limit_is_a_memory_error():
     with kernel(PLAIN_KERNEL, address_space=8 * GB) as k:
         k.execute("int kept = 41;")
