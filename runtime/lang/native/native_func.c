@@ -37,7 +37,24 @@ static int unit_add(unit_t *u, func_t *fn, void *box) {
 
 unit_t *gen_unit_new(void) {
     unit_t *u = xcalloc(1, sizeof *u);
+    u->cur = -1;
     return u;
+}
+
+/* Is function i of u on a cycle of calls (recursive, directly or not)? */
+static bool recursive(unit_t *u, int i) {
+    unsigned char seen[MAXFN] = {0};
+    int stack[MAXFN], top = 0;
+    stack[top++] = i;
+    while (top) {
+        int f = stack[--top];
+        for (int j = 0; j < u->n; j++)
+            if (u->calls[f][j]) {
+                if (j == i) return true;
+                if (!seen[j]) { seen[j] = 1; stack[top++] = j; }
+            }
+    }
+    return false;
 }
 
 /* a direct call of a function in the unit, its arguments evaluated left to
@@ -49,6 +66,7 @@ char *gen_user_call(gen_t *g, node_t *n) {
     func_t *fn = eval_call_target(n, &box);
     int id = fn ? unit_add(g->unit, fn, box) : -1;
     if (id < 0 || n->nlist != fn->nparams) return bad(g);
+    if (g->unit->cur >= 0) g->unit->calls[g->unit->cur][id] = 1;
     int t = g->ntmp++;
     strbuf_t s = {0};
     sb_printf(&s, "({ ");
@@ -57,17 +75,20 @@ char *gen_user_call(gen_t *g, node_t *n) {
         sb_printf(&s, "nval_t a%d_%d = {.%s = %s}; ", t, i, isf(n->list[i]->ty) ? "d" : "i", a);
         free(a);
     }
+    /* F<id> returns its value and a flag, in two registers: set when the call
+     * gave up (a check failed); a function passes it on to its caller */
+    sb_printf(&s, "nret_t c%d_ = F%d(rt", t, id);
+    for (int i = 0; i < n->nlist; i++) sb_printf(&s, ", a%d_%d", t, i);
+    sb_printf(&s, ");\n");
     if (g->fnmode) {
-        sb_printf(&s, "F%d(rt", id);
-        for (int i = 0; i < n->nlist; i++) sb_printf(&s, ", a%d_%d", t, i);
-        sb_printf(&s, ").%s; })", isf(n->ty) ? "d" : "i");
+        sb_printf(&s, "if (__builtin_expect(c%d_.g, 0)) return c%d_;\nc%d_.v.%s; })", t, t, t, isf(n->ty) ? "d" : "i");
         return s.data;
     }
-    sb_printf(&s, "nval_t r%d_;\nif (!G%d(&r%d_", t, id, t);
-    for (int i = 0; i < n->nlist; i++) sb_printf(&s, ", a%d_%d", t, i);
-    sb_printf(&s, ")) { NT_SYNC(); nval_t av%d_[%d] = {", t, n->nlist ? n->nlist : 1);
+    /* from a loop: the interpreter's call of the same function with the
+     * same arguments, which raises what the compiled call met */
+    sb_printf(&s, "if (__builtin_expect(c%d_.g, 0)) { NT_SYNC(); nval_t av%d_[%d] = {", t, t, n->nlist ? n->nlist : 1);
     for (int i = 0; i < n->nlist; i++) sb_printf(&s, "%sa%d_%d", i ? ", " : "", t, i);
-    sb_printf(&s, "}; r%d_ = rt->call(k%d, av%d_); }\nr%d_.%s; })", t, gen_kidx(g, n), t, t, isf(n->ty) ? "d" : "i");
+    sb_printf(&s, "}; c%d_.v = rt->call(k%d, av%d_); }\nc%d_.v.%s; })", t, gen_kidx(g, n), t, t, isf(n->ty) ? "d" : "i");
     return s.data;
 }
 
@@ -83,18 +104,23 @@ static void gen_function(gen_t *g, unit_t *u, int id, strbuf_t *s) {
     g->nlab = g->depth = 0;
     free(g->body.data);
     g->body = (strbuf_t){0};
+    u->cur = id;
     gen_stmt(g, fn->body);
+    u->cur = -1;
     if (g->fail || g->nic || g->ndc || g->nra) {
         g->fail = true;
         return;
     }
     /* inline: gcc inlines a small recursive function into itself a few
      * levels deep only when it is declared so (fib: 8 ms -> 5 ms) */
-    sb_printf(s, "static inline nval_t F%d(", id);
+    sb_printf(s, "static inline nret_t F%d(", id);
     fn_params(s, fn);
-    /* no deeper than the interpreter's stack limit, and the interrupt
-     * polled: one test a call (the guard word, interrupt.h) */
-    sb_printf(s, ") {\nif (__builtin_expect(NT_SP() < *rt->guard, 0)) nt_poll(rt, NT_SP());\n");
+    /* a recursive function: no deeper than the interpreter's stack limit,
+     * and the interrupt polled, one test a call (NT_GUARD<id>: the guard
+     * word, interrupt.h); one that is not goes no deeper than its callers
+     * and, but for its loops (which poll), ends soon: no test, which lets
+     * gcc inline it into a loop as a program's own helper */
+    sb_printf(s, ") {\nNT_GUARD%d\n", id);
     for (int i = 0; i < MAXSLOTS; i++)
         if (g->slotc[i]) sb_printf(s, "%s s%d = 0;\n", slot_ctype(g->slotc[i] - 1), i);
     for (int i = 0; i < fn->nparams; i++) {
@@ -104,15 +130,16 @@ static void gen_function(gen_t *g, unit_t *u, int id, strbuf_t *s) {
         else sb_printf(s, "(void)a%d;\n", i);
     }
     sb_printf(s, "%s", g->body.data ? g->body.data : "");
-    sb_printf(s, "return (nval_t){.i = 0};\n}\n");
+    sb_printf(s, "return (nret_t){{.i = 0}, 0};\n}\n");
 }
 
-/* What every unit with functions declares: the constants' table, the
- * lowest stack address, the back-edge count of loops inside functions
- * (poll_code; a loop's own code counts in a local of the same name), how
- * to read the stack pointer, and the cold path of the one test a call
- * (the guard word). */
+/* What every unit with functions declares: a call's result (its value and
+ * whether it gave up), the constants' table, the lowest stack address, the
+ * back-edge count of loops inside functions (poll_code; a loop's own code
+ * counts in a local of the same name), how to read the stack pointer, and
+ * the cold path of the one test a call (the guard word). */
 const char gen_unit_statics[] =
+    "typedef struct nret { nval_t v; int64_t g; } nret_t;\n#define NT_GAVE_UP ((nret_t){{.i = 0}, 1})\n"
     "static void *const *K_;\nstatic char *nt_stack_lo;\nstatic int nt_tick = 1024;\n"
     /* the stack pointer: __builtin_frame_address would cost every
      * function a frame pointer (a tenth of fib's time) */
@@ -124,8 +151,9 @@ const char gen_unit_statics[] =
     "__attribute__((noinline, cold)) static void nt_guard(const nrt_t *rt) {\n"
     "__atomic_store_n(rt->guard, nt_stack_lo, __ATOMIC_SEQ_CST);\n"
     "if (__atomic_load_n(rt->iflag, __ATOMIC_SEQ_CST)) __atomic_store_n(rt->guard, (char *)-1, __ATOMIC_SEQ_CST);\n}\n"
-    "__attribute__((noinline, cold)) static void nt_poll(const nrt_t *rt, char *frame) {\n"
-    "nt_guard(rt);\nif (*rt->iflag || frame < nt_stack_lo) rt->interrupt(0);\n}\n";
+    /* 1: give up (the interrupt, or a stack deeper than the interpreter's limit) */
+    "__attribute__((noinline, cold)) static int nt_poll(const nrt_t *rt, char *frame) {\n"
+    "nt_guard(rt);\nreturn *rt->iflag || frame < nt_stack_lo;\n}\n";
 
 /* Generates every function of u (u grows with the calls found) in
  * function mode, sharing g's constants; into s their C text with the
@@ -144,24 +172,20 @@ bool gen_unit_functions(gen_t *g, unit_t *u, strbuf_t *s) {
     g->capk = fg->capk;
     bool ok = !fg->fail;
     if (ok) {
-        sb_printf(s, "#define NT_SYNC() do { } while (0)\n#define NT_RELOAD() do { } while (0)\n#define NT_ALIAS(lo, n) 0\n");
+        sb_printf(s, "#define NT_SYNC() do { } while (0)\n#define NT_RELOAD() do { } while (0)\n#define NT_ALIAS(lo, n) 0\n"
+                  "#undef NT_RAISE\n#define NT_RAISE(call) return NT_GAVE_UP\n");
         for (int j = 0; j < g->nk; j++) sb_printf(s, "#define k%d (K_[%d])\n", j, j);
+        for (int i = 0; i < u->n; i++)
+            sb_printf(s, "#define NT_GUARD%d %s\n", i, recursive(u, i) ? "if (__builtin_expect(NT_SP() < *rt->guard, 0) && "
+                                                                            "nt_poll(rt, NT_SP())) return NT_GAVE_UP;" : "");
         for (int i = 0; i < u->n; i++) {
-            sb_printf(s, "static inline nval_t F%d(", i);
+            sb_printf(s, "static inline nret_t F%d(", i);
             fn_params(s, u->fn[i]);
             sb_printf(s, ");\n");
         }
         sb_printf(s, "%s", fns.data ? fns.data : "");
-        /* from a loop: G<i> calls F<i>, 0 when it gave up; the setjmp in a
-         * function of its own keeps the loop's registers out of it */
-        for (int i = 0; i < u->n && !g->fnmode && g->root; i++) {
-            sb_printf(s, "__attribute__((noinline)) static int G%d(nval_t *r", i);
-            for (int j = 0; j < u->fn[i]->nparams; j++) sb_printf(s, ", nval_t a%d", j);
-            sb_printf(s, ") {\nif (__builtin_setjmp(nt_jb)) return 0;\n*r = F%d(&nt_prt", i);
-            for (int j = 0; j < u->fn[i]->nparams; j++) sb_printf(s, ", a%d", j);
-            sb_printf(s, ");\nreturn 1;\n}\n");
-        }
-        sb_printf(s, "#undef NT_SYNC\n#undef NT_RELOAD\n#undef NT_ALIAS\n");
+        sb_printf(s, "#undef NT_SYNC\n#undef NT_RELOAD\n#undef NT_ALIAS\n#undef NT_RAISE\n#define NT_RAISE(call) call\n");
+        for (int i = 0; i < u->n; i++) sb_printf(s, "#undef NT_GUARD%d\n", i);
         for (int j = 0; j < g->nk; j++) sb_printf(s, "#undef k%d\n", j);
     }
     free(fns.data);
@@ -184,28 +208,10 @@ static void unit_deps(unit_t *u, native_src_t *out) {
         }
 }
 
-/* A loop's calls run the functions with nt_prt, the loop's table whose
- * raising routines give up to the call site (__builtin_setjmp: a few
- * instructions a call). */
-const char gen_unit_give_up[] =
-    "static void *nt_jb[5];\nstatic nrt_t nt_prt;\n"
-    "__attribute__((noreturn, noinline)) static void nt_gu(void) { __builtin_longjmp(nt_jb, 1); }\n"
-    "__attribute__((noreturn)) static void nt_gu_idx(void *n, int64_t i, int wr) { nt_gu(); }\n"
-    "__attribute__((noreturn)) static void nt_gu_node(void *n) { nt_gu(); }\n"
-    "__attribute__((noreturn)) static void nt_gu_ovf(void *n, int op, int64_t a, int64_t b) { nt_gu(); }\n"
-    "__attribute__((noreturn)) static void nt_gu_shift(void *n, int op, int k, int64_t x, int64_t c) { nt_gu(); }\n"
-    "__attribute__((noreturn)) static void nt_gu_f2i(void *n, double d, int to) { nt_gu(); }\n"
-    "__attribute__((noreturn)) static void nt_gu_neg(void *n, int64_t a) { nt_gu(); }\n"
-    "__attribute__((noreturn)) static void nt_gu_pwrap(void *n, uint64_t p, int64_t d) { nt_gu(); }\n";
-
 /* in a loop's code, before anything runs: a function it calls redefined
- * since the code was made means the code is stale (NT_STALE); then the
- * functions' table */
+ * since the code was made means the code is stale (NT_STALE) */
 void gen_unit_entry_checks(gen_t *g, unit_t *u, strbuf_t *s) {
     sb_printf(s, "K_ = K; nt_stack_lo = rt->stack_lo; nt_guard(rt);\n");
-    sb_printf(s, "nt_prt = *rt; nt_prt.index_fail = nt_gu_idx; nt_prt.div0 = nt_gu_node; nt_prt.divovf = nt_gu_node;"
-              " nt_prt.interrupt = nt_gu_node; nt_prt.ovf = nt_gu_ovf; nt_prt.ovf_place = nt_gu_ovf;"
-              " nt_prt.shift = nt_gu_shift; nt_prt.f2i = nt_gu_f2i; nt_prt.neg = nt_gu_neg; nt_prt.pwrap = nt_gu_pwrap;\n");
     for (int i = 0; i < u->n; i++)
         sb_printf(s, "if (*(void *const *)((char *)k%d + %zu) != k%d) return %d;\n", gen_kidx(g, u->box[i]),
                offsetof(fbox_t, cur), gen_kidx(g, u->fn[i]), NT_STALE);
@@ -228,11 +234,12 @@ int native_gen_func(func_t *root, native_src_t *out) {
            (unsigned long long)PTR_RAW_LIMIT);
     sb_printf(&s, "%s%s", gen_unit_statics, fns.data);
     free(fns.data);
-    /* S: the arguments; M: the lowest stack address the code may use; R: the result */
+    /* S: the arguments; M: the lowest stack address the code may use; R:
+     * the result. 1: the call gave up (native_call runs it interpreted) */
     sb_printf(&s, "int icuda_native(const nrt_t *rt, void *const *K, nval_t *S, char *M, nval_t *R, int osr) {\n"
-               "(void)osr; K_ = K; nt_stack_lo = M; nt_guard(rt);\n*R = F0(rt");
+               "(void)osr; K_ = K; nt_stack_lo = M; nt_guard(rt);\nnret_t r_ = F0(rt");
     for (int i = 0; i < root->nparams; i++) sb_printf(&s, ", S[%d]", i);
-    sb_printf(&s, ");\nreturn 0;\n}\n");
+    sb_printf(&s, ");\nif (r_.g) return 1;\n*R = r_.v;\nreturn 0;\n}\n");
     out->text = s.data;
     out->k = g->k;
     out->nk = g->nk;

@@ -40,6 +40,12 @@ static int site_ra(gen_t *g, node_t *pl) {
         if (g->site[i] == pl) return g->site_ra[i];
     return -1;
 }
+/* the bound locals of a clean copy's site with an unproven index, or -1 */
+static int bsite_rb(gen_t *g, node_t *pl) {
+    for (int i = 0; i < g->nbsite; i++)
+        if (g->bsite[i] == pl) return g->bsite_rb[i];
+    return -1;
+}
 /* a new loop label for loop statement n (NULL: a copy never entered) */
 int gen_new_label(gen_t *g, node_t *n) {
     int L = g->nlab++;
@@ -70,8 +76,11 @@ static bool use_slot(gen_t *g, int slot, type_t *t) {
     else if (g->slotc[slot] != c + 1) { g->fail = true; return false; }
     return true;
 }
+bool gen_use_slot(gen_t *g, int slot, type_t *t) { return use_slot(g, slot, t); }
 static char *slot_read(gen_t *g, int slot, type_t *t) {
     if (!use_slot(g, slot, t)) return bad(g);
+    /* a chunked clean loop's counter (native_version.c): a 64-bit local of its own */
+    if (g->civ_slot1 && slot == g->civ_slot1 - 1) return xasprintf("((%s)nt_iv%d)", vt(t), g->civ_label);
     return xasprintf("((%s)s%d)", vt(t), slot);
 }
 
@@ -258,7 +267,7 @@ static char *arith_code(gen_t *g, int op, int k, const char *x, const char *y, n
         const char *fn = op == P_PLUS ? "add" : op == P_MINUS ? "sub" : "mul";
         const char *t = k == K_I32 ? "int32_t" : "int64_t";
         z = xasprintf("%s zs_; if (__builtin_expect(__builtin_%s_overflow((%s)%s, (%s)%s, &zs_), 0)) "
-                "{ NT_SYNC(); rt->ovf(k%d, %d, (int64_t)%s, (int64_t)%s); } uint64_t z = (uint64_t)(int64_t)zs_;",
+                "{ NT_SYNC(); NT_RAISE(rt->ovf(k%d, %d, (int64_t)%s, (int64_t)%s)); } uint64_t z = (uint64_t)(int64_t)zs_;",
                 t, fn, t, x, t, y, ni, op, x, y);
         char *r = xasprintf("%s int64_t r = %s;", z, k == K_I32 ? "(int64_t)(int32_t)(uint32_t)z" : "(int64_t)z");
         free(z);
@@ -270,7 +279,7 @@ static char *arith_code(gen_t *g, int op, int k, const char *x, const char *y, n
         char *shl = op == P_SHL && (k == K_I32 || k == K_I64)
                         ? xasprintf(" || (int64_t)%s < 0 || ((int64_t)%s > 0 && ((uint64_t)%s >> (%d - (int64_t)%s)) != 0)", x, y, x, w - 1, y)
                         : strdup("");
-        char *chk = xasprintf("if (__builtin_expect((uint64_t)%s >= %d%s, 0)) { NT_SYNC(); rt->shift(k%d, %d, %d, (int64_t)%s, (int64_t)%s); }",
+        char *chk = xasprintf("if (__builtin_expect((uint64_t)%s >= %d%s, 0)) { NT_SYNC(); NT_RAISE(rt->shift(k%d, %d, %d, (int64_t)%s, (int64_t)%s)); }",
                         y, w, shl, ni, op, k, x, y);
         free(shl);
         char *rest = arith_unchecked(g, op, k, x, y, n);
@@ -302,9 +311,9 @@ static char *arith_unchecked(gen_t *g, int op, int k, const char *x, const char 
         break;
     case P_DIV: case P_MOD: {
         const char *o = op == P_DIV ? "/" : "%";
-        char *chk = xasprintf("if (__builtin_expect((uint64_t)%s == 0, 0)) { NT_SYNC(); rt->div0(k%d); }", y, ni);
+        char *chk = xasprintf("if (__builtin_expect((uint64_t)%s == 0, 0)) { NT_SYNC(); NT_RAISE(rt->div0(k%d)); }", y, ni);
         if (k == K_I32 || k == K_I64)
-            z = xasprintf("%s if (__builtin_expect((int64_t)%s == -1 && (int64_t)%s == %s, 0)) { NT_SYNC(); rt->divovf(k%d); }"
+            z = xasprintf("%s if (__builtin_expect((int64_t)%s == -1 && (int64_t)%s == %s, 0)) { NT_SYNC(); NT_RAISE(rt->divovf(k%d)); }"
                     " uint64_t z = (uint64_t)((int64_t)%s %s (int64_t)%s);",
                     chk, y, x, k == K_I32 ? "INT32_MIN" : "INT64_MIN", ni, x, o, y);
         else if (k == K_U32) z = xasprintf("%s uint64_t z = (uint32_t)(uint64_t)%s %s (uint32_t)(uint64_t)%s;", chk, x, o, y);
@@ -326,21 +335,21 @@ static char *arith_unchecked(gen_t *g, int op, int k, const char *x, const char 
 static char *f2i_check(gen_t *g, node_t *n, const char *d, int to) {
     double lo, hi;
     if (!ub_f2i_range(to, &lo, &hi)) return strdup("");
-    return xasprintf("if (__builtin_expect(!(%s > %a && %s < %a), 0)) { NT_SYNC(); rt->f2i(k%d, %s, %d); }", d, lo, d, hi,
+    return xasprintf("if (__builtin_expect(!(%s > %a && %s < %a), 0)) { NT_SYNC(); NT_RAISE(rt->f2i(k%d, %s, %d)); }", d, lo, d, hi,
                gen_kidx(g, n), d, to);
 }
 
 /* p + d bytes, p and d names of locals, as ptr_add_at: a pointer moved
  * past what its offset field holds is the interpreter's error */
 static char *padd(gen_t *g, node_t *n, const char *p, const char *d) {
-    return xasprintf("({ uint64_t pr_; if (__builtin_expect(nt_padd(%s, %s, &pr_), 0)) { NT_SYNC(); rt->pwrap(k%d, %s, %s); }"
+    return xasprintf("({ uint64_t pr_; if (__builtin_expect(nt_padd(%s, %s, &pr_), 0)) { NT_SYNC(); NT_RAISE(rt->pwrap(k%d, %s, %s)); }"
                " (int64_t)pr_; })", p, d, gen_kidx(g, n), p, d);
 }
 /* p + i elements of esz bytes (ptr_scale_at, then ptr_add_at); neg: p - i */
 static char *padd_scaled(gen_t *g, node_t *n, const char *p, const char *i, int64_t esz, bool neg) {
     char *a = padd(g, n, "p2_", neg ? "(-d_)" : "d_");
     char *r = xasprintf("({ uint64_t p2_ = (uint64_t)%s; int64_t d_; if (__builtin_expect(__builtin_mul_overflow((int64_t)%s, "
-                  "(int64_t)%" PRId64 ", &d_), 0)) { NT_SYNC(); rt->pwrap(k%d, p2_, (int64_t)%s); } %s; })",
+                  "(int64_t)%" PRId64 ", &d_), 0)) { NT_SYNC(); NT_RAISE(rt->pwrap(k%d, p2_, (int64_t)%s)); } %s; })",
                   p, i, esz, gen_kidx(g, n), i, a);
     free(a);
     return r;
@@ -399,6 +408,20 @@ static char *addr(gen_t *g, node_t *pl, int wr) {
             g->last_kind = 0;
             return r;
         }
+        if (ok == 1 && g->in_clean && bsite_rb(g, pl) >= 0) {
+            /* its index is data: one compare against the buffer's bounds,
+             * found at the loop's entry; outside them the interpreter's
+             * check raises (nt_ifail) */
+            int rb = bsite_rb(g, pl);
+            char *p = gen_expr(g, pl->a), *i = gen_expr(g, pl->b);
+            char *r = xasprintf("({ int64_t i_ = %s; char *a_; if (__builtin_expect((uint64_t)i_ - (uint64_t)rl%d < rs%d, 1))"
+                          " a_ = (char *)(rb%d + (uint64_t)i_ * %" PRId64 "u); else { NT_SYNC(); a_ = nt_ifail(rt, k%d,"
+                          " (uint64_t)%s, i_, %d); } a_; })",
+                          i, rb, rb, rb, pl->esz, gen_kidx(g, pl), p, wr);
+            frees(2, p, i);
+            g->last_kind = 0;
+            return r;
+        }
         char *p = ok == 1 ? gen_expr(g, pl->a) : NULL;
         int jc = ok == 1 ? ic_share(g, p, pl->esz, wr) : 0;
         if (ok == 1 && jc >= NIC_REGS) { /* through a pointer, its cache in memory (ic[]) */
@@ -433,7 +456,7 @@ static char *addr(gen_t *g, node_t *pl, int wr) {
             mark_indexed(g, pl->a);
             char *i = gen_expr(g, pl->b), *b = addr(g, pl->a, wr);
             char *r = xasprintf("({ int64_t i_ = %s; if (__builtin_expect((uint64_t)i_ >= (uint64_t)%" PRId64 "LL, 0))"
-                          " { NT_SYNC(); rt->index_fail(k%d, i_, %d); } %s + i_ * %" PRId64 "; })",
+                          " { NT_SYNC(); NT_RAISE(rt->index_fail(k%d, i_, %d)); } %s + i_ * %" PRId64 "; })",
                           i, pl->bound, ni, wr, b, pl->esz);
             free(i);
             free(b);
@@ -581,7 +604,10 @@ static char *compound(gen_t *g, node_t *n) {
         free(pa);
     } else {
         char *o2 = conv_code("o_", pc, oc);
-        char *ar = arith_code(g, n->op, ty_opkind(n->c->ty), "o2_", "v_", n);
+        /* proven (an accumulator whose bounds a chunk's test covers): no overflow check */
+        bool pv = g->in_clean && is_proven(g, n) && (n->op == P_PLUS || n->op == P_MINUS);
+        char *ar = pv ? arith_unchecked(g, n->op, ty_opkind(n->c->ty), "o2_", "v_", n)
+                      : arith_code(g, n->op, ty_opkind(n->c->ty), "o2_", "v_", n);
         char *back = conv_code("r", oc, pc);
         /* i += 1e20: the result out of the place's range is the interpreter's error */
         char *chk = c_float(oc) && !c_float(pc) && pc != T_BOOL ? f2i_check(g, n, "r", pc) : strdup("");
@@ -620,7 +646,7 @@ static char *incdec(gen_t *g, node_t *n) {
         /* signed ++/-- past the type's range: the interpreter's error, naming the place's type */
         const char *t = pc == T_INT ? "int32_t" : "int64_t";
         calc = xasprintf("%s s_; if (__builtin_expect(__builtin_add_overflow((%s)o_, (%s)%" PRId64 "LL, &s_), 0)) "
-                   "{ NT_SYNC(); rt->ovf_place(k%d, %d, (int64_t)o_, %" PRId64 "LL); } int64_t r_ = (int64_t)s_;",
+                   "{ NT_SYNC(); NT_RAISE(rt->ovf_place(k%d, %d, (int64_t)o_, %" PRId64 "LL)); } int64_t r_ = (int64_t)s_;",
                    t, t, t, d, gen_kidx(g, n), d > 0 ? P_PLUS : P_MINUS, d > 0 ? d : -d);
     } else {
         char *x = xasprintf("((uint64_t)o_ + (uint64_t)%" PRId64 "LL)", d);
@@ -699,11 +725,11 @@ char *gen_expr(gen_t *g, node_t *n) {
         char *a = gen_expr(g, n->a), *r;
         switch (n->kind) {
         case K_I32:
-            r = xasprintf("({ int64_t n_ = %s; if (__builtin_expect(n_ == INT32_MIN, 0)) { NT_SYNC(); rt->neg(k%d, n_); } "
+            r = xasprintf("({ int64_t n_ = %s; if (__builtin_expect(n_ == INT32_MIN, 0)) { NT_SYNC(); NT_RAISE(rt->neg(k%d, n_)); } "
                     "(int64_t)(int32_t)(uint32_t)(0 - (uint64_t)n_); })", a, gen_kidx(g, n));
             break;
         case K_I64:
-            r = xasprintf("({ int64_t n_ = %s; if (__builtin_expect(n_ == INT64_MIN, 0)) { NT_SYNC(); rt->neg(k%d, n_); } "
+            r = xasprintf("({ int64_t n_ = %s; if (__builtin_expect(n_ == INT64_MIN, 0)) { NT_SYNC(); NT_RAISE(rt->neg(k%d, n_)); } "
                     "(int64_t)(0 - (uint64_t)n_); })", a, gen_kidx(g, n));
             break;
         case K_U32: r = xasprintf("((int64_t)(uint32_t)(0 - (uint64_t)%s))", a); break;
@@ -756,9 +782,12 @@ char *gen_expr(gen_t *g, node_t *n) {
 }
 
 
+void gen_poll(gen_t *g, node_t *loop) {
+    sb_printf(&g->body, "if (__builtin_expect(*rt->iflag, 0)) { NT_SYNC(); NT_RAISE(rt->interrupt(k%d)); }\n", gen_kidx(g, loop));
+}
 static void poll_code(gen_t *g, node_t *loop) {
     if (g->poll_only && loop != g->poll_only) return; /* a clean nest's inner loop: bounded (NEST_WORK) */
-    sb_printf(&g->body, "if (__builtin_expect(--nt_tick <= 0, 0)) { nt_tick = 1024; if (*rt->iflag) { NT_SYNC(); rt->interrupt(k%d); } }\n",
+    sb_printf(&g->body, "if (__builtin_expect(--nt_tick <= 0, 0)) { nt_tick = 1024; if (*rt->iflag) { NT_SYNC(); NT_RAISE(rt->interrupt(k%d)); } }\n",
            gen_kidx(g, loop));
 }
 
@@ -844,7 +873,7 @@ void gen_stmt(gen_t *g, node_t *n) {
         if (n->esz) break;
         if (g->fnmode) {
             char *v = n->a ? gen_expr(g, n->a) : strdup("0");
-            sb_printf(&g->body, "return (nval_t){.%s = %s};\n", n->a && isf(n->a->ty) ? "d" : "i", v);
+            sb_printf(&g->body, "return (nret_t){{.%s = %s}, 0};\n", n->a && isf(n->a->ty) ? "d" : "i", v);
             free(v);
             return;
         }
@@ -863,9 +892,12 @@ void gen_stmt(gen_t *g, node_t *n) {
  * and buys the generated code nothing measurable (docs/native-tier.md);
  * other compilers ignore the pragma. */
 const char gen_prelude[] =
-    "#pragma GCC optimize (\"no-thread-jumps\")\n"
-    "#include <setjmp.h>\n#include <stdint.h>\n"
+    "#pragma GCC optimize (\"no-thread-jumps\", \"vect-cost-model=cheap\")\n"
+    "#include <stdint.h>\n"
     NATIVE_STR(NATIVE_RT_DEFS) "\n"
+    /* a failed check: the interpreter's routine raises; in a function
+     * (native_func.c) the call gives up instead, returning a flag */
+    "#define NT_RAISE(call) call\n"
     "#define NT_OFF_BITS %d\n"
     "static inline int64_t nt_off(uint64_t p) { return (int64_t)(p << (64 - NT_OFF_BITS)) >> (64 - NT_OFF_BITS); }\n"
     "static inline int nt_ptrcmp(uint64_t a, uint64_t b) {\n"
@@ -977,7 +1009,7 @@ int native_gen(node_t *loop_node, const val_t *slots, bool lean, native_src_t *o
     strbuf_t s = {0};
     sb_printf(&s, gen_prelude, PTR_OFF_BITS, PTR_SLOT_SHIFT, PTR_SLOT_SHIFT, (unsigned long long)PTR_RAW_LIMIT,
            (unsigned long long)PTR_RAW_LIMIT);
-    if (u->n) sb_printf(&s, "%s%s%s", gen_unit_statics, gen_unit_give_up, fns.data);
+    if (u->n) sb_printf(&s, "%s%s", gen_unit_statics, fns.data);
     free(fns.data);
     strbuf_t checks = {0};
     if (u->n) gen_unit_entry_checks(g, u, &checks); /* adds constants: before they are declared */
@@ -991,6 +1023,22 @@ int native_gen(node_t *loop_node, const val_t *slots, bool lean, native_src_t *o
                    "  if (!rt->range(p, esz, wr, &c_) || vl < c_.lo || vh >= c_.lo + (int64_t)c_.span ||\n"
                    "      NT_ALIAS(c_.addr + (uint64_t)vl * (uint64_t)esz, (uint64_t)(vh - vl + 1) * (uint64_t)esz)) return 0;\n"
                    "  return c_.addr; }\n");
+    }
+    if (g->rbound) {
+        /* a clean copy's buffer whose indexes are data: its address and
+         * valid indexes, where it holds no session variable kept in a
+         * local (0: none) */
+        sb_printf(&s, "static __attribute__((noinline)) uintptr_t nt_rbound(const nrt_t *rt, void *const *K, uint64_t p, int64_t esz,\n"
+                   "    int wr, int64_t *lo, uint64_t *span) {\n");
+        gvar_kdecl(g, &s);
+        sb_printf(&s, "  nic_t c_;\n"
+                   "  if (!rt->range(p, esz, wr, &c_) || NT_ALIAS(c_.addr + (uint64_t)c_.lo * (uint64_t)esz, c_.span * (uint64_t)esz))"
+                   " return 0;\n"
+                   "  *lo = c_.lo; *span = c_.span; return c_.addr; }\n"
+                   /* outside those: the interpreter's check, which raises (or
+                    * gives the address, inside the same buffer) */
+                   "static __attribute__((noinline, cold)) char *nt_ifail(const nrt_t *rt, void *k, uint64_t p, int64_t i, int wr) {\n"
+                   "  nic_t c_; return rt->idx(k, p, i, wr, &c_); }\n");
     }
     if (g->nestfns.data) { /* the clean nests: each declares the constants it may name */
         sb_printf(&s, "#define NT_KDECL");
@@ -1022,6 +1070,7 @@ int native_gen(node_t *loop_node, const val_t *slots, bool lean, native_src_t *o
     if (g->nic) sb_printf(&s, "int ovm = 0; (void)ovm;\n");
     if (g->nic > NIC_REGS) sb_printf(&s, "nic_t ic[%d] = {{0}};\n", g->nic - NIC_REGS);
     for (int j = 0; j < g->nra; j++) sb_printf(&s, "uintptr_t ra%d = 0;\n", j);
+    for (int j = 0; j < g->nrb; j++) sb_printf(&s, "uintptr_t rb%d = 0; int64_t rl%d = 0; uint64_t rs%d = 0;\n", j, j, j);
     for (int j = 0; j < g->ndc; j++) {
         sb_printf(&s, "uint64_t dk%d = ~0ULL, dl%d = 0; char *db%d = 0;\n", j, j, j);
         if (g->ncached) sb_printf(&s, "int ovd%d = 0;\n", j);

@@ -57,6 +57,15 @@ typedef struct gen {
     int nproven;
     node_t *site[MAXPROVEN];       /* p[i] sites proven inside their buffer */
     int site_ra[MAXPROVEN], nsite, nra, niv;
+    /* p[i] sites of a clean copy whose p is invariant but whose index is
+     * not proven: one compare each against p's buffer, found at the entry
+     * (its address rb<k>, valid indexes rl<k> .. rl<k> + rs<k> - 1) */
+    node_t *bsite[MAXPROVEN];
+    int bsite_rb[MAXPROVEN], nbsite, nrb;
+    bool rbound; /* an entry test calls nt_rbound */
+    /* a chunked clean loop (native_version.c): its counter's slot + 1 (0:
+     * none), read as the 64-bit local nt_iv<civ_label> */
+    int civ_slot1, civ_label;
     bool fail;
     node_t *root;
     /* session variables: pass 1 (collect) finds them, pass 2 caches them */
@@ -142,6 +151,8 @@ void gen_stmt(gen_t *g, node_t *n);     /* statement n into g->body */
 void gen_loop_core(gen_t *g, node_t *n, int kind, int L, bool init);
 int gen_new_label(gen_t *g, node_t *n); /* a new loop label for loop statement n (NULL: a copy never entered) */
 int gen_kidx(gen_t *g, void *p);        /* p's index among the code's constants */
+bool gen_use_slot(gen_t *g, int slot, type_t *t); /* slot kept in local s<slot> of t's kind (false: fails) */
+void gen_poll(gen_t *g, node_t *loop);  /* the interrupt flag looked at (a chunk's end) */
 void gen_prove(gen_t *g, node_t *n);    /* n's arithmetic cannot overflow (the clean copy) */
 /* place pl read or written: in pass 1 noted; in pass 2 its cached local's
  * index, or -1 when it lives in memory */
@@ -167,6 +178,7 @@ typedef struct vscan {
     node_t *nl[MAXNEST];
     int nvar[MAXNEST], npar[MAXNEST], nn, cur;
     int *ivmap; /* per slot: the interval locals of a loop variable, or -1 */
+    bool optimistic; /* lean code: an index the data decide may be proven by its type (gen_ivl) */
 } vscan_t;
 void gen_vscan_stmt(vscan_t *s, node_t *n);         /* what statement n reads and writes */
 int gen_var_read(node_t *e);                          /* the slot e only reads, or -1 */
@@ -175,6 +187,9 @@ bool gen_invariant_expr(vscan_t *s, node_t *e);
 /* the interval of e over the loop (v its variable) into locals, its tests
  * into chk; -1 when e is not built so */
 int gen_ivl(vscan_t *s, node_t *e, int v, strbuf_t *chk);
+/* what integer expression e can be whatever the data: its type's range,
+ * narrowed by its form; false when int64_t cannot hold it */
+bool gen_static_ival(node_t *e, int64_t *lo, int64_t *hi);
 node_t *gen_init_value(node_t *st, int w);            /* the value init `w = value` stores, or NULL */
 bool gen_lean_ok(gen_t *g, vscan_t *s, node_t *n, int v);
 int gen_counted_var(node_t *n);                        /* a counted loop's variable slot, or -1 */
@@ -189,11 +204,13 @@ typedef struct unit {
     func_t *fn[MAXFN];
     void *box[MAXFN]; /* the fbox a call went through (NULL: the root) */
     int n;
+    int cur;                            /* the function being generated (-1: the loop) */
+    unsigned char calls[MAXFN][MAXFN];  /* calls[i][j]: function i calls function j */
 } unit_t;
 unit_t *gen_unit_new(void);
 char *gen_user_call(gen_t *g, node_t *n);             /* a direct call of a function in g->unit */
 bool gen_unit_functions(gen_t *g, unit_t *u, strbuf_t *s); /* the unit's functions as C */
 void gen_unit_entry_checks(gen_t *g, unit_t *u, strbuf_t *s);
-extern const char gen_unit_statics[], gen_unit_give_up[];
+extern const char gen_unit_statics[];
 
 #endif

@@ -8,7 +8,6 @@
  * with the interpreter's current variables. Compiled code calls back into
  * this file for every slow path and every error, and the interpreter's own
  * routines raise them, so an error in compiled code is the interpreter's. */
-#include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
 #include "native.h"
@@ -230,23 +229,9 @@ static const nrt_t g_rt = { /* clean_runs: the session's, at each entry */
                            rt_pwrap, rt_range, NULL, NULL, NULL, (char *volatile *)&icuda_interrupt_guard};
 
 /* ---- pure functions (native_func.c) ----
- * A call of a compiled pure function runs with a table whose raising
- * routines give up instead: they jump back to native_call, which has the
- * call run interpreted, where the interpreter raises its own error. */
-
-static jmp_buf *give_up_to;
-static _Noreturn void give_up(void) { longjmp(*give_up_to, 1); }
-__attribute__((noreturn)) static void gu_index_fail(void *n, int64_t i, int wr) { give_up(); }
-__attribute__((noreturn)) static void gu_node(void *n) { give_up(); }
-__attribute__((noreturn)) static void gu_ovf(void *n, int op, int64_t a, int64_t b) { give_up(); }
-__attribute__((noreturn)) static void gu_shift(void *n, int op, int k, int64_t x, int64_t c) { give_up(); }
-__attribute__((noreturn)) static void gu_f2i(void *n, double d, int to) { give_up(); }
-__attribute__((noreturn)) static void gu_neg(void *n, int64_t a) { give_up(); }
-__attribute__((noreturn)) static void gu_pwrap(void *n, uint64_t p, int64_t d) { give_up(); }
-static const nrt_t fn_rt = { /* clean_runs: the session's, at each call */
-                            rt_idx, rt_deref, gu_index_fail, gu_node, gu_node, gu_node, rt_ptr_add, rt_rand,
-                            (volatile int *)&icuda_interrupt_flag, gu_ovf, gu_ovf, gu_shift, gu_f2i, gu_neg,
-                            gu_pwrap, rt_range, NULL, NULL, NULL, (char *volatile *)&icuda_interrupt_guard};
+ * A compiled pure function never raises: where a check fails it gives up
+ * (its code returns 1), and native_call has the call run interpreted,
+ * where the interpreter raises its own error. */
 
 /* F gets code fn for src (NULL: the compiler failed, NF_BAD); frees src */
 static void fn_install(nfunc_t *F, native_src_t *src, native_fn_t code, int how, double secs) {
@@ -340,18 +325,13 @@ int native_call(func_t *fn, val_t *args, val_t *r) {
         fn->hot = INT32_MIN; /* never again */
         return 0;
     }
-    jmp_buf jb, *saved = give_up_to;
-    give_up_to = &jb;
     val_t ret = {0};
-    if (setjmp(jb)) {
-        give_up_to = saved;
+    nrt_t rt = g_rt;
+    rt.clean_runs = s->st.clean_runs;
+    if (F->fn(&rt, F->k, args, in->stack_base - in->stack_limit, &ret, 0)) {
         s->st.gave_up++;
         return 2;
     }
-    nrt_t rt = fn_rt;
-    rt.clean_runs = s->st.clean_runs;
-    F->fn(&rt, F->k, args, in->stack_base - in->stack_limit, &ret, 0);
-    give_up_to = saved;
     s->st.entries++;
     *r = ret;
     return 1;
