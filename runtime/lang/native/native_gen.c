@@ -455,6 +455,13 @@ static char *addr(gen_t *g, node_t *pl, int wr) {
             int ni = gen_kidx(g, pl);
             mark_indexed(g, pl->a);
             char *i = gen_expr(g, pl->b), *b = addr(g, pl->a, wr);
+            bool proven = false;
+            for (int k = 0; k < g->nasite && g->in_clean && !proven; k++) proven = g->asite[k] == pl;
+            if (proven) { /* the entry test proved the index inside the bound */
+                char *r = xasprintf("({ int64_t i_ = %s; %s + i_ * %" PRId64 "; })", i, b, pl->esz);
+                frees(2, i, b);
+                return r;
+            }
             char *r = xasprintf("({ int64_t i_ = %s; if (__builtin_expect((uint64_t)i_ >= (uint64_t)%" PRId64 "LL, 0))"
                           " { NT_SYNC(); NT_RAISE(rt->index_fail(k%d, i_, %d)); } %s + i_ * %" PRId64 "; })",
                           i, pl->bound, ni, wr, b, pl->esz);
@@ -645,8 +652,11 @@ static char *incdec(gen_t *g, node_t *n) {
     else if (pc == T_INT || pc == T_LONG || pc == T_LLONG) {
         /* signed ++/-- past the type's range: the interpreter's error, naming the place's type */
         const char *t = pc == T_INT ? "int32_t" : "int64_t";
+        /* the error is given the wrapped result (rt->ovf_place takes d off
+         * again): the old value need not stay in a register, and h[x]++ is
+         * a load, an add and a store */
         calc = xasprintf("%s s_; if (__builtin_expect(__builtin_add_overflow((%s)o_, (%s)%" PRId64 "LL, &s_), 0)) "
-                   "{ NT_SYNC(); NT_RAISE(rt->ovf_place(k%d, %d, (int64_t)o_, %" PRId64 "LL)); } int64_t r_ = (int64_t)s_;",
+                   "{ NT_SYNC(); NT_RAISE(rt->ovf_place(k%d, %d, (int64_t)s_, %" PRId64 "LL)); } int64_t r_ = (int64_t)s_;",
                    t, t, t, d, gen_kidx(g, n), d > 0 ? P_PLUS : P_MINUS, d > 0 ? d : -d);
     } else {
         char *x = xasprintf("((uint64_t)o_ + (uint64_t)%" PRId64 "LL)", d);

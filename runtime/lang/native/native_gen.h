@@ -63,6 +63,8 @@ typedef struct gen {
     node_t *bsite[MAXPROVEN];
     int bsite_rb[MAXPROVEN], nbsite, nrb;
     bool rbound; /* an entry test calls nt_rbound */
+    node_t *asite[MAXPROVEN]; /* a[i] of arrays whose index a clean copy's entry test proved */
+    int nasite;
     /* a chunked clean loop (native_version.c): its counter's slot + 1 (0:
      * none), read as the 64-bit local nt_iv<civ_label> */
     int civ_slot1, civ_label;
@@ -179,6 +181,14 @@ typedef struct vscan {
     int nvar[MAXNEST], npar[MAXNEST], nn, cur;
     int *ivmap; /* per slot: the interval locals of a loop variable, or -1 */
     bool optimistic; /* lean code: an index the data decide may be proven by its type (gen_ivl) */
+    /* a[i] of arrays (of locals, session variables): their bound tests
+     * proven at the entry when their indexes' ranges are known */
+    node_t *asites[MAXPROVEN];
+    int nasites;
+    /* the memory a whole nest reaches outside its buffers (a local array
+     * in the frame, a session array): no written buffer may overlap it */
+    node_t *regions[MAXPROVEN];
+    int nregions;
 } vscan_t;
 void gen_vscan_stmt(vscan_t *s, node_t *n);         /* what statement n reads and writes */
 int gen_var_read(node_t *e);                          /* the slot e only reads, or -1 */
@@ -191,6 +201,7 @@ int gen_ivl(vscan_t *s, node_t *e, int v, strbuf_t *chk);
  * narrowed by its form; false when int64_t cannot hold it */
 bool gen_static_ival(node_t *e, int64_t *lo, int64_t *hi);
 node_t *gen_init_value(node_t *st, int w);            /* the value init `w = value` stores, or NULL */
+void gen_prove_arrays(gen_t *g, vscan_t *s, int v, strbuf_t *chk); /* a[i] proven inside its bound at the entry */
 bool gen_lean_ok(gen_t *g, vscan_t *s, node_t *n, int v);
 int gen_counted_var(node_t *n);                        /* a counted loop's variable slot, or -1 */
 bool gen_loop_versioned(gen_t *g, node_t *n, int L);  /* loop n with its clean copy, when it qualifies */

@@ -197,9 +197,12 @@ static uint64_t rt_ptr_add(uint64_t p, int64_t d) { return ptr_add(p, d); }
 static int32_t rt_rand(void) { return rand_next(g_in); }
 
 __attribute__((noreturn)) static void rt_ovf(void *node, int op, int64_t a, int64_t b) { ub_overflow(node, op, a, b); }
-/* ++ and -- name the type of the place they change, as exec.c does */
-__attribute__((noreturn)) static void rt_ovf_place(void *node, int op, int64_t a, int64_t b) {
+/* ++ and -- name the type of the place they change, as exec.c does; the
+ * code passes the wrapped result, whose old value is b back */
+__attribute__((noreturn)) static void rt_ovf_place(void *node, int op, int64_t res, int64_t b) {
     node_t *n = node;
+    uint64_t old = op == P_PLUS ? (uint64_t)res - (uint64_t)b : (uint64_t)res + (uint64_t)b;
+    int64_t a = n->a->ty->size == 4 ? (int64_t)(int32_t)(uint32_t)old : (int64_t)old;
     ub_overflow_typed(n, n->a->ty, op, a, b);
 }
 /* compiled code tests these inline and calls only to raise */

@@ -41,8 +41,9 @@ static void vscan_place(vscan_t *s, node_t *pl, bool wr) {
         vscan_place(s, pl->a, wr); /* a member of something addressed */
         return;
     }
-    case PL_FRAME:
-        if (s->nest) s->bad = true;
+    case PL_FRAME: /* a local in the frame: an array, or one whose address was taken */
+        if (s->nest && s->nregions < MAXPROVEN) s->regions[s->nregions++] = pl;
+        else if (s->nest) s->bad = true;
         return;
     case PL_DEREF:
         if (wr) s->bad = true; /* *p = ...: a pointer the loop cannot prove */
@@ -59,8 +60,24 @@ static void vscan_place(vscan_t *s, node_t *pl, bool wr) {
             }
             s->swr[i] |= wr;
             vscan_expr(s, pl->a);
-        } else if (s->nest) s->bad = true;
-        else vscan_place(s, pl->a, false); /* an array: writes stay inside it */
+        } else { /* an array: writes stay inside it */
+            if (s->nasites < MAXPROVEN) s->asites[s->nasites++] = pl;
+            if (!s->nest) vscan_place(s, pl->a, false);
+            else { /* the array's storage, under its indexes and members: a region */
+                node_t *r = pl->a;
+                while (r->place == PL_MEMBER || (r->place == PL_INDEX && eval_place_kind(r) == 2)) {
+                    if (r->place == PL_INDEX) {
+                        if (s->nasites < MAXPROVEN) s->asites[s->nasites++] = r;
+                        vscan_expr(s, r->b);
+                    }
+                    r = r->a;
+                }
+                if (((r->place == PL_FRAME && eval_place_kind(r)) || (r->place == PL_GLOBAL && eval_place_kind(r))) &&
+                    s->nregions < MAXPROVEN)
+                    s->regions[s->nregions++] = r;
+                else s->bad = true;
+            }
+        }
         vscan_expr(s, pl->b);
         return;
     }
@@ -310,6 +327,20 @@ static int ivl_of(vscan_t *s, node_t *e, int v, strbuf_t *chk) {
     }
 }
 
+
+/* The arrays of scan s whose indexes have known ranges over the loop (v its
+ * variable): each proven inside its bound by the entry test (chk), its
+ * access unchecked in the clean copy (g->asite). */
+void gen_prove_arrays(gen_t *g, vscan_t *s, int v, strbuf_t *chk) {
+    for (int i = 0; i < s->nasites && g->nasite < MAXPROVEN; i++) {
+        node_t *pl = s->asites[i];
+        if (pl->bound <= 0) continue;
+        int id = gen_ivl(s, pl->b, v, chk);
+        if (id < 0) continue; /* its own test stays: one compare */
+        sb_printf(chk, "if (vl%d < 0 || vh%d >= %" PRId64 "LL) ok_ = 0;\n", id, id, pl->bound);
+        g->asite[g->nasite++] = pl;
+    }
+}
 
 /* the value an inner loop's init `w = value` stores, or NULL */
 node_t *gen_init_value(node_t *st, int w) {
@@ -566,6 +597,8 @@ bool gen_loop_versioned(gen_t *g, node_t *n, int L) {
             free(one.data);
         }
     }
+    int nasite0 = g->nasite;
+    if (ok) gen_prove_arrays(g, s, v, &chk);
     free(wslot);
     free(s);
     for (int i = 0; i < MAXPROVEN; i++) {
@@ -578,6 +611,7 @@ bool gen_loop_versioned(gen_t *g, node_t *n, int L) {
         g->nproven = nproven0;
         g->nsite = nsite0;
         g->nbsite = nbsite0;
+        g->nasite = nasite0;
         free(chk.data);
         return false;
     }
@@ -597,7 +631,8 @@ bool gen_loop_versioned(gen_t *g, node_t *n, int L) {
     g->in_clean = true;
     gen_clean_chunks(g, n, v, L);
     g->in_clean = false;
-    g->nbsite = nbsite0; /* its bounds are this clean copy's */
+    g->nbsite = nbsite0; /* its bounds and proven arrays are this clean copy's */
+    g->nasite = nasite0;
     sb_printf(&g->body, "V%dx:;\n}\n", L);
     g->versioned[L] = true;
     return true;
