@@ -22,15 +22,15 @@ static const bench_t benches[] = {
     {"scatter-add y[idx[i]] += x[i]", NULL,
      "int N = 1 << 22;\n"
      "int *idx = (int *)malloc(N * sizeof(int));\n"
-     "float *x = (float *)malloc(N * sizeof(float)), *y = (float *)calloc(N, sizeof(float));\n"
+     "float *x = (float *)malloc(N * sizeof(float)), *y = (float *)malloc(N * sizeof(float));\n"
      "srand(7);\n"
-     "for (int i = 0; i < N; i++) { idx[i] = rand() % N; x[i] = (i % 100) * 0.01f; }\n",
+     "for (int i = 0; i < N; i++) { idx[i] = rand() % N; x[i] = (i % 100) * 0.01f; y[i] = 0; }\n",
      "for (int i = 0; i < N; i++) y[idx[i]] += x[i];\n",
      "double ys = 0;\nfor (int i = 0; i < N; i++) ys += y[i];\nprintf(\"%.3f\\n\", ys);\n"},
     {"prefix sum p[i] = p[i-1] + x[i]", NULL,
      "int N = 1 << 24;\n"
      "float *x = (float *)malloc(N * sizeof(float)), *p = (float *)malloc(N * sizeof(float));\n"
-     "for (int i = 0; i < N; i++) x[i] = (i % 10) * 0.1f;\n",
+     "for (int i = 0; i < N; i++) { x[i] = (i % 10) * 0.1f; p[i] = 0; }\n",
      "p[0] = x[0];\nfor (int i = 1; i < N; i++) p[i] = p[i - 1] + x[i];\n",
      "printf(\"%.3f %.3f\\n\", p[N / 2], p[N - 1]);\n"},
     {"conv 3x3, local filter", 
@@ -46,8 +46,8 @@ static const bench_t benches[] = {
      "        }\n"
      "}\n",
      "int W = 2048, H = 2048;\n"
-     "float *img = (float *)malloc(W * H * sizeof(float)), *res = (float *)calloc(W * H, sizeof(float));\n"
-     "for (int i = 0; i < W * H; i++) img[i] = (i % 17) * 0.5f;\n",
+     "float *img = (float *)malloc(W * H * sizeof(float)), *res = (float *)malloc(W * H * sizeof(float));\n"
+     "for (int i = 0; i < W * H; i++) { img[i] = (i % 17) * 0.5f; res[i] = 0; }\n",
      "conv3(img, res, W, H);\n",
      "double rs = 0;\nfor (int i = 0; i < W * H; i++) rs += res[i];\nprintf(\"%.3f\\n\", rs);\n"},
     {"helper call, double sum",
@@ -66,6 +66,192 @@ static const bench_t benches[] = {
      "int cnt = 0;\n",
      "cnt = 0;\nfor (long i = 0; i < n; i++) if (s[i] == 'e') cnt++;\n",
      "printf(\"%d\\n\", cnt);\n"},
+    /* ---- the broader suite: loops of CPU reference code ---- */
+    {"histogram into a session array", NULL,
+     "int N = 1 << 24;\n"
+     "unsigned char *d = (unsigned char *)malloc(N);\n"
+     "for (int i = 0; i < N; i++) d[i] = (unsigned char)((unsigned)i * 2246822519u >> 24);\n"
+     "int hist[256];\n",
+     "for (int i = 0; i < 256; i++) hist[i] = 0;\nfor (int i = 0; i < N; i++) hist[d[i]]++;\n",
+     "long hs = 0;\nfor (int i = 0; i < 256; i++) hs += (long)hist[i] * (i + 1);\nprintf(\"%ld\\n\", hs);\n"},
+    {"prefix sum of ints into longs", NULL,
+     "int N = 1 << 24;\n"
+     "int *x = (int *)malloc(N * sizeof(int));\nlong *p = (long *)malloc(N * sizeof(long));\n"
+     "for (int i = 0; i < N; i++) { x[i] = (i % 1000) - 400; p[i] = 0; }\n",
+     "p[0] = x[0];\nfor (int i = 1; i < N; i++) p[i] = p[i - 1] + x[i];\n",
+     "printf(\"%ld %ld\\n\", p[N / 3], p[N - 1]);\n"},
+    {"conv 3x3 in a cell, session filter", NULL,
+     "int W = 2048, H = 2048;\n"
+     "float *img = (float *)malloc(W * H * sizeof(float)), *res = (float *)malloc(W * H * sizeof(float));\n"
+     "for (int i = 0; i < W * H; i++) { img[i] = (i % 23) * 0.25f; res[i] = 0; }\n"
+     "float kf[9] = {0.0625f, 0.125f, 0.0625f, 0.125f, 0.25f, 0.125f, 0.0625f, 0.125f, 0.0625f};\n",
+     "for (int y = 1; y < H - 1; y++)\n"
+     "    for (int x = 1; x < W - 1; x++) {\n"
+     "        float s = 0;\n"
+     "        for (int dy = -1; dy <= 1; dy++)\n"
+     "            for (int dx = -1; dx <= 1; dx++)\n"
+     "                s += kf[(dy + 1) * 3 + dx + 1] * img[(y + dy) * W + x + dx];\n"
+     "        res[y * W + x] = s;\n"
+     "    }\n",
+     "double rs = 0;\nfor (int i = 0; i < W * H; i++) rs += res[i];\nprintf(\"%.3f\\n\", rs);\n"},
+    {"helper reading through a pointer",
+     "static inline float at(const float *a, int w, int x, int y) { return a[y * w + x]; }\n",
+     "int W = 1024, H = 1024;\n"
+     "float *img = (float *)malloc(W * H * sizeof(float));\n"
+     "for (int i = 0; i < W * H; i++) img[i] = (i % 19) * 0.5f;\n"
+     "double tot = 0;\n",
+     "tot = 0;\nfor (int y = 0; y < H - 1; y++)\n    for (int x = 0; x < W - 1; x++)\n"
+     "        tot += at(img, W, x + 1, y) - at(img, W, x, y + 1);\n",
+     "printf(\"%.3f\\n\", tot);\n"},
+    {"insertion sort of 20000 ints", NULL,
+     "int N = 20000;\nint *a = (int *)malloc(N * sizeof(int)), *src = (int *)malloc(N * sizeof(int));\n"
+     "srand(11);\nfor (int i = 0; i < N; i++) { src[i] = rand() % 100000; a[i] = 0; }\n",
+     "for (int i = 0; i < N; i++) a[i] = src[i];\n"
+     "for (int i = 1; i < N; i++) {\n    int v = a[i], j = i - 1;\n"
+     "    while (j >= 0 && a[j] > v) { a[j + 1] = a[j]; j--; }\n    a[j + 1] = v;\n}\n",
+     "printf(\"%d %d %d\\n\", a[0], a[N / 2], a[N - 1]);\n"},
+    {"quicksort of 2^20 ints (recursive)",
+     "void qs(int *a, int lo, int hi) {\n"
+     "    while (lo < hi) {\n"
+     "        int p = a[(lo + hi) / 2], i = lo, j = hi;\n"
+     "        while (i <= j) {\n"
+     "            while (a[i] < p) i++;\n"
+     "            while (a[j] > p) j--;\n"
+     "            if (i <= j) { int t = a[i]; a[i] = a[j]; a[j] = t; i++; j--; }\n"
+     "        }\n"
+     "        if (j - lo < hi - i) { qs(a, lo, j); lo = i; } else { qs(a, i, hi); hi = j; }\n"
+     "    }\n"
+     "}\n",
+     "int N = 1 << 20;\nint *a = (int *)malloc(N * sizeof(int)), *src = (int *)malloc(N * sizeof(int));\n"
+     "srand(5);\nfor (int i = 0; i < N; i++) { src[i] = rand(); a[i] = 0; }\n",
+     "for (int i = 0; i < N; i++) a[i] = src[i];\nqs(a, 0, N - 1);\n",
+     "printf(\"%d %d %d\\n\", a[0], a[N / 2], a[N - 1]);\n"},
+    {"matrix transpose 2048^2", NULL,
+     "int n = 2048;\nfloat *m = (float *)malloc(n * n * sizeof(float)), *t = (float *)malloc(n * n * sizeof(float));\n"
+     "for (int i = 0; i < n * n; i++) { m[i] = (i % 29) * 1.5f; t[i] = 0; }\n",
+     "for (int i = 0; i < n; i++)\n    for (int j = 0; j < n; j++)\n        t[j * n + i] = m[i * n + j];\n",
+     "printf(\"%.1f %.1f\\n\", t[5], t[n * n - 7]);\n"},
+    {"sparse matrix-vector, CSR", NULL,
+     "int rows = 1 << 18, per = 12;\nint nnz = rows * per;\n"
+     "int *rp = (int *)malloc((rows + 1) * sizeof(int)), *col = (int *)malloc(nnz * sizeof(int));\n"
+     "double *val = (double *)malloc(nnz * sizeof(double)), *x = (double *)malloc(rows * sizeof(double));\n"
+     "double *y = (double *)malloc(rows * sizeof(double));\n"
+     "srand(9);\nfor (int i = 0; i <= rows; i++) rp[i] = i * per;\n"
+     "for (int k = 0; k < nnz; k++) { col[k] = rand() % rows; val[k] = (k % 7) * 0.5; }\n"
+     "for (int i = 0; i < rows; i++) { x[i] = (i % 11) * 0.1; y[i] = 0; }\n",
+     "for (int i = 0; i < rows; i++) {\n    double s = 0;\n"
+     "    for (int k = rp[i]; k < rp[i + 1]; k++) s += val[k] * x[col[k]];\n    y[i] = s;\n}\n",
+     "double ys = 0;\nfor (int i = 0; i < rows; i++) ys += y[i];\nprintf(\"%.3f\\n\", ys);\n"},
+    {"atoi over a buffer of numbers", NULL,
+     "int n = 1 << 24;\nchar *buf = (char *)malloc(n + 1);\n"
+     "for (int i = 0; i < n; i++) buf[i] = (i % 7 == 6) ? ' ' : (char)('0' + (i * 7) % 10);\nbuf[n] = 0;\n"
+     "long total = 0;\n",
+     "total = 0;\n{ int v = 0;\n  for (int i = 0; i < n; i++) {\n    char c = buf[i];\n"
+     "    if (c >= '0' && c <= '9') v = v * 10 + (c - '0');\n    else { total += v; v = 0; }\n  }\n  total += v; }\n",
+     "printf(\"%ld\\n\", total);\n"},
+    {"atoi through a moving pointer", NULL,
+     "int n = 1 << 23;\nchar *buf = (char *)malloc(n + 1);\n"
+     "for (int i = 0; i < n; i++) buf[i] = (i % 7 == 6) ? ',' : (char)('0' + (i * 3) % 10);\nbuf[n] = 0;\n"
+     "long total = 0;\n",
+     "total = 0;\nfor (char *p = buf; *p; ) {\n    int v = 0;\n"
+     "    while (*p >= '0' && *p <= '9') { v = v * 10 + (*p - '0'); p++; }\n    total += v;\n    if (*p) p++;\n}\n",
+     "printf(\"%ld\\n\", total);\n"},
+    {"2-D heat stencil, clamped edges", NULL,
+     "int n = 1024;\ndouble *u = (double *)malloc(n * n * sizeof(double)), *v = (double *)malloc(n * n * sizeof(double));\n"
+     "for (int i = 0; i < n * n; i++) { u[i] = (i % 37) * 0.01; v[i] = 0; }\n",
+     "for (int it = 0; it < 4; it++) {\n"
+     "    for (int i = 0; i < n; i++)\n"
+     "        for (int j = 0; j < n; j++) {\n"
+     "            int im = i > 0 ? i - 1 : 0, ip = i < n - 1 ? i + 1 : n - 1;\n"
+     "            int jm = j > 0 ? j - 1 : 0, jp = j < n - 1 ? j + 1 : n - 1;\n"
+     "            v[i * n + j] = 0.25 * (u[im * n + j] + u[ip * n + j] + u[i * n + jm] + u[i * n + jp]);\n"
+     "        }\n"
+     "    double *t = u; u = v; v = t;\n"
+     "}\n",
+     "double us = 0;\nfor (int i = 0; i < n * n; i++) us += u[i];\nprintf(\"%.6f\\n\", us);\n"},
+    {"reduction over an array of structs",
+     "typedef struct { float x, y, z, m; } body_t;\n",
+     "int N = 1 << 22;\nbody_t *b = (body_t *)malloc(N * sizeof(body_t));\n"
+     "for (int i = 0; i < N; i++) { b[i].x = (i % 13) * 0.5f; b[i].y = (i % 7) * 0.25f; b[i].z = 1; b[i].m = (i % 3) + 1; }\n"
+     "double cx = 0, cy = 0, mt = 0;\n",
+     "cx = 0; cy = 0; mt = 0;\nfor (int i = 0; i < N; i++) { cx += b[i].x * b[i].m; cy += b[i].y * b[i].m; mt += b[i].m; }\n",
+     "printf(\"%.3f %.3f %.1f\\n\", cx, cy, mt);\n"},
+    {"matrix multiply 384^3 double, ikj", NULL,
+     "int n = 384;\ndouble *A = (double *)malloc(n * n * sizeof(double)), *B = (double *)malloc(n * n * sizeof(double));\n"
+     "double *C = (double *)malloc(n * n * sizeof(double));\n"
+     "for (int i = 0; i < n * n; i++) { A[i] = (i % 9) * 0.5; B[i] = (i % 4) * 0.25; C[i] = 0; }\n",
+     "for (int i = 0; i < n * n; i++) C[i] = 0;\n"
+     "for (int i = 0; i < n; i++)\n    for (int k = 0; k < n; k++) {\n        double a = A[i * n + k];\n"
+     "        for (int j = 0; j < n; j++) C[i * n + j] += a * B[k * n + j];\n    }\n",
+     "double s = 0;\nfor (int i = 0; i < n * n; i++) s += C[i];\nprintf(\"%.3f\\n\", s);\n"},
+    {"saxpy 2^24", NULL,
+     "int N = 1 << 24;\nfloat *x = (float *)malloc(N * sizeof(float)), *y = (float *)malloc(N * sizeof(float));\n"
+     "for (int i = 0; i < N; i++) { x[i] = (i % 5) * 0.5f; y[i] = 1; }\nfloat a = 0.5f;\n",
+     "for (int i = 0; i < N; i++) y[i] = a * x[i] + y[i];\n",
+     "printf(\"%.3f %.3f\\n\", y[3], y[N - 2]);\n"},
+    {"arg-max over doubles", NULL,
+     "int N = 1 << 24;\ndouble *v = (double *)malloc(N * sizeof(double));\n"
+     "for (int i = 0; i < N; i++) v[i] = (int)(((unsigned)i * 7919u) % 100003u) * 0.001;\nint best = 0;\n",
+     "best = 0;\nfor (int i = 1; i < N; i++) if (v[i] > v[best]) best = i;\n",
+     "printf(\"%d\\n\", best);\n"},
+    {"sieve of Eratosthenes 2^24", NULL,
+     "int N = 1 << 24;\nchar *comp = (char *)malloc(N + 1);\nfor (int i = 0; i <= N; i++) comp[i] = 1;\n",
+     "for (int i = 0; i <= N; i++) comp[i] = 0;\n"
+     "for (int i = 2; (long)i * i <= N; i++)\n    if (!comp[i]) for (int j = i * i; j <= N; j += i) comp[j] = 1;\n",
+     "int np = 0;\nfor (int i = 2; i <= N; i++) np += !comp[i];\nprintf(\"%d\\n\", np);\n"},
+    {"RGB to gray, bytes", NULL,
+     "int N = 1 << 22;\nunsigned char *rgb = (unsigned char *)malloc(3 * N), *gray = (unsigned char *)malloc(N);\n"
+     "for (int i = 0; i < 3 * N; i++) rgb[i] = (unsigned char)(i * 37);\nfor (int i = 0; i < N; i++) gray[i] = 0;\n",
+     "for (int i = 0; i < N; i++)\n"
+     "    gray[i] = (unsigned char)((77 * rgb[3 * i] + 150 * rgb[3 * i + 1] + 29 * rgb[3 * i + 2]) >> 8);\n",
+     "long gs = 0;\nfor (int i = 0; i < N; i++) gs += gray[i];\nprintf(\"%ld\\n\", gs);\n"},
+    {"Mandelbrot 512^2, 64 iterations", NULL,
+     "int W = 512, H = 512;\nint *out = (int *)malloc(W * H * sizeof(int));\nfor (int i = 0; i < W * H; i++) out[i] = 0;\n",
+     "for (int py = 0; py < H; py++)\n    for (int px = 0; px < W; px++) {\n"
+     "        double cr = -2.0 + px * (3.0 / W), ci = -1.5 + py * (3.0 / H), zr = 0, zi = 0;\n"
+     "        int k = 0;\n        while (k < 64 && zr * zr + zi * zi < 4.0) {\n"
+     "            double t = zr * zr - zi * zi + cr;\n            zi = 2 * zr * zi + ci;\n            zr = t;\n            k++;\n        }\n"
+     "        out[py * W + px] = k;\n    }\n",
+     "long ms = 0;\nfor (int i = 0; i < W * H; i++) ms += out[i];\nprintf(\"%ld\\n\", ms);\n"},
+    {"n-body forces, 1024 bodies", NULL,
+     "int N = 1024;\nfloat *px = (float *)malloc(N * sizeof(float)), *py = (float *)malloc(N * sizeof(float));\n"
+     "float *fx = (float *)malloc(N * sizeof(float)), *fy = (float *)malloc(N * sizeof(float));\n"
+     "for (int i = 0; i < N; i++) { px[i] = (i % 32) * 1.0f; py[i] = (i / 32) * 1.0f; fx[i] = fy[i] = 0; }\n",
+     "for (int i = 0; i < N; i++) {\n    float ax = 0, ay = 0;\n    for (int j = 0; j < N; j++) {\n"
+     "        float dx = px[j] - px[i], dy = py[j] - py[i];\n        float r2 = dx * dx + dy * dy + 0.01f;\n"
+     "        float inv = 1.0f / (r2 * sqrtf(r2));\n        ax += dx * inv;\n        ay += dy * inv;\n    }\n"
+     "    fx[i] = ax;\n    fy[i] = ay;\n}\n",
+     "printf(\"%.4f %.4f\\n\", fx[5], fy[N - 3]);\n"},
+    {"box blur by running sums, rows", NULL,
+     "int W = 2048, H = 1024, R = 4;\nfloat *src = (float *)malloc(W * H * sizeof(float)), *dst = (float *)malloc(W * H * sizeof(float));\n"
+     "for (int i = 0; i < W * H; i++) { src[i] = (i % 31) * 0.5f; dst[i] = 0; }\n",
+     "for (int y = 0; y < H; y++) {\n    float s = 0;\n    for (int x = 0; x < 2 * R + 1; x++) s += src[y * W + x];\n"
+     "    for (int x = R; x < W - R - 1; x++) {\n        dst[y * W + x] = s / (2 * R + 1);\n"
+     "        s += src[y * W + x + R + 1] - src[y * W + x - R];\n    }\n}\n",
+     "double bs = 0;\nfor (int i = 0; i < W * H; i++) bs += dst[i];\nprintf(\"%.2f\\n\", bs);\n"},
+    {"longest common subsequence, DP table", NULL,
+     "int n = 2000;\nchar *sa = (char *)malloc(n), *sb = (char *)malloc(n);\n"
+     "for (int i = 0; i < n; i++) { sa[i] = (char)('a' + (i * 7) % 5); sb[i] = (char)('a' + (i * 3) % 5); }\n"
+     "int *dp = (int *)malloc((n + 1) * (n + 1) * sizeof(int));\nfor (int i = 0; i < (n + 1) * (n + 1); i++) dp[i] = 0;\n",
+     "for (int i = 0; i <= n; i++) { dp[i * (n + 1)] = 0; dp[i] = 0; }\n"
+     "for (int i = 1; i <= n; i++)\n    for (int j = 1; j <= n; j++) {\n"
+     "        int up = dp[(i - 1) * (n + 1) + j], left = dp[i * (n + 1) + j - 1];\n"
+     "        dp[i * (n + 1) + j] = sa[i - 1] == sb[j - 1] ? dp[(i - 1) * (n + 1) + j - 1] + 1 : (up > left ? up : left);\n"
+     "    }\n",
+     "printf(\"%d\\n\", dp[n * (n + 1) + n]);\n"},
+    {"selection of the k smallest: bubble pass", NULL,
+     "int N = 4000;\nint *a = (int *)malloc(N * sizeof(int)), *src = (int *)malloc(N * sizeof(int));\n"
+     "srand(17);\nfor (int i = 0; i < N; i++) { src[i] = rand() % 1000000; a[i] = 0; }\n",
+     "for (int i = 0; i < N; i++) a[i] = src[i];\n"
+     "for (int i = 0; i < N - 1; i++)\n    for (int j = 0; j < N - 1 - i; j++)\n"
+     "        if (a[j] > a[j + 1]) { int t = a[j]; a[j] = a[j + 1]; a[j + 1] = t; }\n",
+     "printf(\"%d %d %d\\n\", a[0], a[N / 2], a[N - 1]);\n"},
+    {"vector lengths with sqrt", NULL,
+     "int N = 1 << 22;\nfloat *vx = (float *)malloc(N * sizeof(float)), *vy = (float *)malloc(N * sizeof(float));\n"
+     "float *len = (float *)malloc(N * sizeof(float));\n"
+     "for (int i = 0; i < N; i++) { vx[i] = (i % 17) * 0.5f; vy[i] = (i % 5) * 1.5f; len[i] = 0; }\n",
+     "for (int i = 0; i < N; i++) len[i] = sqrtf(vx[i] * vx[i] + vy[i] * vy[i]);\n",
+     "double ls = 0;\nfor (int i = 0; i < N; i++) ls += len[i];\nprintf(\"%.2f\\n\", ls);\n"},
 };
 enum { NB = sizeof benches / sizeof benches[0] };
 

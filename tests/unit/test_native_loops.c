@@ -12,6 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "native_run.h"
 
@@ -157,7 +160,52 @@ static void test_helpers(void) {
           "for (int i = 0; i < n; i++)\n    t += ratio(1000, d[i]);\n\x01printf(\"%ld\\n\", t);", "clean", "zero");
 }
 
+/* A loop cell that ends before its compile does (it kept nothing, so its
+ * nodes go): the compile goes on, and the same cell run again takes it
+ * over, or its code from the cache; the loop is compiled once. */
+static void test_compile_outlives_its_cell(void) {
+    char dir[] = "/tmp/icuda-slowcc2-XXXXXX", path[64];
+    if (!mkdtemp(dir)) return;
+    snprintf(path, sizeof path, "%s/cc", dir);
+    FILE *f = fopen(path, "w");
+    fprintf(f, "#!/bin/sh\nsleep 0.3\nexec cc \"$@\"\n");
+    fclose(f);
+    chmod(path, 0755);
+    setenv("ICUDA_HOST_CC", path, 1);
+    interp_t *in = interp_new();
+    native_set_mode(in, NATIVE_AUTO);
+    out_t o = {0};
+    cell_io_t io = {&o, io_stream, NULL, NULL, NULL};
+    cell_error_t err = {0};
+    json_t *v = NULL;
+    interp_run(in, "long t = 0; int n = 400;", "In [1]", &io, &v, &err);
+    char loop[200]; /* a constant of this run only: nothing cached, its first compile */
+    snprintf(loop, sizeof loop, "for (int i = 0; i < n; i++) for (int j = 0; j < n; j++) t += (i ^ j) %% %u;",
+             3 + ((unsigned)getpid() * 2654435761u ^ (unsigned)time(NULL)) % 100000);
+    int runs = 0;
+    long entries = 0;
+    while (runs < 400 && !entries) { /* each run ~10 ms interpreted: the compile ends meanwhile */
+        native_stats_t before = native_stats(in);
+        interp_run(in, loop, "In [2]", &io, &v, &err);
+        entries = native_stats(in).entries - before.entries;
+        runs++;
+    }
+    native_stats_t st = native_stats(in);
+    CHECK_MSG(entries > 0, "a compile outliving its cell: the cell run %d times never ran compiled code", runs);
+    CHECK_MSG(runs > 1, "a compile outliving its cell: compiled code ran in the cell's first run");
+    CHECK_MSG(st.compiles <= 1,
+              "a compile outliving its cell: compiled %ld times", st.compiles);
+    interp_run(in, "printf(\"%ld\\n\", t);", "In [3]", &io, &v, &err);
+    interp_free(in);
+    free(o.s);
+    unsetenv("ICUDA_HOST_CC");
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd)) {}
+}
+
 int main(void) {
+    test_compile_outlives_its_cell();
     test_data_indexes();
     test_chunks();
     test_accumulators();

@@ -122,5 +122,8 @@ native_job_t *native_compile_start(native_libs_t *libs, const char *src, int opt
 int native_compile_poll(native_job_t *j, bool wait, native_fn_t *fn, double *secs);
 /* stops the compiler; the job is gone */
 void native_compile_cancel(native_job_t *j);
+/* the cache key of src's code, and of the code a job makes */
+uint64_t native_code_hash(const char *src, int opt);
+uint64_t native_job_hash(const native_job_t *j);
 
 #endif

@@ -59,6 +59,11 @@ typedef struct native_state {
     struct nfunc **fjobs; /* pure functions whose compiler runs */
     int nfjobs, capfjobs;
     native_libs_t libs; /* the code this session has loaded: closed when its nodes are gone */
+    /* compiles of loops whose cell is gone (it kept nothing): they finish
+     * into the cache, and the code is loaded, so that the cell run again
+     * finds it; stopped with the session, %reset or an interrupt */
+    native_job_t **orphans;
+    int norphans, caporphans;
 } native_state_t;
 
 /* how many back-edges (the loop's and its inner loops') make a loop hot:
@@ -109,13 +114,18 @@ static void stop_jobs(interp_t *in, bool (*gone)(interp_t *, const nloop_t *, co
             s->compiling[kept++] = L;
             continue;
         }
-        native_compile_cancel(L->job);
+        if (gone) { /* its loop is gone, not its code: finished, it is cached for the next run */
+            ARRAY_GROW(s->orphans, s->norphans, s->caporphans);
+            s->orphans[s->norphans++] = L->job;
+        } else native_compile_cancel(L->job);
         L->job = NULL;
         native_src_free(&L->pend);
         L->state = ST_OK;
     }
     s->ncompiling = kept;
     if (gone) return; /* functions are never in a rolled-back cell's pool */
+    for (int i = 0; i < s->norphans; i++) native_compile_cancel(s->orphans[i]);
+    s->norphans = 0;
     for (int i = 0; i < s->nfjobs; i++) {
         struct nfunc *F = s->fjobs[i];
         native_compile_cancel(F->job);
@@ -139,6 +149,7 @@ void native_free(interp_t *in) {
     if (in->native) {
         free(in->native->compiling);
         free(in->native->fjobs);
+        free(in->native->orphans);
     }
     free(in->native);
     in->native = NULL;
@@ -397,9 +408,17 @@ static void start_job(nloop_t *L, frame_t *f) {
         L->state = ST_BAD;
         return;
     }
-    native_fn_t fn;
+    native_fn_t fn = NULL;
     int how = 0;
-    native_job_t *j = native_compile_start(&s->libs, src.text, s->opt, &fn, &how);
+    native_job_t *j = NULL;
+    /* the same code on its way already, for this loop's cell run before */
+    uint64_t h = s->norphans ? native_code_hash(src.text, s->opt) : 0;
+    for (int i = 0; i < s->norphans && !j; i++)
+        if (native_job_hash(s->orphans[i]) == h) {
+            j = s->orphans[i];
+            s->orphans[i] = s->orphans[--s->norphans];
+        }
+    if (!j) j = native_compile_start(&s->libs, src.text, s->opt, &fn, &how);
     if (fn || !j) { /* cached, or the compiler cannot start */
         use_code(L, &src, fn != NULL);
         if (!fn) L->state = ST_BAD;
@@ -490,11 +509,23 @@ static void install(nloop_t *L, native_src_t *s_, native_fn_t fn, int how, doubl
     s->st.compile_s += secs;
 }
 
+/* Orphaned compiles that are done: their code loaded (and cached) */
+static void reap_orphans(native_state_t *s) {
+    int kept = 0;
+    for (int i = 0; i < s->norphans; i++) {
+        native_fn_t fn;
+        double secs;
+        if (native_compile_poll(s->orphans[i], false, &fn, &secs) == 0) s->orphans[kept++] = s->orphans[i];
+    }
+    s->norphans = kept;
+}
+
 /* Is the loop compilable at all? (decided once, on its first run) Code
  * already made for the same loop (a cell run again, a kernel restarted)
  * is taken at once from the cache, without waiting to get hot. */
 static bool check(nloop_t *L, frame_t *f) {
     if (L->state == ST_NEW) {
+        if (state(g_in)->norphans) reap_orphans(state(g_in));
         native_src_t src;
         if (native_gen(L->n, f->slots, !L->whole, &src) != 0) L->state = ST_BAD;
         else {
