@@ -35,38 +35,73 @@ static int run(interp_t *in, const char *code, strbuf_t *out) {
     return rc;
 }
 
-int bench_icuda(const bench_t *b, int mode, int runs, double *t, native_stats_t *st, char **out) {
-    interp_t *in = interp_new();
-    native_set_mode(in, mode);
-    if (getenv("HOST_SUITE_OPT")) native_set_opt(in, atoi(getenv("HOST_SUITE_OPT"))); /* the C compiler's -O */
+struct bench_session {
+    interp_t *in;
+    const bench_t *b;
+    int runs;
+};
+
+bench_session_t *bench_session_new(const bench_t *b, int mode) {
+    bench_session_t *s = calloc(1, sizeof *s);
+    s->in = interp_new();
+    s->b = b;
+    native_set_mode(s->in, mode);
+    if (getenv("HOST_SUITE_OPT")) native_set_opt(s->in, atoi(getenv("HOST_SUITE_OPT"))); /* the C compiler's -O */
     /* the compile in the foreground: its latency alone, not beside the interpreter */
-    if (getenv("HOST_SUITE_SYNC")) native_set_sync(in, true);
-    int rc = 0;
+    if (getenv("HOST_SUITE_SYNC")) native_set_sync(s->in, true);
+    if ((b->decls && run(s->in, b->decls, NULL)) || run(s->in, b->setup, NULL)) {
+        bench_session_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+int bench_session_run(bench_session_t *s, double *t, native_stats_t *st) {
+    native_stats_reset(s->in);
+    double t0 = bench_now();
+    int rc = run(s->in, s->b->loop, NULL);
+    *t = bench_now() - t0;
+    *st = native_stats(s->in);
+    if (getenv("HOST_SUITE_VERBOSE"))
+        fprintf(stderr, "  run %d: %.4f s, %ld entries, %ld compiles, %ld cached, %ld clean loops, %ld clean nests\n",
+                s->runs, *t, st->entries, st->compiles, st->mem_hits + st->disk_hits, st->clean_runs[0], st->clean_runs[1]);
+    s->runs++;
+    return rc ? -1 : 0;
+}
+
+char *bench_session_check(bench_session_t *s) {
+    strbuf_t o = {0};
+    run(s->in, s->b->check, &o);
+    return o.data ? o.data : strdup("");
+}
+
+void bench_session_free(bench_session_t *s) {
+    if (!s) return;
+    interp_free(s->in);
+    free(s);
+}
+
+int bench_icuda(const bench_t *b, int mode, int runs, double *t, native_stats_t *st, char **out) {
     if (out) *out = NULL;
-    if ((b->decls && run(in, b->decls, NULL)) || run(in, b->setup, NULL)) rc = -1;
+    bench_session_t *s = bench_session_new(b, mode);
+    if (!s) return -1;
+    int rc = 0;
     for (int r = 0; r < runs && !rc; r++) {
-        native_stats_reset(in);
-        double t0 = bench_now();
-        if (run(in, b->loop, NULL)) rc = -1;
-        t[r] = bench_now() - t0;
-        native_stats_t v = native_stats(in);
-        if (getenv("HOST_SUITE_VERBOSE"))
-            fprintf(stderr, "  run %d: %.4f s, %ld entries, %ld compiles, %ld cached, %ld clean loops, %ld clean nests\n",
-                    r, t[r], v.entries, v.compiles, v.mem_hits + v.disk_hits, v.clean_runs[0], v.clean_runs[1]);
+        native_stats_t v;
+        rc = bench_session_run(s, &t[r], &v);
         if (r == 0) {
             *st = v;
             /* the results after one run, as the program's (a loop may accumulate) */
-            strbuf_t o = {0};
-            if (!rc && run(in, b->check, &o)) rc = -1;
-            if (out) *out = o.data ? o.data : strdup("");
-            else free(o.data);
+            char *o = bench_session_check(s);
+            if (out) *out = o;
+            else free(o);
         } else { /* a compile that ends after the first run (in the background) counts too */
             st->entries += v.entries;
             st->compile_s += v.compile_s;
         }
     }
     if (out && !*out) *out = strdup("");
-    interp_free(in);
+    bench_session_free(s);
     return rc;
 }
 
@@ -92,12 +127,20 @@ static char *sizes_at_run_time(const char *setup) {
     return out;
 }
 
-int bench_gcc(const bench_t *b, const char *flags, int runs, bool rt, double *t, char **out) {
-    char dir[] = "/tmp/icuda-hostbench-XXXXXX";
-    if (!mkdtemp(dir)) return -1;
-    char src[256], exe[256], cmd[1024];
-    snprintf(src, sizeof src, "%s/b.c", dir);
-    snprintf(exe, sizeof exe, "%s/b", dir);
+struct bench_prog {
+    char dir[64], exe[128];
+};
+
+bench_prog_t *bench_prog_build(const bench_t *b, const char *flags, bool rt) {
+    bench_prog_t *p = calloc(1, sizeof *p);
+    snprintf(p->dir, sizeof p->dir, "/tmp/icuda-hostbench-XXXXXX");
+    if (!mkdtemp(p->dir)) {
+        free(p);
+        return NULL;
+    }
+    char src[256], cmd[1024];
+    snprintf(src, sizeof src, "%s/b.c", p->dir);
+    snprintf(p->exe, sizeof p->exe, "%s/b", p->dir);
     FILE *f = fopen(src, "w");
     char *setup = rt ? sizes_at_run_time(b->setup) : strdup(b->setup);
     fprintf(f, "#include <math.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <time.h>\n"
@@ -109,29 +152,50 @@ int bench_gcc(const bench_t *b, const char *flags, int runs, bool rt, double *t,
             setup, b->loop, b->check);
     fclose(f);
     free(setup);
-    snprintf(cmd, sizeof cmd, "gcc %s -o %s %s -lm", flags, exe, src);
-    int rc = system(cmd) == 0 ? 0 : -1;
-    if (out) *out = NULL;
-    for (int r = 0; r < runs && !rc; r++) {
-        char tf[300];
-        snprintf(tf, sizeof tf, "%s/t", dir);
-        snprintf(cmd, sizeof cmd, "%s 2>%s", exe, tf);
-        FILE *p = popen(cmd, "r");
-        strbuf_t o = {0};
-        char buf[4096];
-        size_t k;
-        while (p && (k = fread(buf, 1, sizeof buf, p)) > 0) sb_append(&o, buf, k);
-        if (p) pclose(p);
-        FILE *tt = fopen(tf, "r");
-        if (!tt || fscanf(tt, "%lf", &t[r]) != 1) rc = -1;
-        if (tt) fclose(tt);
-        if (out) {
-            free(*out);
-            *out = o.data ? o.data : strdup("");
-        } else free(o.data);
+    snprintf(cmd, sizeof cmd, "gcc %s -o %s %s -lm", flags, p->exe, src);
+    if (system(cmd) != 0) {
+        bench_prog_free(p);
+        return NULL;
     }
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    return p;
+}
+
+int bench_prog_run(bench_prog_t *p, double *t, char **out) {
+    char tf[300], cmd[600];
+    snprintf(tf, sizeof tf, "%s/t", p->dir);
+    snprintf(cmd, sizeof cmd, "%s 2>%s", p->exe, tf);
+    FILE *pp = popen(cmd, "r");
+    strbuf_t o = {0};
+    char buf[4096];
+    size_t k;
+    while (pp && (k = fread(buf, 1, sizeof buf, pp)) > 0) sb_append(&o, buf, k);
+    if (pp) pclose(pp);
+    FILE *tt = fopen(tf, "r");
+    int rc = tt && fscanf(tt, "%lf", t) == 1 ? 0 : -1;
+    if (tt) fclose(tt);
+    if (out) *out = o.data ? o.data : strdup("");
+    else free(o.data);
+    return rc;
+}
+
+void bench_prog_free(bench_prog_t *p) {
+    if (!p) return;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", p->dir);
     if (system(cmd)) {}
+    free(p);
+}
+
+int bench_gcc(const bench_t *b, const char *flags, int runs, bool rt, double *t, char **out) {
+    if (out) *out = NULL;
+    bench_prog_t *p = bench_prog_build(b, flags, rt);
+    if (!p) return -1;
+    int rc = 0;
+    for (int r = 0; r < runs && !rc; r++) {
+        if (out) free(*out);
+        rc = bench_prog_run(p, &t[r], out);
+    }
+    bench_prog_free(p);
     return rc;
 }
 

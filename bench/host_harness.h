@@ -23,6 +23,17 @@ int bench_icuda(const bench_t *b, int mode, int runs, double *t, native_stats_t 
  * sizes hidden from the compiler), run `runs` times: seconds into t[], the
  * check's output of the last run into out. -1 when it does not build. */
 int bench_gcc(const bench_t *b, const char *flags, int runs, bool rt, double *t, char **out);
+/* the same, a run at a time (interleaved with a program's runs, so that
+ * a ratio pairs runs made under the same load) */
+typedef struct bench_session bench_session_t;
+bench_session_t *bench_session_new(const bench_t *b, int mode); /* NULL: a setup cell failed */
+int bench_session_run(bench_session_t *s, double *t, native_stats_t *st); /* the loop cell once; st: its stats */
+char *bench_session_check(bench_session_t *s); /* the check cell's output (malloc'd) */
+void bench_session_free(bench_session_t *s);
+typedef struct bench_prog bench_prog_t;
+bench_prog_t *bench_prog_build(const bench_t *b, const char *flags, bool rt); /* NULL: it does not build */
+int bench_prog_run(bench_prog_t *p, double *t, char **out);                    /* out may be NULL */
+void bench_prog_free(bench_prog_t *p);
 double bench_median(const double *t, int n);
 double bench_best(const double *t, int n);
 /* an empty code cache for this process (removed by bench_cache_done) */

@@ -256,41 +256,60 @@ static const bench_t benches[] = {
 enum { NB = sizeof benches / sizeof benches[0] };
 
 int main(int argc, char **argv) {
-    int runs = argc > 1 ? atoi(argv[1]) : 5;
+    int runs = argc > 1 ? atoi(argv[1]) : 7;
     const char *filter = argc > 2 ? argv[2] : NULL;
     if (runs < 2) runs = 2;
     bool interp = getenv("HOST_KINDS_INTERP") != NULL;
     bench_cache_begin();
-    printf("median of %d runs (compiled: of runs 2..%d), seconds; ratio = icuda compiled / gcc -O2\n", runs, runs);
+    printf("%d runs; icuda's run r and the program's run r alternate, ratio = the median of their ratios, runs 2..%d\n"
+           "(the first compiles); times are medians of the same runs, seconds\n", runs, runs);
     printf("%-34s %9s %9s %9s %9s %9s %7s %s\n", "loop", "interp", "compiled", "1st run", "compile", "gcc-O2", "ratio",
            "result");
     double logsum = 0;
     int nlog = 0;
-    double *t = malloc(sizeof *t * (size_t)runs);
+    double *tc = malloc(sizeof *tc * (size_t)runs), *tg = malloc(sizeof *tg * (size_t)runs),
+           *rr = malloc(sizeof *rr * (size_t)runs);
     for (int i = 0; i < NB; i++) {
         const bench_t *b = &benches[i];
         if (filter && !strstr(b->name, filter)) continue;
-        native_stats_t st = {0}, st0;
-        double ti = NAN;
-        if (interp && bench_icuda(b, NATIVE_OFF, 1, t, &st0, NULL) == 0) ti = t[0];
+        double ti = NAN, t0;
+        native_stats_t st = {0}, v;
+        if (interp && bench_icuda(b, NATIVE_OFF, 1, &t0, &v, NULL) == 0) ti = t0;
+        bench_session_t *ses = bench_session_new(b, NATIVE_AUTO);
+        bench_prog_t *prog = bench_prog_build(b, "-O2", false);
         char *oc = NULL, *og = NULL;
-        double tc = NAN, first = NAN, g2 = NAN;
-        if (bench_icuda(b, NATIVE_AUTO, runs, t, &st, &oc) == 0) {
-            first = t[0];
-            tc = bench_median(t + 1, runs - 1);
+        int n = 0;
+        double compile = 0;
+        long entries = 0;
+        for (int r = 0; ses && prog && r < runs; r++) {
+            if (bench_session_run(ses, &tc[n], &v) || bench_prog_run(prog, &tg[n], r == 0 ? &og : NULL)) break;
+            if (r == 0) {
+                st = v;
+                oc = bench_session_check(ses); /* the results after one run, as the program's */
+            }
+            compile += v.compile_s;
+            entries += v.entries;
+            rr[n] = tc[n] / tg[n];
+            n++;
         }
-        if (bench_gcc(b, "-O2", runs, false, t, &og) == 0) g2 = bench_median(t, runs);
-        double ratio = tc / g2;
+        double first = n ? tc[0] : NAN;
+        double mc = n > 1 ? bench_median(tc + 1, n - 1) : NAN, mg = n > 1 ? bench_median(tg + 1, n - 1) : NAN;
+        double ratio = n > 1 ? bench_median(rr + 1, n - 1) : NAN;
         bool same = oc && og && !strcmp(oc, og);
-        if (st.entries && ratio > 0) { logsum += log(ratio); nlog++; }
-        printf("%-34s %9.4f %9.4f %9.4f %9.4f %9.4f %6.2fx %s%s\n", b->name, ti, tc, first, st.compile_s, g2, ratio,
-               same ? "same" : "DIFFERS", st.entries ? "" : " (interpreted)");
+        if (entries && ratio > 0) { logsum += log(ratio); nlog++; }
+        printf("%-34.34s %9.4f %9.4f %9.4f %9.4f %9.4f %6.2fx %s%s\n", b->name, ti, mc, first, compile, mg, ratio,
+               same ? "same" : "DIFFERS", entries ? "" : " (interpreted)");
         if (!same) printf("    icuda: %s    gcc:   %s", oc ? oc : "(none)\n", og ? og : "(none)\n");
         fflush(stdout);
+        (void)st;
         free(oc);
         free(og);
+        bench_session_free(ses);
+        bench_prog_free(prog);
     }
-    free(t);
+    free(tc);
+    free(tg);
+    free(rr);
     bench_cache_done();
     if (nlog) printf("geometric mean over the compiled loops: %.2fx gcc -O2\n", exp(logsum / nlog));
     return 0;

@@ -91,12 +91,12 @@ static void test_chunks(void) {
     for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++) {
         char cells[2048], title[128];
         snprintf(cells, sizeof cells,
-                 "int n = %d; int *a = (int *)malloc(n * sizeof(int)); long t = 0; int i;\n"
+                 "int n = %d; int *a = (int *)malloc(n * sizeof(int)); long t = 0;\n{ int i;\n"
                  "for (i = 0; i < n; i++) a[i] = i * 3;\n"
                  "for (i = 0; i < n; i++) { if (a[i] %% 5 == 1) continue; t += a[i]; }\n"
                  "printf(\"%%d %%ld\\n\", i, t);\n"
                  "for (i = 1; i < n; i++) { if (a[i] > 3 * 4096) break; t -= a[i - 1]; }\n"
-                 "printf(\"%%d %%ld\\n\", i, t);\n"
+                 "printf(\"%%d %%ld\\n\", i, t); }\n"
                  "int first(int *p, int m, int x) { for (int j = 0; j < m; j++) if (p[j] >= x) return j; return -1; }\n"
                  "printf(\"%%d %%d\\n\", first(a, n, 3 * 4095), first(a, n, -1));",
                  lens[k]);
@@ -154,6 +154,29 @@ static void test_helpers(void) {
     shape("a recursive helper called from a loop",
           "int gcd(int a, int b) { return b == 0 ? a : gcd(b, a % b); }\n\x01"
           "long t = 0;\nfor (int i = 1; i < 3000; i++) t += gcd(i * 7, 3003);\nprintf(\"%ld\\n\", t);", "", NULL);
+    shape("a helper reading through a pointer parameter",
+          "static inline float at(const float *a, int w, int x, int y) { return a[y * w + x]; }\n"
+          "typedef struct { float x, y; } pt;\nstatic inline float px(const pt *p) { return p->x * 2 + p->y; }\n\x01"
+          "int W = 300, H = 200; float *img = (float *)malloc(W * H * 4); pt *ps = (pt *)malloc(H * sizeof(pt));\n"
+          "for (int i = 0; i < W * H; i++) img[i] = (i % 19) * 0.5f;\nfor (int i = 0; i < H; i++) { ps[i].x = i; ps[i].y = 1; }\n"
+          "double tot = 0;\nfor (int y = 0; y < H - 1; y++) for (int x = 0; x < W - 1; x++)\n"
+          "    tot += at(img, W, x + 1, y) - at(img, W, x, y + 1) + px(&ps[y]);\nprintf(\"%.17g\\n\", tot);", "", NULL);
+    shape("a helper reading past the end of its buffer: the interpreter's error and traceback",
+          "static inline float at(const float *a, int w, int x, int y) { return a[y * w + x]; }\n\x01"
+          "int W = 300, H = 200; float *img = (float *)malloc(W * H * 4); for (int i = 0; i < W * H; i++) img[i] = i;\n"
+          "double tot = 0;\n\x01" "for (int y = 0; y < H; y++) for (int x = 0; x < W; x++)\n"
+          "    tot += at(img, W, x, y + 1);\n\x01printf(\"%.17g\\n\", tot);", "", "out-of-bounds read");
+    shape("a helper reading a freed buffer", "int rd(const int *p, int i) { return p[i]; }\n\x01"
+          "int *q = (int *)malloc(64 * 4); for (int i = 0; i < 64; i++) q[i] = i; long t = 0;\n"
+          "for (int r = 0; r < 2000; r++) t += rd(q, r % 64);\nfree(q);\nfor (int r = 0; r < 2000; r++) t += rd(q, r % 64);\n",
+          "", "freed");
+    shape("a helper reading a session variable the loop keeps in a register, through a pointer",
+          "long get(const long *p) { return *p; }\n\x01"
+          "long s = 0; long *ps = &s; long t = 0;\nfor (int i = 0; i < 3000; i++) { s += i; t += get(ps); }\n"
+          "printf(\"%ld %ld\\n\", s, t);", "", NULL);
+    shape("a helper reading a session variable the loop writes, by name",
+          "long s = 0;\nlong get2(int k) { return s * k; }\n\x01"
+          "long t = 0;\nfor (int i = 0; i < 3000; i++) { s += i; t += get2(2); }\nprintf(\"%ld %ld\\n\", s, t);", "", NULL);
     shape("a helper dividing by zero inside a loop",
           "static inline int ratio(int a, int b) { return a / b; }\n\x01"
           "int n = 5000; int *d = (int *)malloc(n * 4); for (int i = 0; i < n; i++) d[i] = 1 + i % 9;\nd[4321] = 0; long t = 0;\n"

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include "native_gen.h"
 
+
 static bool fn_qualifies(func_t *fn) {
     if (!fn || !fn->body || fn->nmem || fn->memsize || fn->nvla || ty_is_aggr(fn->ty->base) ||
         fn->ty->nparams != fn->nparams || fn->nparams > 16)
@@ -39,6 +40,19 @@ unit_t *gen_unit_new(void) {
     unit_t *u = xcalloc(1, sizeof *u);
     u->cur = -1;
     return u;
+}
+
+/* how many nodes tree n has (counted up to a bound) */
+enum { SMALL_FN = 200 };
+static int nodes_in(node_t *n, int acc) {
+    if (!n || acc > SMALL_FN) return acc;
+    acc++;
+    acc = nodes_in(n->a, acc);
+    acc = nodes_in(n->b, acc);
+    acc = nodes_in(n->c, acc);
+    acc = nodes_in(n->d, acc);
+    for (int i = 0; i < n->nlist; i++) acc = nodes_in(n->list[i], acc);
+    return acc;
 }
 
 /* Is function i of u on a cycle of calls (recursive, directly or not)? */
@@ -92,6 +106,47 @@ char *gen_user_call(gen_t *g, node_t *n) {
     return s.data;
 }
 
+/* A function's read of p[i] or *(p + k): through a cache of its own
+ * (nt_fic / nt_fdc, emptied at every entry of the code: compiled code
+ * frees nothing, so a buffer found live stays so until it returns); a
+ * miss asks the interpreter, without raising, what p may reach
+ * (nt_ffill / nt_fdfill); outside that, or where it holds a session
+ * variable the loop keeps in a local, the call gives up and the loop runs
+ * it again interpreted: the interpreter raises, or reads what is there. */
+char *gen_fn_read(gen_t *g, node_t *pl) {
+    char *p = gen_expr(g, pl->a), *r;
+    if (pl->place == PL_INDEX) {
+        char *i = gen_expr(g, pl->b);
+        int j = g->nfic++;
+        r = xasprintf("({ uint64_t p_ = (uint64_t)%s; int64_t i_ = %s; char *a_; nic_t *c_ = &nt_fic[%d];"
+                      " if (__builtin_expect(p_ == c_->p && (uint64_t)i_ - (uint64_t)c_->lo < c_->span, 1))"
+                      " a_ = (char *)(c_->addr + (uint64_t)i_ * %" PRId64 "u);"
+                      " else if (!(a_ = nt_ffill(rt, c_, p_, i_, %" PRId64 "))) return NT_GAVE_UP; a_; })",
+                      p, i, j, pl->esz, pl->esz);
+        free(i);
+    } else {
+        int j = g->nfdc++;
+        r = xasprintf("({ uint64_t p_ = (uint64_t)%s; int64_t o_ = nt_off(p_) + %" PRId64 "; char *a_; ndc_t *c_ = &nt_fdc[%d];"
+                      " if (__builtin_expect((p_ >> NT_OFF_BITS) == c_->key && (uint64_t)o_ <= c_->lim, 1)) a_ = c_->base + o_;"
+                      " else if (!(a_ = nt_fdfill(rt, c_, p_, %" PRId64 ", %" PRId64 "))) return NT_GAVE_UP; a_; })",
+                      p, pl->k.i, j, pl->k.i, pl->esz);
+    }
+    free(p);
+    return r;
+}
+
+/* A session variable a function reads by name: not one the loop keeps in
+ * a local and writes (its memory is behind then) */
+bool gen_fn_global_ok(gen_t *g, node_t *pl) {
+    gen_t *lp = g->parent;
+    void *r;
+    int64_t o;
+    if (!lp || !fixed_place(pl, &r, &o)) return true;
+    for (int i = 0; i < lp->ngv; i++)
+        if (lp->gv[i].cached && lp->gv[i].written && lp->gv[i].root == r) return false;
+    return true;
+}
+
 static void fn_params(strbuf_t *s, func_t *fn) {
     sb_printf(s, "const nrt_t *rt");
     for (int i = 0; i < fn->nparams; i++) sb_printf(s, ", nval_t a%d", i);
@@ -105,9 +160,13 @@ static void gen_function(gen_t *g, unit_t *u, int id, strbuf_t *s) {
     free(g->body.data);
     g->body = (strbuf_t){0};
     u->cur = id;
+    int reads0 = g->nfic + g->nfdc;
     gen_stmt(g, fn->body);
     u->cur = -1;
-    if (g->fail || g->nic || g->ndc || g->nra) {
+    /* a function with a loop over memory stays interpreted, its loop
+     * compiled (and versioned: native_version.c) */
+    if (g->nlab && g->nfic + g->nfdc > reads0) g->fail = true;
+    if (g->fail || g->nic || g->ndc || g->nra || g->nrb) {
         g->fail = true;
         return;
     }
@@ -162,6 +221,7 @@ bool gen_unit_functions(gen_t *g, unit_t *u, strbuf_t *s) {
     gen_t *fg = xcalloc(1, sizeof *fg);
     fg->unit = u;
     fg->fnmode = true;
+    fg->parent = g;
     fg->k = g->k;
     fg->nk = g->nk;
     fg->capk = g->capk;
@@ -175,16 +235,35 @@ bool gen_unit_functions(gen_t *g, unit_t *u, strbuf_t *s) {
         sb_printf(s, "#define NT_SYNC() do { } while (0)\n#define NT_RELOAD() do { } while (0)\n#define NT_ALIAS(lo, n) 0\n"
                   "#undef NT_RAISE\n#define NT_RAISE(call) return NT_GAVE_UP\n");
         for (int j = 0; j < g->nk; j++) sb_printf(s, "#define k%d (K_[%d])\n", j, j);
+        /* the functions' read caches, emptied at each entry (nt_freset) */
+        gen_alias_macro(g, s, "NT_KALIAS");
+        sb_printf(s, "static nic_t nt_fic[%d]; static ndc_t nt_fdc[%d];\n"
+                  "static void nt_freset(void) { __builtin_memset(nt_fic, 0, sizeof nt_fic); __builtin_memset(nt_fdc, 0xff, sizeof nt_fdc); }\n"
+                  "static __attribute__((noinline, cold)) char *nt_ffill(const nrt_t *rt, nic_t *c, uint64_t p, int64_t i, int64_t esz) {\n"
+                  "  if (!rt->range(p, esz, 0, c) || (uint64_t)i - (uint64_t)c->lo >= c->span ||\n"
+                  "      NT_KALIAS(c->addr + (uint64_t)c->lo * (uint64_t)esz, c->span * (uint64_t)esz)) { c->span = 0; return 0; }\n"
+                  "  return (char *)(c->addr + (uint64_t)i * (uint64_t)esz); }\n"
+                  "static __attribute__((noinline, cold)) char *nt_fdfill(const nrt_t *rt, ndc_t *c, uint64_t p, int64_t off, int64_t esz) {\n"
+                  "  nic_t r; c->key = ~0ULL;\n"
+                  "  if (!rt->range(p, 1, 0, &r)) return 0;\n"
+                  "  char *base = (char *)(r.addr + (uint64_t)r.lo); int64_t o = nt_off(p) + off;\n"
+                  "  if (r.span < (uint64_t)esz || o < 0 || (uint64_t)o > r.span - (uint64_t)esz || NT_KALIAS((uintptr_t)base, r.span)) return 0;\n"
+                  "  c->key = p >> NT_OFF_BITS; c->base = base; c->lim = r.span - (uint64_t)esz; return base + o; }\n",
+                  fg->nfic ? fg->nfic : 1, fg->nfdc ? fg->nfdc : 1);
         for (int i = 0; i < u->n; i++)
             sb_printf(s, "#define NT_GUARD%d %s\n", i, recursive(u, i) ? "if (__builtin_expect(NT_SP() < *rt->guard, 0) && "
                                                                             "nt_poll(rt, NT_SP())) return NT_GAVE_UP;" : "");
         for (int i = 0; i < u->n; i++) {
-            sb_printf(s, "static inline nret_t F%d(", i);
+            /* a small helper that is not recursive goes into its caller as
+             * gcc inlines a program's own (its heuristics call a call cold
+             * beside the checks' cold paths, and would not) */
+            bool small = !recursive(u, i) && nodes_in(u->fn[i]->body, 0) <= SMALL_FN;
+            sb_printf(s, "static inline %snret_t F%d(", small ? "__attribute__((always_inline)) " : "", i);
             fn_params(s, u->fn[i]);
             sb_printf(s, ");\n");
         }
         sb_printf(s, "%s", fns.data ? fns.data : "");
-        sb_printf(s, "#undef NT_SYNC\n#undef NT_RELOAD\n#undef NT_ALIAS\n#undef NT_RAISE\n#define NT_RAISE(call) call\n");
+        sb_printf(s, "#undef NT_SYNC\n#undef NT_RELOAD\n#undef NT_ALIAS\n#undef NT_KALIAS\n#undef NT_RAISE\n#define NT_RAISE(call) call\n");
         for (int i = 0; i < u->n; i++) sb_printf(s, "#undef NT_GUARD%d\n", i);
         for (int j = 0; j < g->nk; j++) sb_printf(s, "#undef k%d\n", j);
     }
@@ -211,7 +290,7 @@ static void unit_deps(unit_t *u, native_src_t *out) {
 /* in a loop's code, before anything runs: a function it calls redefined
  * since the code was made means the code is stale (NT_STALE) */
 void gen_unit_entry_checks(gen_t *g, unit_t *u, strbuf_t *s) {
-    sb_printf(s, "K_ = K; nt_stack_lo = rt->stack_lo; nt_guard(rt);\n");
+    sb_printf(s, "K_ = K; nt_stack_lo = rt->stack_lo; nt_guard(rt); nt_freset();\n");
     for (int i = 0; i < u->n; i++)
         sb_printf(s, "if (*(void *const *)((char *)k%d + %zu) != k%d) return %d;\n", gen_kidx(g, u->box[i]),
                offsetof(fbox_t, cur), gen_kidx(g, u->fn[i]), NT_STALE);
@@ -237,7 +316,7 @@ int native_gen_func(func_t *root, native_src_t *out) {
     /* S: the arguments; M: the lowest stack address the code may use; R:
      * the result. 1: the call gave up (native_call runs it interpreted) */
     sb_printf(&s, "int icuda_native(const nrt_t *rt, void *const *K, nval_t *S, char *M, nval_t *R, int osr) {\n"
-               "(void)osr; K_ = K; nt_stack_lo = M; nt_guard(rt);\nnret_t r_ = F0(rt");
+               "(void)osr; K_ = K; nt_stack_lo = M; nt_guard(rt); nt_freset();\nnret_t r_ = F0(rt");
     for (int i = 0; i < root->nparams; i++) sb_printf(&s, ", S[%d]", i);
     sb_printf(&s, ");\nif (r_.g) return 1;\n*R = r_.v;\nreturn 0;\n}\n");
     out->text = s.data;

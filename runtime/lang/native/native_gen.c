@@ -183,7 +183,13 @@ static void gvar_macros(gen_t *g, strbuf_t *s) {
     for (int i = 0; i < g->ngv; i++)
         if (g->gv[i].cached)
             sb_printf(s, " __builtin_memcpy(&g%d, (char *)k%d + %" PRId64 ", sizeof g%d);", i, g->gv[i].kb, g->gv[i].off, i);
-    sb_printf(s, " } while (0)\n#define NT_ALIAS(lo, n) (0");
+    sb_printf(s, " } while (0)\n");
+    gen_alias_macro(g, s, "NT_ALIAS");
+}
+/* #define name(lo, n): does [lo, lo + n) overlap a session variable the
+ * code keeps in a local? */
+void gen_alias_macro(gen_t *g, strbuf_t *s, const char *name) {
+    sb_printf(s, "#define %s(lo, n) (0", name);
     for (int i = 0; i < g->ngv; i++)
         if (g->gv[i].cached)
             sb_printf(s, " || ((lo) < (uintptr_t)k%d + %" PRId64 "u && (uintptr_t)k%d + %" PRId64 "u < (lo) + (n))",
@@ -373,7 +379,13 @@ static int ic_share(gen_t *g, const char *p, int64_t esz, int wr) {
 /* A place's checked host address (a char * expression); wr as the interpreter passes it. */
 static char *addr(gen_t *g, node_t *pl, int wr) {
     int ok = eval_place_kind(pl);
-    if (!ok || pl->place == PL_SLOT || g->fnmode) return bad(g); /* a pure function touches no memory */
+    if (!ok || pl->place == PL_SLOT) return bad(g);
+    if (g->fnmode) { /* a function reads memory through its own caches, or gives up (native_func.c) */
+        if (wr) return bad(g);
+        if (pl->place == PL_DEREF || (pl->place == PL_INDEX && ok == 1)) return gen_fn_read(g, pl);
+        if (pl->place == PL_GLOBAL && !gen_fn_global_ok(g, pl)) return bad(g);
+        if (pl->place == PL_FRAME) return bad(g);
+    }
     bool alias = !g->collect && g->ncached;
     switch (pl->place) {
     case PL_FRAME: g->last_kind = 0; return xasprintf("(M + %" PRId64 ")", pl->k.i);

@@ -87,6 +87,8 @@ typedef struct gen {
     bool rcheck; /* a versioned loop's entry test calls nt_rcheck */
     struct unit *unit; /* the pure functions its calls go to (native_func.c) */
     bool fnmode;       /* generating those functions, not a loop */
+    struct gen *parent; /* function mode: the loop's generator (its kept variables) */
+    int nfic, nfdc;     /* function mode: its memory reads' caches (nt_fic[], nt_fdc[]) */
 } gen_t;
 
 /* frees n strings */
@@ -220,6 +222,9 @@ typedef struct unit {
 } unit_t;
 unit_t *gen_unit_new(void);
 char *gen_user_call(gen_t *g, node_t *n);             /* a direct call of a function in g->unit */
+char *gen_fn_read(gen_t *g, node_t *pl);              /* a function's read of p[i] or *p: its address, or it gives up */
+bool gen_fn_global_ok(gen_t *g, node_t *pl);          /* may a function read this session variable? */
+void gen_alias_macro(gen_t *g, strbuf_t *s, const char *name); /* name(lo, n): overlaps a kept variable */
 bool gen_unit_functions(gen_t *g, unit_t *u, strbuf_t *s); /* the unit's functions as C */
 void gen_unit_entry_checks(gen_t *g, unit_t *u, strbuf_t *s);
 extern const char gen_unit_statics[];

@@ -513,7 +513,7 @@ static void gen_clean_chunks(gen_t *g, node_t *n, int v, int L) {
 /* Emits loop n (a for loop, label L) versioned, with its init; false (and
  * nothing emitted) when it does not qualify. */
 bool gen_loop_versioned(gen_t *g, node_t *n, int L) {
-    if (g->collect || g->in_clean || !n->b || !n->c || !n->d) return false;
+    if (g->collect || g->in_clean || g->fnmode || !n->b || !n->c || !n->d) return false;
     node_t *cond = n->b, *step = n->c;
     int v = gen_counted_var(n), vc = v < 0 ? 0 : ccode_of(step->a->ty);
     if (v < 0) return false;
