@@ -227,7 +227,72 @@ static void test_compile_outlives_its_cell(void) {
     if (system(cmd)) {}
 }
 
+/* Lets (a local declared in the body with its value) and conditionals in
+ * indexes: a stencil's clamped neighbours are proven like i - 1. */
+static void test_lets(void) {
+    static const char *const grid =
+        "int n = 64; double *u = (double *)malloc(n * n * sizeof(double)), *v = (double *)malloc(n * n * sizeof(double));\n"
+        "for (int i = 0; i < n * n; i++) { u[i] = (i % 37) * 0.01; v[i] = 0; }\n\x01";
+    char cells[4096];
+    snprintf(cells, sizeof cells, "%s%s", grid,
+             "for (int i = 0; i < n; i++)\n    for (int j = 0; j < n; j++) {\n"
+             "        int im = i > 0 ? i - 1 : 0, ip = i < n - 1 ? i + 1 : n - 1;\n"
+             "        int jm = j > 0 ? j - 1 : 0, jp = j < n - 1 ? j + 1 : n - 1;\n"
+             "        v[i * n + j] = 0.25 * (u[im * n + j] + u[ip * n + j] + u[i * n + jm] + u[i * n + jp]);\n    }\n"
+             "double s = 0; for (int i = 0; i < n * n; i++) s += v[i] * (i % 7);\nprintf(\"%.17g\\n\", s);");
+    shape("a stencil with clamped edges: its lets proven", cells, "nest", NULL);
+    snprintf(cells, sizeof cells, "%s%s", grid,
+             "for (int i = 0; i < n; i++)\n    for (int j = 0; j < n; j++) {\n"
+             "        int ip = i + 1;\n        v[i * n + j] = u[ip * n + j];\n    }\n");
+    shape("a let one row past the end: the read past the end, at its line", cells, "", "out-of-bounds read");
+}
+
+/* Arithmetic whose operands' types bound it (bytes, chars) has no
+ * overflow test; where they do not, it keeps it. */
+static void test_static_arithmetic(void) {
+    shape("RGB to gray in bytes",
+          "int n = 30000; unsigned char *rgb = (unsigned char *)malloc(3 * n), *gray = (unsigned char *)malloc(n);\n"
+          "for (int i = 0; i < 3 * n; i++) rgb[i] = (unsigned char)(i * 37);\n"
+          "for (int i = 0; i < n; i++) gray[i] = (unsigned char)((77 * rgb[3 * i] + 150 * rgb[3 * i + 1] + 29 * rgb[3 * i + 2]) >> 8);\n"
+          "long g = 0; for (int i = 0; i < n; i++) g += gray[i] * (i % 3);\nprintf(\"%ld\\n\", g);", "clean", NULL);
+    shape("a char times a large constant still overflows",
+          "int n = 3000; char *c = (char *)malloc(n); for (int i = 0; i < n; i++) c[i] = (char)(i % 100);\nlong t = 0;\n"
+          "for (int i = 0; i < n; i++) t += c[i] * 30000000;\n", "clean", "overflow");
+}
+
+/* A loop whose bound is read from memory (CSR's rows): versioned where
+ * the body writes no memory, its entry test kept cheap across rows. */
+static void test_bounds_from_memory(void) {
+    static const char *const csr =
+        "int rows = 500, per = 7; int nnz = rows * per;\n"
+        "int *rp = (int *)malloc((rows + 1) * 4), *col = (int *)malloc(nnz * 4);\n"
+        "double *val = (double *)malloc(nnz * 8), *x = (double *)malloc(rows * 8), *y = (double *)malloc(rows * 8);\n"
+        "for (int i = 0; i <= rows; i++) rp[i] = i * per;\nsrand(2);\n"
+        "for (int k = 0; k < nnz; k++) { col[k] = rand() % rows; val[k] = (k % 7) * 0.5; }\n"
+        "for (int i = 0; i < rows; i++) { x[i] = (i % 11) * 0.1; y[i] = 0; }\n\x01";
+    char cells[4096];
+    snprintf(cells, sizeof cells, "%s%s", csr,
+             "for (int i = 0; i < rows; i++) {\n    double s = 0;\n"
+             "    for (int k = rp[i]; k < rp[i + 1]; k++) s += val[k] * x[col[k]];\n    y[i] = s;\n}\n"
+             "double t = 0; for (int i = 0; i < rows; i++) t += y[i] * (i % 3);\nprintf(\"%.17g\\n\", t);");
+    shape("a sparse matrix-vector product: row bounds from memory", cells, "clean", NULL);
+    snprintf(cells, sizeof cells, "%s%s", csr,
+             "rp[rows] = nnz + 3;\nfor (int i = 0; i < rows; i++) {\n    double s = 0;\n"
+             "    for (int k = rp[i]; k < rp[i + 1]; k++) s += val[k] * x[col[k]];\n    y[i] = s;\n}\n");
+    shape("a row bound past the end of the values: the read past the end", cells, "clean", "out-of-bounds read");
+    snprintf(cells, sizeof cells, "%s%s", csr,
+             "col[nnz - 2] = rows;\nfor (int i = 0; i < rows; i++) {\n    double s = 0;\n"
+             "    for (int k = rp[i]; k < rp[i + 1]; k++) s += val[k] * x[col[k]];\n    y[i] = s;\n}\n");
+    shape("a column index past the end of x", cells, "clean", "out-of-bounds read");
+    shape("a bound from memory the body writes: not taken as invariant",
+          "int *lim = (int *)malloc(2 * 4); lim[0] = 50; int *a = (int *)malloc(100 * 4); long t = 0;\n"
+          "for (int i = 0; i < lim[0]; i++) { a[i] = i; if (i == 10) lim[0] = 20; t += i; }\nprintf(\"%ld\\n\", t);", "", NULL);
+}
+
 int main(void) {
+    test_bounds_from_memory();
+    test_lets();
+    test_static_arithmetic();
     test_compile_outlives_its_cell();
     test_data_indexes();
     test_chunks();

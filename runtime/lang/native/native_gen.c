@@ -549,9 +549,31 @@ static char *builtin_call(gen_t *g, node_t *n) {
     return r;
 }
 
+/* Can + - * of n's operands not overflow, whatever the data? Their types'
+ * ranges (and forms: a byte, a compare, x & m) say so: 77 * rgb[i] + 150 *
+ * rgb[i + 1], c - '0' of a char. */
+static bool static_no_overflow(node_t *n) {
+    int64_t al, ah, bl, bh;
+    if ((n->kind != K_I32 && n->kind != K_I64) || (n->op != P_PLUS && n->op != P_MINUS && n->op != P_STAR) ||
+        !gen_static_ival(n->a, &al, &ah) || !gen_static_ival(n->b, &bl, &bh))
+        return false;
+    __int128 lo, hi;
+    if (n->op == P_PLUS) { lo = (__int128)al + bl; hi = (__int128)ah + bh; }
+    else if (n->op == P_MINUS) { lo = (__int128)al - bh; hi = (__int128)ah - bl; }
+    else {
+        __int128 p[4] = {(__int128)al * bl, (__int128)al * bh, (__int128)ah * bl, (__int128)ah * bh};
+        lo = hi = p[0];
+        for (int i = 1; i < 4; i++) {
+            if (p[i] < lo) lo = p[i];
+            if (p[i] > hi) hi = p[i];
+        }
+    }
+    return n->kind == K_I32 ? lo >= INT32_MIN && hi <= INT32_MAX : lo >= INT64_MIN && hi <= INT64_MAX;
+}
+
 static char *binop(gen_t *g, node_t *n) {
     char *a = gen_expr(g, n->a), *b = gen_expr(g, n->b);
-    bool proven = g->in_clean && is_proven(g, n), sgn = n->kind == K_I32 || n->kind == K_I64;
+    bool proven = (g->in_clean && is_proven(g, n)) || static_no_overflow(n), sgn = n->kind == K_I32 || n->kind == K_I64;
     char *c;
     /* proven not to overflow: plain 64-bit arithmetic, which gcc sees as affine (the wrapped
      * 32-bit form is not, and then it cannot vectorise a loop indexed by it) */
@@ -1037,26 +1059,32 @@ int native_gen(node_t *loop_node, const val_t *slots, bool lean, native_src_t *o
     if (u->n) gen_unit_entry_checks(g, u, &checks); /* adds constants: before they are declared */
     gvar_macros(g, &s);
     if (g->nic) nic_miss(g, &s);
-    if (g->rcheck) { /* a versioned loop's check of one buffer: its address, or 0 */
+    if (g->rcheck) {
+        /* a versioned loop's check of one buffer: its address, or 0; the
+         * buffer's range is kept in rc (NT_RC: a loop entered once a row
+         * tests it inline) where the whole buffer holds no kept variable */
         sb_printf(&s, "static __attribute__((noinline)) uintptr_t nt_rcheck(const nrt_t *rt, void *const *K, uint64_t p, int64_t esz,\n"
-                   "    int wr, int64_t vl, int64_t vh) {\n");
+                   "    int wr, int64_t vl, int64_t vh, nic_t *rc) {\n");
         gvar_kdecl(g, &s);
         sb_printf(&s, "  nic_t c_;\n"
                    "  if (!rt->range(p, esz, wr, &c_) || vl < c_.lo || vh >= c_.lo + (int64_t)c_.span ||\n"
                    "      NT_ALIAS(c_.addr + (uint64_t)vl * (uint64_t)esz, (uint64_t)(vh - vl + 1) * (uint64_t)esz)) return 0;\n"
-                   "  return c_.addr; }\n");
+                   "  if (!NT_ALIAS(c_.addr + (uint64_t)c_.lo * (uint64_t)esz, c_.span * (uint64_t)esz)) *rc = c_;\n"
+                   "  return c_.addr; }\n"
+                   "#define NT_RC(c, w, l, h) ((w) == (c).p && (c).span && (l) >= (c).lo && (h) < (c).lo + (int64_t)(c).span)\n");
     }
     if (g->rbound) {
         /* a clean copy's buffer whose indexes are data: its address and
          * valid indexes, where it holds no session variable kept in a
          * local (0: none) */
         sb_printf(&s, "static __attribute__((noinline)) uintptr_t nt_rbound(const nrt_t *rt, void *const *K, uint64_t p, int64_t esz,\n"
-                   "    int wr, int64_t *lo, uint64_t *span) {\n");
+                   "    int wr, int64_t *lo, uint64_t *span, nic_t *rc) {\n");
         gvar_kdecl(g, &s);
         sb_printf(&s, "  nic_t c_;\n"
-                   "  if (!rt->range(p, esz, wr, &c_) || NT_ALIAS(c_.addr + (uint64_t)c_.lo * (uint64_t)esz, c_.span * (uint64_t)esz))"
+                   "  if (rc->span && rc->p == p) c_ = *rc;\n"
+                   "  else if (!rt->range(p, esz, wr, &c_) || NT_ALIAS(c_.addr + (uint64_t)c_.lo * (uint64_t)esz, c_.span * (uint64_t)esz))"
                    " return 0;\n"
-                   "  *lo = c_.lo; *span = c_.span; return c_.addr; }\n"
+                   "  *rc = c_; *lo = c_.lo; *span = c_.span; return c_.addr; }\n"
                    /* outside those: the interpreter's check, which raises (or
                     * gives the address, inside the same buffer) */
                    "static __attribute__((noinline, cold)) char *nt_ifail(const nrt_t *rt, void *k, uint64_t p, int64_t i, int wr) {\n"
@@ -1093,6 +1121,7 @@ int native_gen(node_t *loop_node, const val_t *slots, bool lean, native_src_t *o
     if (g->nic > NIC_REGS) sb_printf(&s, "nic_t ic[%d] = {{0}};\n", g->nic - NIC_REGS);
     for (int j = 0; j < g->nra; j++) sb_printf(&s, "uintptr_t ra%d = 0;\n", j);
     for (int j = 0; j < g->nrb; j++) sb_printf(&s, "uintptr_t rb%d = 0; int64_t rl%d = 0; uint64_t rs%d = 0;\n", j, j, j);
+    if (g->nrc) sb_printf(&s, "nic_t nt_rc[%d] = {{0}};\n", g->nrc); /* entry tests' ranges (nt_rcheck, nt_rbound) */
     for (int j = 0; j < g->ndc; j++) {
         sb_printf(&s, "uint64_t dk%d = ~0ULL, dl%d = 0; char *db%d = 0;\n", j, j, j);
         if (g->ncached) sb_printf(&s, "int ovd%d = 0;\n", j);

@@ -63,6 +63,7 @@ typedef struct gen {
     node_t *bsite[MAXPROVEN];
     int bsite_rb[MAXPROVEN], nbsite, nrb;
     bool rbound; /* an entry test calls nt_rbound */
+    int nrc;     /* entry tests' range caches (nt_rc[]) */
     node_t *asite[MAXPROVEN]; /* a[i] of arrays whose index a clean copy's entry test proved */
     int nasite;
     /* a chunked clean loop (native_version.c): its counter's slot + 1 (0:
@@ -165,12 +166,13 @@ const char *gen_gvar_ctype(int c);      /* the C type a cached session variable 
 extern const char gen_prelude[];        /* the head of every generated file (a format: native_gen.c) */
 
 /* ---- native_version.c ---- */
-enum { MAXNEST = 8 };
+enum { MAXNEST = 8, MAXREF = 8 };
 
 typedef struct vscan {
     unsigned char *wslot;  /* slots written in the body: how often (saturating) */
     gen_t *g;
     bool bad;              /* holds a loop, or writes memory it cannot prove */
+    bool memwr;            /* writes memory (not a slot or a kept session variable) */
     node_t *sites[MAXPROVEN]; /* PL_INDEX through a pointer */
     bool swr[MAXPROVEN];
     int nsites;
@@ -183,6 +185,10 @@ typedef struct vscan {
     int nvar[MAXNEST], npar[MAXNEST], nn, cur;
     int *ivmap; /* per slot: the interval locals of a loop variable, or -1 */
     bool optimistic; /* lean code: an index the data decide may be proven by its type (gen_ivl) */
+    node_t **letinit; /* per slot: the value a local declared in the body starts with (a let), or NULL */
+    int letdepth;
+    /* counters narrowed by the conditionals gen_ivl is inside: slot, interval id */
+    int refslot[MAXREF], refid[MAXREF], nref;
     /* a[i] of arrays (of locals, session variables): their bound tests
      * proven at the entry when their indexes' ranges are known */
     node_t *asites[MAXPROVEN];
@@ -202,6 +208,7 @@ int gen_ivl(vscan_t *s, node_t *e, int v, strbuf_t *chk);
 /* what integer expression e can be whatever the data: its type's range,
  * narrowed by its form; false when int64_t cannot hold it */
 bool gen_static_ival(node_t *e, int64_t *lo, int64_t *hi);
+bool gen_reads_slot(node_t *e, int w);                 /* does tree e read or write slot w? */
 node_t *gen_init_value(node_t *st, int w);            /* the value init `w = value` stores, or NULL */
 void gen_prove_arrays(gen_t *g, vscan_t *s, int v, strbuf_t *chk); /* a[i] proven inside its bound at the entry */
 bool gen_lean_ok(gen_t *g, vscan_t *s, node_t *n, int v);

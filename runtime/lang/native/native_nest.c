@@ -310,6 +310,7 @@ bool gen_nest_versioned(gen_t *g, node_t *n, int L) {
     if (ok) ok = nest_check(g, s, n, v, &chk, &ngrp);
     free(ivmap);
     free(wslot);
+    free(s->letinit);
     free(s);
     if (!ok) {
         g->nproven = nproven0;

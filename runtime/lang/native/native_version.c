@@ -32,6 +32,7 @@ static void vscan_place(vscan_t *s, node_t *pl, bool wr) {
         if (fixed_place(pl, &r, &o)) {
             /* a nest's clean copy reads no memory but its proven buffers */
             if (s->nest && gen_gvar_ref(s->g, pl, false) < 0) { s->bad = true; return; }
+            if (wr && gen_gvar_ref(s->g, pl, false) < 0) s->memwr = true; /* a session variable in memory */
             if (wr) {
                 if (s->nw == MAXGL) s->bad = true;
                 else { s->wroot[s->nw] = r; s->woff[s->nw++] = o; }
@@ -42,14 +43,17 @@ static void vscan_place(vscan_t *s, node_t *pl, bool wr) {
         return;
     }
     case PL_FRAME: /* a local in the frame: an array, or one whose address was taken */
+        s->memwr |= wr;
         if (s->nest && s->nregions < MAXPROVEN) s->regions[s->nregions++] = pl;
         else if (s->nest) s->bad = true;
         return;
     case PL_DEREF:
         if (wr) s->bad = true; /* *p = ...: a pointer the loop cannot prove */
+        s->memwr |= wr;
         vscan_expr(s, pl->a);
         return;
     case PL_INDEX:
+        s->memwr |= wr;
         if (eval_place_kind(pl) == 1) {
             int i = 0;
             while (i < s->nsites && s->sites[i] != pl) i++;
@@ -96,7 +100,15 @@ static void vscan_expr(vscan_t *s, node_t *n) {
     switch (eval_expr_kind(n)) {
     case NK_CONST: case NK_SLOT: return;
     case NK_LOAD: vscan_place(s, n->a, false); return;
-    case NK_ASSIGN: vscan_place(s, n->a, true); vscan_expr(s, n->b); return;
+    case NK_ASSIGN:
+        /* a local declared in the body, with its value: a let (gen_ivl) */
+        if (n->a && n->a->place == PL_SLOT && n->a->is_decl && n->a->slot >= 0 && n->a->slot < MAXSLOTS && n->b) {
+            if (!s->letinit) s->letinit = xcalloc(MAXSLOTS, sizeof *s->letinit);
+            if (!s->wslot[n->a->slot]) s->letinit[n->a->slot] = n->b;
+        }
+        vscan_place(s, n->a, true);
+        vscan_expr(s, n->b);
+        return;
     case NK_COMPOUND: case NK_INCDEC: vscan_place(s, n->a, true); vscan_expr(s, n->b); return;
     case NK_BUILTIN:
         for (int i = 0; i < n->nlist; i++) vscan_expr(s, n->list[i]);
@@ -168,6 +180,22 @@ bool gen_invariant(vscan_t *s, node_t *e) {
     }
 }
 
+/* A loop's bound, evaluated by its first test (so it raises there if it
+ * raises at all): invariant leaves, and where the body writes no memory,
+ * loads through invariant pointers at invariant indexes too (CSR's
+ * rp[i + 1]) */
+static bool bound_invariant(vscan_t *s, node_t *e) {
+    switch (eval_expr_kind(e)) {
+    case NK_ARITH: return !isf(e->ty) && bound_invariant(s, e->a) && bound_invariant(s, e->b);
+    case NK_CAST: return !c_float(e->op) && bound_invariant(s, e->a);
+    case NK_LOAD:
+        if (!s->memwr && e->a->place == PL_INDEX && eval_place_kind(e->a) == 1)
+            return gen_invariant(s, e->a->a) && bound_invariant(s, e->a->b);
+        return gen_invariant(s, e);
+    default: return gen_invariant(s, e);
+    }
+}
+
 /* an invariant expression: invariant leaves under integer + - * and casts */
 bool gen_invariant_expr(vscan_t *s, node_t *e) {
     switch (eval_expr_kind(e)) {
@@ -178,6 +206,15 @@ bool gen_invariant_expr(vscan_t *s, node_t *e) {
 }
 
 static bool signed_code(int c) { return c == T_INT || c == T_LONG || c == T_LLONG || c == T_SHORT || c == T_CHAR || c == T_SCHAR; }
+
+bool gen_reads_slot(node_t *e, int w) {
+    if (!e) return false;
+    if ((eval_expr_kind(e) == NK_SLOT || (e->is_place && e->place == PL_SLOT)) && e->slot == w) return true;
+    if (gen_reads_slot(e->a, w) || gen_reads_slot(e->b, w) || gen_reads_slot(e->c, w) || gen_reads_slot(e->d, w)) return true;
+    for (int i = 0; i < e->nlist; i++)
+        if (gen_reads_slot(e->list[i], w)) return true;
+    return false;
+}
 
 /* The values integer type code c holds, when int64_t holds them all. */
 static bool code_range(int c, int64_t *lo, int64_t *hi) {
@@ -267,10 +304,62 @@ int gen_ivl(vscan_t *s, node_t *e, int v, strbuf_t *chk) {
     sb_printf(chk, "int64_t vl%d = %" PRId64 "LL, vh%d = %" PRId64 "LL;\n", id, lo, id, hi);
     return id;
 }
+/* A condition x OP k, x a counter (v, an inner loop's), k invariant: the
+ * intervals of x where it holds (*tid) and where it does not (*fid), and
+ * x's slot (*slot; -1 when c is not so). An empty one (lo > hi) is of a
+ * branch that never runs: its union with the other is still a superset. */
+static void cond_ranges(vscan_t *s, node_t *c, int v, strbuf_t *chk, int *slot, int *tid, int *fid) {
+    if (eval_expr_kind(c) != NK_CMP || (c->kind != K_I32 && c->kind != K_I64)) return;
+    int op = c->op;
+    if (op != P_LT && op != P_LE && op != P_GT && op != P_GE) return;
+    node_t *x = c->a, *k = c->b;
+    int xs = gen_var_read(x);
+    bool ctr = xs >= 0 && (xs == v || (s->ivmap && xs < MAXSLOTS && s->ivmap[xs] >= 0));
+    if (!ctr) { /* k OP x: x OP' k */
+        x = c->b;
+        k = c->a;
+        xs = gen_var_read(x);
+        ctr = xs >= 0 && (xs == v || (s->ivmap && xs < MAXSLOTS && s->ivmap[xs] >= 0));
+        op = op == P_LT ? P_GT : op == P_LE ? P_GE : op == P_GT ? P_LT : P_LE;
+    }
+    if (!ctr || !gen_invariant_expr(s, k)) return;
+    int X = gen_ivl(s, x, v, chk), K = X < 0 ? -1 : gen_ivl(s, k, v, chk);
+    if (K < 0) return;
+    int t = s->g->niv++, f = s->g->niv++;
+    /* x > k holds for x >= k + 1 (k < INT64_MAX: an int or long's bound, widened) */
+    switch (op) {
+    case P_GT:
+        sb_printf(chk, "int64_t vl%d = vl%d > vl%d + 1 ? vl%d : vl%d + 1, vh%d = vh%d;\n", t, X, K, X, K, t, X);
+        sb_printf(chk, "int64_t vl%d = vl%d, vh%d = vh%d < vh%d ? vh%d : vh%d;\n", f, X, f, X, K, X, K);
+        break;
+    case P_GE:
+        sb_printf(chk, "int64_t vl%d = vl%d > vl%d ? vl%d : vl%d, vh%d = vh%d;\n", t, X, K, X, K, t, X);
+        sb_printf(chk, "int64_t vl%d = vl%d, vh%d = vh%d < vh%d - 1 ? vh%d : vh%d - 1;\n", f, X, f, X, K, X, K);
+        break;
+    case P_LT:
+        sb_printf(chk, "int64_t vl%d = vl%d, vh%d = vh%d < vh%d - 1 ? vh%d : vh%d - 1;\n", t, X, t, X, K, X, K);
+        sb_printf(chk, "int64_t vl%d = vl%d > vl%d ? vl%d : vl%d, vh%d = vh%d;\n", f, X, K, X, K, f, X);
+        break;
+    default: /* P_LE */
+        sb_printf(chk, "int64_t vl%d = vl%d, vh%d = vh%d < vh%d ? vh%d : vh%d;\n", t, X, t, X, K, X, K);
+        sb_printf(chk, "int64_t vl%d = vl%d > vl%d + 1 ? vl%d : vl%d + 1, vh%d = vh%d;\n", f, X, K, X, K, f, X);
+        break;
+    }
+    *slot = xs;
+    *tid = t;
+    *fid = f;
+}
+
 static int ivl_of(vscan_t *s, node_t *e, int v, strbuf_t *chk) {
     gen_t *g = s->g;
     int id = g->niv++;
 
+    int rv = gen_var_read(e);
+    for (int i = s->nref - 1; i >= 0 && rv >= 0; i--)
+        if (s->refslot[i] == rv) { /* inside a conditional that narrows it */
+            sb_printf(chk, "int64_t vl%d = vl%d, vh%d = vh%d;\n", id, s->refid[i], id, s->refid[i]);
+            return id;
+        }
     if (is_var_read(e, v)) {
         sb_printf(chk, "int64_t vl%d = vlo_, vh%d = vhi_;\n", id, id);
         return id;
@@ -280,7 +369,34 @@ static int ivl_of(vscan_t *s, node_t *e, int v, strbuf_t *chk) {
         sb_printf(chk, "int64_t vl%d = vl%d, vh%d = vh%d;\n", id, s->ivmap[lv], id, s->ivmap[lv]);
         return id;
     }
+    /* A let: declared in the body with its value and written nowhere
+     * else. Slots are never reused and C scopes a name after its
+     * declaration, so every read of it in the body follows that
+     * declaration in the same iteration: its values are its value's. */
+    int w = gen_var_read(e);
+    if (w >= 0 && w < MAXSLOTS && w != v && s->letinit && s->letinit[w] && s->wslot[w] == 1 && s->letdepth < 8 &&
+        !gen_reads_slot(s->letinit[w], w)) {
+        s->letdepth++;
+        int a = gen_ivl(s, s->letinit[w], v, chk);
+        s->letdepth--;
+        if (a < 0) return -1;
+        sb_printf(chk, "int64_t vl%d = vl%d, vh%d = vh%d;\n", id, a, id, a);
+        return id;
+    }
     switch (eval_expr_kind(e)) {
+    case NK_COND: { /* either value; a counter compared in the condition narrowed in each */
+        int slot = -1, tid = -1, fid = -1;
+        cond_ranges(s, e->a, v, chk, &slot, &tid, &fid);
+        if (slot >= 0 && s->nref < MAXREF) { s->refslot[s->nref] = slot; s->refid[s->nref++] = tid; }
+        int b = gen_ivl(s, e->b, v, chk);
+        if (slot >= 0 && s->nref && s->refslot[s->nref - 1] == slot) s->refid[s->nref - 1] = fid;
+        int c = b < 0 ? -1 : gen_ivl(s, e->c, v, chk);
+        if (slot >= 0 && s->nref && s->refslot[s->nref - 1] == slot) s->nref--;
+        if (c < 0) return -1;
+        sb_printf(chk, "int64_t vl%d = vl%d < vl%d ? vl%d : vl%d, vh%d = vh%d > vh%d ? vh%d : vh%d;\n", id, b, c, b, c, id, b,
+                  c, b, c);
+        return id;
+    }
     case NK_CONST: case NK_SLOT: case NK_LOAD: {
         if (isf(e->ty) || !gen_invariant(s, e)) return -1;
         char *x = gen_expr(g, e);
@@ -526,7 +642,7 @@ bool gen_loop_versioned(gen_t *g, node_t *n, int L) {
     bool lean = gen_lean_ok(g, s, n, v);
     s->optimistic = lean;
     if (ok) wslot[v] = 1; /* v varies: its reads are the interval, not an invariant */
-    if (ok && !gen_invariant_expr(s, cond->b)) ok = false;
+    if (ok && !bound_invariant(s, cond->b)) ok = false;
     strbuf_t chk = {0};
     int nproven0 = g->nproven, nsite0 = g->nsite, nbsite0 = g->nbsite, nproved = 0;
     char **keys = xcalloc(MAXPROVEN, sizeof *keys), **bkeys = xcalloc(MAXPROVEN, sizeof *bkeys);
@@ -556,8 +672,11 @@ bool gen_loop_versioned(gen_t *g, node_t *n, int L) {
                 else {
                     int rb = g->nrb++;
                     g->bsite_rb[g->nbsite] = rb;
-                    sb_printf(&chk, "if (ok_ && !(rb%d = nt_rbound(rt, K, (uint64_t)%s, %" PRId64 ", %d, &rl%d, &rs%d))) ok_ = 0;\n",
-                              rb, p, pl->esz, s->swr[i] ? 1 : 0, rb, rb);
+                    int rc = g->nrc++;
+                    sb_printf(&chk, "if (ok_) { uint64_t p_ = (uint64_t)%s; if (nt_rc[%d].span && p_ == nt_rc[%d].p) { rb%d = nt_rc[%d].addr;"
+                              " rl%d = nt_rc[%d].lo; rs%d = nt_rc[%d].span; }\n"
+                              "  else if (!(rb%d = nt_rbound(rt, K, p_, %" PRId64 ", %d, &rl%d, &rs%d, &nt_rc[%d]))) ok_ = 0; }\n",
+                              p, rc, rc, rb, rc, rb, rc, rb, rc, rb, pl->esz, s->swr[i] ? 1 : 0, rb, rb, rc);
                     g->rbound = true;
                 }
                 bkeys[g->nbsite - nbsite0] = key;
@@ -590,8 +709,10 @@ bool gen_loop_versioned(gen_t *g, node_t *n, int L) {
             nproved++;
             /* the check in one function (nt_rcheck), not inline: 48 checks
              * over 24 arrays, each with NT_ALIAS's 25 ranges, took gcc 2 s */
-            sb_printf(&chk, "%sif (ok_ && !(ra%d = nt_rcheck(rt, K, (uint64_t)%s, %" PRId64 ", %d, vl%d, vh%d))) ok_ = 0;\n",
-                   one.data ? one.data : "", ra, p, pl->esz, s->swr[i] ? 1 : 0, id, id);
+            int rc = g->nrc++;
+            sb_printf(&chk, "%sif (ok_) { uint64_t p_ = (uint64_t)%s; if (NT_RC(nt_rc[%d], p_, vl%d, vh%d)) ra%d = nt_rc[%d].addr;\n"
+                      "  else if (!(ra%d = nt_rcheck(rt, K, p_, %" PRId64 ", %d, vl%d, vh%d, &nt_rc[%d]))) ok_ = 0; }\n",
+                      one.data ? one.data : "", p, rc, id, id, ra, rc, ra, pl->esz, s->swr[i] ? 1 : 0, id, id, rc);
             g->rcheck = true;
             free(p);
             free(one.data);
@@ -600,6 +721,7 @@ bool gen_loop_versioned(gen_t *g, node_t *n, int L) {
     int nasite0 = g->nasite;
     if (ok) gen_prove_arrays(g, s, v, &chk);
     free(wslot);
+    free(s->letinit);
     free(s);
     for (int i = 0; i < MAXPROVEN; i++) {
         free(keys[i]);
