@@ -169,8 +169,8 @@ static char *gvar_write(gen_t *g, int i, const char *v) {
  * overlaps a cached variable, the locals are reloaded. */
 static char *after_store(gen_t *g) {
     if (g->collect || !g->ncached || !g->last_kind) return strdup("");
-    if (g->last_kind == 'm') return strdup(" if (__builtin_expect(ovm, 0)) NT_RELOAD();"); /* one flag for them all */
-    return xasprintf(" if (__builtin_expect(ov%c%d, 0)) NT_RELOAD();", g->last_kind, g->last_site);
+    if (g->last_kind == 'm') return strdup(" if (__builtin_expect(ovm, 0)) { NT_RELOAD(); NT_INVAL(); }"); /* one flag for them all */
+    return xasprintf(" if (__builtin_expect(ov%c%d, 0)) { NT_RELOAD(); NT_INVAL(); }", g->last_kind, g->last_site);
 }
 /* The definitions a function with cached variables needs before its body:
  * NT_SYNC, NT_RELOAD, NT_ALIAS(lo, n). */
@@ -366,14 +366,34 @@ static char *padd_scaled(gen_t *g, node_t *n, const char *p, const char *i, int6
  * holds what is valid for its pointer whatever the index (an index outside
  * misses and is checked); a loop of 46 statements over three arrays needs
  * 4 caches, not 185. Equal hashes of different texts share too: a cache
- * that misses more, never a wrong one (its pointer is compared). */
-static int ic_share(gen_t *g, const char *p, int64_t esz, int wr) {
+ * that misses more, never a wrong one (its pointer is compared). A cache
+ * whose pointer does not change (cbase: const_base's id) compares no
+ * pointer, so it is shared only by sites of that same slot or variable. */
+static int ic_share(gen_t *g, const char *p, int64_t esz, int wr, int cbase) {
     uint64_t h = native_fnv(NATIVE_FNV_START, p);
     h = (h ^ (uint64_t)esz) * 1099511628211ULL ^ (uint64_t)wr;
     for (int j = 0; j < g->nic && j < MAXIC; j++)
-        if (g->ickey[j] == h) return j;
-    if (g->nic < MAXIC) g->ickey[g->nic] = h;
+        if (g->ickey[j] == h && g->icbase[j] == cbase && (!cbase || (g->icesz[j] == esz && g->icwr[j] == wr))) return j;
+    if (g->nic < MAXIC) {
+        g->ickey[g->nic] = h;
+        g->icbase[g->nic] = cbase;
+        g->icesz[g->nic] = esz;
+        g->icwr[g->nic] = (unsigned char)wr;
+    }
     return g->nic++;
+}
+
+/* Is pointer expression e the same all through a run of the code? A slot
+ * it never writes (id: slot + 1), or a kept session variable it never
+ * writes (id: -(its index + 1); a reload after a store through an alias
+ * empties such caches: NT_INVAL); 0 when not. */
+static int const_base(gen_t *g, node_t *e) {
+    if (g->collect) return 0;
+    int w = gen_var_read(e);
+    if (w >= 0) return w < MAXSLOTS && !g->slotw[w] ? w + 1 : 0;
+    if (eval_expr_kind(e) != NK_LOAD || !e->a || !e->a->is_place) return 0;
+    int gi = gen_gvar_ref(g, e->a, false);
+    return gi >= 0 && !g->gv[gi].written ? -(gi + 1) : 0;
 }
 
 /* A place's checked host address (a char * expression); wr as the interpreter passes it. */
@@ -435,15 +455,18 @@ static char *addr(gen_t *g, node_t *pl, int wr) {
             return r;
         }
         char *p = ok == 1 ? gen_expr(g, pl->a) : NULL;
-        int jc = ok == 1 ? ic_share(g, p, pl->esz, wr) : 0;
+        int cbase = ok == 1 ? const_base(g, pl->a) : 0;
+        int jc = ok == 1 ? ic_share(g, p, pl->esz, wr, cbase) : 0;
+        bool cb = cbase && jc < MAXIC; /* past MAXIC a cache is its site's own, and NT_INVAL does not know it */
         if (ok == 1 && jc >= NIC_REGS) { /* through a pointer, its cache in memory (ic[]) */
             int j = jc - NIC_REGS, ni = gen_kidx(g, pl);
             char *i = gen_expr(g, pl->b);
             char *r = xasprintf("({ uint64_t p_ = (uint64_t)%s; int64_t i_ = %s; char *a_; nic_t *c_ = &ic[%d];"
-                          " if (__builtin_expect(p_ == c_->p && (uint64_t)i_ - (uint64_t)c_->lo < c_->span, 1))"
+                          " if (__builtin_expect(%s(uint64_t)i_ - (uint64_t)c_->lo < c_->span, 1))"
                           " a_ = (char *)(c_->addr + (uint64_t)i_ * %" PRId64 "u);"
-                          " else { NT_SYNC(); a_ = nt_imiss(rt, K, k%d, p_, i_, %d, %" PRId64 "u, c_, &ovm); } a_; })",
-                          p, i, j, pl->esz, ni, wr, pl->esz);
+                          " else { NT_SYNC(); a_ = nt_imiss(rt, K, k%d, p_, i_, %d, %" PRId64 "u, c_);"
+                          " ovm |= !c_->span && c_->addr == 1; } a_; })",
+                          p, i, j, cb ? "" : "p_ == c_->p && ", pl->esz, ni, wr, pl->esz);
             frees(2, p, i);
             g->last_kind = 'm';
             g->last_site = 0;
@@ -453,12 +476,14 @@ static char *addr(gen_t *g, node_t *pl, int wr) {
             int j = jc, ni = gen_kidx(g, pl);
             char *i = gen_expr(g, pl->b);
             char *ov = g->ncached ? xasprintf("ovi%d", j) : strdup("ovm");
+            char pc[32] = "";
+            if (!cb) snprintf(pc, sizeof pc, "p_ == cp%d && ", j);
             char *r = xasprintf("({ uint64_t p_ = (uint64_t)%s; int64_t i_ = %s; char *a_;"
-                          " if (__builtin_expect(p_ == cp%d && (uint64_t)i_ - (uint64_t)cl%d < cs%d, 1))"
+                          " if (__builtin_expect(%s(uint64_t)i_ - (uint64_t)cl%d < cs%d, 1))"
                           " a_ = (char *)(ca%d + (uint64_t)i_ * %" PRId64 "u);"
-                          " else { NT_SYNC(); nic_t c_; a_ = nt_imiss(rt, K, k%d, p_, i_, %d, %" PRId64 "u, &c_, &%s);"
-                          " cp%d = c_.p; ca%d = c_.addr; cl%d = c_.lo; cs%d = c_.span; } a_; })",
-                          p, i, j, j, j, j, pl->esz, ni, wr, pl->esz, ov, j, j, j, j);
+                          " else { NT_SYNC(); nic_t c_; a_ = nt_imiss(rt, K, k%d, p_, i_, %d, %" PRId64 "u, &c_);"
+                          " cp%d = c_.p; ca%d = c_.addr; cl%d = c_.lo; cs%d = c_.span; %s |= !c_.span && c_.addr == 1; } a_; })",
+                          p, i, pc, j, j, j, pl->esz, ni, wr, pl->esz, j, j, j, j, ov);
             frees(3, p, i, ov);
             g->last_kind = 'i';
             g->last_site = j;
@@ -488,6 +513,7 @@ static char *addr(gen_t *g, node_t *pl, int wr) {
 /* the statements that store value expression v (a local's name) into place pl */
 static char *store_to(gen_t *g, node_t *pl, const char *v, const char *a) {
     if (pl->place == PL_SLOT) {
+        if (g->collect && pl->slot >= 0 && pl->slot < MAXSLOTS) g->slotw[pl->slot] = 1;
         if (!use_slot(g, pl->slot, pl->ty)) return bad(g);
         return xasprintf("s%d = (%s)%s;", pl->slot, slot_ctype(g->slotc[pl->slot] - 1), v);
     }
@@ -970,10 +996,10 @@ const char gen_prelude[] =
     "NT_LDST(f64, double, double, v, x) NT_LDST(u64, uint64_t, int64_t, (uint64_t)v, x)\n";
 
 
-/* A cache miss of an access whose cache lives in memory (the sites past
- * NIC_REGS): the interpreter's check, which raises, then the cache filled;
- * *ov set when the buffer holds a cached session variable (NT_ALIAS, whose
- * constants it declares). One call instead of the check inline at every
+/* A cache miss of an access: the interpreter's check, which raises, then
+ * the cache filled; a buffer that holds a cached session variable (NT_ALIAS,
+ * whose constants it declares) leaves it empty with addr 1, which sets the
+ * site's flag (a local, not an address the store could alias). One call instead of the check inline at every
  * site: a 50-line loop of 185 accesses took 5.2 s to compile with 740 cache
  * variables in registers. */
 static void gvar_kdecl(gen_t *g, strbuf_t *s) {
@@ -982,11 +1008,11 @@ static void gvar_kdecl(gen_t *g, strbuf_t *s) {
 }
 static void nic_miss(gen_t *g, strbuf_t *s) {
     sb_printf(s, "static __attribute__((noinline, cold)) char *nt_imiss(const nrt_t *rt, void *const *K, void *k, uint64_t p,\n"
-              "    int64_t i, int wr, uint64_t esz, nic_t *c, int *ov) {\n");
+              "    int64_t i, int wr, uint64_t esz, nic_t *c) {\n");
     gvar_kdecl(g, s);
     sb_printf(s, "  char *a = rt->idx(k, p, i, wr, c);\n"
               "  if (NT_ALIAS((uintptr_t)a, esz) || (c->span && NT_ALIAS(c->addr + (uint64_t)c->lo * esz, c->span * esz))) {\n"
-              "    c->span = 0; *ov = 1; }\n"
+              "    c->span = 0; c->addr = 1; } /* the caller's flag: stores there reload the kept variables */\n"
               "  return a; }\n");
 }
 
@@ -997,7 +1023,8 @@ static gen_t *gen_pass(node_t *loop_node, const gen_t *found, const val_t *slots
     g->lean = lean;
     g->slotv = slots;
     g->unit = gen_unit_new();
-    if (found) { /* pass 2: the session variables pass 1 found */
+    if (found) { /* pass 2: the session variables pass 1 found, the slots it saw written */
+        memcpy(g->slotw, found->slotw, sizeof g->slotw);
         memcpy(g->gv, found->gv, sizeof g->gv);
         g->ngv = found->ngv;
         memcpy(g->indexed, found->indexed, sizeof g->indexed);
@@ -1119,6 +1146,13 @@ int native_gen(node_t *loop_node, const val_t *slots, bool lean, native_src_t *o
     }
     if (g->nic) sb_printf(&s, "int ovm = 0; (void)ovm;\n");
     if (g->nic > NIC_REGS) sb_printf(&s, "nic_t ic[%d] = {{0}};\n", g->nic - NIC_REGS);
+    sb_printf(&s, "#define NT_INVAL() do {");
+    for (int j = 0; j < g->nic && j < MAXIC; j++)
+        if (g->icbase[j]) {
+            if (j < NIC_REGS) sb_printf(&s, " cs%d = 0;", j);
+            else sb_printf(&s, " ic[%d].span = 0;", j - NIC_REGS);
+        }
+    sb_printf(&s, " } while (0)\n");
     for (int j = 0; j < g->nra; j++) sb_printf(&s, "uintptr_t ra%d = 0;\n", j);
     for (int j = 0; j < g->nrb; j++) sb_printf(&s, "uintptr_t rb%d = 0; int64_t rl%d = 0; uint64_t rs%d = 0;\n", j, j, j);
     if (g->nrc) sb_printf(&s, "nic_t nt_rc[%d] = {{0}};\n", g->nrc); /* entry tests' ranges (nt_rcheck, nt_rbound) */

@@ -85,6 +85,14 @@ typedef struct gen {
     /* p[i] access caches: one per base pointer text, element size and
      * direction (ic_share); a hash of that for each */
     uint64_t ickey[MAXIC];
+    /* caches whose pointer is the same for the whole run of the code (a
+     * slot or kept variable the code never writes; const_base's id, 0 for
+     * none): no compare of the pointer word, and emptied when the kept
+     * variables are reloaded; their element size and direction, exact */
+    int icbase[MAXIC];
+    int64_t icesz[MAXIC];
+    unsigned char icwr[MAXIC];
+    unsigned char slotw[MAXSLOTS]; /* slots the code writes (pass 1) */
     bool rcheck; /* a versioned loop's entry test calls nt_rcheck */
     struct unit *unit; /* the pure functions its calls go to (native_func.c) */
     bool fnmode;       /* generating those functions, not a loop */
