@@ -986,9 +986,13 @@ const char gen_prelude[] =
     "static inline uint64_t nt_d2u64(double d) {\n"
     "  if (d < 9223372036854775808.0) return (uint64_t)nt_d2i64(d);\n"
     "  return (uint64_t)nt_d2i64(d - 9223372036854775808.0) ^ (1ULL << 63); }\n"
+    /* typed accesses that may alias anything and be unaligned, as
+     * memcpy's: a float carried from a store to the next load stays in an
+     * SSE register (through memcpy gcc moved it through an integer one) */
     "#define NT_LDST(nm, ct, ld, st, lx) \\\n"
-    "  static inline ld nt_ld_##nm(const char *a) { ct x; __builtin_memcpy(&x, a, sizeof x); return (ld)(lx); } \\\n"
-    "  static inline void nt_st_##nm(char *a, ld v) { ct x = (ct)(st); __builtin_memcpy(a, &x, sizeof x); }\n"
+    "  typedef ct __attribute__((may_alias, aligned(1))) nt_##nm##_t; \\\n"
+    "  static inline ld nt_ld_##nm(const char *a) { ct x = *(const nt_##nm##_t *)a; return (ld)(lx); } \\\n"
+    "  static inline void nt_st_##nm(char *a, ld v) { *(nt_##nm##_t *)a = (ct)(st); }\n"
     "NT_LDST(b, uint8_t, int64_t, v != 0, x != 0) NT_LDST(i8, int8_t, int64_t, (uint8_t)(uint64_t)v, x)\n"
     "NT_LDST(u8, uint8_t, int64_t, (uint64_t)v, x) NT_LDST(i16, int16_t, int64_t, (uint16_t)(uint64_t)v, x)\n"
     "NT_LDST(u16, uint16_t, int64_t, (uint64_t)v, x) NT_LDST(i32, int32_t, int64_t, (uint32_t)(uint64_t)v, x)\n"

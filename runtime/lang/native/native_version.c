@@ -645,7 +645,8 @@ bool gen_loop_versioned(gen_t *g, node_t *n, int L) {
     if (ok && !bound_invariant(s, cond->b)) ok = false;
     strbuf_t chk = {0};
     int nproven0 = g->nproven, nsite0 = g->nsite, nbsite0 = g->nbsite, nproved = 0;
-    char **keys = xcalloc(MAXPROVEN, sizeof *keys), **bkeys = xcalloc(MAXPROVEN, sizeof *bkeys);
+    char **keys = xcalloc(MAXPROVEN, sizeof *keys), **bkeys = xcalloc(MAXPROVEN, sizeof *bkeys),
+         **pkeys = xcalloc(MAXPROVEN, sizeof *pkeys);
     if (ok) {
         /* B: evaluated as the loop's first test evaluates it (it is pure) */
         char *b = gen_expr(g, cond->b);
@@ -702,7 +703,15 @@ bool gen_loop_versioned(gen_t *g, node_t *n, int L) {
                 frees(3, key, p, one.data);
                 continue;
             }
-            int ra = g->nra++;
+            /* p[i - 1] beside p[i]: one base variable for both (each range
+             * still checked), so gcc sees one buffer and keeps the value a
+             * store left for the next iteration's load in a register */
+            char *pkey = xasprintf("%s|%" PRId64, p, pl->esz);
+            int ra = -1;
+            for (int j = nsite0; j < g->nsite && ra < 0; j++)
+                if (pkeys[j - nsite0] && !strcmp(pkeys[j - nsite0], pkey)) ra = g->site_ra[j];
+            if (ra < 0) ra = g->nra++;
+            pkeys[g->nsite - nsite0] = pkey;
             keys[g->nsite - nsite0] = key;
             g->site[g->nsite] = pl;
             g->site_ra[g->nsite++] = ra;
@@ -726,9 +735,11 @@ bool gen_loop_versioned(gen_t *g, node_t *n, int L) {
     for (int i = 0; i < MAXPROVEN; i++) {
         free(keys[i]);
         free(bkeys[i]);
+        free(pkeys[i]);
     }
     free(keys);
     free(bkeys);
+    free(pkeys);
     if (!ok || !nproved) {
         g->nproven = nproven0;
         g->nsite = nsite0;
