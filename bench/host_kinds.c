@@ -265,8 +265,8 @@ int main(int argc, char **argv) {
            "(the first compiles); times are medians of the same runs, seconds\n", runs, runs);
     printf("%-34s %9s %9s %9s %9s %9s %7s %s\n", "loop", "interp", "compiled", "1st run", "compile", "gcc-O2", "ratio",
            "result");
-    double logsum = 0;
-    int nlog = 0;
+    double logsum = 0, comp[NB], slow[NB]; /* first compiles; 1st run / interp */
+    int nlog = 0, ncomp = 0, nslow = 0;
     double *tc = malloc(sizeof *tc * (size_t)runs), *tg = malloc(sizeof *tg * (size_t)runs),
            *rr = malloc(sizeof *rr * (size_t)runs);
     for (int i = 0; i < NB; i++) {
@@ -297,6 +297,8 @@ int main(int argc, char **argv) {
         double ratio = n > 1 ? bench_median(rr + 1, n - 1) : NAN;
         bool same = oc && og && !strcmp(oc, og);
         if (entries && ratio > 0) { logsum += log(ratio); nlog++; }
+        if (compile > 0) comp[ncomp++] = compile;
+        if (entries && ti > 0 && first > 0) slow[nslow++] = first / ti;
         printf("%-34.34s %9.4f %9.4f %9.4f %9.4f %9.4f %6.2fx %s%s\n", b->name, ti, mc, first, compile, mg, ratio,
                same ? "same" : "DIFFERS", entries ? "" : " (interpreted)");
         if (!same) printf("    icuda: %s    gcc:   %s", oc ? oc : "(none)\n", og ? og : "(none)\n");
@@ -312,5 +314,17 @@ int main(int argc, char **argv) {
     free(rr);
     bench_cache_done();
     if (nlog) printf("geometric mean over the compiled loops: %.2fx gcc -O2\n", exp(logsum / nlog));
+    if (ncomp) printf("first compile (in the background, from an empty cache): median %.3f s over %d loops\n",
+                      bench_median(comp, ncomp), ncomp);
+    if (nslow) { /* the first run, with the compile in flight, against the interpreter alone */
+        int over = 0;
+        double worst = 0;
+        for (int i = 0; i < nslow; i++) {
+            over += slow[i] > 1;
+            if (slow[i] > worst) worst = slow[i];
+        }
+        printf("1st run / interp: median %.2f, worst %.2f; %d of %d loops slower than the interpreter alone\n",
+               bench_median(slow, nslow), worst, over, nslow);
+    }
     return 0;
 }
