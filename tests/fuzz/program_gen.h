@@ -575,12 +575,14 @@ static void nest_stmt(gen_t *g) {
  * scatter through a data index (into a buffer that may be too short), a
  * count or a byte sum that may overflow in a chunk, a helper reading
  * through a pointer (maybe past the end), clamped neighbours as lets (or
- * a clamp one off), a bound read from memory, a loop near a chunk's
+ * a clamp one off), a bound read from memory, a prefix sum, an insertion
+ * sort, a transpose, digits parsed by index and through a moving pointer,
+ * RGB to gray (some writing one past the end), a loop near a chunk's
  * length with a break. Self-contained: its own buffers, a checksum
  * printed. */
 static void kinds_stmt(gen_t *g) {
     int u = g->uid++;
-    unsigned n = 1 + pick(g, 256) * 24 + pick(g, 24), kind = pick(g, 7), k = 1 + pick(g, 5);
+    unsigned n = 1 + pick(g, 256) * 24 + pick(g, 24), kind = pick(g, 13), k = 1 + pick(g, 5);
     static const char *const dtype[] = {"unsigned char", "char", "int", "short"};
     const char *dt = dtype[pick(g, 4)];
     sb_printf(&g->out, "{ int n%d = %u; %s *d%d = (%s *)malloc(n%d * sizeof(%s)); long s%d = 0;", u, n, dt, u, dt, u, dt, u);
@@ -651,6 +653,60 @@ static void kinds_stmt(gen_t *g) {
         line(g);
         sb_printf(&g->out, "for (int r = 0; r < 2; r++) for (int i = lim%d[r]; i < lim%d[r + 1]; i++) s%d += d%d[i] * (r + 1);", u, u,
                   u, u);
+        break;
+    case 6: { /* a prefix sum, the carried value read back (maybe one past the end) */
+        const char *pt = pick(g, 2) ? "long" : "float";
+        sb_printf(&g->out, "%s *p%d = (%s *)malloc(n%d * sizeof(%s)); p%d[0] = d%d[0];", pt, u, pt, u, pt, u, u);
+        line(g);
+        sb_printf(&g->out, "for (int i = 1; i %s n%d; i++) p%d[i] = p%d[i - 1]%s + d%d[i];", pick(g, 5) ? "<" : "<=", u, u, u,
+                  pick(g, 2) ? "" : " * 0.5f", u);
+        line(g);
+        sb_printf(&g->out, "s%d = (long)p%d[n%d / 2] %% 1000003; free(p%d);", u, u, u, u);
+        break;
+    }
+    case 7: { /* an insertion sort of the first few, a while loop inside */
+        unsigned m = 1 + n % 200;
+        sb_printf(&g->out, "int *a%d = (int *)malloc(%u * sizeof(int)); for (int i = 0; i < %u; i++) a%d[i] = d%d[i];", u, m, m, u,
+                  u);
+        line(g);
+        sb_printf(&g->out, "for (int i = 1; i < %u; i++) { int v = a%d[i], j = i - 1; while (j >= 0 && a%d[j] > v) { a%d[j + 1] = a%d[j]; j--; }"
+                           " a%d[j + 1] = v; }", m, u, u, u, u, u);
+        line(g);
+        sb_printf(&g->out, "for (int i = 0; i < %u; i++) s%d = (s%d * 3 + a%d[i]) %% 1000003; free(a%d);", m, u, u, u, u);
+        break;
+    }
+    case 8: { /* a transpose, the target maybe one short */
+        unsigned r = 1 + pick(g, 70), c = 1 + pick(g, 70);
+        sb_printf(&g->out, "int *m%d = (int *)malloc(%u * sizeof(int)), *t%d = (int *)malloc(%u * sizeof(int));", u, r * c, u,
+                  r * c - (pick(g, 6) ? 0 : 1));
+        line(g);
+        sb_printf(&g->out, "for (int i = 0; i < %u; i++) m%d[i] = i * 7 %% 101;", r * c, u);
+        line(g);
+        sb_printf(&g->out, "for (int i = 0; i < %u; i++) for (int j = 0; j < %u; j++) t%d[j * %u + i] = m%d[i * %u + j];", r, c, u, r,
+                  u, c);
+        line(g);
+        sb_printf(&g->out, "s%d = t%d[%u] + t%d[0]; free(m%d); free(t%d);", u, u, (r * c) / 2, u, u, u);
+        break;
+    }
+    case 9: /* digits parsed from the data (an int that may overflow) */
+        sb_printf(&g->out, "{ int v = 0; for (int i = 0; i < n%d; i++) { int ch = d%d[i] & %u; if (ch < 10) v = v * 10 + ch; else { s%d += v; v = 0; } }"
+                           " s%d += v; }", u, u, pick(g, 2) ? 15 : 31, u, u);
+        break;
+    case 10: /* RGB to gray over the data's bytes, into a buffer maybe one short */
+        sb_printf(&g->out, "{ unsigned char *rgb = (unsigned char *)d%d; int np = (int)(n%d * sizeof(%s)) / 3;"
+                           " unsigned char *gy = (unsigned char *)malloc(np + 1);", u, u, dt);
+        line(g);
+        sb_printf(&g->out, "  for (int i = 0; i < np%s; i++) gy[i] = (unsigned char)((77 * rgb[3 * i] + 150 * rgb[3 * i + 1] + 29 * rgb[3 * i + 2]) >> 8);",
+                  pick(g, 6) ? "" : " + 2");
+        line(g);
+        sb_printf(&g->out, "  for (int i = 0; i < np; i++) s%d += gy[i] * (i %% 5); free(gy); }", u);
+        break;
+    case 11: /* numbers parsed through a moving pointer */
+        sb_printf(&g->out, "{ char *b = (char *)malloc(n%d + 1); for (int i = 0; i < n%d; i++) b[i] = (d%d[i] & 7) == 7 ? ',' : (char)('0' + (d%d[i] & 7));"
+                           " b[n%d] = %s;", u, u, u, u, u, pick(g, 8) ? "0" : "'1'");
+        line(g);
+        sb_printf(&g->out, "  for (char *p = b; *p; ) { long v = 0; while (*p >= '0' && *p <= '9') { v = v * 10 %% 1000003 + (*p - '0'); p++; }"
+                           " s%d += v; if (*p) p++; } free(b); }", u);
         break;
     default: /* near a chunk's length, a break */
         sb_printf(&g->out, "for (int i = 0; i < n%d; i++) { if (d%d[i] == %d && i > %u) break; s%d += d%d[i]; }", u, u,
