@@ -29,6 +29,7 @@
 static long g_clean_runs, g_nest_runs, g_lean_misses; /* of the last run_cells: clean copies of loops, of whole
                                                      * nests; lean code that fell back (NT_LEAN) */
 static long g_failures; /* of the last run_cells: generated code the C compiler refused (a generator bug) */
+static long g_ticks; /* of the last run_cells: counted loops' polls the tier took (native_loop_tick) */
 static bool g_sync = true; /* hot loops compiled in the foreground */
 static char *run_cells(const char *cells, int mode, long *entries) {
     interp_t *in = interp_new();
@@ -61,6 +62,7 @@ static char *run_cells(const char *cells, int mode, long *entries) {
     g_nest_runs = native_stats(in).clean_runs[1];
     g_lean_misses = native_stats(in).lean_misses;
     g_failures = native_stats(in).failures;
+    g_ticks = native_stats(in).ticks;
     free(all);
     interp_free(in);
     return o.s ? o.s : strdup("");

@@ -289,7 +289,37 @@ static void test_bounds_from_memory(void) {
           "for (int i = 0; i < lim[0]; i++) { a[i] = i; if (i == 10) lim[0] = 20; t += i; }\nprintf(\"%ld\\n\", t);", "", NULL);
 }
 
+/* A counted loop the tier waits on (not hot yet, or its compile in
+ * flight) runs as the interpreter's own counted loop, which asks the tier
+ * where it polls the interrupt: as fast as the interpreter alone, and it
+ * still switches to compiled code mid-loop, its own or an outer loop's. */
+static void test_counted_loops_while_waiting(void) {
+    g_sync = false;
+    /* constants of this run only: no cached code, which would run at once */
+    unsigned salt = 7 + ((unsigned)getpid() * 2654435761u ^ (unsigned)time(NULL)) % 100000;
+    static const char *const forms[] = {
+        "long t = 0; int n = 6000000;\x01" "for (int i = 0; i < n; i++) t += i %% %u;\x01" "printf(\"%%ld\\n\", t);",
+        "long t = 0; int n = 3000;\x01" "for (int i = 0; i < n; i++) {\n    for (int j = 0; j < n; j++) t += (i ^ j) %% %u;\n"
+        "    t -= i;\n}\nprintf(\"%%ld\\n\", t);",
+        "long t = 0; int n = 3000;\x01" "for (int i = 0; i < n; i++) {\n    for (int j = 0; j < n; j++) { if (j == 2990) break; t += j %% %u; }\n"
+        "    if (i == 2500) break;\n}\nprintf(\"%%ld\\n\", t);",
+    };
+    for (size_t k = 0; k < sizeof forms / sizeof forms[0]; k++) {
+        char cells[512];
+        snprintf(cells, sizeof cells, forms[k], salt);
+        long e0, e1;
+        char *a = run_cells(cells, NATIVE_OFF, &e0), *b = run_cells(cells, NATIVE_AUTO, &e1);
+        CHECK_MSG(!strcmp(a, b), "counted loop %zu while waiting: interpreted:\n%s\ntiered:\n%s", k, a, b);
+        CHECK_MSG(g_ticks > 0, "counted loop %zu: the interpreter's counted loop never asked the tier", k);
+        CHECK_MSG(e1 > 0, "counted loop %zu: never switched to compiled code", k);
+        free(a);
+        free(b);
+    }
+    g_sync = true;
+}
+
 int main(void) {
+    test_counted_loops_while_waiting();
     test_bounds_from_memory();
     test_lets();
     test_static_arithmetic();
