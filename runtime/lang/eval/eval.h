@@ -52,6 +52,12 @@ node_t *mk_memset0(loc_t *l, node_t *place, int64_t size); /* zero an object */
 node_t *mk_memcpy_init(loc_t *l, node_t *place, const char *bytes, int64_t n);
 /* statements (exec_stmt.c) */
 node_t *st_expr(node_t *e);
+/* The same statement as e itself, with no node of its own, where e has no
+ * statement role already: for a cell's own code outside loops, where a
+ * node a statement counts (a cell of short statements holds one every few
+ * bytes). Loops and function bodies keep st_expr, which the native tier
+ * reads. */
+node_t *st_expr_lean(node_t *e);
 node_t *st_block(loc_t *l, node_t **v, int n);
 node_t *st_if(loc_t *l, node_t *c, node_t *a, node_t *b);
 node_t *st_while(loc_t *l, node_t *c, node_t *body);

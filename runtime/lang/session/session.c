@@ -42,6 +42,7 @@ static void setup(interp_t *in_arg) {
     cell_error_t err = {0};
     in->jb = &jb;
     in->err = &err;
+    lang_budget_start(in);
     if (setjmp(jb) == 0) {
         parse_prelude(in, prelude_text());
         cxx_library_register(in); /* std::vector, std::string, std::cout, ... */
