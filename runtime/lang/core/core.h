@@ -330,6 +330,10 @@ typedef struct lang_upcalls {
     /* the native tier: loop statement n (kind NK_S_FOR, NK_S_WHILE or
      * NK_S_DO) was just built, and the tier may put its evaluator in front */
     void (*loop_built)(node_t *n, int kind);
+    /* ... a counted loop the tier stands in front of, where it polls the
+     * interrupt (every 1024 ticks, at a back-edge): -1 go on; otherwise
+     * leave the loop at once with that result (compiled code ran it) */
+    int (*loop_tick)(node_t *n, frame_t *f);
     /* ... fn's calls made it hot (fn->hot reached in->native_hot_calls): 1
      * its compiled code ran (*r its value); 2 it gave up (run fn
      * interpreted, with nothing compiled inside: in->native_block); 0 run

@@ -190,7 +190,11 @@ static inline const char *counted_limp(const counted_t *h, frame_t *f) {
                 ub_overflow_typed(n->c, n->c->ty, h->delta > 0 ? P_PLUS : P_MINUS, sv->i, 1); \
             uint64_t x_ = sv->u + d;                                                   \
             sv->i = s32 ? NI32(x_) : (int64_t)x_;                                      \
-            if (UNLIKELY(--g_tick <= 0)) poll_interrupt(n);                            \
+            if (UNLIKELY(--g_tick <= 0)) {                                             \
+                poll_interrupt(n);                                                     \
+                int t_ = n->native && g_in->up.loop_tick ? g_in->up.loop_tick(n, f) : -1; \
+                if (t_ >= 0) return t_;                                                \
+            }                                                                          \
         }                                                                              \
         return X_NORMAL;                                                               \
     }                                                                                  \
@@ -218,7 +222,11 @@ static inline const char *counted_limp(const counted_t *h, frame_t *f) {
                 ub_overflow_typed(n->c, n->c->ty, h->delta > 0 ? P_PLUS : P_MINUS, sv->i, 1); \
             uint64_t x_ = sv->u + d;                                                   \
             sv->i = s32 ? NI32(x_) : (int64_t)x_;                                      \
-            if (UNLIKELY(--g_tick <= 0)) poll_interrupt(n);                            \
+            if (UNLIKELY(--g_tick <= 0)) {                                             \
+                poll_interrupt(n);                                                     \
+                int t_ = n->native && g_in->up.loop_tick ? g_in->up.loop_tick(n, f) : -1; \
+                if (t_ >= 0) return t_;                                                \
+            }                                                                          \
         }                                                                              \
         return X_NORMAL;                                                               \
     }
@@ -405,6 +413,12 @@ void run_cell(interp_t *in, cell_code_t *cc) {
 }
 
 /* what each statement evaluator computes (eval.h, for the native tier) */
+bool eval_stmt_counted(sfn_t s) {
+#define C(name) if (s == sx_cnt_e_##name || s == sx_cnt_s_##name) return true;
+    C(lt_s) C(le_s) C(gt_s) C(ge_s) C(lt_u) C(le_u) C(gt_u) C(ge_u) C(ne)
+#undef C
+    return false;
+}
 int eval_stmt_kind(sfn_t s) {
     if (s == sx_expr) return NK_S_EXPR;
     if (s == sx_block || s == sx_block1) return NK_S_BLOCK;
