@@ -13,6 +13,7 @@
 #include "server.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -46,7 +47,9 @@
 #define EXIT_DRAIN_MS 1000            /* how long replies may wait for slow clients at shutdown */
 
 /* One message as it came: within MAX_MESSAGE_BYTES, its frames; over it,
- * the request as far as its header was decoded (never copied whole). */
+ * the request as far as its header was decoded (never copied whole).
+ * bytes: its frames together as the client sent them (without the routing
+ * id the ROUTER socket puts first). */
 typedef struct inbound {
     wire_frames_t frames;
     request_t *oversized;
@@ -311,8 +314,7 @@ static bool recv_inbound(server_t *s, void *sock, channel_t ch, inbound_t *in) {
             break;
         }
         flags = 0; /* the rest of a message is already here */
-        total++;
-        in->bytes += zmq_msg_size(&m);
+        if (total++) in->bytes += zmq_msg_size(&m); /* the routing id ROUTER put first is not the client's */
         int more = zmq_msg_more(&m);
         if (n < MAX_FRAMES) {
             if (n == cap) {
@@ -565,7 +567,8 @@ static void *bind_socket(server_t *s, const connection_t *c, int type, int port,
     if (replies) {
         int on = 1;
         /* ZeroMQ's own queue per client (1,000 messages unless tests lower it) */
-        int hwm = (int)env_size("ICUDA_REPLY_HWM", 1000);
+        long long want = env_size("ICUDA_REPLY_HWM", 1000);
+        int hwm = want > INT_MAX ? INT_MAX : (int)want;
         zmq_setsockopt(sk, ZMQ_ROUTER_MANDATORY, &on, sizeof on);
         zmq_setsockopt(sk, ZMQ_SNDHWM, &hwm, sizeof hwm);
     }

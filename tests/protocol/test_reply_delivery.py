@@ -35,11 +35,13 @@ LIMIT = 64 << 20
 class LateReader:
     """A second jupyter_client client of k whose shell socket holds few
     replies (a queue of 10, a 4 KiB TCP buffer): replies it does not read
-    soon wait in the kernel."""
+    soon wait in the kernel. Its queue of requests is as short, so that the
+    kernel has run most of them when the last is sent."""
 
     def __init__(self, k):
         self.ctx = zmq.Context()
         self.ctx.setsockopt(zmq.RCVHWM, 10)
+        self.ctx.setsockopt(zmq.SNDHWM, 10)
         self.ctx.setsockopt(zmq.RCVBUF, 4096)
         # a session of its own: jupyter_client names its shell socket after
         # the session, and a ROUTER ignores a second peer of the same name
@@ -174,11 +176,10 @@ def test_size_counts_every_frame_on_either_channel_and_a_bad_signature_is_logged
             assert next_answers_probe(raw, timeout=120)
             log = k.stderr_text()
             assert "more than the limit of %d) dropped: signature does not verify" % LIMIT in log, log[-2000:]
-            # exactly at the limit is within it, one byte more is not (the
-            # kernel counts the 5-byte routing id ZeroMQ gives this client)
+            # exactly at the limit is within it, one byte more is not
             for over, status in ((0, "ok"), (1, "error")):
                 frames, msg = raw.frames("kernel_info_request")
-                raw.send(frames + [b"\0" * (LIMIT - 5 - sum(len(f) for f in frames) + over)])
+                raw.send(frames + [b"\0" * (LIMIT - sum(len(f) for f in frames) + over)])
                 r = raw.recv(timeout=120)
                 assert r["parent_header"]["msg_id"] == msg["header"]["msg_id"]
                 assert r["content"]["status"] == status, (over, r["content"])
