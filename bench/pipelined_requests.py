@@ -7,9 +7,10 @@ order of the requests, with status ok and consecutive execution counts.
     python bench/pipelined_requests.py --kernel build/icuda [--counts 10000 100000] [--runs 5] [--code '1;']
 
 A fresh kernel for each run. Prints one line a run (seconds to send all,
-seconds to the last reply, replies received in order, iopub messages the
-client got afterwards) and exits non-zero if any reply was missing, out of
-order or not ok. Iopub is not read until the end: what it reports shows
+seconds to the last reply, replies received in order before the first
+missing one, replies received at all, iopub messages the client got
+afterwards, the kernel's peak resident memory) and exits non-zero if any reply was missing, out of order or
+not ok. Iopub is not read until the end: what it reports shows
 the PUB socket dropping for a subscriber that far behind (by design).
 Asserts nothing about time."""
 import argparse
@@ -34,6 +35,18 @@ def spec(dirname, argv, env):
     return KernelSpecManager(kernel_dirs=[os.path.join(dirname, "kernels")])
 
 
+def peak_rss_mib(km):
+    """The kernel process's peak resident memory (VmHWM), in MiB."""
+    try:
+        with open(f"/proc/{km.provisioner.process.pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except (AttributeError, OSError):
+        pass
+    return float("nan")
+
+
 def one_run(ksm, n, code, reply_timeout):
     km = KernelManager(kernel_name="icuda", kernel_spec_manager=ksm)
     km.start_kernel(stderr=open(os.devnull, "w"))
@@ -53,6 +66,8 @@ def one_run(ksm, n, code, reply_timeout):
         for i, want in enumerate(ids):
             try:
                 m = kc.get_shell_msg(timeout=reply_timeout)
+                while m["msg_type"] == "kernel_info_reply":  # a late one of wait_for_ready's
+                    m = kc.get_shell_msg(timeout=reply_timeout)
             except queue.Empty:
                 problem = f"no reply after {got} (waited {reply_timeout} s for the next)"
                 break
@@ -71,6 +86,14 @@ def one_run(ksm, n, code, reply_timeout):
                 break
             got += 1
         t_all = time.perf_counter() - t0
+        received = got + (problem is not None and not problem.startswith("no reply"))
+        if problem:  # how many came at all, in whatever order
+            while True:
+                try:
+                    kc.get_shell_msg(timeout=5)
+                    received += 1
+                except queue.Empty:
+                    break
         iopub = 0
         while True:
             try:
@@ -78,7 +101,7 @@ def one_run(ksm, n, code, reply_timeout):
                 iopub += 1
             except queue.Empty:
                 break
-        return t_sent, t_all, got, iopub, problem
+        return t_sent, t_all, got, received, iopub, peak_rss_mib(km), problem
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)
@@ -102,13 +125,14 @@ def main():
     ksm = spec(tmp, [os.path.abspath(args.kernel), "-f", "{connection_file}"], env)
     failed = False
     print(f"{'requests':>9} {'run':>3} {'sent (s)':>9} {'all replies (s)':>15} {'replies/s':>9} "
-          f"{'replies in order':>16} {'iopub got':>9}")
+          f"{'in order':>8} {'received':>8} {'iopub got':>9} {'peak RSS':>8}")
     try:
         for n in args.counts:
             for r in range(args.runs):
-                t_sent, t_all, got, iopub, problem = one_run(ksm, n, args.code, args.reply_timeout)
+                t_sent, t_all, got, received, iopub, rss, problem = one_run(ksm, n, args.code,
+                                                                            args.reply_timeout)
                 print(f"{n:9d} {r + 1:3d} {t_sent:9.2f} {t_all:15.2f} {got / t_all:9.0f} "
-                      f"{got:>7d} of {n:<6d} {iopub:9d}" + (f"   {problem}" if problem else ""),
+                      f"{got:8d} {received:8d} {iopub:9d} {rss:5.0f} MiB" + (f"   {problem}" if problem else ""),
                       flush=True)
                 failed |= problem is not None
     finally:
