@@ -190,7 +190,8 @@ bool ty_compat_ptr(type_t *a, type_t *b) {
     case T_ARRAY: return (a->count == b->count || a->count < 0 || b->count < 0 || a->vla || b->vla) &&
                          ty_compat_ptr(a->base, b->base);
     case T_STRUCT: case T_UNION: return a->sd == b->sd;
-    case T_FUNC: return ty_same(a, b);
+    case T_FUNC: /* a function of unspecified parameters (a kernel's value) goes with any of its return type */
+        return a->oldstyle || b->oldstyle ? ty_same(a->base, b->base) : ty_same(a, b);
     default: return true;
     }
 }
@@ -241,7 +242,8 @@ char *ty_decl(type_t *t, const char *name, char *buf, size_t n) {
                                       ty_decl(t->params[i], NULL, pb, sizeof pb));
             }
             if (t->variadic && k < sizeof tmp) k += (size_t)snprintf(tmp + k, sizeof tmp - k, "%s...", t->nparams ? ", " : "");
-            if (!t->nparams && !t->variadic && k < sizeof tmp) k += (size_t)snprintf(tmp + k, sizeof tmp - k, "void");
+            if (!t->nparams && !t->variadic && !t->oldstyle && k < sizeof tmp)
+                k += (size_t)snprintf(tmp + k, sizeof tmp - k, "void");
             if (k < sizeof tmp) snprintf(tmp + k, sizeof tmp - k, ")");
             { memcpy(inner, tmp, sizeof inner - 1); inner[sizeof inner - 1] = 0; }
             t = t->base;
