@@ -39,6 +39,7 @@
                                          a bigger frame before any of its message is read */
 #define REPLY_BACKLOG_BYTES (1LL << 30) /* replies waiting for a channel's clients before it reads no more
                                            requests until they take them (ICUDA_REPLY_BACKLOG_BYTES) */
+#define HELD_READ_BYTES (1LL << 30) /* requests read and kept while shell is held; past it shell is not read */
 #define REPLAY_CAPACITY 65536         /* signatures remembered (2 MiB) */
 #define STREAM_FLUSH_MS 50
 #define PARENT_POLL_MS 500           /* how often an idle kernel looks for its parent */
@@ -86,7 +87,8 @@ typedef struct server {
     char *sbuf;
     size_t slen, scap;
     double sfirst_ms;
-    pending_t *pend_head, *pend_tail; /* shell messages read while aborting */
+    pending_t *pend_head, *pend_tail; /* shell messages read while aborting or held, in order */
+    size_t pend_bytes;                /* their frames' bytes */
     pid_t parent;                     /* the client that started us, watched (parent_watch.h) */
 } server_t;
 
@@ -433,21 +435,27 @@ static void handle_inbound(server_t *s, channel_t ch, inbound_t *in, bool aborti
     inbound_clear(in);
 }
 
+static size_t kept_bytes(const inbound_t *in) { return in->frames.n ? in->bytes : 0; }
+
+/* Keeps a shell message, to be handled in order when shell is next open. */
+static void pend(server_t *s, inbound_t *in, bool aborting) {
+    if (!in->frames.n && !in->oversized) return; /* dropped (logged) */
+    pending_t *p = calloc(1, sizeof *p);
+    if (!p) abort();
+    p->in = *in;
+    p->aborting = aborting;
+    s->pend_bytes += kept_bytes(in);
+    if (s->pend_tail) s->pend_tail->next = p;
+    else s->pend_head = p;
+    s->pend_tail = p;
+}
+
 /* After a cell failed with stop_on_error: everything already waiting on
  * shell is read now, and its execute_requests are answered "aborted"
  * (ipykernel's behaviour); other requests are answered normally, in order. */
 static void drain_shell_for_abort(server_t *s) {
     inbound_t in;
-    while (recv_inbound(s, s->shell, CH_SHELL, &in)) {
-        if (!in.frames.n && !in.oversized) continue; /* dropped (logged) */
-        pending_t *p = calloc(1, sizeof *p);
-        if (!p) abort();
-        p->in = in;
-        p->aborting = true;
-        if (s->pend_tail) s->pend_tail->next = p;
-        else s->pend_head = p;
-        s->pend_tail = p;
-    }
+    while (recv_inbound(s, s->shell, CH_SHELL, &in)) pend(s, &in, true);
 }
 
 /* One record from the executor. */
@@ -617,16 +625,19 @@ static void drain_outboxes(server_t *s, long ms) {
     }
 }
 
-/* Shell is read only while its clients' waiting replies are under
- * backlog_max: past it the kernel lets requests wait in ZeroMQ's queues
- * (and the clients' sends) until the replies are taken. Control, stdin,
- * the heartbeat and interrupts are served all the while. */
+/* Shell's requests run only while its clients' waiting replies are under
+ * backlog_max: past it (held) requests are read and kept, up to
+ * HELD_READ_BYTES, then left in ZeroMQ's queues (and the clients' sends)
+ * until the replies are taken. They are read at all because ZeroMQ lets a
+ * client that has gone go (sends to it fail, its replies can be dropped)
+ * only once its requests have been read to the end. Control, stdin, the
+ * heartbeat and interrupts are served all the while. */
 static bool shell_open(server_t *s) {
     bool over = outbox_bytes(s->shell_out) >= s->backlog_max;
     if (over != s->shell_held)
         log_msg(over ? "shell: %zu bytes of replies wait for clients that do not read them; no more requests are "
-                       "read on shell until they do"
-                     : "shell: %zu bytes of replies wait; reading requests again",
+                       "run until they do"
+                     : "shell: %zu bytes of replies wait; running requests again",
                 outbox_bytes(s->shell_out));
     s->shell_held = over;
     return !over && !s->exec_busy; /* and shell waits while a request runs */
@@ -641,6 +652,7 @@ static void main_loop(server_t *s) {
             pending_t *p = s->pend_head;
             s->pend_head = p->next;
             if (!s->pend_head) s->pend_tail = NULL;
+            s->pend_bytes -= kept_bytes(&p->in);
             handle_inbound(s, CH_SHELL, &p->in, p->aborting);
             free(p);
             continue;
@@ -654,7 +666,7 @@ static void main_loop(server_t *s) {
         }
         items[n] = (zmq_pollitem_t){s->stdin_sock, 0, ZMQ_POLLIN, 0};
         chs[n++] = CH_STDIN;
-        if (shell) {
+        if (shell || (s->shell_held && !s->exec_busy && s->pend_bytes < HELD_READ_BYTES)) {
             items[n] = (zmq_pollitem_t){s->shell, 0, ZMQ_POLLIN, 0};
             chs[n++] = CH_SHELL;
         }
@@ -684,7 +696,8 @@ static void main_loop(server_t *s) {
             inbound_t in;
             if (!recv_inbound(s, items[i].socket, chs[i], &in)) continue;
             if (chs[i] == CH_STDIN) log_msg("message on stdin ignored: icuda never asks for input");
-            handle_inbound(s, chs[i], &in, false);
+            if (chs[i] == CH_SHELL && s->shell_held) pend(s, &in, false);
+            else handle_inbound(s, chs[i], &in, false);
             if (s->quit) break;
         }
     }

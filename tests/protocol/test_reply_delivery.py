@@ -1,8 +1,8 @@
 """No reply is dropped: a client that sends everything before it reads
 anything gets every reply, in order; while its replies wait, control and
-the heartbeat answer; past the backlog bound the kernel reads no more of
-shell until the client reads, and nothing deadlocks; the replies of a
-client that has gone are let go. A message over the size limit gets an
+the heartbeat answer; past the backlog bound the kernel runs no more
+requests until the client reads, and nothing deadlocks; the replies of a
+client that has gone are let go, also when it left requests unread. A message over the size limit gets an
 error reply that says so. On the mock kernel (tests/mock).
 
 ICUDA_REPLY_HWM lowers ZeroMQ's own queue per client (1,000 messages),
@@ -28,7 +28,8 @@ SMALL_PIPE = {"ICUDA_REPLY_HWM": "10"}
 # about 20 of the padded execute replies
 SMALL_BACKLOG = {"ICUDA_REPLY_HWM": "10", "ICUDA_REPLY_BACKLOG_BYTES": "200000"}
 PAD = 10_000
-HELD = "no more requests are read on shell"
+HELD = "no more requests are run until they do"
+RUNNING = "running requests again"
 LIMIT = 64 << 20
 
 
@@ -109,10 +110,10 @@ def test_past_the_backlog_bound_shell_waits_while_control_and_heartbeat_answer()
             r = k.request("interrupt_request", channel="control")
             assert r["content"]["status"] == "ok"
             assert k.kc.hb_channel.is_beating()
-            # once it reads, every reply comes, and shell is read again
+            # once it reads, every reply comes, and requests run again
             counts = c.read_all(ids)
             assert counts == list(range(1, 1001))
-            wait_for_log(k, "reading requests again")
+            wait_for_log(k, RUNNING)
             # iopub dropped what k's own client did not read (PUB, by design)
             k.drain_iopub()
             reply, _ = k.execute("print after")
@@ -129,13 +130,34 @@ def test_the_replies_of_a_client_that_has_gone_are_let_go():
         c.send_all(1000)
         wait_for_log(k, HELD)
         c.close()
-        # its waiting replies go (logged), shell is read again, others are answered
+        # its waiting replies go (logged), requests run again, others are answered
         k.drain_iopub()
         reply, _ = k.execute("print after", timeout=120)
         assert reply["content"]["status"] == "ok"
         log = k.stderr_text()
         assert "to a client that has gone dropped" in log, log[-2000:]
-        assert "reading requests again" in log
+        assert RUNNING in log
+
+
+@timeout(300)
+def test_a_client_that_has_gone_with_requests_still_queued_is_let_go():
+    # ZeroMQ lets a client go only once its requests are read to the end:
+    # the kernel reads them while shell is held, else it would wait forever
+    with mock_kernel(env=SMALL_BACKLOG) as k:
+        c = LateReader(k)
+        c.send_all(1000)
+        wait_for_log(k, HELD)
+        # the client's I/O thread hands what it queued to ZeroMQ, which takes
+        # it to the kernel's queue (a shorter wait could only let the test
+        # pass without the reading, never fail with it)
+        time.sleep(1)
+        c.close()
+        k.drain_iopub()
+        reply, _ = k.execute("print after", timeout=120)
+        assert reply["content"]["status"] == "ok"
+        log = k.stderr_text()
+        assert "to a client that has gone dropped" in log, log[-2000:]
+        assert RUNNING in log
 
 
 @timeout(300)
