@@ -1,6 +1,7 @@
 # icuda — build, test, install, run.
 #   make            build build/icuda (and the Python venv for the tests)
 #   make test       everything that needs no GPU (pytest); ends with "N passed, N failed, N skipped"
+#                   (makes .venv and .venv-eg, Enterprise Gateway's own, from their pinned requirements)
 #                   K=WORDS picks tests by name, TESTFLAGS=... adds pytest options
 #   make build/icuda-mock  the protocol layer over a mock language (no CUDA), for tests/protocol
 #   make test-gpu   the GPU tests and every notebook (on a machine with a GPU)
@@ -166,6 +167,21 @@ else
 venv:
 endif
 
+# Jupyter Enterprise Gateway, for tests/gateway: its jupyter_client (< 7) and
+# jupyter_server (1.x) conflict with the test venv's, so it has a venv of its
+# own from its own pins. Not made where PYTHON was given: those tests skip.
+VENV_EG := .venv-eg
+.PHONY: venv-eg
+ifdef USE_VENV
+venv-eg: $(VENV_EG)/.stamp
+$(VENV_EG)/.stamp: requirements-enterprise-gateway.txt
+	python3 -m venv $(VENV_EG)
+	$(VENV_EG)/bin/pip install -q --disable-pip-version-check -r requirements-enterprise-gateway.txt
+	touch $@
+else
+venv-eg:
+endif
+
 # The tests run under pytest (conftest.py, pytest.ini; docs/testing.md), or
 # under tests/run.py where $(PYTHON) has no pytest (the GPU machine's bundle):
 # the same tests, and the same last line "N passed, N failed, N skipped".
@@ -178,7 +194,7 @@ TEST_RUN = if $(PYTHON) -c 'import pytest, pytest_timeout' 2>/dev/null; then \
 	  $(PYTHON) tests/run.py $(if $(K),-k '$(K)') $(1) $(UNIT_BIN); \
 	fi
 
-test: build/icuda build/icuda-worker build/asan/icuda build/icuda-mock $(UNIT_BIN) $(PLAIN_UNIT_BIN) venv build/cuda-tools/.stamp
+test: build/icuda build/icuda-worker build/asan/icuda build/icuda-mock $(UNIT_BIN) $(PLAIN_UNIT_BIN) venv venv-eg build/cuda-tools/.stamp
 	@$(call TEST_RUN,--kernel build/asan/icuda --plain-kernel build/icuda --mock-kernel build/icuda-mock)
 
 # nvdisasm and cuobjdump for %sass's tests, where the toolkit has none (the
@@ -193,7 +209,7 @@ build/cuda-tools/.stamp: | venv
 	     nvidia-cuda-nvdisasm==$(CUDA_TOOLS_VERSION) nvidia-cuda-cuobjdump==$(CUDA_TOOLS_VERSION); then touch $@; \
 	else echo "could not install nvdisasm/cuobjdump into build/cuda-tools: the %sass tests will say so" >&2; fi
 
-test-gpu: build/icuda build/icuda-worker build/asan/icuda build/icuda-mock $(UNIT_BIN) $(PLAIN_UNIT_BIN) venv
+test-gpu: build/icuda build/icuda-worker build/asan/icuda build/icuda-mock $(UNIT_BIN) $(PLAIN_UNIT_BIN) venv venv-eg
 	@$(call TEST_RUN,--gpu --kernel build/icuda --plain-kernel build/icuda --mock-kernel build/icuda-mock)
 
 # the expected output of the C++ cases (tests/lang-cxx) against g++; make test runs it too
@@ -213,13 +229,19 @@ run:
 	build/icuda --install --prefix $(abspath $(VENV))
 	$(PYTHON) tools/run-notebook.py notebooks/01-first-kernel.ipynb
 
-.PHONY: bench-host
+.PHONY: bench-host bench-kinds
 # host code: interpreter, native tier and gcc on the host loops (docs/performance.md)
-build/bench/host_suite: bench/host_suite.c $(LIB_OBJ)
+build/bench/host_suite: bench/host_suite.c bench/host_harness.c bench/host_harness.h $(LIB_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIB_OBJ) $(LDLIBS) -o $@
+	$(CC) $(CFLAGS) $(LDFLAGS) bench/host_suite.c bench/host_harness.c $(LIB_OBJ) $(LDLIBS) -o $@
 bench-host: build/bench/host_suite
 	./build/bench/host_suite 3
+# loops of every kind against gcc -O2, medians (docs/performance.md)
+build/bench/host_kinds: bench/host_kinds.c bench/host_harness.c bench/host_harness.h $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) bench/host_kinds.c bench/host_harness.c $(LIB_OBJ) $(LDLIBS) -o $@
+bench-kinds: build/bench/host_kinds
+	./build/bench/host_kinds 5
 
 build/bench/nvrtc_raw: bench/nvrtc_raw.c
 	@mkdir -p $(dir $@)

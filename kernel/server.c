@@ -371,7 +371,7 @@ static void handle_incoming(server_t *s, channel_t ch, wire_frames_t *frames, bo
         if (st == WIRE_BAD_BODY && request_type_is_request(rq->msg.msg_type)) {
             log_msg("bad %s on %s: %s; answered with an error", rq->msg.msg_type, chname, why);
             publish_status(s, rq->msg.header, "busy");
-            reply_error(rq, "BadRequest", why);
+            reply_error(rq, rq->msg.no_memory ? "MemoryError" : "BadRequest", why);
             publish_status(s, rq->msg.header, "idle");
         } else {
             log_msg("message on %s dropped: %s", chname, why);
@@ -572,6 +572,15 @@ static void *bind_socket(server_t *s, const connection_t *c, int type, int port,
     int linger = 1000;
     zmq_setsockopt(sk, ZMQ_MAXMSGSIZE, &max_frame, sizeof max_frame);
     zmq_setsockopt(sk, ZMQ_LINGER, &linger, sizeof linger);
+    if (type == ZMQ_ROUTER) {
+        /* A client that reconnects under its old identity (a Jupyter server
+         * or gateway reuses the websocket's session id as the identity of
+         * its sockets) takes the identity over: without this the router
+         * keeps routing replies to the stale connection until it closes,
+         * and the new one never hears an answer. */
+        int on = 1;
+        zmq_setsockopt(sk, ZMQ_ROUTER_HANDOVER, &on, sizeof on);
+    }
     if (replies) {
         int on = 1;
         /* ZeroMQ's own queue per client (1,000 messages unless tests lower it) */

@@ -14,12 +14,15 @@ import subprocess
 import sys
 import tempfile
 import time
-import unittest
 import urllib.request
 
 import support
 
-CHROMIUM = os.environ.get("ICUDA_CHROMIUM", "/usr/bin/chromium")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import lab_page  # noqa: E402
+from lab_page import (cell, output_of, requirements, run_cell, run_first_after_restart,  # noqa: E402
+                      run_until, text_holds, wait_idle)
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SHOTS = os.path.join(ROOT, "build", "browser")
 TOKEN = "icuda-browser-test"
@@ -34,17 +37,6 @@ CELLS = [
 ]
 
 _server = {}
-
-
-def _requirements():
-    if not os.path.exists(CHROMIUM):
-        raise unittest.SkipTest(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        raise unittest.SkipTest("Playwright for Python is not installed")
-    if shutil.which("jupyter-lab", path=os.path.dirname(sys.executable)) is None:
-        raise unittest.SkipTest("JupyterLab is not installed beside this Python")
 
 
 def _free_port():
@@ -67,7 +59,7 @@ def server():
     """The Jupyter server (JupyterLab and Notebook 7), started on first use."""
     if _server:
         return _server
-    _requirements()
+    requirements()
     spec = support.kernelspec_dir(support.PLAIN_KERNEL)
     data = spec.__enter__()
     work = tempfile.mkdtemp(prefix="icuda-browser-")
@@ -96,77 +88,20 @@ def server():
                     raise AssertionError(f"the Jupyter server did not start:\n{f.read()[-4000:]}")
             time.sleep(0.5)
 
-    from playwright.sync_api import sync_playwright
-    pw = sync_playwright().start()
-    browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True)
-
     def stop():
+        proc.terminate()
         try:
-            browser.close()
-            pw.stop()
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-            log.close()
-            spec.__exit__(None, None, None)
-            shutil.rmtree(work, ignore_errors=True)
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+        spec.__exit__(None, None, None)
+        shutil.rmtree(work, ignore_errors=True)
 
     atexit.register(stop)
     os.makedirs(SHOTS, exist_ok=True)
-    _server.update(url=url, work=work, browser=browser)
+    _server.update(url=url, work=work, browser=lab_page.browser())
     return _server
-
-
-def cell(page, i):
-    return page.locator(".jp-Notebook .jp-Cell").nth(i)
-
-
-def output_of(page, i, words, timeout=60):
-    """Waits until cell i's output holds words; returns the output's text."""
-    out = cell(page, i).locator(".jp-OutputArea")
-    deadline = time.time() + timeout
-    text = ""
-    while time.time() < deadline:
-        text = out.inner_text() if out.count() else ""
-        if words in text:
-            return text
-        time.sleep(0.2)
-    raise AssertionError(f"cell {i}: no {words!r} in its output after {timeout} s: {text!r}")
-
-
-def text_holds(locator, words, timeout=20):
-    """Waits until the element's text holds words."""
-    deadline = time.time() + timeout
-    while words not in locator.inner_text() and time.time() < deadline:
-        time.sleep(0.2)
-    assert words in locator.inner_text(), locator.inner_text()
-
-
-def wait_idle(page, timeout=60):
-    """The notebook's kernel has started and is idle (the toolbar's indicator)."""
-    page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").first.wait_for(timeout=timeout * 1000)
-
-
-def run_cell(page, i):
-    cell(page, i).locator(".cm-content").click()
-    page.keyboard.press("Shift+Enter")
-
-
-def run_until(page, i, words):
-    """Runs cell i until its output holds words. The first run may go
-    before the page's kernel connection is up, and be dropped: it is
-    tried again while the cell's prompt shows it never ran."""
-    for attempt in range(3):
-        run_cell(page, i)
-        try:
-            return output_of(page, i, words, 20)
-        except AssertionError:
-            prompt = cell(page, i).locator(".jp-InputPrompt").inner_text()
-            if attempt == 2 or "[ ]" not in prompt:
-                raise
 
 
 def smoke(app, path_of):
@@ -229,11 +164,7 @@ def smoke(app, path_of):
         page.locator(".jp-Dialog .jp-mod-accept").click()
         time.sleep(1)
         wait_idle(page)
-        cell(page, 1).locator(".cm-content").click()
-        page.keyboard.press("Shift+Enter")
-        output_of(page, 1, "sum 42")
-        prompt = cell(page, 1).locator(".jp-InputPrompt").inner_text()
-        assert "[1]" in prompt, prompt
+        run_first_after_restart(page, 1, "sum 42")
         page.screenshot(path=os.path.join(SHOTS, f"{app}-restart.png"))
     except BaseException:
         page.screenshot(path=os.path.join(SHOTS, f"{app}-failure.png"))

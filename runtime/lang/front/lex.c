@@ -64,10 +64,12 @@ const char *tok_str(token_t *t, char *buf, size_t n) {
 /* token vectors live in the interpreter's scratch pool, emptied after each
  * cell, so an error that longjmps out of the preprocessor leaks nothing */
 static void *scratch(size_t n) { return pool_alloc(&g_in->scratch, n); }
-/* Tokens one vector may hold: a cell of 10 MB has fewer than 5 million; a
- * macro that repeats its argument ten times, nested eight deep, makes 10^8
- * (9 GB of tokens: the allocation failed and the kernel aborted). */
-#define LEX_MAX_TOKENS 8000000
+/* Tokens one vector may hold: any 10 MB cell without macros fits (at most
+ * one token a byte: an initialiser "1,1,..." has 10.5 million), 0.9 GB of
+ * tokens at most; a macro that repeats its argument ten times, nested
+ * eight deep, makes 10^8 (9 GB of tokens: the allocation failed and the
+ * kernel aborted). */
+#define LEX_MAX_TOKENS 16000000
 /* Macro expansions one text may make: an object-like macro of ten copies
  * of another, eight deep, is 10^8 of them, each with its own body (10 GB
  * before a single vector reached LEX_MAX_TOKENS). */
@@ -77,11 +79,9 @@ static void vpush(tokvec_t *v, token_t *t) {
     if (v->n >= LEX_MAX_TOKENS)
         syntax_error(&t->loc, "the cell expands to more than %d tokens (a macro that repeats its argument at every level?)",
                      LEX_MAX_TOKENS);
-    if (v->n == v->cap) {
+    if (v->n == v->cap) { /* a large vector grows in place (its own chunk): no copy left behind */
         int nc = v->cap ? v->cap * 2 : 64;
-        token_t *nv = scratch(sizeof(token_t) * (size_t)nc);
-        if (v->n) memcpy(nv, v->v, sizeof(token_t) * (size_t)v->n);
-        v->v = nv;
+        v->v = pool_regrow(&g_in->scratch, v->v, sizeof(token_t) * (size_t)v->n, sizeof(token_t) * (size_t)nc);
         v->cap = nc;
     }
     v->v[v->n++] = *t;
@@ -513,26 +513,57 @@ static void line_file_token(token_t *t) {
 
 /* An expansion that ends in a function-like macro's name takes its
  * arguments from what follows it in the source (#define CHECK check_impl,
- * then CHECK(x)): the name and the rest are scanned again together. True
- * when it did so; the rest is then done. */
-static bool rescan_with_rest(interp_t *in, token_t *v, int next, int n, tokvec_t *out, size_t before, active_t *act,
-                             int depth) {
-    if ((size_t)out->n <= before || next >= n || v[next].kind != TK_PUNCT || v[next].id != P_LPAREN) return false;
-    token_t last = out->v[out->n - 1];
-    macro_t *m = find_macro(in, &last);
-    if (!m || !m->fnlike || is_active(act, last.s, last.n)) return false;
-    out->n--;
-    token_t *joined = scratch(sizeof(token_t) * (size_t)(n - next + 1));
-    joined[0] = last;
-    memcpy(joined + 1, v + next, sizeof(token_t) * (size_t)(n - next));
-    expand(in, joined, n - next + 1, out, act, depth + 1);
-    return true;
+ * then CHECK(x)): the name and its argument list are scanned again
+ * together, as often as the result ends in such a name again. Returns where
+ * the caller goes on in v (next when nothing was taken). Only the argument
+ * list is copied: copying the whole rest of the cell, as this did, took
+ * memory quadratic in the cell for a line of such calls. */
+static int rescan_with_rest(interp_t *in, token_t *v, int next, int n, tokvec_t *out, size_t before, active_t *act,
+                            int depth) {
+    while ((size_t)out->n > before && next < n && v[next].kind == TK_PUNCT && v[next].id == P_LPAREN) {
+        token_t last = out->v[out->n - 1];
+        macro_t *m = find_macro(in, &last);
+        if (!m || !m->fnlike || is_active(act, last.s, last.n)) break;
+        int close = next + 1, lvl = 0;
+        for (; close < n; close++) {
+            if (v[close].kind != TK_PUNCT) continue;
+            if (v[close].id == P_LPAREN) lvl++;
+            else if (v[close].id == P_RPAREN && lvl-- == 0) break;
+        }
+        int take = (close < n ? close + 1 : n) - next; /* unterminated: the rest, for expand's error */
+        out->n--;
+        before = (size_t)out->n;
+        token_t *joined = scratch(sizeof(token_t) * (size_t)(take + 1));
+        joined[0] = last;
+        memcpy(joined + 1, v + next, sizeof(token_t) * (size_t)take);
+        expand(in, joined, take + 1, out, act, depth + 1);
+        next += take;
+    }
+    return next;
+}
+
+/* The cell's raw tokens that preprocessing is past go back as it goes
+ * (lex_cell): nothing reads them again, and a big cell's out vector grows
+ * while they go. Cleared after, and after an error (lex_abort_cleanup). */
+static struct { token_t *base; int n, kept; } g_raw;
+#define RAW_DISCARD_STEP (1 << 16)
+#define RAW_DISCARD_MARGIN 1024
+
+void lex_abort_cleanup(void) { g_raw.base = NULL; }
+
+static inline void raw_discard_to(token_t *at) {
+    int i = (int)(at - g_raw.base);
+    if (i - g_raw.kept <= RAW_DISCARD_STEP + RAW_DISCARD_MARGIN) return;
+    g_raw.kept = i - RAW_DISCARD_MARGIN;
+    pool_discard(&g_in->scratch, g_raw.base, sizeof(token_t) * (size_t)g_raw.kept);
 }
 
 static void expand(interp_t *in, token_t *v, int n, tokvec_t *out, active_t *act, int depth) {
     if (depth > 200) syntax_error(&v[0].loc, "macro expansion too deep");
+    bool raw = depth == 0 && g_raw.base && v >= g_raw.base && v < g_raw.base + g_raw.n;
     for (int i = 0; i < n; i++) {
         token_t *t = &v[i];
+        if (raw) raw_discard_to(t);
         macro_t *m = find_macro(in, t);
         if (m && is_active(act, t->s, t->n)) {
             token_t c = *t;
@@ -549,7 +580,7 @@ static void expand(interp_t *in, token_t *v, int n, tokvec_t *out, active_t *act
         size_t before = (size_t)out->n;
         if (!m->fnlike) {
             expand_macro(in, m, t, NULL, NULL, 0, out, act, depth);
-            if (rescan_with_rest(in, v, i + 1, n, out, before, act, depth)) return;
+            i = rescan_with_rest(in, v, i + 1, n, out, before, act, depth) - 1;
             continue;
         }
         if (i + 1 >= n || v[i + 1].kind != TK_PUNCT || v[i + 1].id != P_LPAREN) {
@@ -598,8 +629,7 @@ static void expand(interp_t *in, token_t *v, int n, tokvec_t *out, active_t *act
         token_t call = *t;
         call.loc.len = v[j].loc.line == t->loc.line ? v[j].loc.col + 1 - t->loc.col : t->n;
         expand_macro(in, m, &call, args, nargs, argc, out, act, depth);
-        if (rescan_with_rest(in, v, j + 1, n, out, before, act, depth)) return;
-        i = j;
+        i = rescan_with_rest(in, v, j + 1, n, out, before, act, depth) - 1;
     }
 }
 
@@ -906,7 +936,12 @@ static void merge_launch_tokens(tokvec_t *v);
 void lex_cell(interp_t *in, src_t *src, tokvec_t *out) {
     tokvec_t raw = {0};
     lex_raw(in, src, &raw);
+    g_raw.base = raw.v;
+    g_raw.n = raw.n;
+    g_raw.kept = 0;
     preprocess(in, &raw, out, false);
+    g_raw.base = NULL;
+    pool_release(&in->scratch, raw.v); /* the cell's tokens are out's now: 1x their size, not 2x, while it parses */
     merge_launch_tokens(out);
 }
 
