@@ -13,6 +13,7 @@
 #include "server.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -28,25 +29,45 @@
 #include "handlers.h"
 #include "heartbeat.h"
 #include "log.h"
+#include "outbox.h"
 #include "parent_watch.h"
 #include "runtime/base/utf8.h"
 
 #define MAX_FRAMES 1024               /* per message; more is malformed */
-#define MAX_FRAME_BYTES (64LL << 20)  /* ZMQ_MAXMSGSIZE: a bigger frame drops the peer */
+#define MAX_MESSAGE_BYTES (64LL << 20) /* a message's frames together; a bigger one is refused with an answer */
+#define MAX_FRAME_BYTES (1LL << 30)   /* ZMQ_MAXMSGSIZE of shell and control: ZeroMQ drops a peer that sends
+                                         a bigger frame before any of its message is read */
+#define REPLY_BACKLOG_BYTES (1LL << 30) /* replies waiting for a channel's clients before it reads no more
+                                           requests until they take them (ICUDA_REPLY_BACKLOG_BYTES) */
+#define HELD_READ_BYTES (1LL << 30) /* requests read and kept while shell is held; past it shell is not read */
 #define REPLAY_CAPACITY 65536         /* signatures remembered (2 MiB) */
 #define STREAM_FLUSH_MS 50
 #define PARENT_POLL_MS 500           /* how often an idle kernel looks for its parent */
 #define STREAM_MAX_BYTES (64 * 1024)
 #define EXIT_WAIT_MS 3000             /* how long a running cell may take to stop at shutdown */
+#define EXIT_DRAIN_MS 1000            /* how long replies may wait for slow clients at shutdown */
+
+/* One message as it came: within MAX_MESSAGE_BYTES, its frames; over it,
+ * the request as far as its header was decoded (never copied whole).
+ * bytes: its frames together as the client sent them (without the routing
+ * id the ROUTER socket puts first). */
+typedef struct inbound {
+    wire_frames_t frames;
+    request_t *oversized;
+    size_t bytes;
+} inbound_t;
 
 typedef struct pending {
-    wire_frames_t frames;
+    inbound_t in;
     bool aborting;
     struct pending *next;
 } pending_t;
 
 typedef struct server {
     void *ctx, *shell, *control, *iopub, *stdin_sock, *pipe_main, *pipe_exec;
+    outbox_t *shell_out, *control_out; /* replies waiting for slow clients (outbox.h) */
+    size_t backlog_max;                /* REPLY_BACKLOG_BYTES */
+    bool shell_held;                   /* shell is not read: its backlog is over backlog_max */
     wire_t wire;
     replay_t *replay;
     kernel_state_t ks;
@@ -66,7 +87,8 @@ typedef struct server {
     char *sbuf;
     size_t slen, scap;
     double sfirst_ms;
-    pending_t *pend_head, *pend_tail; /* shell messages read while aborting */
+    pending_t *pend_head, *pend_tail; /* shell messages read while aborting or held, in order */
+    size_t pend_bytes;                /* their frames' bytes */
     pid_t parent;                     /* the client that started us, watched (parent_watch.h) */
 } server_t;
 
@@ -86,15 +108,24 @@ static void *socket_of(server_t *s, channel_t ch) {
     return NULL;
 }
 
-static void send_frames(void *sock, const wire_frames_t *fr) {
-    for (size_t i = 0; i < fr->n; i++) {
-        int flags = i + 1 < fr->n ? ZMQ_SNDMORE : 0;
-        while (zmq_send(sock, fr->f[i].data, fr->f[i].len, flags) < 0) {
+static void send_frames(void *sock, const wire_blob_t *f, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        int flags = i + 1 < n ? ZMQ_SNDMORE : 0;
+        while (zmq_send(sock, f[i].data, f[i].len, flags) < 0) {
             if (errno == EINTR) continue;
             log_msg("send failed: %s", zmq_strerror(errno));
             return;
         }
     }
+}
+
+/* A message out on its channel (main thread). Shell and control replies go
+ * through their outbox, which never drops one for a slow client; iopub is
+ * PUB, which drops for a subscriber that is that far behind, by design. */
+static void deliver(server_t *s, channel_t ch, const wire_blob_t *f, size_t n) {
+    if (ch == CH_SHELL) outbox_send(s->shell_out, f, n);
+    else if (ch == CH_CONTROL) outbox_send(s->control_out, f, n);
+    else send_frames(socket_of(s, ch), f, n);
 }
 
 /* Encodes a message and sends it: directly on the main thread, through the
@@ -117,9 +148,9 @@ static void emit(server_t *s, bool from_executor, channel_t ch, const wire_frame
     } else if (from_executor) {
         char head[2] = {'M', (char)ch};
         zmq_send(s->pipe_exec, head, 2, ZMQ_SNDMORE);
-        send_frames(s->pipe_exec, &fr);
+        send_frames(s->pipe_exec, fr.f, fr.n);
     } else {
-        send_frames(socket_of(s, ch), &fr);
+        deliver(s, ch, fr.f, fr.n);
     }
     wire_frames_clear(&topic);
     wire_frames_clear(&fr);
@@ -197,29 +228,124 @@ static void stream_append(server_t *s, const char *name, size_t nlen, const char
 
 /* ---- receiving ---- */
 
-/* Reads one multipart message. Returns 0, or -1 on error/nothing to read.
- * *too_many is set (and the frames dropped) when the message exceeds
- * MAX_FRAMES. */
-static int recv_multipart(void *sock, int flags, wire_frames_t *out, bool *too_many) {
-    *too_many = false;
+/* Reads one multipart record of the executor's pipe. Returns 0, or -1 when
+ * there is none. */
+static int recv_pipe(void *sock, wire_frames_t *out) {
+    int flags = ZMQ_DONTWAIT;
     for (;;) {
         zmq_msg_t m;
         zmq_msg_init(&m);
         if (zmq_msg_recv(&m, sock, flags) < 0) {
             int e = errno;
             zmq_msg_close(&m);
-            if (e == EINTR && out->n) continue; /* finish a message begun */
+            if (e == EINTR && out->n) continue; /* finish a record begun */
             return -1;
         }
-        flags = 0; /* the rest of a message is already here */
-        if (out->n < MAX_FRAMES) wire_frames_push(out, zmq_msg_data(&m), zmq_msg_size(&m));
-        else *too_many = true;
+        flags = 0; /* the rest of a record is already here */
+        wire_frames_push(out, zmq_msg_data(&m), zmq_msg_size(&m));
         int more = zmq_msg_more(&m);
+        zmq_msg_close(&m);
+        if (!more) return 0;
+    }
+}
+
+static const char *channel_name(channel_t ch) {
+    return ch == CH_SHELL ? "shell" : ch == CH_CONTROL ? "control" : ch == CH_STDIN ? "stdin" : "iopub";
+}
+
+static request_t *new_request(server_t *s, channel_t ch) {
+    request_t *rq = calloc(1, sizeof *rq);
+    if (!rq) abort();
+    rq->port = &port;
+    rq->server = s;
+    rq->ks = &s->ks;
+    rq->ch = ch;
+    return rq;
+}
+
+static void free_request(request_t *rq) {
+    if (!rq) return;
+    wire_msg_clear(&rq->msg);
+    free(rq);
+}
+
+static void inbound_clear(inbound_t *in) {
+    wire_frames_clear(&in->frames);
+    free_request(in->oversized);
+    memset(in, 0, sizeof *in);
+}
+
+/* A message over MAX_MESSAGE_BYTES, in ZeroMQ's own buffers: its signature
+ * is checked and its header decoded (nothing else is parsed or copied), so
+ * that its sender can be told. NULL, with a log line, when even that fails. */
+static request_t *decode_oversized(server_t *s, channel_t ch, const wire_blob_t *f, size_t n,
+                                   size_t bytes) {
+    request_t *rq = new_request(s, ch);
+    char why[256];
+    wire_status_t st =
+        wire_decode_header(&s->wire, s->replay, f, n, MAX_MESSAGE_BYTES, &rq->msg, why, sizeof why);
+    if (st == WIRE_OK || st == WIRE_BAD_BODY) return rq;
+    log_msg("message on %s of %zu bytes (more than the limit of %lld) dropped: %s", channel_name(ch), bytes,
+            MAX_MESSAGE_BYTES, why);
+    free_request(rq);
+    return NULL;
+}
+
+/* Reads one message from sock into in. Returns false when there is none to
+ * read. ZeroMQ hands a message over whole, every frame in memory. One of
+ * more than MAX_FRAMES frames is dropped with a log line (in stays empty);
+ * one within MAX_MESSAGE_BYTES is copied into in->frames; a bigger one is
+ * decoded as far as its header (decode_oversized), never copied; stdin's
+ * are read only to be ignored. */
+static bool recv_inbound(server_t *s, void *sock, channel_t ch, inbound_t *in) {
+    memset(in, 0, sizeof *in);
+    zmq_msg_t *parts = NULL;
+    size_t n = 0, cap = 0, total = 0;
+    bool broken = false;
+    int flags = ZMQ_DONTWAIT;
+    for (;;) {
+        zmq_msg_t m;
+        zmq_msg_init(&m);
+        if (zmq_msg_recv(&m, sock, flags) < 0) {
+            int e = errno;
+            zmq_msg_close(&m);
+            if (total == 0) return false;
+            if (e == EINTR) continue; /* finish a message begun */
+            log_msg("message on %s dropped after %zu frames: %s", channel_name(ch), total, zmq_strerror(e));
+            broken = true;
+            break;
+        }
+        flags = 0; /* the rest of a message is already here */
+        if (total++) in->bytes += zmq_msg_size(&m); /* the routing id ROUTER put first is not the client's */
+        int more = zmq_msg_more(&m);
+        if (n < MAX_FRAMES) {
+            if (n == cap) {
+                cap = cap ? 2 * cap : 8;
+                parts = realloc(parts, cap * sizeof *parts);
+                if (!parts) abort();
+            }
+            zmq_msg_init(&parts[n]);
+            zmq_msg_move(&parts[n++], &m);
+        }
         zmq_msg_close(&m);
         if (!more) break;
     }
-    if (*too_many) wire_frames_clear(out);
-    return 0;
+    if (broken || ch == CH_STDIN) {
+    } else if (total > MAX_FRAMES) {
+        log_msg("message on %s dropped: %zu frames, more than %d", channel_name(ch), total, MAX_FRAMES);
+    } else if (in->bytes <= MAX_MESSAGE_BYTES) {
+        for (size_t i = 0; i < n; i++)
+            wire_frames_push(&in->frames, zmq_msg_data(&parts[i]), zmq_msg_size(&parts[i]));
+    } else {
+        wire_blob_t *f = calloc(n, sizeof *f);
+        if (!f) abort();
+        for (size_t i = 0; i < n; i++) f[i] = (wire_blob_t){zmq_msg_data(&parts[i]), zmq_msg_size(&parts[i])};
+        in->oversized = decode_oversized(s, ch, f, n, in->bytes);
+        free(f);
+    }
+    for (size_t i = 0; i < n; i++) zmq_msg_close(&parts[i]);
+    free(parts);
+    return true;
 }
 
 static void submit(server_t *s, request_t *rq) {
@@ -236,13 +362,8 @@ static void submit(server_t *s, request_t *rq) {
 /* One message from shell or control: decode, then answer here or hand it to
  * the executor. aborting: it was queued behind a cell that failed. */
 static void handle_incoming(server_t *s, channel_t ch, wire_frames_t *frames, bool aborting) {
-    const char *chname = ch == CH_SHELL ? "shell" : "control";
-    request_t *rq = calloc(1, sizeof *rq);
-    if (!rq) abort();
-    rq->port = &port;
-    rq->server = s;
-    rq->ks = &s->ks;
-    rq->ch = ch;
+    const char *chname = channel_name(ch);
+    request_t *rq = new_request(s, ch);
     char why[256];
     wire_status_t st = wire_decode(&s->wire, s->replay, frames->f, frames->n, &rq->msg, why,
                                    sizeof why);
@@ -282,43 +403,70 @@ static void handle_incoming(server_t *s, channel_t ch, wire_frames_t *frames, bo
     publish_status(s, rq->msg.header, "idle");
     if (s->ks.shutdown) s->quit = true;
 done:
-    wire_msg_clear(&rq->msg);
-    free(rq);
+    free_request(rq);
+}
+
+/* A request over MAX_MESSAGE_BYTES: never run, always answered (with the
+ * error on iopub too for a cell, where a notebook shows it). */
+static void answer_oversized(server_t *s, request_t *rq, size_t bytes) {
+    const char *type = rq->msg.msg_type;
+    log_msg("%s on %s refused: %zu bytes, more than the limit of %lld", type, channel_name(rq->ch), bytes,
+            MAX_MESSAGE_BYTES);
+    if (!request_type_is_request(type)) return;
+    char why[300];
+    snprintf(why, sizeof why,
+             "the %s is %zu bytes (%.1f MiB), more than the %lld bytes (%lld MiB) a message to the kernel may "
+             "have; it was not run",
+             type, bytes, bytes / 1048576.0, MAX_MESSAGE_BYTES, MAX_MESSAGE_BYTES >> 20);
+    publish_status(s, rq->msg.header, "busy");
+    if (strcmp(type, "execute_request") == 0) {
+        char line[400];
+        snprintf(line, sizeof line, "MessageTooLarge: %s", why);
+        request_publish(rq, "error", json_pack("{s:s, s:s, s:[s]}", "ename", "MessageTooLarge", "evalue", why,
+                                               "traceback", line));
+    }
+    reply_error(rq, "MessageTooLarge", why);
+    publish_status(s, rq->msg.header, "idle");
+}
+
+static void handle_inbound(server_t *s, channel_t ch, inbound_t *in, bool aborting) {
+    if (in->oversized) answer_oversized(s, in->oversized, in->bytes);
+    else if (in->frames.n) handle_incoming(s, ch, &in->frames, aborting);
+    inbound_clear(in);
+}
+
+static size_t kept_bytes(const inbound_t *in) { return in->frames.n ? in->bytes : 0; }
+
+/* Keeps a shell message, to be handled in order when shell is next open. */
+static void pend(server_t *s, inbound_t *in, bool aborting) {
+    if (!in->frames.n && !in->oversized) return; /* dropped (logged) */
+    pending_t *p = calloc(1, sizeof *p);
+    if (!p) abort();
+    p->in = *in;
+    p->aborting = aborting;
+    s->pend_bytes += kept_bytes(in);
+    if (s->pend_tail) s->pend_tail->next = p;
+    else s->pend_head = p;
+    s->pend_tail = p;
 }
 
 /* After a cell failed with stop_on_error: everything already waiting on
  * shell is read now, and its execute_requests are answered "aborted"
  * (ipykernel's behaviour); other requests are answered normally, in order. */
 static void drain_shell_for_abort(server_t *s) {
-    for (;;) {
-        wire_frames_t fr = {0};
-        bool too_many;
-        if (recv_multipart(s->shell, ZMQ_DONTWAIT, &fr, &too_many) != 0) break;
-        if (too_many) {
-            log_msg("message on shell dropped: more than %d frames", MAX_FRAMES);
-            continue;
-        }
-        pending_t *p = calloc(1, sizeof *p);
-        if (!p) abort();
-        p->frames = fr;
-        p->aborting = true;
-        if (s->pend_tail) s->pend_tail->next = p;
-        else s->pend_head = p;
-        s->pend_tail = p;
-    }
+    inbound_t in;
+    while (recv_inbound(s, s->shell, CH_SHELL, &in)) pend(s, &in, true);
 }
 
 /* One record from the executor. */
 static void on_pipe(server_t *s) {
     wire_frames_t fr = {0};
-    bool too_many;
-    if (recv_multipart(s->pipe_main, ZMQ_DONTWAIT, &fr, &too_many) != 0) return;
+    if (recv_pipe(s->pipe_main, &fr) != 0) return;
     if (fr.n == 0) goto out;
     const char *head = fr.f[0].data;
     if (head[0] == 'M' && fr.f[0].len == 2) {
         stream_flush(s, true); /* keep output in the order the cell made it */
-        wire_frames_t rest = {fr.f + 1, fr.n - 1, 0};
-        send_frames(socket_of(s, (channel_t)head[1]), &rest);
+        deliver(s, (channel_t)head[1], fr.f + 1, fr.n - 1);
     } else if (head[0] == 'S' && fr.n == 3) {
         stream_append(s, fr.f[1].data, fr.f[1].len, fr.f[2].data, fr.f[2].len);
     } else if (head[0] == 'A' && fr.f[0].len == 1) {
@@ -398,16 +546,31 @@ static void *executor_loop(void *arg) {
 
 /* ---- set-up and tear-down ---- */
 
+/* A positive whole number from the environment, or dflt. */
+static long long env_size(const char *name, long long dflt) {
+    const char *v = getenv(name);
+    if (!v || !*v) return dflt;
+    char *end;
+    long long x = strtoll(v, &end, 10);
+    if (*end || x <= 0) {
+        log_msg("%s=%s is not a positive whole number: %lld used", name, v, dflt);
+        return dflt;
+    }
+    return x;
+}
+
+/* replies: shell or control, whose replies must never be dropped: ZeroMQ
+ * says EAGAIN when a client's pipe is full (ZMQ_ROUTER_MANDATORY) and the
+ * outbox keeps them; max_frame: ZMQ_MAXMSGSIZE. */
 static void *bind_socket(server_t *s, const connection_t *c, int type, int port,
-                         const char *name) {
+                         const char *name, bool replies, int64_t max_frame) {
     void *sk = zmq_socket(s->ctx, type);
     if (!sk) {
         log_msg("cannot create the %s socket: %s", name, zmq_strerror(errno));
         return NULL;
     }
-    int64_t max = MAX_FRAME_BYTES;
     int linger = 1000;
-    zmq_setsockopt(sk, ZMQ_MAXMSGSIZE, &max, sizeof max);
+    zmq_setsockopt(sk, ZMQ_MAXMSGSIZE, &max_frame, sizeof max_frame);
     zmq_setsockopt(sk, ZMQ_LINGER, &linger, sizeof linger);
     if (type == ZMQ_ROUTER) {
         /* A client that reconnects under its old identity (a Jupyter server
@@ -417,6 +580,14 @@ static void *bind_socket(server_t *s, const connection_t *c, int type, int port,
          * and the new one never hears an answer. */
         int on = 1;
         zmq_setsockopt(sk, ZMQ_ROUTER_HANDOVER, &on, sizeof on);
+    }
+    if (replies) {
+        int on = 1;
+        /* ZeroMQ's own queue per client (1,000 messages unless tests lower it) */
+        long long want = env_size("ICUDA_REPLY_HWM", 1000);
+        int hwm = want > INT_MAX ? INT_MAX : (int)want;
+        zmq_setsockopt(sk, ZMQ_ROUTER_MANDATORY, &on, sizeof on);
+        zmq_setsockopt(sk, ZMQ_SNDHWM, &hwm, sizeof hwm);
     }
     if (strchr(c->ip, ':')) {
         int on = 1; /* an IPv6 address in the connection file */
@@ -448,29 +619,74 @@ static void close_main_sockets(server_t *s) {
         }
 }
 
+/* Sends what waits for slow clients, for at most ms milliseconds (at the
+ * end: the clients may still be reading). */
+static void drain_outboxes(server_t *s, long ms) {
+    double deadline = now_ms() + ms;
+    for (;;) {
+        outbox_flush(s->shell_out);
+        outbox_flush(s->control_out);
+        long a = outbox_retry_ms(s->shell_out), b = outbox_retry_ms(s->control_out);
+        if (a < 0 && b < 0) return;
+        long wait = a < 0 ? b : b < 0 ? a : a < b ? a : b;
+        if (now_ms() + wait > deadline) return;
+        usleep((useconds_t)wait * 1000);
+    }
+}
+
+/* Shell's requests run only while its clients' waiting replies are under
+ * backlog_max: past it (held) requests are read and kept, up to
+ * HELD_READ_BYTES, then left in ZeroMQ's queues (and the clients' sends)
+ * until the replies are taken. They are read at all because ZeroMQ lets a
+ * client that has gone go (sends to it fail, its replies can be dropped)
+ * only once its requests have been read to the end. Control, stdin, the
+ * heartbeat and interrupts are served all the while. */
+static bool shell_open(server_t *s) {
+    bool over = outbox_bytes(s->shell_out) >= s->backlog_max;
+    if (over != s->shell_held)
+        log_msg(over ? "shell: %zu bytes of replies wait for clients that do not read them; no more requests are "
+                       "run until they do"
+                     : "shell: %zu bytes of replies wait; running requests again",
+                outbox_bytes(s->shell_out));
+    s->shell_held = over;
+    return !over && !s->exec_busy; /* and shell waits while a request runs */
+}
+
 static void main_loop(server_t *s) {
     while (!s->quit) {
-        if (!s->exec_busy && s->pend_head) {
+        outbox_flush(s->shell_out);
+        outbox_flush(s->control_out);
+        bool shell = shell_open(s);
+        if (shell && s->pend_head) {
             pending_t *p = s->pend_head;
             s->pend_head = p->next;
             if (!s->pend_head) s->pend_tail = NULL;
-            handle_incoming(s, CH_SHELL, &p->frames, p->aborting);
-            wire_frames_clear(&p->frames);
+            s->pend_bytes -= kept_bytes(&p->in);
+            handle_inbound(s, CH_SHELL, &p->in, p->aborting);
             free(p);
             continue;
         }
-        zmq_pollitem_t items[4] = {
-            {s->pipe_main, 0, ZMQ_POLLIN, 0},
-            {s->control, 0, ZMQ_POLLIN, 0},
-            {s->stdin_sock, 0, ZMQ_POLLIN, 0},
-            {s->shell, 0, ZMQ_POLLIN, 0},
-        };
-        int n = s->exec_busy ? 3 : 4; /* shell waits while a request runs */
+        zmq_pollitem_t items[4] = {{s->pipe_main, 0, ZMQ_POLLIN, 0}};
+        channel_t chs[4] = {0};
+        int n = 1;
+        if (outbox_bytes(s->control_out) < s->backlog_max) {
+            items[n] = (zmq_pollitem_t){s->control, 0, ZMQ_POLLIN, 0};
+            chs[n++] = CH_CONTROL;
+        }
+        items[n] = (zmq_pollitem_t){s->stdin_sock, 0, ZMQ_POLLIN, 0};
+        chs[n++] = CH_STDIN;
+        if (shell || (s->shell_held && !s->exec_busy && s->pend_bytes < HELD_READ_BYTES)) {
+            items[n] = (zmq_pollitem_t){s->shell, 0, ZMQ_POLLIN, 0};
+            chs[n++] = CH_SHELL;
+        }
         long timeout = s->parent ? PARENT_POLL_MS : -1;
         if (s->slen) {
             double left = s->sfirst_ms + STREAM_FLUSH_MS - now_ms();
             timeout = left < 1 ? 1 : (long)left;
         }
+        long retry[2] = {outbox_retry_ms(s->shell_out), outbox_retry_ms(s->control_out)};
+        for (int i = 0; i < 2; i++)
+            if (retry[i] >= 0 && (timeout < 0 || retry[i] < timeout)) timeout = retry[i];
         if (zmq_poll(items, n, timeout) < 0) {
             if (errno == EINTR) continue;
             log_msg("poll failed: %s", zmq_strerror(errno));
@@ -485,14 +701,12 @@ static void main_loop(server_t *s) {
         if (items[0].revents & ZMQ_POLLIN) on_pipe(s);
         for (int i = 1; i < n; i++) {
             if (!(items[i].revents & ZMQ_POLLIN)) continue;
-            if (i == 3 && s->exec_busy) continue; /* the pipe record may have changed it */
-            wire_frames_t fr = {0};
-            bool too_many;
-            if (recv_multipart(items[i].socket, ZMQ_DONTWAIT, &fr, &too_many) != 0) continue;
-            if (too_many) log_msg("message dropped: more than %d frames", MAX_FRAMES);
-            else if (i == 2) log_msg("message on stdin ignored: icuda never asks for input");
-            else handle_incoming(s, i == 1 ? CH_CONTROL : CH_SHELL, &fr, false);
-            wire_frames_clear(&fr);
+            if (chs[i] == CH_SHELL && s->exec_busy) continue; /* the pipe record may have changed it */
+            inbound_t in;
+            if (!recv_inbound(s, items[i].socket, chs[i], &in)) continue;
+            if (chs[i] == CH_STDIN) log_msg("message on stdin ignored: icuda never asks for input");
+            if (chs[i] == CH_SHELL && s->shell_held) pend(s, &in, false);
+            else handle_inbound(s, chs[i], &in, false);
             if (s->quit) break;
         }
     }
@@ -538,12 +752,15 @@ int server_main(const connection_t *conn, const language_t *lang) {
     s->replay = replay_new(REPLAY_CAPACITY);
     if (!s->wire.key_len) log_msg("the connection file has no key: messages are not signed");
 
-    s->shell = bind_socket(s, conn, ZMQ_ROUTER, conn->shell_port, "shell");
-    s->control = bind_socket(s, conn, ZMQ_ROUTER, conn->control_port, "control");
-    s->iopub = bind_socket(s, conn, ZMQ_PUB, conn->iopub_port, "iopub");
-    s->stdin_sock = bind_socket(s, conn, ZMQ_ROUTER, conn->stdin_port, "stdin");
-    void *hb = bind_socket(s, conn, ZMQ_REP, conn->hb_port, "heartbeat");
-    if (!s->shell || !s->control || !s->iopub || !s->stdin_sock || !hb || !s->replay) {
+    s->shell = bind_socket(s, conn, ZMQ_ROUTER, conn->shell_port, "shell", true, MAX_FRAME_BYTES);
+    s->control = bind_socket(s, conn, ZMQ_ROUTER, conn->control_port, "control", true, MAX_FRAME_BYTES);
+    s->iopub = bind_socket(s, conn, ZMQ_PUB, conn->iopub_port, "iopub", false, MAX_MESSAGE_BYTES);
+    s->stdin_sock = bind_socket(s, conn, ZMQ_ROUTER, conn->stdin_port, "stdin", false, MAX_FRAME_BYTES);
+    void *hb = bind_socket(s, conn, ZMQ_REP, conn->hb_port, "heartbeat", false, MAX_MESSAGE_BYTES);
+    s->shell_out = s->shell ? outbox_new(s->shell, "shell") : NULL;
+    s->control_out = s->control ? outbox_new(s->control, "control") : NULL;
+    s->backlog_max = (size_t)env_size("ICUDA_REPLY_BACKLOG_BYTES", REPLY_BACKLOG_BYTES);
+    if (!s->shell_out || !s->control_out || !s->iopub || !s->stdin_sock || !hb || !s->replay) {
         if (hb) zmq_close(hb);
         goto out;
     }
@@ -601,6 +818,7 @@ out:
          * moment to send them, then leave without waiting for the cell. */
         log_msg("the running cell did not stop; exiting without it");
         stream_flush(s, true);
+        drain_outboxes(s, EXIT_DRAIN_MS);
         close_main_sockets(s);
         usleep(200 * 1000);
         _exit(status);
@@ -612,6 +830,7 @@ out:
     if (!s->exec_started && s->pipe_exec) zmq_close(s->pipe_exec);
     else if (s->pipe_exec) zmq_close(s->pipe_exec); /* the executor has ended */
     s->pipe_exec = NULL;
+    if (s->shell_out && s->control_out) drain_outboxes(s, EXIT_DRAIN_MS);
     close_main_sockets(s);
     zmq_ctx_shutdown(s->ctx); /* ends the heartbeat thread's blocking recv */
     if (s->hb_started) pthread_join(s->hb_thread, NULL);
@@ -623,9 +842,11 @@ out:
     while (s->pend_head) {
         pending_t *p = s->pend_head;
         s->pend_head = p->next;
-        wire_frames_clear(&p->frames);
+        inbound_clear(&p->in);
         free(p);
     }
+    outbox_free(s->shell_out);
+    outbox_free(s->control_out);
     json_decref(s->job_parent);
     free(s->sbuf);
     pthread_mutex_destroy(&s->mu);

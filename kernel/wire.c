@@ -171,8 +171,10 @@ static json_t *parse_object(const wire_blob_t *b, const char *what, wire_msg_t *
 
 static bool is_str(json_t *obj, const char *key) { return json_is_string(json_object_get(obj, key)); }
 
-wire_status_t wire_decode(const wire_t *w, replay_t *replay, const wire_blob_t *frames,
-                          size_t n, wire_msg_t *msg, char *why, size_t whylen) {
+/* body: parse what follows the header (parent_header, metadata, content)
+ * and copy the buffers; without it, max_header bounds the header's frame. */
+static wire_status_t decode(const wire_t *w, replay_t *replay, const wire_blob_t *frames, size_t n,
+                            bool body, size_t max_header, wire_msg_t *msg, char *why, size_t whylen) {
     memset(msg, 0, sizeof *msg);
     size_t d = 0;
     static const size_t dlen = sizeof WIRE_DELIM - 1;
@@ -190,6 +192,10 @@ wire_status_t wire_decode(const wire_t *w, replay_t *replay, const wire_blob_t *
     if (!wire_verify(w, parts, 4, sig->data, sig->len, digest)) {
         snprintf(why, whylen, "signature does not verify");
         return WIRE_BAD_SIGNATURE;
+    }
+    if (!body && parts[0].len > max_header) {
+        snprintf(why, whylen, "the header alone is %zu bytes, more than %zu", parts[0].len, max_header);
+        return WIRE_BAD_HEADER;
     }
     msg->header = parse_object(&parts[0], "header", msg, why, whylen);
     if (!msg->header) return WIRE_BAD_HEADER;
@@ -216,12 +222,23 @@ wire_status_t wire_decode(const wire_t *w, replay_t *replay, const wire_blob_t *
         snprintf(why, whylen, "header username is not a string");
         return WIRE_BAD_BODY;
     }
+    if (!body) return WIRE_OK;
     if (!(msg->parent = parse_object(&parts[1], "parent_header", msg, why, whylen)) ||
         !(msg->metadata = parse_object(&parts[2], "metadata", msg, why, whylen)) ||
         !(msg->content = parse_object(&parts[3], "content", msg, why, whylen)))
         return WIRE_BAD_BODY;
     for (size_t i = d + 6; i < n; i++) wire_frames_push(&msg->buffers, frames[i].data, frames[i].len);
     return WIRE_OK;
+}
+
+wire_status_t wire_decode(const wire_t *w, replay_t *replay, const wire_blob_t *frames,
+                          size_t n, wire_msg_t *msg, char *why, size_t whylen) {
+    return decode(w, replay, frames, n, true, 0, msg, why, whylen);
+}
+
+wire_status_t wire_decode_header(const wire_t *w, replay_t *replay, const wire_blob_t *frames,
+                                 size_t n, size_t max_header, wire_msg_t *msg, char *why, size_t whylen) {
+    return decode(w, replay, frames, n, false, max_header, msg, why, whylen);
 }
 
 void wire_msg_clear(wire_msg_t *msg) {

@@ -71,6 +71,13 @@ int64_t wire_date_us(const char *iso);
  * Always call wire_msg_clear afterwards. */
 wire_status_t wire_decode(const wire_t *w, replay_t *replay, const wire_blob_t *frames,
                           size_t n, wire_msg_t *msg, char *why, size_t whylen);
+/* The same checks (frames, signature, replay, header) for a message too
+ * large to be taken whole, whose sender is still owed an answer: nothing
+ * after the header is parsed or copied (msg->parent, metadata and content
+ * stay NULL, buffers empty), and a header frame over max_header bytes is
+ * WIRE_BAD_HEADER. WIRE_OK and WIRE_BAD_BODY set msg->header and idents. */
+wire_status_t wire_decode_header(const wire_t *w, replay_t *replay, const wire_blob_t *frames,
+                                 size_t n, size_t max_header, wire_msg_t *msg, char *why, size_t whylen);
 void wire_msg_clear(wire_msg_t *msg);
 
 /* Builds a signed message: idents (may be NULL/0) then the delimiter,

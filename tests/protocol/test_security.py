@@ -124,12 +124,13 @@ def test_huge_frame_is_refused():
     with mock_kernel() as k:
         raw = Raw(k)
         try:
-            frames, _ = raw.frames("kernel_info_request")
-            frames[-1] = b"{" + b" " * (65 << 20) + b"}"  # over the 64 MiB cap
-            raw.send(frames)
-            # the kernel drops the peer that sent it: nothing can come back
-            # on this connection, so another one checks that the kernel lives
-            assert raw.recv(timeout=0.3) is None
+            frames, msg = raw.frames("kernel_info_request")
+            # signed, one frame over the 64 MiB a message may have
+            raw.send(raw.sign(frames[2], content=b"{" + b" " * (65 << 20) + b"}"))
+            # refused unparsed, and its sender told so
+            r = raw.recv(timeout=120)
+            assert r is not None and r["parent_header"]["msg_id"] == msg["header"]["msg_id"]
+            assert (r["content"]["status"], r["content"]["ename"]) == ("error", "MessageTooLarge"), r["content"]
         finally:
             raw.close()
         alive_and_answering(k)

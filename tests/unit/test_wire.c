@@ -142,6 +142,44 @@ static void test_decode(void) {
     wire_free(&w);
 }
 
+/* A message too large to take whole: its signature and header only. */
+static void test_decode_header(void) {
+    wire_t w;
+    wire_init(&w, "secret-key");
+    replay_t *r = replay_new(16);
+    const char *hdr = "{\"msg_id\":\"m9\",\"session\":\"s\",\"msg_type\":\"execute_request\"}";
+    wire_frames_t fr = {0};
+    wire_msg_t m;
+    char why[256];
+    client_frames(&w, hdr, "{\"code\": not even JSON", &fr);
+    wire_frames_push(&fr, "a buffer", 8);
+    CHECK(wire_decode_header(&w, r, fr.f, fr.n, 1000, &m, why, sizeof why) == WIRE_OK);
+    CHECK_STR(m.msg_type, "execute_request");
+    CHECK(m.idents.n == 1 && m.idents.f[0].len == 9);
+    CHECK(!m.parent && !m.metadata && !m.content && m.buffers.n == 0);
+    wire_msg_clear(&m);
+    /* the replay set holds it as any other */
+    CHECK(wire_decode_header(&w, r, fr.f, fr.n, 1000, &m, why, sizeof why) == WIRE_REPLAYED);
+    wire_msg_clear(&m);
+    /* a header over the bound is not read */
+    CHECK(wire_decode_header(&w, NULL, fr.f, fr.n, 20, &m, why, sizeof why) == WIRE_BAD_HEADER);
+    CHECK(strstr(why, "more than 20") != NULL);
+    wire_msg_clear(&m);
+    /* the signature still covers the parts it does not parse */
+    ((char *)fr.f[6].data)[2] = 'C';
+    CHECK(wire_decode_header(&w, NULL, fr.f, fr.n, 1000, &m, why, sizeof why) == WIRE_BAD_SIGNATURE);
+    wire_msg_clear(&m);
+    wire_frames_clear(&fr);
+    /* no msg_id: answerable all the same */
+    client_frames(&w, "{\"msg_type\":\"kernel_info_request\",\"session\":\"s\"}", "{}", &fr);
+    CHECK(wire_decode_header(&w, NULL, fr.f, fr.n, 1000, &m, why, sizeof why) == WIRE_BAD_BODY);
+    CHECK_STR(m.msg_type, "kernel_info_request");
+    wire_msg_clear(&m);
+    wire_frames_clear(&fr);
+    replay_free(r);
+    wire_free(&w);
+}
+
 static void test_encode_roundtrip(void) {
     wire_t w;
     wire_init(&w, "k");
@@ -350,6 +388,7 @@ static void test_history(void) {
 int main(void) {
     test_hmac_vector();
     test_decode();
+    test_decode_header();
     test_encode_roundtrip();
     test_replay_set();
     test_utf8();
