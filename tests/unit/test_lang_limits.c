@@ -144,6 +144,12 @@ int main(void) {
         CHECK(strstr(run(in, "{ char sd[4]; sprintf(sd, \"%d\", 123456); }", buf, sizeof buf), "RuntimeError"));
         CHECK(strstr(run(in, "{ char sn[4]; snprintf(sn, 16, \"%d\", 123456); }", buf, sizeof buf), "RuntimeError"));
     }
+    for (int i = 0; i < 20; i++) { /* ... and when the destination overlaps what the format reads */
+        CHECK(strstr(run(in, "{ char so[64] = \"abc\"; sprintf(so, \"%s%d\", so, 1); }", buf, sizeof buf),
+                     "sprintf: the destination overlaps argument 3"));
+        CHECK(strstr(run(in, "{ char so[64] = \"abc\"; snprintf(so + 1, 8, \"%s\", so); }", buf, sizeof buf),
+                     "snprintf: the destination overlaps argument 4"));
+    }
     CHECK_STR(run(in, "int sw = 0; switch (3) { case 1: sw = 1; break; case 3: sw = 3; break; }", buf, sizeof buf), "");
     interp_free(in);
     return check_report();
