@@ -9,6 +9,7 @@
 #endif
 #include <libgen.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -507,6 +508,98 @@ static void test_many_access_sites(void) {
     }
 }
 
+/* the compiler below writes its pid to this file, then sleeps: the raiser
+ * waits for the file, so the interrupt comes while the compile runs */
+static void *raise_when_compiling(void *pidfile) {
+    for (int i = 0; i < 60000 && access(pidfile, F_OK) != 0; i++) usleep(1000);
+    interrupt_raise();
+    return NULL;
+}
+
+/* An interrupt while the interpreter waits for a compile (the tier forced
+ * on compiles a loop in the foreground) abandons the compile: the compiler
+ * is killed, the cell ends with KeyboardInterrupt, and the session goes on.
+ * ICUDA_HOST_CC names a compiler that never finishes. */
+static void test_interrupt_abandons_a_foreground_compile(void) {
+    char dir[] = "/tmp/icuda-slow-cc-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char cc[64], pidfile[64];
+    snprintf(cc, sizeof cc, "%s/cc", dir);
+    snprintf(pidfile, sizeof pidfile, "%s/pid", dir);
+    FILE *f = fopen(cc, "w");
+    fprintf(f, "#!/bin/sh\necho $$ > %s.tmp && mv %s.tmp %s\nexec sleep 600\n", pidfile, pidfile, pidfile);
+    fclose(f);
+    chmod(cc, 0700);
+    setenv("ICUDA_HOST_CC", cc, 1);
+    interp_t *in = interp_new();
+    native_set_mode(in, NATIVE_ALWAYS);
+    cell_error_t err = {0};
+    json_t *v = NULL;
+    interrupt_clear();
+    CHECK(interp_run(in, "int before = 1;", "In [1]", NULL, &v, &err) == 0);
+    pthread_t t;
+    pthread_create(&t, NULL, raise_when_compiling, pidfile);
+    int rc = interp_run(in, "long s = 0;\nfor (;;) s++;\n", "In [2]", NULL, &v, &err);
+    pthread_join(t, NULL);
+    interrupt_clear();
+    CHECK_MSG(rc == -1 && err.ename && !strcmp(err.ename, "KeyboardInterrupt"), "interrupted compile: %s",
+              err.ename ? err.ename : "the cell succeeded");
+    CHECK_MSG(native_stats(in).abandoned == 1 && native_stats(in).compiles == 0 && native_stats(in).failures == 0,
+              "interrupted compile: %ld abandoned, %ld compiled, %ld failed", native_stats(in).abandoned,
+              native_stats(in).compiles, native_stats(in).failures);
+    cell_error_clear(&err);
+    /* the compiler is gone */
+    long pid = 0;
+    if ((f = fopen(pidfile, "r"))) {
+        if (fscanf(f, "%ld", &pid) != 1) pid = 0;
+        fclose(f);
+    }
+    CHECK_MSG(pid > 0 && kill((pid_t)pid, 0) != 0, "interrupted compile: the compiler (pid %ld) still runs", pid);
+    /* the same for a pure function compiled on its first call (foreground:
+     * sync): the call runs interpreted, the function stays compilable and
+     * compiles on a later call (it was marked uncompilable for good) */
+    unsetenv("ICUDA_HOST_CC");
+    native_set_sync(in, true);
+    CHECK(interp_run(in, "long tw(long x) { return x * 2 + 1; }", "In [3]", NULL, &v, &err) == 0);
+    setenv("ICUDA_HOST_CC", cc, 1);
+    unlink(pidfile);
+    long a0 = native_stats(in).abandoned;
+    pthread_create(&t, NULL, raise_when_compiling, pidfile);
+    interp_run(in, "tw(3)", "In [4]", NULL, &v, &err); /* KeyboardInterrupt or not: no loop polls after the call */
+    pthread_join(t, NULL);
+    interrupt_clear();
+    CHECK_MSG(native_stats(in).abandoned > a0, "interrupted function compile: nothing abandoned");
+    json_decref(v);
+    v = NULL;
+    cell_error_clear(&err);
+    if ((f = fopen(pidfile, "r"))) {
+        if (fscanf(f, "%ld", &pid) != 1) pid = 0;
+        fclose(f);
+        CHECK(pid > 0 && kill((pid_t)pid, 0) != 0);
+    }
+    unsetenv("ICUDA_HOST_CC");
+    long e0 = native_stats(in).entries;
+    CHECK(interp_run(in, "tw(4)", "In [5]", NULL, &v, &err) == 0);
+    CHECK_MSG(native_stats(in).entries > e0, "interrupted function compile: not compiled on a later call");
+    json_decref(v);
+    v = NULL;
+    cell_error_clear(&err);
+    native_set_sync(in, false);
+    /* the session goes on, and the loop can still compile */
+    CHECK(interp_run(in, "before + 1", "In [6]", NULL, &v, &err) == 0 && v);
+    if (v) CHECK_STR(json_string_value(json_object_get(v, "text/plain")), "(int) 2");
+    json_decref(v);
+    v = NULL;
+    cell_error_clear(&err);
+    CHECK(interp_run(in, "long z = 0;\nfor (int i = 0; i < 100; i++) z += i;", "In [7]", NULL, &v, &err) == 0);
+    CHECK(native_stats(in).entries > 0);
+    cell_error_clear(&err);
+    interp_free(in);
+    unlink(pidfile);
+    unlink(cc);
+    rmdir(dir);
+}
+
 static void test_interrupt_compiled(void) {
     interp_t *in = interp_new();
     native_set_mode(in, NATIVE_ALWAYS);
@@ -618,6 +711,7 @@ static void fuzz(int programs) {
 int main(int argc, char **argv) {
     for (size_t i = 0; i < sizeof progs / sizeof progs[0]; i++) same(progs[i][0], progs[i][1], progs[i][2][0] == '1');
     test_interrupt_compiled();
+    test_interrupt_abandons_a_foreground_compile();
     test_enter_outer_loop();
     test_versioned_loops();
     test_nests();
