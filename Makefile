@@ -219,6 +219,14 @@ build/bench/host_suite: bench/host_suite.c $(LIB_OBJ)
 bench-host: build/bench/host_suite
 	./build/bench/host_suite 3
 
+.PHONY: bench-split
+# the cell splitter on a 10 MB cell (docs/performance.md)
+build/bench/split_cell: bench/split_cell.c $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIB_OBJ) $(LDLIBS) -o $@
+bench-split: build/bench/split_cell
+	./build/bench/split_cell 5
+
 build/bench/nvrtc_raw: bench/nvrtc_raw.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) $< -lnvrtc -o $@
