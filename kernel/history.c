@@ -1,21 +1,37 @@
 /* Cell history for history_request, kept across kernel restarts in a file
  * of JSON lines, as IPython keeps its history database: each kernel
- * process is a new session (one more than the last in the file). */
+ * process is a new session (one more than the last in the file).
+ *
+ * Everything is bounded: one input (HISTORY_INPUT_MAX, the rest cut with a
+ * note), one output, what is kept in memory (entries and bytes), a line of
+ * the file, and a history_reply (HISTORY_REPLY_MAX of JSON: the newest
+ * entries that fit). Kernels sharing the file take turns on it with flock:
+ * a session number is taken and written down under the lock, so two kernels
+ * started at once never share one. */
 #include "history.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "log.h"
 
-#define HISTORY_MAX 10000      /* entries kept (the file is cut back to this at start) */
-#define HISTORY_OUT_MAX 10000  /* bytes of an output kept */
+#define HISTORY_MAX 10000                     /* entries kept (the file is cut back to them at start) */
+#define HISTORY_BYTES_MAX ((size_t)64 << 20)  /* inputs and outputs kept, all together */
+#define HISTORY_INPUT_MAX ((size_t)1 << 20)   /* bytes of one input kept; a note says what was cut */
+#define HISTORY_OUT_MAX ((size_t)10000)       /* bytes of an output kept */
+#define HISTORY_LINE_MAX ((size_t)8 << 20)    /* a longer line of the file is skipped (none is written) */
+#define HISTORY_REPLY_MAX ((size_t)16 << 20)  /* a history_reply's entries, as JSON text */
+#define HISTORY_LOCK_WAIT_MS 5000             /* for another kernel's turn on the file */
 
 typedef struct entry {
     int session, line;
@@ -25,22 +41,28 @@ typedef struct entry {
 struct history {
     pthread_mutex_t mu;
     entry_t *e;
-    size_t n, cap;
+    size_t n, cap, bytes;
     int session;
     char *path; /* NULL: memory only */
 };
+
+static size_t entry_bytes(const entry_t *e) { return strlen(e->code) + (e->out ? strlen(e->out) : 0); }
 
 static void entry_free(entry_t *e) {
     free(e->code);
     free(e->out);
 }
 
+static void drop_oldest(history_t *h) {
+    h->bytes -= entry_bytes(&h->e[0]);
+    entry_free(&h->e[0]);
+    memmove(h->e, h->e + 1, (h->n - 1) * sizeof *h->e);
+    h->n--;
+}
+
 static void push(history_t *h, entry_t e) {
-    if (h->n == HISTORY_MAX) { /* drop the oldest */
-        entry_free(&h->e[0]);
-        memmove(h->e, h->e + 1, (h->n - 1) * sizeof *h->e);
-        h->n--;
-    }
+    size_t b = entry_bytes(&e);
+    while (h->n && (h->n == HISTORY_MAX || h->bytes + b > HISTORY_BYTES_MAX)) drop_oldest(h);
     if (h->n == h->cap) {
         size_t cap = h->cap ? h->cap * 2 : 64;
         entry_t *x = realloc(h->e, cap * sizeof *x);
@@ -52,6 +74,30 @@ static void push(history_t *h, entry_t e) {
         h->cap = cap;
     }
     h->e[h->n++] = e;
+    h->bytes += b;
+}
+
+/* The first max bytes of s or fewer, never half a UTF-8 character (a JSON
+ * string must be valid UTF-8); malloc'd. */
+static char *utf8_prefix(const char *s, size_t len, size_t max, size_t *kept) {
+    size_t n = len;
+    if (n > max) {
+        n = max;
+        while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80) n--;
+    }
+    *kept = n;
+    return strndup(s, n);
+}
+
+/* An input as kept: whole, or its first HISTORY_INPUT_MAX bytes and a note. */
+static char *kept_input(const char *code) {
+    size_t len = strlen(code), kept;
+    char *head = utf8_prefix(code, len, HISTORY_INPUT_MAX, &kept);
+    if (!head || kept == len) return head;
+    char *s = NULL;
+    int r = asprintf(&s, "%s\n// [history: the input was %zu bytes; its first %zu are kept]", head, len, kept);
+    free(head);
+    return r < 0 ? NULL : s;
 }
 
 static json_t *entry_json(const entry_t *e) {
@@ -87,31 +133,161 @@ static char *default_path(void) {
     return r < 0 ? NULL : p;
 }
 
-static void load(history_t *h) {
-    FILE *f = fopen(h->path, "r");
-    if (!f) return;
+/* flock that gives up after HISTORY_LOCK_WAIT_MS (a process that keeps the
+ * file locked must not hold the kernel): 0, or -1. */
+static int lock_bounded(int fd) {
+    struct timespec tick = {0, 10 * 1000 * 1000};
+    for (int waited = 0; waited <= HISTORY_LOCK_WAIT_MS; waited += 10) {
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0) return 0;
+        if (errno != EWOULDBLOCK && errno != EINTR) return -1;
+        nanosleep(&tick, NULL);
+    }
+    return -1;
+}
+
+/* The history file, opened (created when missing) and locked: a regular
+ * file only, opened without blocking (a FIFO's open would wait), and the
+ * file the path names once the lock is held (another kernel may have
+ * replaced it while cutting it back). fd, or -1 with why. */
+static int open_locked(const char *path, const char **why) {
+    for (int tries = 0; tries < 100; tries++) {
+        int fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0600);
+        struct stat st, now;
+        if (fd < 0) {
+            *why = strerror(errno);
+            return -1;
+        }
+        if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+            close(fd);
+            *why = "it is not a regular file";
+            return -1;
+        }
+        if (lock_bounded(fd) != 0) {
+            close(fd);
+            *why = "another process keeps it locked";
+            return -1;
+        }
+        if (stat(path, &now) == 0 && now.st_dev == st.st_dev && now.st_ino == st.st_ino) {
+            fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+            return fd;
+        }
+        close(fd); /* replaced while waiting: lock the new one */
+    }
+    *why = "it keeps being replaced";
+    return -1;
+}
+
+static int write_all(int fd, const char *s, size_t n) {
+    while (n) {
+        ssize_t k = write(fd, s, n);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return -1;
+        s += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+/* Appends one JSON line under the lock. 0, or -1 with why. */
+static int append_line(const char *path, json_t *j, const char **why) {
+    char *s = json_dumps(j, JSON_COMPACT);
+    if (!s) {
+        *why = "out of memory";
+        return -1;
+    }
+    int fd = open_locked(path, why), rc = -1;
+    if (fd >= 0) {
+        size_t n = strlen(s);
+        s[n] = '\n'; /* json_dumps's terminator becomes the line's end */
+        rc = write_all(fd, s, n + 1);
+        if (rc) *why = strerror(errno);
+        close(fd); /* and the lock with it */
+    }
+    free(s);
+    return rc;
+}
+
+/* The next line of f (without its newline) into *buf; a line longer than
+ * HISTORY_LINE_MAX is read past and *too_long set. false at the end. */
+static bool next_line(FILE *f, char **buf, size_t *cap, size_t *len, bool *too_long) {
+    size_t n = 0;
+    int c;
+    bool any = false;
+    *too_long = false;
+    while ((c = getc_unlocked(f)) != EOF) {
+        any = true;
+        if (c == '\n') break;
+        if (*too_long) continue;
+        if (n + 1 >= HISTORY_LINE_MAX) {
+            *too_long = true;
+            continue;
+        }
+        if (n + 1 >= *cap) {
+            size_t nc = *cap ? *cap * 2 : 4096;
+            char *x = realloc(*buf, nc);
+            if (!x) {
+                *too_long = true;
+                continue;
+            }
+            *buf = x;
+            *cap = nc;
+        }
+        (*buf)[n++] = (char)c;
+    }
+    if (!any) return false;
+    if (*buf) (*buf)[n] = 0;
+    *len = n;
+    return true;
+}
+
+/* Reads the locked file: its entries, and the highest session number any
+ * line names (a kernel writes its number down before its first cell). */
+static int read_entries(history_t *h, int fd, size_t *lines, size_t *file_bytes) {
+    int dupfd = dup(fd);
+    FILE *f = dupfd >= 0 ? fdopen(dupfd, "r") : NULL;
+    if (!f) {
+        if (dupfd >= 0) close(dupfd);
+        return 0;
+    }
+    fseek(f, 0, SEEK_SET);
     char *line = NULL;
-    size_t cap = 0, lines = 0;
+    size_t cap = 0, len = 0, skipped = 0;
+    bool too_long;
     int last = 0;
-    while (getline(&line, &cap, f) > 0) {
-        lines++;
-        json_t *j = json_loads(line, 0, NULL);
+    while (next_line(f, &line, &cap, &len, &too_long)) {
+        ++*lines;
+        *file_bytes += len + 1;
+        if (too_long || !line) {
+            skipped++;
+            continue;
+        }
+        json_t *j = json_loadb(line, len, 0, NULL);
         json_t *in = json_object_get(j, "input"), *out = json_object_get(j, "output");
-        int s = (int)json_integer_value(json_object_get(j, "session"));
+        long long s = json_integer_value(json_object_get(j, "session"));
+        if (s > 0 && s < 1000000000 && s > last) last = (int)s;
         if (json_is_string(in) && s > 0) {
-            push(h, (entry_t){s, (int)json_integer_value(json_object_get(j, "line")), strdup(json_string_value(in)),
-                              json_is_string(out) ? strdup(json_string_value(out)) : NULL});
-            if (s > last) last = s;
+            size_t kept;
+            const char *o = json_string_value(out);
+            char *code = kept_input(json_string_value(in));
+            char *outs = o ? utf8_prefix(o, strlen(o), HISTORY_OUT_MAX, &kept) : NULL;
+            if (code) push(h, (entry_t){(int)s, (int)json_integer_value(json_object_get(j, "line")), code, outs});
+            else free(outs);
         }
         json_decref(j);
     }
     free(line);
     fclose(f);
-    h->session = last + 1;
-    if (lines <= 2 * HISTORY_MAX) return;
-    /* cut the file back to what is kept */
+    if (skipped) log_msg("history file %s: %zu lines longer than %zu bytes skipped", h->path, skipped,
+                         HISTORY_LINE_MAX);
+    return last;
+}
+
+/* Writes the kept entries and this session's line to a new file renamed
+ * over the old one (the lock on the old one is held). false if it could not. */
+static bool cut_back(history_t *h) {
     char *tmp = NULL;
-    if (asprintf(&tmp, "%s.%d.tmp", h->path, (int)getpid()) < 0) return;
+    bool done = false;
+    if (asprintf(&tmp, "%s.%d.tmp", h->path, (int)getpid()) < 0) return false;
     FILE *o = fopen(tmp, "w");
     if (o) {
         for (size_t i = 0; i < h->n; i++) {
@@ -121,10 +297,36 @@ static void load(history_t *h) {
             free(s);
             json_decref(j);
         }
-        if (fclose(o) == 0) rename(tmp, h->path);
-        else unlink(tmp);
+        fprintf(o, "{\"session\":%d}\n", h->session);
+        done = fclose(o) == 0 && rename(tmp, h->path) == 0;
+        if (!done) unlink(tmp);
     }
     free(tmp);
+    return done;
+}
+
+/* Loads the file and takes the next session number, both under the lock. */
+static void load(history_t *h) {
+    const char *why = NULL;
+    int fd = open_locked(h->path, &why);
+    if (fd < 0) {
+        log_msg("history file %s cannot be used (%s); history stays in memory", h->path, why);
+        free(h->path);
+        h->path = NULL;
+        return;
+    }
+    size_t lines = 0, bytes = 0;
+    h->session = read_entries(h, fd, &lines, &bytes) + 1;
+    if (!((lines > 2 * HISTORY_MAX || bytes > 2 * HISTORY_BYTES_MAX) && cut_back(h))) {
+        char mark[64];
+        int n = snprintf(mark, sizeof mark, "{\"session\":%d}\n", h->session);
+        if (write_all(fd, mark, (size_t)n) != 0) {
+            log_msg("history file %s cannot be written (%s); history stays in memory", h->path, strerror(errno));
+            free(h->path);
+            h->path = NULL;
+        }
+    }
+    close(fd);
 }
 
 history_t *history_new(void) {
@@ -152,30 +354,24 @@ void history_free(history_t *h) {
 int history_session(history_t *h) { return h->session; }
 
 void history_add(history_t *h, int line, const char *code, const char *output) {
-    entry_t e = {h->session, line, strdup(code), output ? strndup(output, HISTORY_OUT_MAX) : NULL};
+    size_t kept;
+    entry_t e = {h->session, line, kept_input(code), output ? utf8_prefix(output, strlen(output), HISTORY_OUT_MAX, &kept)
+                                                            : NULL};
     if (!e.code) {
         free(e.out);
         return;
     }
     json_t *j = entry_json(&e);
-    char *s = j ? json_dumps(j, JSON_COMPACT) : NULL;
-    json_decref(j);
     pthread_mutex_lock(&h->mu);
-    push(h, e);
-    if (h->path && s) {
-        /* one write per entry, appended: kernels sharing the file do not interleave */
-        FILE *f = fopen(h->path, "a");
-        if (f) {
-            fprintf(f, "%s\n", s);
-            fclose(f);
-        } else {
-            log_msg("history file %s cannot be written; history stays in memory", h->path);
-            free(h->path);
-            h->path = NULL;
-        }
+    const char *why = NULL;
+    if (h->path && j && append_line(h->path, j, &why) != 0) {
+        log_msg("history file %s cannot be written (%s); history stays in memory", h->path, why);
+        free(h->path);
+        h->path = NULL;
     }
+    push(h, e);
     pthread_mutex_unlock(&h->mu);
-    free(s);
+    json_decref(j);
 }
 
 /* Optional integer field: absent → dflt; present but not an integer → error. */
@@ -210,6 +406,39 @@ static json_t *item(const entry_t *e, bool output) {
     return json_pack("[i, i, s]", e->session, e->line, e->code);
 }
 
+/* The length of s as a JSON string (quotes and escapes counted). */
+static size_t json_len(const char *s) {
+    size_t n = 2;
+    for (const unsigned char *p = (const unsigned char *)s; p && *p; p++)
+        n += *p == '"' || *p == '\\' || *p == '\b' || *p == '\f' || *p == '\n' || *p == '\r' || *p == '\t' ? 2
+             : *p < 0x20                                                                                  ? 6
+                                                                                                          : 1;
+    return n;
+}
+
+/* An item's size in the reply, as JSON (numbers and brackets generously). */
+static size_t item_len(const entry_t *e, bool output) {
+    return 40 + json_len(e->code) + (output ? (e->out ? json_len(e->out) : 4) : 0);
+}
+
+/* Newest first, while the reply has room: what the query takes. */
+typedef struct {
+    json_t *rev;
+    size_t used;
+    bool output, full;
+} collect_t;
+
+static bool take(collect_t *c, const entry_t *e) {
+    size_t n = item_len(e, c->output);
+    if (c->used + n > HISTORY_REPLY_MAX) {
+        c->full = true;
+        return false;
+    }
+    c->used += n;
+    json_array_append_new(c->rev, item(e, c->output));
+    return true;
+}
+
 json_t *history_query(history_t *h, json_t *req, char *why, size_t whylen) {
     json_t *t = json_object_get(req, "hist_access_type");
     const char *type = json_is_string(t) ? json_string_value(t) : NULL;
@@ -230,42 +459,43 @@ json_t *history_query(history_t *h, json_t *req, char *why, size_t whylen) {
         snprintf(why, whylen, "history_request field 'pattern' must be a string");
         return NULL;
     }
+    if (strcmp(type, "tail") && strcmp(type, "range") && strcmp(type, "search")) {
+        snprintf(why, whylen, "unknown hist_access_type '%s' (tail, range or search)", type);
+        return NULL;
+    }
 
-    json_t *out = json_array();
+    collect_t c = {json_array(), 0, output, false};
     pthread_mutex_lock(&h->mu);
     if (strcmp(type, "tail") == 0) {
         size_t from = (n >= 0 && (size_t)n < h->n) ? h->n - (size_t)n : 0;
-        for (size_t i = from; i < h->n; i++) json_array_append_new(out, item(&h->e[i], output));
+        for (size_t i = h->n; i-- > from && take(&c, &h->e[i]);) {}
     } else if (strcmp(type, "range") == 0) {
         /* 0 names this history session; negative: counted back from it (-1: the one before) */
         long long s = session <= 0 ? h->session + session : session;
-        for (size_t i = 0; i < h->n; i++) {
+        for (size_t i = h->n; i-- > 0;) {
             const entry_t *e = &h->e[i];
-            if (e->session == s && e->line >= start && (stop < 0 || e->line < stop))
-                json_array_append_new(out, item(e, output));
+            if (e->session == s && e->line >= start && (stop < 0 || e->line < stop) && !take(&c, e)) break;
         }
-    } else if (strcmp(type, "search") == 0) {
+    } else {
         const char *p = json_is_string(pat) ? json_string_value(pat) : "*";
-        /* newest first while collecting, so n and unique keep the latest */
-        json_t *rev = json_array(), *seen = json_object();
-        for (size_t i = h->n; i-- > 0 && (n < 0 || (long long)json_array_size(rev) < n);) {
+        json_t *seen = json_object();
+        for (size_t i = h->n; i-- > 0 && (n < 0 || (long long)json_array_size(c.rev) < n);) {
             const entry_t *e = &h->e[i];
             if (fnmatch(p, e->code, 0) != 0) continue;
             if (unique) {
                 if (json_object_get(seen, e->code)) continue;
                 json_object_set_new(seen, e->code, json_true());
             }
-            json_array_append_new(rev, item(e, output));
+            if (!take(&c, e)) break;
         }
-        for (size_t i = json_array_size(rev); i-- > 0;) json_array_append(out, json_array_get(rev, i));
-        json_decref(rev);
         json_decref(seen);
-    } else {
-        pthread_mutex_unlock(&h->mu);
-        json_decref(out);
-        snprintf(why, whylen, "unknown hist_access_type '%s' (tail, range or search)", type);
-        return NULL;
     }
     pthread_mutex_unlock(&h->mu);
+    json_t *out = json_array();
+    for (size_t i = json_array_size(c.rev); i-- > 0;) json_array_append(out, json_array_get(c.rev, i));
+    json_decref(c.rev);
+    if (c.full)
+        log_msg("history_request: the reply holds the newest %zu entries that fit in %zu bytes",
+                json_array_size(out), HISTORY_REPLY_MAX);
     return out;
 }

@@ -2,18 +2,22 @@
  * this kernel and Python. Format 1.0 (2.0 when the header needs it),
  * little-endian, C order, the dtype from the C type. A save goes to a
  * temporary file renamed into place, so a failure leaves nothing half
- * written; a load checks the whole header and the data's length first. */
+ * written; a load checks the whole header, the data's length and the host
+ * memory left first, and reads through runtime/base/file_read.h. */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "arrays.h"
 #include "npy_header.h"
+#include "runtime/base/file_read.h"
 #include "runtime/base/strbuf.h"
+#include "runtime/hostmem/arena.h"
 
 #include "runtime/base/xalloc.h"
 static int io_error(cell_error_t *err, const char *what, const char *path) {
@@ -57,8 +61,7 @@ static int write_file(const char *path, const void *head, size_t hl, const void 
     struct stat st;
     if (stat(real ? real : path, &st) == 0 && !S_ISREG(st.st_mode)) {
         cell_error_set(err, "OSError", NULL, "cannot write %s: it is not a regular file (%s)", path,
-                         S_ISDIR(st.st_mode) ? "a directory" : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
-                         : S_ISFIFO(st.st_mode) ? "a pipe" : "a special file");
+                       file_kind(st.st_mode));
         free(real);
         return -1;
     }
@@ -160,44 +163,83 @@ static bool c_name(const char *s) {
     return true;
 }
 
-static unsigned char *read_all(const char *path, size_t *len, cell_error_t *err) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        io_error(err, "cannot read", path);
-        return NULL;
+/* What %load reads of a file to find its header: NumPy itself refuses
+ * headers over 10,000 bytes unless told otherwise. */
+#define NPY_HEAD_READ ((size_t)1 << 20)
+
+/* The file's data: the part its header's read brought (head), the rest
+ * read in interruptible chunks, into a private mapping the copy gives back
+ * as it goes. MAP_FAILED with err set. */
+static unsigned char *read_data(file_in_t *f, const unsigned char *head, size_t hl, const npy_t *h, size_t bytes,
+                                cell_error_t *err) {
+    unsigned char *d = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (d == MAP_FAILED) {
+        cell_error_set(err, "MemoryError", NULL, "cannot read %s: no memory for its %zu bytes of data", f->path, bytes);
+        return MAP_FAILED;
     }
-    size_t cap = 1 << 16, n = 0;
-    unsigned char *b = xmalloc(cap);
-    for (size_t k; (k = fread(b + n, 1, cap - n, f)) > 0;) {
-        n += k;
-        if (n == cap) b = xrealloc(b, cap *= 2);
+    size_t have = hl - h->data_off < bytes ? hl - h->data_off : bytes;
+    memcpy(d, head + h->data_off, have);
+    if (file_read_next(f, d + have, bytes - have, err) != 0) {
+        munmap(d, bytes);
+        return MAP_FAILED;
     }
-    bool bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(b);
-        io_error(err, "cannot read", path);
-        return NULL;
+    return d;
+}
+
+/* src (the file's bytes, mapped) into dst, in the host's byte order; src's
+ * pages are given back as they are copied, so that the load never holds
+ * the data twice. */
+static void copy_out(unsigned char *dst, unsigned char *src, size_t bytes, const npy_t *h) {
+    size_t es = (size_t)h->d->esize, page = (size_t)sysconf(_SC_PAGESIZE), step = (size_t)64 << 20;
+    step -= step % (es * page);
+    for (size_t at = 0; at < bytes; at += step) {
+        size_t n = bytes - at < step ? bytes - at : step;
+        if (!h->swap) {
+            memcpy(dst + at, src + at, n);
+        } else {
+            for (size_t i = at; i < at + n; i += es)
+                for (size_t k = 0; k < es; k++) dst[i + k] = src[i + es - 1 - k];
+        }
+        if (n == step) madvise(src + at, n, MADV_DONTNEED);
     }
-    *len = n;
-    return b;
 }
 
 static int load_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
     char **argv;
     int argc = magic_split_args(args, &argv);
     int rc = 0;
-    unsigned char *buf = NULL;
-    size_t len = 0;
+    unsigned char *head = NULL, *data = MAP_FAILED;
+    size_t hl = 0, bytes = 0;
+    file_in_t f = {.fd = -1};
     npy_t h;
     if (argc != 2) rc = magic_usage_error(&magic_load, err, "a variable name and a .npy file, please");
     else if (!c_name(argv[0])) rc = magic_usage_error(&magic_load, err, "%s is not a C variable name", argv[0]);
-    if (!rc && !(buf = read_all(argv[1], &len, err))) rc = -1;
-    if (!rc) rc = npy_parse_header(argv[1], buf, len, &h, err);
+    if (!rc) rc = file_open_regular(argv[1], &f, err);
+    if (!rc) {
+        hl = f.size < NPY_HEAD_READ ? (size_t)f.size : NPY_HEAD_READ;
+        head = xmalloc(hl ? hl : 1);
+        rc = file_read_next(&f, head, hl, err);
+    }
+    if (!rc) rc = npy_parse_header(argv[1], head, hl, f.size, &h, err);
+    if (!rc) {
+        /* checked before the data is read: it goes to host memory, under its limit */
+        bytes = (size_t)(h.count * (uint64_t)h.d->esize);
+        size_t room = arena_available();
+        if (bytes > room) {
+            char need[32], left[32];
+            magic_fmt_bytes((double)bytes, need, sizeof need);
+            magic_fmt_bytes((double)room, left, sizeof left);
+            cell_error_set(err, "MemoryError", NULL, "%s holds %s of data, more than the %s of host memory cells may "
+                           "still allocate", argv[1], need, left);
+            rc = -1;
+        }
+    }
+    if (!rc && bytes && (data = read_data(&f, head, hl, &h, bytes, err)) == MAP_FAILED) rc = -1;
+    file_close(&f);
+    free(head);
     if (!rc) {
         /* the variable and its shape, declared as a cell would declare them */
         strbuf_t c = {0};
-        uint64_t bytes = h.count * (uint64_t)h.d->esize;
         sb_printf(&c, "%s *%s = (%s *)malloc(%llu);\nlong %s_shape[%d] = {", h.d->ctype, argv[0], h.d->ctype,
                   (unsigned long long)(bytes ? bytes : 1), argv[0], h.nd ? h.nd : 1);
         for (int i = 0; i < h.nd; i++) sb_printf(&c, "%s%ld", i ? ", " : "", h.dims[i]);
@@ -214,11 +256,13 @@ static int load_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
         rc = interp_array(mc->interp, &it, &a, err);
         free(t);
     }
+    if (!rc && (!a.host || a.count < h.count)) {
+        cell_error_set(err, "MemoryError", NULL, "%s: no host memory for %s's %zu bytes (malloc gave NULL)", argv[1],
+                       argv[0], bytes);
+        rc = -1;
+    }
     if (!rc) {
-        unsigned char *dst = a.host, *src = buf + h.data_off;
-        size_t es = (size_t)h.d->esize;
-        for (uint64_t i = 0; i < h.count; i++)
-            for (size_t k = 0; k < es; k++) dst[i * es + k] = src[i * es + (h.swap ? es - 1 - k : k)];
+        if (bytes) copy_out(a.host, data, bytes, &h);
         strbuf_t s = {0};
         for (int i = 0; i < h.nd; i++) sb_printf(&s, "%s%ld", i ? ", " : "", h.dims[i]);
         char *shape = sb_take(&s);
@@ -226,7 +270,7 @@ static int load_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
                   (unsigned long long)h.count, shape, h.nd == 1 ? "," : "", argv[0]);
         free(shape);
     }
-    free(buf);
+    if (data != MAP_FAILED) munmap(data, bytes);
     magic_free_args(argv, argc);
     return rc;
 }

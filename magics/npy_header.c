@@ -82,8 +82,10 @@ static const char *dict_value(const char *dict, const char *key) {
     return p;
 }
 
-int npy_parse_header(const char *path, const unsigned char *buf, size_t len, npy_t *o, cell_error_t *err) {
+int npy_parse_header(const char *path, const unsigned char *buf, size_t len, uint64_t file_size, npy_t *o,
+                     cell_error_t *err) {
     memset(o, 0, sizeof *o);
+    if (file_size < len) file_size = len;
     if (len < 10 || memcmp(buf, "\x93NUMPY", 6)) return bad_file(err, path, "it does not start with \\x93NUMPY");
     int ver = buf[6];
     if (ver < 1 || ver > 3) return bad_file(err, path, "an unknown format version");
@@ -91,7 +93,12 @@ int npy_parse_header(const char *path, const unsigned char *buf, size_t len, npy
     if (len < pre) return bad_file(err, path, "the file ends inside its header");
     size_t hl = buf[8] | (size_t)buf[9] << 8;
     if (ver > 1) hl |= (size_t)buf[10] << 16 | (size_t)buf[11] << 24;
-    if (len < pre + hl) return bad_file(err, path, "the file ends inside its header");
+    if (len < pre + hl) {
+        if (file_size < pre + hl) return bad_file(err, path, "the file ends inside its header");
+        char msg[120];
+        snprintf(msg, sizeof msg, "its header is %zu bytes, more than the %zu read to find it", pre + hl, len);
+        return bad_file(err, path, msg);
+    }
     char *dict = xstrndup((const char *)buf + pre, hl);
     int rc = 0;
     const char *v = dict_value(dict, "descr"), *f = dict_value(dict, "fortran_order"), *s = dict_value(dict, "shape");
@@ -138,10 +145,11 @@ int npy_parse_header(const char *path, const unsigned char *buf, size_t len, npy
         rc = bad_file(err, path, "it is in Fortran order (save it with numpy.ascontiguousarray first)");
     free(dict);
     o->data_off = pre + hl;
-    if (!rc && (len - o->data_off) / (size_t)o->d->esize < o->count) {
+    if (!rc && (file_size - o->data_off) / (uint64_t)o->d->esize < o->count) {
         char msg[200];
-        snprintf(msg, sizeof msg, "it is truncated: its shape needs %llu bytes of data, it has %zu",
-                 (unsigned long long)(o->count * (uint64_t)o->d->esize), len - o->data_off);
+        snprintf(msg, sizeof msg, "it is truncated: its shape needs %llu bytes of data, it has %llu",
+                 (unsigned long long)(o->count * (uint64_t)o->d->esize),
+                 (unsigned long long)(file_size - o->data_off));
         rc = bad_file(err, path, msg);
     }
     return rc;

@@ -37,8 +37,10 @@ typedef struct npy {
     size_t data_off;      /* where the data starts in the file */
 } npy_t;
 
-/* Checks a whole file's bytes (buf, len): the header, and that the data
- * holds count elements. 0, or -1 with err naming path. */
-int npy_parse_header(const char *path, const unsigned char *buf, size_t len, npy_t *o, cell_error_t *err);
+/* Checks a file's header from its first len bytes (buf; all of them, or at
+ * least the header) and, from its size, that the data holds count elements.
+ * 0, or -1 with err naming path. */
+int npy_parse_header(const char *path, const unsigned char *buf, size_t len, uint64_t file_size, npy_t *o,
+                     cell_error_t *err);
 
 #endif

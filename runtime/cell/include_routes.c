@@ -9,7 +9,8 @@
 static const char *const both[] = {
     "stdio.h",  "cstdio",   "stdlib.h", "cstdlib", "string.h", "cstring", "math.h",    "cmath",
     "stdint.h", "cstdint",  "inttypes.h", "cinttypes", "assert.h", "cassert", "limits.h", "climits",
-    "float.h",  "cfloat",   "time.h",   "ctime",   "stddef.h", "cstddef", "stdbool.h", NULL,
+    "float.h",  "cfloat",   "time.h",   "ctime",   "stddef.h", "cstddef", "stdbool.h", "sys/time.h",
+    "strings.h", NULL,
 };
 
 /* What host code is written against and the interpreter provides (or its
@@ -19,7 +20,7 @@ static const char *const both[] = {
  * cublas_v2.h, nvToolsExt.h and cuda_profiler_api.h do not compile there. */
 static const char *const host[] = {
     "iostream", "algorithm", "vector", "chrono", "iomanip", "numeric", "memory", "string", "random", "limits",
-    "utility", "functional", "ctype.h", "cctype",
+    "utility", "functional", "ctype.h", "cctype", "iterator",
     "cuda_runtime.h", "cuda_runtime_api.h", "cuda.h", "cuda_profiler_api.h", "curand.h", "cublas_v2.h",
     "cufft.h", "nvtx3/nvToolsExt.h", "nvToolsExt.h", "device_launch_parameters.h", NULL,
 };

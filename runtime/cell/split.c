@@ -353,6 +353,34 @@ static size_t type_body_end(const char *s, const cell_item_t *it) {
     return 0;
 }
 
+/* "template <typename T> void fill(T *p, int n);": after the template's
+ * parameter list, a declarator whose name is followed by a parameter list
+ * and no body, not a class ("template <class T> struct S;") nor a variable
+ * template ("template <class T> T pi = T(3.14);"). */
+static bool template_prototype(const char *s, const cell_item_t *it) {
+    scan_t sc = {s, it->start, it->end};
+    tok_t t = next_tok(&sc); /* "template" */
+    int angle = 0;
+    for (t = next_tok(&sc); t.kind; t = next_tok(&sc)) { /* its parameter list */
+        if (tok_punct(&sc, t, '<')) angle++;
+        else if (tok_punct(&sc, t, '>') && --angle == 0) break;
+    }
+    tok_t prev = {0, 0, 0};
+    angle = 0;
+    for (t = next_tok(&sc); t.kind; prev = t, t = next_tok(&sc)) {
+        if (tok_is(&sc, t, "struct") || tok_is(&sc, t, "class") || tok_is(&sc, t, "union") || tok_is(&sc, t, "using") ||
+            tok_is(&sc, t, "template"))
+            return false;
+        if (t.kind != 'p') continue;
+        char c = s[t.start];
+        if (c == '<') angle++;
+        else if (c == '>' && angle > 0) angle--;
+        else if (angle == 0 && (c == '=' || c == ';' || c == '{' || c == '[')) return false;
+        else if (angle == 0 && c == '(') return prev.kind == 'i' && !it->is_function;
+    }
+    return false;
+}
+
 static void classify(const char *s, cell_item_t *it) {
     scan_t sc = {s, it->start, it->end};
     tok_t first = next_tok(&sc);
@@ -385,10 +413,12 @@ static void classify(const char *s, cell_item_t *it) {
     if (host && device && !global) it->kind = ITEM_BOTH;
     else if (global || device || constant || managed || extern_c)
         it->kind = ITEM_DEVICE;
-    else if (it->is_template) /* a function template without CUDA's words is host code */
-        it->kind = it->is_function ? ITEM_HOST : ITEM_DEVICE;
+    else if (it->is_template && (it->is_function || template_prototype(s, it)))
+        it->kind = ITEM_HOST; /* a function template (or its prototype) without CUDA's words is host code */
     else if (is_type && has_member_functions(s, it))
-        it->kind = ITEM_HOST; /* a timer or a wrapper class: host member functions NVRTC cannot take */
+        it->kind = ITEM_HOST; /* a timer or a wrapper class (or class template): host member functions NVRTC cannot take */
+    else if (it->is_template)
+        it->kind = ITEM_DEVICE;
     else if (is_type)
         it->kind = ITEM_BOTH;
     else

@@ -126,6 +126,7 @@ int cuda_launch_packed(cuda_session_t *cs, const char *kname, const unsigned gri
 int cs_kernel_resolve(cuda_session_t *cs, const char *name, cs_kernel_t **out, char *ename, char *msg, size_t ml);
 /* The same, loaded on the current device (a function handle to launch). */
 int cs_kernel_function(cuda_session_t *cs, const char *name, cs_kernel_t **out, char *msg, size_t ml);
+int cs_kernel_decl(void *ctx, const char *name, char *decl, size_t cap);
 
 /* Managed memory around GPU work (cuda_memory.c): before, the host's
  * changes go to the device; after, the device's may have changed it. 0 or

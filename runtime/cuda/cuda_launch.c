@@ -395,6 +395,43 @@ static int load(cuda_session_t *cs, cs_kernel_t *k) {
     return r;
 }
 
+/* What host code may know of kernel name (interp_set_kernel_source): 1 and
+ * its signature, 2 and a template kernel's header and signature
+ * ("template <typename T> scale(T *p, T a, int n)"), 0 none. */
+int cs_kernel_decl(void *ctx, const char *name, char *decl, size_t cap) {
+    cuda_session_t *cs = ctx;
+    const kernel_entry_t *ke = device_find_kernel(cs->dev, name);
+    if (ke) {
+        snprintf(decl, cap, "%s", ke->signature);
+        return 1;
+    }
+    const prelude_item_t *it = template_item(cs->dev, name);
+    if (!it) return 0;
+    const char *t = strstr(it->text, "template"), *lt = t ? strchr(t, '<') : NULL;
+    if (!lt) return 0;
+    const char *gt = lt;
+    for (int d = 0; *gt; gt++) {
+        if (*gt == '<') d++;
+        if (*gt == '>' && --d == 0) break;
+    }
+    size_t bl = strlen(name);
+    const char *open = NULL;
+    for (const char *p = strstr(gt, name); p && !open; p = strstr(p + 1, name)) {
+        const char *q = p + bl;
+        while (isspace((unsigned char)*q)) q++;
+        if (*q == '(' && !(isalnum((unsigned char)p[-1]) || p[-1] == '_')) open = q;
+    }
+    if (!*gt || !open) return 0;
+    const char *close = open;
+    for (int d = 0; *close; close++) {
+        if (*close == '(') d++;
+        if (*close == ')' && --d == 0) break;
+    }
+    if (!*close) return 0;
+    snprintf(decl, cap, "template %.*s %s%.*s", (int)(gt - lt + 1), lt, name, (int)(close - open + 1), open);
+    return 2;
+}
+
 int cs_kernel_function(cuda_session_t *cs, const char *name, cs_kernel_t **out, char *msg, size_t ml) {
     char ename[INTERP_ENAME_MAX];
     cs_kernel_t *k = resolve(cs, name, ename, msg, ml);

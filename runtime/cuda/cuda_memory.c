@@ -246,16 +246,20 @@ static const char *kind_name(int k) {
     return k >= 0 && k <= 4 ? n[k] : "?";
 }
 
-/* An address no allocation of the cell made may still be a __device__
- * variable's (the worker's table knows those): then it can be copied. */
+/* An address no allocation of the cell made may still be device memory:
+ * a __device__ variable's, or what a native C++ cell allocated in the
+ * worker. The copy is the driver's to refuse (an invalid address is an
+ * error, not a fault); a known buffer is checked for room first. */
 static int known(cs_call_t *c, int i, uint64_t n) {
     const interp_arg_t *a = &c->a[i];
     if (a->place != INTERP_PLACE_UNKNOWN) return 0;
     CUdeviceptr base;
     size_t size;
-    if (gpu_client_buffer(c->cs->gc, a->device, &base, &size, NULL) && n <= size - (a->device - base)) return 0;
-    return call_misuse(c, "%s is address 0x%llx, which is no allocation of this session (a pointer from a kernel's "
-                       "malloc can be used by kernels only)", call_arg_name(a), (unsigned long long)a->device);
+    if (gpu_client_buffer(c->cs->gc, a->device, &base, &size, NULL) && n > size - (a->device - base))
+        return call_misuse(c, "%s is address 0x%llx, with %llu bytes to the end of its buffer, fewer than %llu",
+                           call_arg_name(a), (unsigned long long)a->device,
+                           (unsigned long long)(size - (a->device - base)), (unsigned long long)n);
+    return 0;
 }
 
 static bool device_side(int place) {
@@ -329,9 +333,10 @@ int api_memset(cs_call_t *c, bool async) {
     if (n < 0) return call_misuse(c, "a negative byte count (%lld)", (long long)n);
     const interp_arg_t *a = &c->a[0];
     if ((r = call_fits(c, 0, (uint64_t)n, "into"))) return r;
-    if (a->place != INTERP_PLACE_DEVICE && a->place != INTERP_PLACE_MANAGED)
+    if (a->place != INTERP_PLACE_DEVICE && a->place != INTERP_PLACE_MANAGED && a->place != INTERP_PLACE_UNKNOWN)
         return call_misuse(c, "%s is %s; cudaMemset fills device memory (use memset on the host)", call_arg_name(a),
                            call_place_name(a->place));
+    if ((r = known(c, 0, (uint64_t)n))) return r;
     gpu_handle_t s;
     if ((r = call_stream_arg(c, 3, &s))) return r;
     if ((r = call_ready(c))) return r;

@@ -38,6 +38,7 @@ cuda_session_t *cuda_session_new(struct interp *interp, device_session_t *dev) {
     cs->gc = gpu_client_new(&cfg);
     interp_hooks_t h = {cs, cuda_launch, cuda_api_call, cs_managed_fetch, cs_read_device};
     interp_set_hooks(interp, &h);
+    interp_set_kernel_source(interp, cs_kernel_decl, cs);
     return cs;
 }
 

@@ -34,9 +34,19 @@
 #define EMPTY "#pragma once\n"
 #define STDDEF "#pragma once\n#include <cuda/std/cstddef>\n"
 #define STDBOOL "#pragma once\n"
+/* gettimeofday is the host's; device code that declares a struct timeval
+ * still compiles */
+#define SYS_TIME                                                                \
+    "#pragma once\nstruct timeval { long tv_sec; long tv_usec; };\n"           \
+    "struct timezone { int tz_minuteswest; int tz_dsttime; };\n"
 /* CUB's umbrella header pulls in its device-wide algorithms, which are host
  * code (they launch kernels) and need the C++ host library: under NVRTC it
- * stands for the parts a kernel can use, block, warp and thread level. */
+ * stands for the parts a kernel can use, block, warp and thread level. So
+ * do the device-wide algorithms' own headers (cub/device/device_reduce.cuh
+ * ...) and the caching allocator's (util_allocator.cuh, which includes
+ * <map> and <set>): a cell that includes one for its host code still
+ * compiles its kernels, and a kernel that names cub::Device... gets the
+ * hint that such code runs with %%program. */
 #define CUB_KERNEL_PARTS                                                        \
     "#pragma once\n#include <cub/config.cuh>\n"                                 \
     "#include <cub/block/block_adjacent_difference.cuh>\n#include <cub/block/block_discontinuity.cuh>\n" \
@@ -61,6 +71,29 @@ const device_header_t device_std_headers[] = {
     {"time.h", EMPTY},     {"ctime", EMPTY},      {"math.h", MATH},     {"cmath", MATH},
     {"stdint.h", STDINT},  {"cstdint", STDINT},   {"inttypes.h", STDINT}, {"cinttypes", STDINT}, {"limits.h", LIMITS},
     {"climits", LIMITS},   {"float.h", FLOATS},   {"cfloat", FLOATS},   {"stddef.h", STDDEF},
-    {"cstddef", STDDEF},   {"stdbool.h", STDBOOL}, {"cub/cub.cuh", CUB_KERNEL_PARTS},
+    {"cstddef", STDDEF},   {"stdbool.h", STDBOOL}, {"sys/time.h", SYS_TIME}, {"strings.h", EMPTY},
+    {"cub/cub.cuh", CUB_KERNEL_PARTS},
+    {"cub/util_allocator.cuh", CUB_KERNEL_PARTS},
+    {"cub/device/device_adjacent_difference.cuh", CUB_KERNEL_PARTS},
+    {"cub/device/device_copy.cuh", CUB_KERNEL_PARTS},
+    {"cub/device/device_for.cuh", CUB_KERNEL_PARTS},
+    {"cub/device/device_histogram.cuh", CUB_KERNEL_PARTS},
+    {"cub/device/device_memcpy.cuh", CUB_KERNEL_PARTS},
+    {"cub/device/device_merge.cuh", CUB_KERNEL_PARTS},
+    {"cub/device/device_merge_sort.cuh", CUB_KERNEL_PARTS},
+    {"cub/device/device_partition.cuh", CUB_KERNEL_PARTS},
+    {"cub/device/device_radix_sort.cuh", CUB_KERNEL_PARTS},
+    {"cub/device/device_reduce.cuh", CUB_KERNEL_PARTS},
+    {"cub/device/device_run_length_encode.cuh", CUB_KERNEL_PARTS},
+    {"cub/device/device_scan.cuh", CUB_KERNEL_PARTS},
+    {"cub/device/device_segmented_radix_sort.cuh", CUB_KERNEL_PARTS},
+    {"cub/device/device_segmented_reduce.cuh", CUB_KERNEL_PARTS},
+    {"cub/device/device_segmented_scan.cuh", CUB_KERNEL_PARTS},
+    {"cub/device/device_segmented_sort.cuh", CUB_KERNEL_PARTS},
+    {"cub/device/device_select.cuh", CUB_KERNEL_PARTS},
+    {"cub/device/device_spmv.cuh", CUB_KERNEL_PARTS},
+    {"cub/device/device_transform.cuh", CUB_KERNEL_PARTS},
+    {"cub/device/device_find.cuh", CUB_KERNEL_PARTS},
+    {"cub/device/device_topk.cuh", CUB_KERNEL_PARTS},
 };
 const int device_std_header_count = sizeof device_std_headers / sizeof device_std_headers[0];

@@ -229,10 +229,17 @@ static int run_code(magic_ctx_t *mc, const char *code_in, cell_error_t *err) {
     if (rc == 0) rc = declare_managed(mc, dc, dsp, err);
     if (dev_code) split_free(&dev_sp);
     free(dev_code);
-    size_t seg = i;
+    size_t seg = i, first = i;
     for (; i <= sp.n && rc == 0; i++) {
         if (i < sp.n && sp.items[i].kind != ITEM_MAGIC) continue;
         rc = run_host(e, code, &sp, seg, i, mc->cell_name, i == sp.n, mc->io, err);
+        /* nothing of the host side ran yet: a name the interpreter does not
+         * know may be a native cell's header's */
+        if (rc && seg == first && engine_native_fallback(&e->native, err, why, sizeof why)) {
+            cell_error_clear(err);
+            rc = run_native(mc, code_in, &sp, first, why, err);
+            break;
+        }
         if (rc == 0 && i < sp.n) rc = run_magic_item(mc, code, &sp.items[i], err);
         seg = i + 1;
     }

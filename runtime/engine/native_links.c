@@ -58,15 +58,31 @@ static bool bind(void *ctx, const char *name, native_binding_t *out) {
     engine_t *e = ctx;
     interp_native_var_t v;
     if (!interp_native_var(e->interp, name, &v)) return false;
-    if (!v.pointer && !strncmp(v.type, "const ", 6)) return false;
+    if (!v.pointer && !strncmp(v.type, "const ", 6) && !strchr(v.type, '*')) return false;
     snprintf(out->type, sizeof out->type, "%s", v.type);
     out->pointer = v.pointer;
     out->value = v.pointer ? v.raw : (uint64_t)(uintptr_t)v.storage;
     return true;
 }
 
+/* A native cell's declaration of numbers, held by the interpreter: run as
+ * a cell of its own, silently. */
+static void quiet(void *ctx, const char *name, const char *text, size_t len) {}
+
+static bool share(void *ctx, const char *decl, const char *cell) {
+    engine_t *e = ctx;
+    static const cell_io_t silent = {.stream = quiet};
+    cell_error_t err = {0};
+    json_t *value = NULL;
+    int rc = interp_run(e->interp, decl, cell, &silent, &value, &err);
+    json_decref(value);
+    cell_error_clear(&err);
+    return rc == 0;
+}
+
 void engine_native_links(engine_t *e) {
     e->native.links.ctx = e;
     e->native.links.device = device_side;
     e->native.links.bind = bind;
+    e->native.links.share = share;
 }

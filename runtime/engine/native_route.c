@@ -126,3 +126,18 @@ bool engine_native_route(engine_t *e, const native_session_t *ns, const char *co
     }
     return false;
 }
+
+bool engine_native_fallback(const native_session_t *ns, const cell_error_t *err, char *why, size_t cap) {
+    const char *v = err->evalue, *suffix = "' is undeclared";
+    if (!err->ename || strcmp(err->ename, "TypeError") || !v || v[0] != '\'') return false;
+    size_t n = strlen(v), sn = strlen(suffix);
+    if (n <= sn + 1 || strcmp(v + n - sn, suffix)) return false;
+    const native_entry_t *inc = native_session_last_include(ns);
+    if (!inc) return false;
+    const char *t = inc->text + strspn(inc->text, " \t#") + strlen("include"); /* the header's name */
+    t += strspn(t, " \t");
+    int tl = (int)strcspn(t, "\n");
+    snprintf(why, cap, "it uses %.*s, which host cells do not know and a header a native cell included may declare "
+             "(%.*s, %s)", (int)(n - sn - 1), v + 1, tl, t, inc->cell);
+    return true;
+}

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "engine.h"
+#include "runtime/base/cell_io.h"
 #include "runtime/cell/split.h"
 #include "runtime/native/native_session.h"
 
@@ -18,5 +19,12 @@
  * reason, for the one line the cell says. */
 bool engine_native_route(engine_t *e, const native_session_t *ns, const char *code, const cell_split_t *sp, char *why,
                          size_t cap);
+
+/* True when a cell the interpreter refused for a name it does not know
+ * ("'X' is undeclared", found before anything of the cell ran) should run
+ * natively instead: a native cell included a header the name may come
+ * from (findCudaDevice of helper_cuda.h, std::map of <map>); why gets the
+ * reason. */
+bool engine_native_fallback(const native_session_t *ns, const cell_error_t *err, char *why, size_t cap);
 
 #endif

@@ -419,3 +419,10 @@ size_t arena_in_use(void) {
     pthread_mutex_unlock(&A.mu);
     return n;
 }
+
+size_t arena_available(void) {
+    pthread_mutex_lock(&A.mu);
+    size_t n = A.base && A.limit > A.in_use ? A.limit - A.in_use : 0;
+    pthread_mutex_unlock(&A.mu);
+    return n;
+}

@@ -32,5 +32,6 @@ uint64_t arena_offset(const void *p);  /* byte offset of p in the memfd */
 int arena_fd(void);                    /* for the worker to map (inherit or SCM_RIGHTS) */
 size_t arena_reserved(void);
 size_t arena_in_use(void);             /* bytes in live allocations */
+size_t arena_available(void);          /* bytes arena_alloc may still give before the limit */
 
 #endif

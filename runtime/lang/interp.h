@@ -133,6 +133,17 @@ void interp_set_hooks(interp_t *in, const interp_hooks_t *hooks);
 typedef const char *(*interp_header_fn)(void *ctx, const char *name);
 void interp_set_header_source(interp_t *in, interp_header_fn fn, void *ctx);
 
+/* The kernels of device cells, for host code that names one as a value
+ * (cudaFuncGetAttributes(&a, k), (void *)k, a table of kernels) or launches
+ * a template kernel without its template arguments: fn(ctx, name, decl,
+ * cap) is asked of a name the interpreter does not know. 0: no kernel;
+ * 1: a kernel, decl its signature "square(float *p, int n)"; 2: a template
+ * kernel, decl its template header and signature "template <typename T>
+ * scale(T *p, T a, int n)". A kernel's value in host code is its name (a
+ * string), which the CUDA calls that take a kernel read. */
+typedef int (*interp_kernel_fn)(void *ctx, const char *name, char *decl, size_t cap);
+void interp_set_kernel_source(interp_t *in, interp_kernel_fn fn, void *ctx);
+
 /* A kernel argument that host code passes by address, as cudaLaunchKernel's
  * void **args does: the size bytes at pointer word ptr, read as a pointer
  * (resolved as a launch's pointer argument), a float/double, or an integer
@@ -276,7 +287,9 @@ void interp_host_tier_take(interp_t *in, long *entries, long *compiled, double *
 typedef struct {
     char type[256];
     void *storage;
-    bool pointer;   /* then raw is its value, and storage holds the interpreter's own word for it */
+    bool pointer;   /* a pointer to the interpreter's host memory: raw is the address it holds (storage holds
+                     * the interpreter's own word for it); a pointer holding a real address (device
+                     * memory, NULL) is bound as the variable itself, false here */
     uint64_t raw;
 } interp_native_var_t;
 bool interp_native_var(interp_t *in, const char *name, interp_native_var_t *out);

@@ -28,10 +28,12 @@
 
 /* nvcc's options for a cell's object: a shared object on the shared CUDA
  * runtime (the worker's own, so one runtime owns the context), lambdas
- * that run on the device, and kernels whose host stubs other objects can
- * name (the launch bridges of later cells). */
+ * that run on the device, and the object's names bound to its own
+ * definitions: a cell's global named as something of the C library (err,
+ * index, y1) would otherwise be the library's, and a store to it a store
+ * into the library's code. */
 static char *const native_flags[] = {"-shared", "-Xcompiler", "-fPIC", "-cudart", "shared", "--extended-lambda",
-                                     "-device-entity-has-hidden-visibility=false"};
+                                     "-Xlinker", "-Bsymbolic"};
 #define NFLAGS ((int)(sizeof native_flags / sizeof native_flags[0]))
 
 static bool chooses_std(char *const *opts, int n) {
@@ -137,8 +139,10 @@ static int read_report(native_session_t *ns, char *report, const char *cell, int
 
 /* The worker ended while it ran the cell: a crash, exit() or abort() in
  * the cell's code, or the interrupt that stopped it. The session goes on in
- * a new worker; err says which and what was lost. */
-static int worker_ended(const native_ctx_t *x, gpu_client_t *gc, int r, const char *cell, cell_error_t *err) {
+ * a new worker; err says which and what was lost. exit(0) ends the cell as
+ * it ends a program, with success (main's body pasted as a cell ends so). */
+static int worker_ended(const native_ctx_t *x, gpu_client_t *gc, int r, const char *cell, const cell_io_t *io,
+                        cell_error_t *err) {
     gpu_fault_t f;
     memset(&f, 0, sizeof f);
     gpu_client_fault(gc, &f);
@@ -147,7 +151,12 @@ static int worker_ended(const native_ctx_t *x, gpu_client_t *gc, int r, const ch
     cuda_session_error(x->cuda, r, what, err); /* restarts the worker; KeyboardInterrupt for an interrupt */
     if (r == GPU_ERR_INTERRUPTED) return -1;
     const char *note = cuda_session_recovery_note(x->cuda);
-    if (f.exit_status >= 0 && f.signal == 0) {
+    if (f.exit_status == 0 && f.signal == 0) {
+        cell_error_clear(err);
+        io_printf(io, "stderr", "icuda: exit(0) in %s ended the GPU worker, as it ends a program. %s\n", cell, note);
+        return 0;
+    }
+    if (f.exit_status > 0 && f.signal == 0) {
         cell_error_set(err, "SystemExit", NULL, "exit(%d) in %s ended the GPU worker. %s", f.exit_status, cell, note);
     } else if (f.signal) {
         char name[80];
@@ -194,6 +203,12 @@ int native_cell_run(const native_ctx_t *x, const char *code, const char *cell, c
 
     /* the unit names this cell NATIVE_THIS_CELL, not "In [7]": an unchanged
      * cell run again under another number is the same unit, found compiled */
+    /* a variable of numbers is the interpreter's: both kinds of cell see it */
+    for (size_t i = 0; i < items.n && ns->links.share && gc; i++) {
+        native_item_t *it = &items.v[i];
+        if (it->kind == NI_VARIABLE && it->share_decl && ns->links.share(ns->links.ctx, it->share_decl, cell))
+            it->kind = NI_SHARED;
+    }
     native_bounds_t bounds = {0};
     char *unit = native_unit(ns, live, code, &items, NATIVE_THIS_CELL, &bounds);
     char *extra[NFLAGS + 1];
@@ -277,7 +292,8 @@ int native_cell_run(const native_ctx_t *x, const char *code, const char *cell, c
         int r = gpu_client_native_run(gc, path, binds.v, (int)binds.n, &outcome, &report);
         VEC_FREE(binds);
         if (r && !report) {
-            rc = worker_ended(x, gc, r, cell, err);
+            rc = worker_ended(x, gc, r, cell, io, err);
+            if (rc == 0) native_session_add_items(ns, code, &items, cell); /* exit(0): what it declared stands */
         } else {
             rc = read_report(ns, report ? report : "", cell, live, err);
             if (outcome != CH_NATIVE_LOAD_FAILED) native_session_add_items(ns, code, &items, cell);

@@ -526,6 +526,7 @@ static void classify(const char *code, const cell_item_t *ci, native_item_t *it)
         parse_decl(&rest, &d);
         it->nnames = (int)d.names.n;
         it->names = d.names.v;
+        VEC_FREE(d.dtors);
         free(rest.v);
     } else if (ci->is_template || ci->is_function || is(f, "template") || is(f, "typedef") || is(f, "using") ||
                is(f, "namespace") || is(f, "static_assert") || is(f, "__device__") || is(f, "__host__") ||
@@ -538,6 +539,7 @@ static void classify(const char *code, const cell_item_t *ci, native_item_t *it)
         parse_decl(&t, &d);
         if (!d.is_decl) {
             it->kind = NI_STATEMENT;
+            decl_free(&d);
         } else if (d.is_function || (d.is_const && d.has_init) || d.has_lambda) {
             it->kind = NI_REPEAT; /* prototypes, constants and lambdas: each cell its own */
             if (!it->key[0] && d.names.n) snprintf(it->key, sizeof it->key, "var:%s", d.names.v[0]);
@@ -567,6 +569,17 @@ void native_items(const char *code, const cell_split_t *sp, native_items_t *out)
         classify(code, ci, &it);
         if (it.kind == NI_STATEMENT) it.key[0] = 0; /* "x = 3;" defines nothing for later cells */
         VEC_PUSH(*out, it);
+    }
+    /* a #pragma before a statement (omp parallel for, unroll) is the statement's */
+    for (size_t i = 0; i + 1 < out->n; i++) {
+        native_item_t *it = &out->v[i];
+        if (it->kind != NI_PP || out->v[i + 1].kind != NI_STATEMENT) continue;
+        const char *t = code + it->start;
+        t += strspn(t, " \t#");
+        if (!strncmp(t, "pragma", 6) && strncmp(t + 6 + strspn(t + 6, " \t"), "once", 4)) {
+            it->kind = NI_STATEMENT;
+            it->key[0] = 0;
+        }
     }
 }
 

@@ -66,19 +66,71 @@ static bool is_include(const char *text, size_t n) {
     return n - i >= 7 && !strncmp(text + i, "include", 7);
 }
 
+/* How a # line moves the conditional depth: +1 opens (#if, #ifdef,
+ * #ifndef), -1 closes (#endif), 0 otherwise (#else and #elif included). */
+static int cond_step(const char *text, size_t n) {
+    size_t i = 0;
+    while (i < n && (text[i] == ' ' || text[i] == '\t' || text[i] == '#')) i++;
+    const char *w = text + i;
+    size_t wl = 0;
+    while (i + wl < n && w[wl] >= 'a' && w[wl] <= 'z') wl++;
+    if ((wl == 2 && !strncmp(w, "if", 2)) || (wl == 5 && !strncmp(w, "ifdef", 5)) || (wl == 6 && !strncmp(w, "ifndef", 6)))
+        return 1;
+    return wl == 5 && !strncmp(w, "endif", 5) ? -1 : 0;
+}
+
+static bool is_cond(const char *text, size_t n) {
+    size_t i = 0;
+    while (i < n && (text[i] == ' ' || text[i] == '\t' || text[i] == '#')) i++;
+    return cond_step(text, n) != 0 || (n - i >= 2 && text[i] == 'e' && text[i + 1] == 'l');
+}
+
+static bool pp_include(const char *code, const native_item_t *it) {
+    return it->kind == NI_PP && is_include(code + it->start, it->end - it->start);
+}
+
+/* The # lines [*from, *to] of the outermost #if ... #endif around item i,
+ * if it stands in one (an #if without its #endif runs to the cell's end). */
+static bool cond_group(const char *code, const native_items_t *items, size_t i, size_t *from, size_t *to) {
+    int depth = 0;
+    size_t start = 0;
+    for (size_t k = 0; k < items->n; k++) {
+        const native_item_t *it = &items->v[k];
+        if (it->kind != NI_PP) continue;
+        int step = cond_step(code + it->start, it->end - it->start);
+        if (step > 0 && depth++ == 0) start = k;
+        if (step < 0 && depth > 0 && --depth == 0) {
+            if (start <= i && i <= k) {
+                *from = start;
+                *to = k;
+                return true;
+            }
+        }
+    }
+    if (depth > 0 && start <= i) {
+        *from = start;
+        *to = items->n - 1;
+        return true;
+    }
+    return false;
+}
+
 int native_pp_rank(const char *code, const native_items_t *items, size_t i) {
-    const native_item_t *it = &items->v[i];
-    if (is_include(code + it->start, it->end - it->start)) return 1;
-    for (size_t k = i + 1; k < items->n; k++)
-        if (items->v[k].kind == NI_PP && is_include(code + items->v[k].start, items->v[k].end - items->v[k].start))
-            return 0;
+    size_t from = i, to = i;
+    /* a conditional moves whole: with the includes if it holds one */
+    bool group = cond_group(code, items, i, &from, &to);
+    for (size_t k = from; k <= to; k++)
+        if (pp_include(code, &items->v[k])) return 1;
+    if (!group && pp_include(code, &items->v[i])) return 1;
+    for (size_t k = to + 1; k < items->n; k++)
+        if (pp_include(code, &items->v[k])) return 0;
     return 2;
 }
 
 void native_session_add_items(native_session_t *ns, const char *code, const native_items_t *items, const char *cell) {
     for (size_t i = 0; i < items->n; i++) {
         const native_item_t *it = &items->v[i];
-        if (it->kind == NI_STATEMENT) continue;
+        if (it->kind == NI_STATEMENT || it->kind == NI_SHARED) continue;
         if (it->kind == NI_KERNEL && !it->decl) continue; /* no declaration could be made of it */
         native_entry_t e;
         memset(&e, 0, sizeof e);
@@ -87,9 +139,12 @@ void native_session_add_items(native_session_t *ns, const char *code, const nati
         if (it->kind == NI_PP) {
             /* a # line stays where it first came (what follows it may need
              * it); the same line again adds nothing, another (a macro
-             * defined anew) comes after it */
+             * defined anew) comes after it. A conditional's own lines
+             * (#if, #else, #endif) always come, or it would not close. */
+            size_t from, to;
+            bool whole = is_cond(code + it->start, it->end - it->start) || cond_group(code, items, i, &from, &to);
             bool same = false;
-            for (size_t k = 0; k < ns->prelude.n && !same; k++)
+            for (size_t k = 0; k < ns->prelude.n && !same && !whole; k++)
                 same = ns->prelude.v[k].kind == NI_PP && strlen(ns->prelude.v[k].text) == it->end - it->start &&
                        !memcmp(ns->prelude.v[k].text, code + it->start, it->end - it->start);
             if (same) continue;
@@ -208,4 +263,13 @@ char *native_session_lost_cells(const native_session_t *ns, int live) {
 void native_bounds_free(native_bounds_t *b) {
     for (size_t i = 0; i < b->n; i++) free(b->v[i].name);
     VEC_FREE(*b);
+}
+
+const native_entry_t *native_session_last_include(const native_session_t *ns) {
+    for (size_t i = ns->prelude.n; i-- > 0;) {
+        const native_entry_t *e = &ns->prelude.v[i];
+        const char *t = e->text + strspn(e->text, " \t");
+        if (e->kind == NI_PP && *t == '#' && !strncmp(t + 1 + strspn(t + 1, " \t"), "include", 7)) return e;
+    }
+    return NULL;
 }

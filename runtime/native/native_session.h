@@ -9,8 +9,8 @@
  * while its global variables, __device__/__constant__ variables and kernels
  * are made once, in the worker, and later cells reach them through the
  * worker's registry: a variable by reference (typed as its own cell's
- * compiler spelled the type), a kernel through a bridge that launches the
- * defining cell's kernel, so that there is one copy of each object and of
+ * compiler spelled the type), a kernel as a pointer to the defining cell's
+ * registered host stub, so that there is one copy of each object and of
  * each kernel's device state. Objects live as long as the worker: after it
  * is replaced, the cells that made them must run again, and this session
  * knows which. */
@@ -66,6 +66,10 @@ typedef struct {
     void *ctx;
     bool (*bind)(void *ctx, const char *name, native_binding_t *out);
     void (*device)(void *ctx, strbuf_t *b);
+    /* share declares decl (numbers only, no initialisers) in the
+     * interpreter, for a native cell's variables both kinds of cell see;
+     * false when the interpreter refuses it */
+    bool (*share)(void *ctx, const char *decl, const char *cell);
 } native_links_t;
 
 /* What a unit binds through the registry: name -> value, sent with the run. */
@@ -121,6 +125,8 @@ const native_global_t *native_session_global(const native_session_t *ns, const c
 /* Whether name is something a native cell defined (a type, a function, a
  * variable, a kernel, a macro): a cell that uses it must run natively. */
 bool native_session_defines(const native_session_t *ns, const char *name);
+/* The latest #include a native cell made (the native prelude's), or NULL. */
+const native_entry_t *native_session_last_include(const native_session_t *ns);
 /* Remembers the code a native cell ran (for %rerun); the code of cell, or NULL. */
 void native_session_keep_source(native_session_t *ns, const char *cell, const char *code);
 const char *native_session_source(const native_session_t *ns, const char *cell);

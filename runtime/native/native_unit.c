@@ -19,8 +19,8 @@
 
 #include "runtime/base/strbuf.h"
 
-/* What every native cell's object starts with: the worker's registry, the
- * launch bridge and the runner of the cell's statements. */
+/* What every native cell's object starts with: the worker's registry and
+ * the runner of the cell's statements. */
 static const char header[] =
     "#line 1 \"<icuda>\"\n"
     "#include <cstdio>\n"
@@ -36,7 +36,6 @@ static const char header[] =
     "int icuda_native_failed(void);\n"
     "void icuda_native_fail(const char *, const char *);\n"
     "void icuda_native_returned(int);\n"
-    "cudaError_t __cudaPopCallConfiguration(dim3 *, dim3 *, size_t *, void *);\n"
     "}\n"
     "namespace icuda_native {\n"
     "inline char *type_name(const char *mangled) {\n"
@@ -60,13 +59,6 @@ static const char header[] =
     "        std::abort();\n"
     "    }\n"
     "    return p;\n"
-    "}\n"
-    "inline void launch(const char *key, const char *cell, void **args) {\n"
-    "    dim3 g, b;\n"
-    "    size_t sh = 0;\n"
-    "    cudaStream_t st = 0;\n"
-    "    __cudaPopCallConfiguration(&g, &b, &sh, &st);\n"
-    "    cudaLaunchKernel(need(key, cell), g, b, args, sh, st);\n"
     "}\n"
     "template <class F> inline int run(F body) {\n"
     "    if (icuda_native_failed()) return 0;\n"
@@ -131,8 +123,7 @@ static void host_side(const native_session_t *ns, const native_selection_t *sel,
  * defines again (its own definition stands; a cell run again is one). */
 static void prelude(const native_session_t *ns, const native_selection_t *sel, int live, const native_items_t *items,
                     strbuf_t *b) {
-    int k = 0;
-    for (size_t i = 0; i < ns->prelude.n; i++, k++) {
+    for (size_t i = 0; i < ns->prelude.n; i++) {
         const native_entry_t *e = &ns->prelude.v[i];
         if (e->kind == NI_PP || !sel->prelude[i] || native_items_have_key(items, e->key)) continue; /* # lines: pp_lines */
         switch (e->kind) {
@@ -143,15 +134,18 @@ static void prelude(const native_session_t *ns, const native_selection_t *sel, i
             sb_putc(b, '\n');
             break;
         case NI_KERNEL: {
-            line(b, e->first_line, e->cell);
-            sb_puts(b, e->text);
-            sb_putc(b, '\n');
             const native_global_t *g = native_session_global(ns, e->key);
-            if (!g || g->worker != live || !e->params || !g->type[0]) break; /* launching it fails to link: said then */
-            sb_printf(b, "#line 1 \"<icuda>\"\nvoid icuda_bridge_%d(%s) __asm__(\"%s\");\n", k, e->params, g->type);
-            sb_printf(b, "void icuda_bridge_%d(%s) {\n    void *icuda_a[] = {%s%s};\n", k, e->params, e->args,
-                      e->args[0] ? "" : "nullptr");
-            sb_printf(b, "    icuda_native::launch(\"%s\", \"%s\", icuda_a);\n}\n", e->key, e->cell);
+            if (!g || g->worker != live || !e->params || !e->nnames) { /* launching it fails to link: said then */
+                line(b, e->first_line, e->cell);
+                sb_puts(b, e->text);
+                sb_putc(b, '\n');
+                break;
+            }
+            /* the kernel is the defining cell's host stub, the function
+             * the CUDA runtime registered: launches, occupancy and
+             * attributes all take it, and launch its one copy */
+            sb_printf(b, "#line 1 \"<icuda>\"\nstatic void (*const %s)(%s) = reinterpret_cast<void (*)(%s)>("
+                         "icuda_native::need(\"%s\", \"%s\"));\n", e->names[0], e->params, e->params, e->key, e->cell);
             break;
         }
         case NI_VARIABLE:
@@ -180,15 +174,23 @@ bool native_type_spellable(const char *type) {
 
 /* The cell itself: declarations where they stand, registered after
  * themselves; runs of statements wrapped in one function each. */
+/* What an item runs among the cell's statements: a statement itself, or
+ * the initialisations of a variable the interpreter holds; NULL for a
+ * declaration. */
+static bool runs(const native_item_t *it) { return it->kind == NI_STATEMENT || it->kind == NI_SHARED; }
+
 static void cell_body(const char *code, const native_items_t *items, const char *cell, strbuf_t *b) {
     int k = 0;
     for (size_t i = 0; i < items->n;) {
         const native_item_t *it = &items->v[i];
-        if (it->kind == NI_STATEMENT) {
+        if (runs(it)) {
             sb_printf(b, "\n#line 1 \"<icuda>\"\nint icuda_run_%d(void) {", k);
-            for (; i < items->n && items->v[i].kind == NI_STATEMENT; i++) {
-                line(b, items->v[i].first_line, cell);
-                sb_append(b, code + items->v[i].start, items->v[i].end - items->v[i].start);
+            for (; i < items->n && runs(&items->v[i]); i++) {
+                const native_item_t *s = &items->v[i];
+                if (s->kind == NI_SHARED && !s->share_init) continue;
+                line(b, s->first_line, cell);
+                if (s->kind == NI_SHARED) sb_puts(b, s->share_init);
+                else sb_append(b, code + s->start, s->end - s->start);
             }
             sb_printf(b, "\n#line 1 \"<icuda>\"\nreturn 0; }\nstatic int icuda_ran_%d = icuda_native::run(icuda_run_%d);\n", k, k);
             k++;
@@ -239,17 +241,36 @@ static void session_variables(const native_session_t *ns, const char *code, cons
     native_strv_free(ids);
 }
 
-/* main's body pasted as a cell may read its arguments: a program with none. */
-static void program_arguments(const native_session_t *ns, const char *code, const native_items_t *items, strbuf_t *b) {
+/* Whether name is declared by an item of the cell, of any kind. */
+static bool declared_here(const native_items_t *items, const char *name) {
+    for (size_t i = 0; i < items->n; i++)
+        for (int k = 0; k < items->v[i].nnames; k++)
+            if (!strcmp(items->v[i].names[k], name)) return true;
+    return false;
+}
+
+static bool bound(const native_bounds_t *bounds, const char *name) {
+    for (size_t i = 0; i < bounds->n; i++)
+        if (!strcmp(bounds->v[i].name, name)) return true;
+    return false;
+}
+
+/* main's body pasted as a cell may read its arguments: a program with
+ * none, for each of argc and argv that neither the cell nor the session
+ * declares. */
+static void program_arguments(const native_session_t *ns, const char *code, const native_items_t *items,
+                              const native_bounds_t *bounds, strbuf_t *b) {
     char **used = native_identifiers(code);
-    bool args = false;
+    bool want[2] = {false, false};
+    static const char *const names[2] = {"argc", "argv"};
     for (char **p = used; *p; p++)
-        args |= (!strcmp(*p, "argc") || !strcmp(*p, "argv")) && !native_session_defines(ns, *p) &&
-                !native_items_define(items, *p);
+        for (int k = 0; k < 2; k++)
+            want[k] |= !strcmp(*p, names[k]) && !native_session_defines(ns, *p) && !declared_here(items, *p) &&
+                       !bound(bounds, *p);
     native_strv_free(used);
-    if (args)
-        sb_puts(b, "\n#line 1 \"<icuda>\"\nstatic int argc = 1;\nstatic char icuda_argv0[] = \"cell\";\n"
-                   "static char *argv[] = {icuda_argv0, nullptr};\n");
+    if (want[0] || want[1]) sb_puts(b, "\n#line 1 \"<icuda>\"\n");
+    if (want[0]) sb_puts(b, "static int argc = 1;\n");
+    if (want[1]) sb_puts(b, "static char icuda_argv0[] = \"cell\";\nstatic char *argv[] = {icuda_argv0, nullptr};\n");
 }
 
 char *native_unit(const native_session_t *ns, int live, const char *code, const native_items_t *items,
@@ -271,7 +292,7 @@ char *native_unit(const native_session_t *ns, int live, const char *code, const 
     free(host.data);
     prelude(ns, &sel, live, items, &b);
     native_selection_free(&sel);
-    program_arguments(ns, code, items, &b);
+    program_arguments(ns, code, items, bounds, &b);
     cell_body(code, items, cell, &b);
     return sb_take(&b);
 }

@@ -17,6 +17,7 @@
 #include "cuda_tools.h"
 #include "program_libs.h"
 #include "program_run.h"
+#include "runtime/base/file_read.h"
 #include "runtime/base/strbuf.h"
 #include "runtime/base/vec.h"
 #include "runtime/base/xalloc.h"
@@ -87,16 +88,13 @@ static char *on_path(const char *name) {
     return NULL;
 }
 
-/* A file's text, at most cap bytes of it (malloc'd), or NULL. */
+/* A file's text, at most cap bytes of it (malloc'd), or NULL: a regular
+ * file only, opened without blocking and read so that an interrupt stops it. */
 static char *read_text(const char *path, size_t cap) {
-    FILE *f = fopen(path, "r");
-    struct stat st;
-    if (!f) return NULL;
-    if (fstat(fileno(f), &st) == 0 && st.st_size >= 0 && (size_t)st.st_size < cap) cap = (size_t)st.st_size;
-    char *t = xmalloc(cap + 1);
-    size_t n = fread(t, 1, cap, f);
-    fclose(f);
-    t[n] = 0;
+    cell_error_t err = {0};
+    size_t n;
+    char *t = file_read_all(path, cap, true, &n, &err);
+    cell_error_clear(&err);
     return t;
 }
 

@@ -142,6 +142,8 @@ void program_scan_includes(const char *text, program_include_fn *fn, void *ctx) 
 
 /* ---- headers and their libraries ---- */
 
+/* OpenMP is no library of the toolkit but the host compiler's option */
+#define OPENMP "(openmp)"
 #define NPPI_ALL "nppial", "nppicc", "nppidei", "nppif", "nppig", "nppim", "nppist", "nppisu", "nppitc"
 
 static const struct {
@@ -168,6 +170,7 @@ static const struct {
     {"nvToolsExtCudaRt.h", {"nvToolsExt"}},
     {"nvToolsExtSync.h", {"nvToolsExt"}},
     {"nccl.h", {"nccl"}},
+    {"omp.h", {OPENMP}},
     {"cuda.h", {"cuda"}}, /* the driver API */
     {"cudaProfiler.h", {"cuda"}},
     {"cudaGL.h", {"cuda"}},
@@ -472,6 +475,16 @@ char **program_libraries_among(const char *source, const header_file_t *headers,
     VEC(const char *) asked = {0};
     for (size_t i = 0; i < sc.wants.n; i++) {
         const want_t *w = &sc.wants.v[i];
+        if (!strcmp(w->lib, OPENMP)) { /* the host compiler's: its option compiles the pragmas and links the runtime */
+            bool given = false;
+            for (int k = 0; k < nuser && !given; k++) given = strstr(user_options[k], "fopenmp") != NULL;
+            for (size_t k = 0; k < out.n && !given; k++) given = !strcmp(out.v[k], "-fopenmp");
+            if (given) continue;
+            VEC_PUSH(out, xstrdup("-Xcompiler"));
+            VEC_PUSH(out, xstrdup("-fopenmp"));
+            VEC_PUSH(asked, w->header);
+            continue;
+        }
         if (program_options_name_library(user_options, nuser, w->lib)) continue;
         int d = 0;
         while (d < ndirs && !dir_has(dirs[d].path, w->lib)) d++;

@@ -1,6 +1,8 @@
 /* A program in its own process (program_run.h). fork + exec rather than a
- * shell; the child gets its own process group, so that an interrupt reaches
- * whatever it started too (nvcc's stages, a profiler's target). */
+ * shell, through a reaper (proc_reaper.h) that gives the program a process
+ * group of its own, passes it an interrupt (so that it reaches whatever the
+ * program started: nvcc's stages, a profiler's target) and ends whatever the
+ * program leaves behind. */
 #include "program_run.h"
 
 #include <errno.h>
@@ -12,8 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -22,6 +22,7 @@
 #include "runtime/base/strbuf.h"
 
 #include "runtime/base/xalloc.h"
+#include "proc_reaper.h"
 #define CAPTURE_CAP ((size_t)8 << 20) /* nvcc's log; more is noise */
 #define POLL_MS 20
 #define DRAIN_MS 200                  /* after it exits: what its children still write */
@@ -31,45 +32,6 @@ static double now_ms(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-/* Only async-signal-safe calls: the kernel process has threads. */
-static void child(char *const argv[], char *const envp[], const char *cwd, int devnull, int out, int err, int report,
-                  pid_t parent) {
-    setpgid(0, 0);
-    /* its own group keeps it from the kernel's signals: if the kernel dies
-     * without stopping it (SIGKILL), it goes too */
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent) _exit(127);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL); /* the kernel's executor thread blocks SIGINT */
-    struct sigaction dfl;
-    memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    for (int s = 1; s < NSIG; s++) /* ignored signals (SIGPIPE) would stay ignored across exec */
-        if (s != SIGKILL && s != SIGSTOP) sigaction(s, &dfl, NULL);
-    int e = 0;
-    if (cwd && chdir(cwd) != 0) e = errno;
-    if (!e && (dup2(devnull, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)) e = errno;
-    if (!e) {
-        /* none of the kernel's descriptors (sockets, the GPU channel) reach the program */
-        long r = -1;
-#if defined(SYS_close_range)
-        r = syscall(SYS_close_range, 3u, ~0u, 4u /* CLOSE_RANGE_CLOEXEC */);
-#endif
-        if (r != 0) {
-            long max = sysconf(_SC_OPEN_MAX);
-            if (max < 0 || max > 65536) max = 65536;
-            for (int fd = 3; fd < max; fd++)
-                if (fd != report) close(fd);
-        }
-        execve(argv[0], argv, envp);
-        e = errno;
-    }
-    ssize_t w = write(report, &e, sizeof e);
-    (void)w;
-    _exit(127);
 }
 
 /* How many bytes at the end of b[0..n) begin a UTF-8 character that is not
@@ -163,8 +125,9 @@ int proc_run(char *const argv[], const proc_opts_t *o, proc_result_t *r) {
               (!o->io || pipe2(pe, O_CLOEXEC) == 0);
     pid_t pid = -1, self = getpid();
     if (ok) {
+        proc_reaper_args_t ra = {argv, envp, o->cwd, devnull, po[1], o->io ? pe[1] : po[1], rep[1], self};
         pid = fork();
-        if (pid == 0) child(argv, envp, o->cwd, devnull, po[1], o->io ? pe[1] : po[1], rep[1], self);
+        if (pid == 0) proc_reaper(&ra);
     }
     int e = errno;
     free(envp);
@@ -174,7 +137,6 @@ int proc_run(char *const argv[], const proc_opts_t *o, proc_result_t *r) {
     if (rep[1] >= 0) close(rep[1]);
     int child_errno = 0;
     if (pid > 0) {
-        setpgid(pid, pid); /* also here: no race with a kill below */
         ssize_t k;
         while ((k = read(rep[0], &child_errno, sizeof child_errno)) < 0 && errno == EINTR) {}
         if (k != (ssize_t)sizeof child_errno) child_errno = 0; /* closed by exec: it runs */
@@ -204,16 +166,15 @@ int proc_run(char *const argv[], const proc_opts_t *o, proc_result_t *r) {
             if (w == pid || (w < 0 && errno != EINTR)) {
                 exited = true;
                 t_exit = now_ms();
-                if (r->interrupted) kill(-pid, SIGKILL); /* what it left behind in its group */
             }
         }
         if (!r->interrupted && interrupt_pending()) {
             r->interrupted = true;
             t_int = now_ms();
-            if (!exited) kill(-pid, SIGINT);
+            if (!exited) kill(pid, SIGINT); /* the reaper passes it to the program's group */
         }
         if (r->interrupted && !exited && !r->killed && now_ms() - t_int >= grace) {
-            kill(-pid, SIGKILL);
+            kill(pid, SIGTERM); /* the reaper kills the program and all it started */
             r->killed = true;
             t_kill = now_ms();
         }

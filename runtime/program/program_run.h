@@ -1,7 +1,9 @@
 /* Running a program in its own process (for %%program: nvcc, the user's
  * program, a profiler around it): stdin from /dev/null, its output either
  * streamed to the cell as it comes or captured, and an interrupt ending
- * it — SIGINT to its process group first, SIGKILL after a grace period. */
+ * it — SIGINT to its process group first, SIGKILL after a grace period.
+ * When it ends (or is killed, or the kernel dies) every process it started
+ * is killed too, its own group's and any that left it (proc_reaper.h). */
 #ifndef ICUDA_PROGRAM_RUN_H
 #define ICUDA_PROGRAM_RUN_H
 

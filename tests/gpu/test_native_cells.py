@@ -143,6 +143,10 @@ def test_crash_exit_and_hang_cost_the_worker_not_the_session():
         ename, evalue, _ = err(k, "%%cxx\n#include <cstdlib>\nexit(3);")
         assert ename == "SystemExit" and "exit(3)" in evalue, (ename, evalue)
         ok(k, "printf(\"%d\\n\", host_value);")
+        # exit(0) ends the cell as it ends a program: with success, its output kept
+        msgs = ok(k, "%%cxx\n#include <cstdlib>\nprintf(\"done\\n\");\nexit(EXIT_SUCCESS);")
+        assert "done" in stdout_of(msgs) and "exit(0) in In [" in stdout_of(msgs, "stderr"), msgs
+        ok(k, "printf(\"%d\\n\", host_value);")
         # a cell that never ends: the interrupt stops the worker, the session goes on
         msg_id = k.kc.execute("%%cxx\nvolatile long spin = 0;\nwhile (true) spin++;")
         time.sleep(20)  # nvcc first, then the loop
@@ -214,3 +218,94 @@ def test_a_native_cells_numbers_are_the_sessions():
         msgs = ok(k, "%%cxx\nfloat h = 0; cudaMemcpy(&h, dbuf + 7, 4, cudaMemcpyDeviceToHost);\n"
                      "printf(\"%d %.0f %zu\\n\", total, h, v.size());")
         assert "5051 7 100" in stdout_of(msgs), stdout_of(msgs)
+
+
+@needs_gpu
+@timeout(600)
+def test_globals_named_as_the_c_librarys_functions():
+    """A native cell's global named as a function of the C library that no
+    header of the cell declares (err, error) is the cell's own: stores to it
+    go to it, not into the library's code."""
+    with kernel() as k:
+        msgs = ok(k, "%%cxx\n#include <string>\ncudaError_t err = cudaSuccess;\nstd::string error = \"then\";\n"
+                     "err = cudaGetLastError();\nerror += \" and now\";\n"
+                     "printf(\"%d %s\\n\", (int)err, error.c_str());")
+        assert "0 then and now" in stdout_of(msgs), (stdout_of(msgs), stdout_of(msgs, "stderr"))
+
+
+# A header in the shape of the CUDA samples' helpers (written here): checking
+# macros, inline functions, and a timer behind an abstract class.
+SAMPLES_HELPER = r"""#ifndef TEST_SAMPLES_HELPER_H
+#define TEST_SAMPLES_HELPER_H
+#include <cstdio>
+#include <cstdlib>
+#include <cuda_runtime.h>
+template <typename T> void check_call(T result, const char *what, const char *file, int line) {
+    if (result) { fprintf(stderr, "CUDA error %d at %s:%d: %s\n", (int)result, file, line, what); exit(EXIT_FAILURE); }
+}
+#define checkCudaErrors(val) check_call((val), #val, __FILE__, __LINE__)
+inline int findCudaDevice(int argc, const char **argv) { checkCudaErrors(cudaSetDevice(0)); return 0; }
+class StopWatchInterface {
+  public:
+    virtual ~StopWatchInterface() {}
+    virtual void start() = 0;
+    virtual void stop() = 0;
+    virtual int laps() = 0;
+};
+class StopWatchCounting : public StopWatchInterface {
+    int n = 0;
+  public:
+    void start() override {}
+    void stop() override { n++; }
+    int laps() override { return n; }
+};
+inline bool sdkCreateTimer(StopWatchInterface **t) { *t = new StopWatchCounting(); return true; }
+#endif
+"""
+
+
+@needs_gpu
+@timeout(900)
+def test_a_program_split_after_its_helper_headers():
+    """A program pasted as two cells whose first includes headers the
+    interpreter has no interpreter for: the second (main's body) uses their
+    names only, and runs natively too, saying why."""
+    import os
+    import shutil
+    import tempfile
+    d = tempfile.mkdtemp(prefix="icuda-helpers-")
+    try:
+        with open(os.path.join(d, "samples_helper.h"), "w") as f:
+            f.write(SAMPLES_HELPER)
+        with kernel() as k:
+            ok(k, "%include_path " + d)
+            ok(k, '#include <map>\n#include "samples_helper.h"\n'
+                  "__global__ void vectorAdd(const float *a, const float *b, float *c, int n) {\n"
+                  "    int i = blockDim.x * blockIdx.x + threadIdx.x;\n    if (i < n) c[i] = a[i] + b[i];\n}")
+            msgs = ok(k, "int argc = 1; const char *argv[] = {\"prog\"};\nint dev = findCudaDevice(argc, argv);\n"
+                         "const int n = 5000; size_t size = n * sizeof(float);\n"
+                         "float *h_a = (float *)malloc(size), *h_c = (float *)malloc(size);\n"
+                         "for (int i = 0; i < n; i++) h_a[i] = i;\n"
+                         "float *d_a, *d_c;\ncheckCudaErrors(cudaMalloc((void **)&d_a, size));\n"
+                         "checkCudaErrors(cudaMalloc((void **)&d_c, size));\n"
+                         "checkCudaErrors(cudaMemcpy(d_a, h_a, size, cudaMemcpyHostToDevice));\n"
+                         "StopWatchInterface *timer = NULL;\nsdkCreateTimer(&timer);\ntimer->start();\n"
+                         "vectorAdd<<<(n + 255) / 256, 256>>>(d_a, d_a, d_c, n);\n"
+                         "checkCudaErrors(cudaGetLastError());\ntimer->stop();\n"
+                         "checkCudaErrors(cudaMemcpy(h_c, d_c, size, cudaMemcpyDeviceToHost));\n"
+                         "int bad = 0;\nfor (int i = 0; i < n; i++) bad += h_c[i] != 2.0f * i;\n"
+                         "std::map<int, int> laps;\nlaps[dev] = timer->laps();\n"
+                         "printf(\"bad=%d laps=%d\\n\", bad, laps[0]);")
+            assert "bad=0 laps=1" in stdout_of(msgs), (stdout_of(msgs), stdout_of(msgs, "stderr"))
+            assert "it uses findCudaDevice, which host cells do not know" in stdout_of(msgs, "stderr")
+            # the program's numbers are the session's: an interpreted cell reads them
+            msgs = ok(k, 'printf("%d %d\\n", bad, n);')
+            assert "0 5000" in stdout_of(msgs), stdout_of(msgs)
+            # a name no header declares is still an error (nvcc's, at the cell's line)
+            ename, evalue, _ = err(k, "int q = no_such_name_anywhere;")
+            assert ename == "CompileError" and "no_such_name_anywhere" in evalue, (ename, evalue)
+            # an interpreted cell after it is fine
+            msgs = ok(k, 'printf("%d\\n", n + 1);')
+            assert "5001" in stdout_of(msgs)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)

@@ -123,6 +123,39 @@ def test_errors_lose_nothing():
         assert value(k, "v[3]") == "(float) 4"
 
 
+def test_load_reads_only_regular_files_within_the_limits():
+    # every one a clear error at once: nothing read past what decides it, the session intact
+    with tempfile.TemporaryDirectory() as d, shared_kernel() as k:
+        ok(k, "float v[4] = {1, 2, 3, 4};")
+        os.mkfifo(f"{d}/f.npy")  # its open would wait for a writer
+        with open(f"{d}/sparse.npy", "wb") as f:  # 100 GB of nothing, no header
+            f.truncate(100 << 30)
+        with open(f"{d}/big.npy", "wb") as f:  # a true header, then 100 GB of data
+            np.lib.format.write_array_header_1_0(f, {"descr": "<f4", "fortran_order": False,
+                                                     "shape": (25 * 10 ** 9,)})
+            f.truncate(100 << 30)
+        with open(f"{d}/longhead.npy", "wb") as f:  # a 2 MiB header (format 2.0)
+            dict_ = b"{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }"
+            body = dict_ + b" " * ((2 << 20) - 12 - len(dict_) - 1) + b"\n"
+            f.write(b"\x93NUMPY\x02\x00" + len(body).to_bytes(4, "little") + body + b"\0\0\0\0")
+        for cell, ename, words in [
+            ("%load q /dev/zero", "OSError", "cannot read /dev/zero: it is not a regular file (a character device)"),
+            (f"%load q {d}/f.npy", "OSError", "it is not a regular file (a pipe)"),
+            (f"%load q {d}", "OSError", "it is not a regular file (a directory)"),
+            (f"%load q {d}/sparse.npy", "ValueError", "does not start with"),
+            (f"%load q {d}/big.npy", "MemoryError", "holds 93.1 GiB of data, more than the"),
+            (f"%load q {d}/longhead.npy", "ValueError", "its header is 2097152 bytes, more than the 1048576 read"),
+        ]:
+            c = error(k, cell)
+            assert c["ename"] == ename and words in c["evalue"], (cell, c["ename"], c["evalue"])
+        assert "undeclared" in error(k, "q")["evalue"]
+        assert value(k, "v[3]") == "(float) 4"
+        # a good file still loads, its data read past the header's first read
+        np.save(f"{d}/good.npy", np.arange(600000, dtype=">i4"))
+        ok(k, f"%load g {d}/good.npy")
+        assert value(k, "g[599999]") == "(int) 599999"
+
+
 def test_save_writes_through_links_and_never_replaces_a_special_file():
     # the save's temporary file is renamed into place: into a link's target,
     # and never over a device or a pipe (%save /dev/null as root replaced it)

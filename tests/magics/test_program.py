@@ -47,6 +47,12 @@ ok_streams = functools.partial(support.ok_streams, t=180)
 error_streams = functools.partial(support.error_streams, t=180)
 
 
+def cell_streams(k, code):
+    """Runs a cell that may fail: (its execute_reply's content, its stdout, its stderr)."""
+    c, msgs = support.run(k, code, 180)
+    return c, stdout_of(msgs), stdout_of(msgs, "stderr")
+
+
 def cache_env():
     return {"XDG_CACHE_HOME": tempfile.mkdtemp(prefix="icuda-program-cache-")}
 
@@ -411,33 +417,137 @@ def test_the_libraries_its_includes_name_are_linked():
     env = cache_env()
     try:
         with kernel(env=env) as k:
-            c, out, err = run(k, "%%program\n" + CUBLAS)
+            c, out, err = cell_streams(k, "%%program\n" + CUBLAS)
             built_then_ran(c, out)
             assert "icuda: linking -lcublas -lcufft (the program includes cublas_v2.h, cufft.h)\n" in err, err
             # found in the cache: nothing compiled, nothing said
-            c, out, err = run(k, "%%program\n" + CUBLAS)
+            c, out, err = cell_streams(k, "%%program\n" + CUBLAS)
             built_then_ran(c, out)
             assert "linking" not in err, err
             # a library the options name already is not added again
-            c, out, err = run(k, "%%program -lcublas\n" + CUBLAS)
+            c, out, err = cell_streams(k, "%%program -lcublas\n" + CUBLAS)
             built_then_ran(c, out)
             assert "icuda: linking -lcufft (the program includes cufft.h)\n" in err, err
             # a pasted program (main, no magic) links the same way
-            c, out, err = run(k, CUBLAS + "\n// pasted")
+            c, out, err = cell_streams(k, CUBLAS + "\n// pasted")
             built_then_ran(c, out)
             assert "icuda: linking -lcublas -lcufft" in err, err
             # through a %%header file it includes
-            ok(k, "%%header blas_all.cuh\n#pragma once\n#include <cublas_v2.h>")
-            c, out, err = run(k, '%%program\n#include <cstdio>\n#include "blas_all.cuh"\n'
+            ok_streams(k, "%%header blas_all.cuh\n#pragma once\n#include <cublas_v2.h>")
+            c, out, err = cell_streams(k, '%%program\n#include <cstdio>\n#include "blas_all.cuh"\n'
                                  'int main() { cublasHandle_t h; int s = cublasCreate(&h);\n'
                                  '    printf("cublasCreate: %d\\n", s); return s != 0; }')
             built_then_ran(c, out)
             assert "icuda: linking -lcublas (the program includes cublas_v2.h)\n" in err, err
             # curand_kernel.h is device code in headers: nothing to link; one in a comment counts for nothing
-            out, err = ok(k, "%%program\n#include <cstdio>\n#include <curand_kernel.h>\n// #include <cufft.h>\n"
+            out, err = ok_streams(k, "%%program\n#include <cstdio>\n#include <curand_kernel.h>\n// #include <cufft.h>\n"
                              "__global__ void k(curandState *s) { curand_init(1, 0, 0, s); }\n"
                              "int main() { puts(\"no library\"); }")
             assert out == "no library\n" and "linking" not in err, err
     finally:
         shutil.rmtree(env["XDG_CACHE_HOME"], ignore_errors=True)
 
+
+
+# A program that leaves processes behind: a child in its own group (through
+# system's shell) and a daemon that left the group and the session (setsid,
+# then its parent exited); their pids go into DIR, then it returns or spins.
+LEAVER = r"""%%program -- {dir} {mode}
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void note(const std::string &path, int pid) {
+    std::string tmp = path + ".tmp";
+    FILE *f = fopen(tmp.c_str(), "w");
+    fprintf(f, "%d\n", pid);
+    fclose(f);
+    rename(tmp.c_str(), path.c_str());
+}
+
+int main(int argc, char **argv) {
+    std::string dir = argv[1], mode = argv[2];
+    system(("sleep 1000 & echo $! > " + dir + "/bg").c_str());
+    if (fork() == 0) {
+        setsid();
+        if (fork() == 0) {
+            note(dir + "/daemon", getpid());
+            for (;;) pause();
+        }
+        _exit(0);
+    }
+    struct stat st;
+    while (stat((dir + "/daemon").c_str(), &st) != 0) usleep(10000);
+    printf("started\n");
+    fflush(stdout);
+    if (mode == "spin")
+        for (;;) {}
+    return 0;
+}"""
+
+
+def leaver(d, mode):
+    return LEAVER.replace("{dir}", d).replace("{mode}", mode)
+
+
+def left_behind(d):
+    """The pids the program wrote into d."""
+    return [int(open(os.path.join(d, name)).read()) for name in ("bg", "daemon")]
+
+
+def running(pid):
+    return os.path.exists(f"/proc/{pid}")
+
+
+def wait_started(k, msg_id):
+    deadline = time.time() + 180
+    seen = ""
+    while "started" not in seen:
+        assert time.time() < deadline, "the program never started"
+        m = k.kc.get_iopub_msg(timeout=180)
+        if m["parent_header"].get("msg_id") == msg_id and m["msg_type"] == "stream":
+            seen += m["content"]["text"]
+
+
+@timeout(300)
+def test_what_a_program_started_ends_with_its_cell_and_its_interrupt():
+    d = tempfile.mkdtemp(prefix="icuda-leaver-")
+    try:
+        with shared_kernel() as k:
+            out, _ = ok_streams(k, leaver(d, "return"))
+            assert out == "started\n", out
+            pids = left_behind(d)
+            assert not any(running(p) for p in pids), pids  # gone when the cell's reply comes
+            for name in ("bg", "daemon"):
+                os.unlink(os.path.join(d, name))
+            msg_id = k.kc.execute(leaver(d, "spin"))
+            wait_started(k, msg_id)
+            pids = left_behind(d)
+            assert all(running(p) for p in pids), pids
+            k.request("interrupt_request", channel="control")
+            c = k.reply_to(msg_id, "shell", timeout=30)["content"]
+            assert c["status"] == "error" and c["ename"] == "KeyboardInterrupt", c
+            assert not any(running(p) for p in pids), pids
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+@timeout(300)
+def test_what_a_program_started_ends_at_kernel_shutdown():
+    d = tempfile.mkdtemp(prefix="icuda-leaver-")
+    try:
+        with kernel() as k:
+            msg_id = k.kc.execute(leaver(d, "spin"))
+            wait_started(k, msg_id)
+            pids = left_behind(d)
+            assert all(running(p) for p in pids), pids
+        # the kernel has shut down (its with-block ended) while the program ran
+        for _ in range(3000):
+            if not any(running(p) for p in pids):
+                break
+            time.sleep(0.01)
+        assert not any(running(p) for p in pids), pids
+    finally:
+        shutil.rmtree(d, ignore_errors=True)

@@ -212,6 +212,8 @@ def test_history_output_pairs_search_and_restart():
         path = os.path.join(k.data_dir, "history.jsonl")
         with open(path) as f:
             lines = [json.loads(x) for x in f]
-        assert len(lines) == 5 and lines[-1]["session"] == session + 1
+        entries = [x for x in lines if "input" in x]  # the other lines note each session as it starts
+        assert len(entries) == 5 and lines[-1]["session"] == session + 1
+        assert [x["session"] for x in lines if "input" not in x] == [session, session + 1]
         r = k.request("history_request", {"hist_access_type": "tail", "output": "yes"})
         assert r["content"]["status"] == "error"

@@ -5,7 +5,7 @@
 #include "check.h"
 #include "runtime/native/native_items.h"
 
-static const char *const kind_names[] = {"pp", "repeat", "kernel", "device_var", "variable", "statement"};
+static const char *const kind_names[] = {"pp", "repeat", "kernel", "device_var", "variable", "shared", "statement"};
 
 /* The kinds of a cell's items, as "kind kind ...", and the names of its
  * variables as "name,name|name". */
@@ -35,6 +35,10 @@ static void expect(const char *code, const char *kinds, const char *names) {
 
 static void declarations_and_statements(void) {
     expect("int n = 1 << 20;", "variable", "n");
+    /* a #pragma before a statement stays with it (omp parallel for); #pragma once is the cell's */
+    expect("#pragma omp parallel for schedule(dynamic)\nfor (int i = 0; i < 4; i++) s += i;", "statement statement", "");
+    expect("#pragma once\nf();", "pp statement", "");
+    expect("#pragma pack(1)\nint packed;", "pp variable", "packed");
     expect("float *x, *y;", "variable", "x,y");
     expect("thrust::device_vector<float> d(n);", "variable", "d");
     expect("std::vector<std::vector<int>> grid(4, std::vector<int>(4));", "variable", "grid");

@@ -183,6 +183,15 @@ static void test_among(const char *tmp) {
     CHECK_STR(why, "cublas_v2.h, curand.h, nvrtc.h");
     free(got), free(want), free(why);
 
+    /* <omp.h> is the host compiler's OpenMP: its option, once, unless given */
+    got = joined(program_libraries_among("#include <omp.h>\n#include <omp.h>\n#include <cublas_v2.h>\n", NULL, 0, NULL, 0,
+                                         dirs, 3, &why));
+    CHECK_STR(got, "-Xcompiler -fopenmp -lcublas");
+    CHECK_STR(why, "omp.h, cublas_v2.h");
+    free(got), free(why);
+    char *omp_user[] = {"-Xcompiler", "-fopenmp,-O2"};
+    CHECK(program_libraries_among("#include <omp.h>\n", NULL, 0, omp_user, 2, dirs, 3, NULL) == NULL);
+
     /* nothing asked for, or nothing found: NULL */
     why = (char *)"untouched";
     CHECK(program_libraries_among("#include <cstdio>\nint main() {}", NULL, 0, NULL, 0, dirs, 3, &why) == NULL);

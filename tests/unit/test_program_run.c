@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/wait.h>
+#include <stdbool.h>
 
 #include "check.h"
 #include "runtime/base/interrupt.h"
@@ -29,6 +31,42 @@ static void *raise_later(void *arg) {
     usleep(300 * 1000);
     interrupt_raise();
     return NULL;
+}
+
+/* The pid a script wrote into dir/name (0 when none). */
+static pid_t pid_in(const char *dir, const char *name) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "r");
+    int pid = 0;
+    if (f) {
+        if (fscanf(f, "%d", &pid) != 1) pid = 0;
+        fclose(f);
+    }
+    return pid;
+}
+
+static bool running(pid_t pid) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d", (int)pid);
+    return access(path, F_OK) == 0;
+}
+
+/* Waits (up to 30 s, never asserted on) until pid has gone. */
+static bool gone_soon(pid_t pid) {
+    for (int i = 0; i < 3000 && running(pid); i++) usleep(10 * 1000);
+    return !running(pid);
+}
+
+/* A script that starts a child in its own group (bg), and a daemon that
+ * left the group and the session (setsid, then its parent exited), writes
+ * their pids into dir, and then runs tail. */
+static char *leaver(const char *dir, const char *tail) {
+    char *s = NULL;
+    if (asprintf(&s, "cd %s; sleep 1000 & echo $! > bg; setsid sh -c 'sleep 1000 & echo $! > daemon.tmp; "
+                     "mv daemon.tmp daemon' & while [ ! -s daemon ]; do sleep 0.01; done; %s", dir, tail) < 0)
+        abort();
+    return s;
 }
 
 static int sh(const char *script, const proc_opts_t *o, proc_result_t *r) {
@@ -124,6 +162,63 @@ int main(void) {
     CHECK(bg > 0);
     if (bg > 0) kill((pid_t)bg, SIGKILL);
     proc_result_free(&r);
+
+    /* what it started is ended with it: its group and a daemon that left it */
+    char dir[] = "/tmp/icuda-test-reaper-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char *script = leaver(dir, "echo done");
+    CHECK(sh(script, &cap, &r) == 0);
+    free(script);
+    CHECK(r.exited && r.exit_status == 0);
+    CHECK_STR(r.output, "done\n");
+    proc_result_free(&r);
+    pid_t bg = pid_in(dir, "bg"), daemon = pid_in(dir, "daemon");
+    CHECK(bg > 0 && daemon > 0);
+    CHECK(bg > 0 && !running(bg));
+    CHECK(daemon > 0 && !running(daemon));
+
+    /* ... and after an interrupt, SIGINT or SIGKILL */
+    for (int kill_it = 0; kill_it < 2; kill_it++) {
+        interrupt_clear();
+        script = leaver(dir, kill_it ? "trap '' INT; while :; do :; done" : "exec sleep 30");
+        pthread_create(&th, NULL, raise_later, NULL);
+        CHECK(sh(script, &quick, &r) == 0);
+        pthread_join(th, NULL);
+        free(script);
+        CHECK(r.interrupted && r.killed == kill_it && r.signal == (kill_it ? SIGKILL : SIGINT));
+        proc_result_free(&r);
+        bg = pid_in(dir, "bg");
+        daemon = pid_in(dir, "daemon");
+        CHECK(bg > 0 && gone_soon(bg));
+        CHECK(daemon > 0 && gone_soon(daemon));
+    }
+    interrupt_clear();
+
+    /* ... and when the kernel itself dies (SIGKILL) while it runs */
+    char bgf[600], daemonf[600];
+    snprintf(bgf, sizeof bgf, "%s/bg", dir);
+    snprintf(daemonf, sizeof daemonf, "%s/daemon", dir);
+    unlink(bgf);
+    unlink(daemonf);
+    script = leaver(dir, "sleep 1000");
+    pid_t kernel = fork();
+    if (kernel == 0) {
+        sh(script, &cap, &r);
+        _exit(0);
+    }
+    free(script);
+    for (int i = 0; i < 3000 && !pid_in(dir, "daemon"); i++) usleep(10 * 1000);
+    bg = pid_in(dir, "bg");
+    daemon = pid_in(dir, "daemon");
+    CHECK(bg > 0 && daemon > 0 && running(bg) && running(daemon));
+    kill(kernel, SIGKILL);
+    waitpid(kernel, NULL, 0);
+    CHECK(bg > 0 && gone_soon(bg));
+    CHECK(daemon > 0 && gone_soon(daemon));
+    char *rm = NULL;
+    if (asprintf(&rm, "rm -rf %s", dir) < 0) abort();
+    CHECK(system(rm) == 0);
+    free(rm);
 
     /* one variable set for it (%%program after %device N), the rest inherited */
     setenv("ICUDA_TEST_KEEP", "kept", 1);

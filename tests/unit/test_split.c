@@ -46,7 +46,8 @@ static void routes(void) {
         {"cmath", INC_BOTH}, {"math.h", INC_BOTH}, {"cstring", INC_BOTH}, {"string.h", INC_BOTH},
         {"cstdint", INC_BOTH}, {"stdint.h", INC_BOTH}, {"cassert", INC_BOTH}, {"assert.h", INC_BOTH},
         {"climits", INC_BOTH}, {"limits.h", INC_BOTH}, {"cfloat", INC_BOTH}, {"float.h", INC_BOTH},
-        {"ctime", INC_BOTH}, {"time.h", INC_BOTH}, {"stddef.h", INC_BOTH},
+        {"ctime", INC_BOTH}, {"time.h", INC_BOTH}, {"stddef.h", INC_BOTH}, {"sys/time.h", INC_BOTH},
+        {"strings.h", INC_BOTH}, {"iterator", INC_HOST},
         {"cooperative_groups.h", INC_DEVICE}, {"cooperative_groups/reduce.h", INC_DEVICE},
         {"curand_kernel.h", INC_DEVICE}, {"cuda/std/cstdint", INC_DEVICE}, {"cub/cub.cuh", INC_DEVICE},
         {"mma.h", INC_DEVICE}, {"cuda_fp16.h", INC_DEVICE}, {"cuda_bf16.h", INC_DEVICE},
@@ -147,6 +148,30 @@ static void cxx_items(void) {
         CHECK(sp.items[1].kind == ITEM_BOTH && sp.items[1].device_end > 0);
         CHECK(sp.items[2].kind == ITEM_BOTH);
         CHECK_STR(sp.items[2].key, "type:enum Color");
+    }
+
+    /* host classes with constructors and destructors, class templates with
+     * member functions and function templates' prototypes are the host's;
+     * a plain class template and a variable template stay the device's */
+    {
+        const char *h =
+            "struct Timer { Timer() { t = 0; } ~Timer() { printf(\"%f\\n\", t); } double t; };\n" /* 0 host */
+            "struct Clock { Clock(); ~Clock(); double t; };\n"                                       /* 1 host */
+            "template <typename T> void fill(T *p, int n);\n"                                        /* 2 host */
+            "template <class T>\ninline T *alloc_n(int n);\n"                                         /* 3 host */
+            "template <typename T> struct Buf { T *p; Buf(int n) { p = new T[n]; } ~Buf() { delete[] p; } };\n" /* 4 host */
+            "template <typename T> struct Vec2 { T x, y; };\n"                                       /* 5 device */
+            "template <typename T> T pi = T(3.14);\n"                                                /* 6 device */
+            "template <typename T> __global__ void k(T *p);\n"                                       /* 7 device */
+            "template <typename T> __host__ __device__ T sq(T a);\n"                                 /* 8 both */
+            "template <typename T> void fill(T *p, int n) { for (int i = 0; i < n; i++) p[i] = T(i); }\n"; /* 9 host */
+        item_kind_t want_h[] = {ITEM_HOST, ITEM_HOST, ITEM_HOST, ITEM_HOST, ITEM_HOST,
+                                ITEM_DEVICE, ITEM_DEVICE, ITEM_DEVICE, ITEM_BOTH, ITEM_HOST};
+        expect_kinds(h, want_h, sizeof want_h / sizeof want_h[0]);
+        if (sp.n == sizeof want_h / sizeof want_h[0]) {
+            CHECK_STR(sp.items[2].name, "fill");
+            CHECK_STR(sp.items[4].key, "type:struct Buf");
+        }
     }
 
     /* a namespace qualified deeper, a using-directive with spaces */

@@ -29,6 +29,11 @@ buf_t *gc_find_buf(const gpu_client_t *c, CUdeviceptr p, size_t n) {
     return b;
 }
 
+/* The device a copy or fill runs on: its buffer's, or, for memory the
+ * session did not allocate (what a native C++ cell's cudaMalloc gave), the
+ * current one; the driver refuses an address that is no device memory. */
+static int copy_dev(const buf_t *b) { return b ? b->dev : -1; }
+
 static size_t buf_index(const gpu_client_t *c, CUdeviceptr va) { /* first buffer with va >= va */
     size_t lo = 0, hi = c->bufs.n;
     while (lo < hi) {
@@ -268,25 +273,25 @@ static size_t pin_chunk(const gpu_client_t *c, const char *p, size_t n) {
 int gpu_client_memcpy_htod(gpu_client_t *c, CUdeviceptr dst, const void *src, size_t n,
                            gpu_handle_t stream, bool async) {
     if (n == 0) return 0;
-    buf_t *b = gc_find_buf(c, dst, n);
-    if (!b || !src) return CUDA_ERROR_INVALID_VALUE;
+    buf_t *b = gc_find_buf(c, dst, n); /* NULL: memory the session did not allocate (see unknown_dev) */
+    if (!src) return CUDA_ERROR_INVALID_VALUE;
     void *bounce = NULL;
     if (!arena_contains(src, n)) {
         if (!(bounce = arena_alloc(n))) return CUDA_ERROR_OUT_OF_MEMORY;
         memcpy(bounce, src, n);
         async = false;
     }
-    if (!bounce && whole(b, dst, n)) {
+    if (b && !bounce && whole(b, dst, n)) {
         b->shadow = SH_HOST;
         b->host = src;
-    } else {
+    } else if (b) {
         gc_touch(b);
     }
     const char *h = bounce ? bounce : src;
     int r = 0;
     for (size_t done = 0, k; done < n && !r; done += k) {
         k = pin_chunk(c, h + done, n - done);
-        ch_cmd_t *m = gc_cmd(c, CH_MEMCPY, async, b->dev);
+        ch_cmd_t *m = gc_cmd(c, CH_MEMCPY, async, copy_dev(b));
         m->u.copy.kind = CH_H2D;
         m->u.copy.dst = dst + done;
         m->u.copy.src = arena_offset(h + done);
@@ -302,7 +307,7 @@ int gpu_client_memcpy_dtoh(gpu_client_t *c, void *dst, CUdeviceptr src, size_t n
                            gpu_handle_t stream, bool async) {
     if (n == 0) return 0;
     buf_t *b = gc_find_buf(c, src, n);
-    if (!b || !dst) return CUDA_ERROR_INVALID_VALUE;
+    if (!dst) return CUDA_ERROR_INVALID_VALUE;
     void *bounce = NULL;
     if (!arena_contains(dst, n)) {
         if (!(bounce = arena_alloc(n))) return CUDA_ERROR_OUT_OF_MEMORY;
@@ -312,7 +317,7 @@ int gpu_client_memcpy_dtoh(gpu_client_t *c, void *dst, CUdeviceptr src, size_t n
     int r = 0;
     for (size_t done = 0, k; done < n && !r; done += k) {
         k = pin_chunk(c, h + done, n - done);
-        ch_cmd_t *m = gc_cmd(c, CH_MEMCPY, async, b->dev);
+        ch_cmd_t *m = gc_cmd(c, CH_MEMCPY, async, copy_dev(b));
         m->u.copy.kind = CH_D2H;
         m->u.copy.dst = arena_offset(h + done);
         m->u.copy.src = src + done;
@@ -331,18 +336,17 @@ int gpu_client_memcpy_dtod(gpu_client_t *c, CUdeviceptr dst, CUdeviceptr src, si
                            gpu_handle_t stream, bool async) {
     if (n == 0) return 0;
     buf_t *d = gc_find_buf(c, dst, n), *s = gc_find_buf(c, src, n);
-    if (!d || !s) return CUDA_ERROR_INVALID_VALUE;
-    ch_cmd_t *m = gc_cmd(c, CH_MEMCPY, async, d->dev);
+    ch_cmd_t *m = gc_cmd(c, CH_MEMCPY, async, copy_dev(d ? d : s));
     m->u.copy.kind = CH_D2D;
     m->u.copy.dst = dst;
     m->u.copy.src = src;
     m->u.copy.size = n;
     m->u.copy.stream = gc_stream_h(c, stream);
-    if (whole(d, dst, n) && whole(s, src, n)) {
+    if (d && s && whole(d, dst, n) && whole(s, src, n)) {
         d->shadow = s->shadow;
         d->host = s->host;
         d->fill = s->fill;
-    } else {
+    } else if (d) {
         gc_touch(d);
     }
     return gc_send(c, sizeof *m, NULL);
@@ -352,16 +356,15 @@ int gpu_client_memset(gpu_client_t *c, CUdeviceptr dst, int value, size_t n, gpu
                       bool async) {
     if (n == 0) return 0;
     buf_t *b = gc_find_buf(c, dst, n);
-    if (!b) return CUDA_ERROR_INVALID_VALUE;
-    ch_cmd_t *m = gc_cmd(c, CH_MEMSET, async, b->dev);
+    ch_cmd_t *m = gc_cmd(c, CH_MEMSET, async, copy_dev(b));
     m->u.memset.dptr = dst;
     m->u.memset.size = n;
     m->u.memset.value = (uint32_t)(value & 0xFF);
     m->u.memset.stream = gc_stream_h(c, stream);
-    if (whole(b, dst, n)) {
+    if (b && whole(b, dst, n)) {
         b->shadow = SH_FILL;
         b->fill = value & 0xFF;
-    } else {
+    } else if (b) {
         gc_touch(b);
     }
     return gc_send(c, sizeof *m, NULL);

@@ -62,10 +62,6 @@ static void say_field(const char *s) {
 }
 
 int icuda_native_register(const char *name, void *addr, const char *type, int is_const, int kernel) {
-    /* a kernel is known to later cells by the symbol of its host stub,
-     * which their launch bridges take the name of */
-    Dl_info di;
-    if (kernel && dladdr(addr, &di) && di.dli_sname && di.dli_saddr == addr) type = di.dli_sname;
     entry_t e = {xstrdup(name), addr, xstrdup(type ? type : ""), is_const, kernel, run_id};
     VEC_PUSH(registry, e);
     say("V\t");

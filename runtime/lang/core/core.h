@@ -20,6 +20,7 @@ typedef struct interp_hooks interp_hooks_t;
 typedef struct cell_io cell_io_t;       /* runtime/base/cell_io.h */
 typedef struct cell_error cell_error_t;
 typedef const char *(*interp_header_fn)(void *ctx, const char *name);
+typedef int (*interp_kernel_fn)(void *ctx, const char *name, char *decl, size_t cap);
 
 #define LIKELY(x) __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -350,6 +351,7 @@ struct interp {
     interp_hooks_t *hooks;   /* the GPU side's (interp_set_hooks), NULL until set */
     lang_upcalls_t up;   /* the stages above the evaluator (set up by session.c) */
     interp_header_fn header_text; void *header_ctx; /* #include "x" of a %%header (lex.c) */
+    interp_kernel_fn kernel_decl; void *kernel_ctx;  /* device cells' kernels (parse_kernel.c) */
     type_t *dim3_type, *file_type, *size_type;
     gvar_t **gvars; int ngvars, capgvars; /* all ever made, to free */
     void *tmp[2];        /* a builtin's scratch, freed if the cell stops inside it */

@@ -191,7 +191,8 @@ bool ty_compat_ptr(type_t *a, type_t *b) {
     case T_ARRAY: return (a->count == b->count || a->count < 0 || b->count < 0 || a->vla || b->vla) &&
                          ty_compat_ptr(a->base, b->base);
     case T_STRUCT: case T_UNION: return a->sd == b->sd;
-    case T_FUNC: return ty_same(a, b);
+    case T_FUNC: /* a function of unspecified parameters (a kernel's value) goes with any of its return type */
+        return a->oldstyle || b->oldstyle ? ty_same(a->base, b->base) : ty_same(a, b);
     default: return true;
     }
 }
@@ -248,7 +249,7 @@ char *ty_decl_alloc(type_t *t, const char *name) {
                 free(pd);
             }
             if (t->variadic) sb_puts(&inner, t->nparams ? ", ..." : "...");
-            if (!t->nparams && !t->variadic) sb_puts(&inner, "void");
+            if (!t->nparams && !t->variadic && !t->oldstyle) sb_puts(&inner, "void");
             sb_putc(&inner, ')');
             t = t->base;
         } else break;

@@ -157,8 +157,14 @@ static val_t ev_callptr(node_t *n, frame_t *f) {
     uint64_t p = EV(n->a, f).u;
     char b[128];
     if (p == 0) rt_error(n, "call through a NULL function pointer: %s is NULL", loc_text(&n->a->loc, b, sizeof b));
-    if (ptr_slot(p) != SLOT_FUNC || (uint64_t)ptr_off(p) >= (uint64_t)g_nfboxes)
+    if (ptr_slot(p) != SLOT_FUNC || (uint64_t)ptr_off(p) >= (uint64_t)g_nfboxes) {
+        int64_t off;
+        buf_t *k = ptr_is_raw(p) ? NULL : ptr_live_buf(p, &off);
+        if (k && k->place == PLACE_STRLIT && off == 0 && k->base && memchr(k->base, 0, k->size))
+            rt_error(n, "%s holds the kernel %s: launch it with %s<<<grid, block>>>(...), not as a host function",
+                     loc_text(&n->a->loc, b, sizeof b), k->base, b);
         rt_error(n, "call through a pointer that is not a function: %s", loc_text(&n->a->loc, b, sizeof b));
+    }
     fbox_t *bx = g_fboxes[ptr_off(p)];
     func_t *fn = bx->cur;
     if (!fn || !fn->body) bad_call(n, bx);

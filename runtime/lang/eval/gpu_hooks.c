@@ -13,6 +13,11 @@ void interp_set_header_source(interp_t *in, interp_header_fn fn, void *ctx) {
     in->header_ctx = ctx;
 }
 
+void interp_set_kernel_source(interp_t *in, interp_kernel_fn fn, void *ctx) {
+    in->kernel_decl = fn;
+    in->kernel_ctx = ctx;
+}
+
 void interp_set_hooks(interp_t *in, const interp_hooks_t *hooks) {
     free(in->hooks);
     in->hooks = NULL;
@@ -146,10 +151,29 @@ static void dim_of(node_t *a, val_t v, unsigned d[3]) {
     else { d[0] = (unsigned)v.u; d[1] = d[2] = 1; }
 }
 
+/* The kernel a launch through a value names: the value of a kernel's name
+ * is that name, a string of the session (parse_kernel.c). */
+static const char *launched_kernel(node_t *n, frame_t *f) {
+    node_t *k = n->a;
+    uint64_t w = k->fn(k, f).u;
+    char b[128];
+    loc_text(&k->loc, b, sizeof b);
+    if (!w) rt_error(n, "launch through %s, which is NULL: it holds no kernel", b);
+    if (ptr_slot(w) == SLOT_FUNC)
+        rt_error(n, "launch through %s, which holds a host function, not a kernel (a __global__ function of a device "
+                 "cell)", b);
+    int64_t off;
+    buf_t *bf = ptr_is_raw(w) ? NULL : ptr_live_buf(w, &off);
+    if (!bf || bf->place != PLACE_STRLIT || off != 0 || !bf->base || !memchr(bf->base, 0, bf->size))
+        rt_error(n, "launch through %s, which holds no kernel (set it from a kernel's name)", b);
+    return bf->base;
+}
+
 static val_t ev_launch(node_t *n, frame_t *f) {
     interp_t *in = g_in;
+    const char *name = n->a ? launched_kernel(n, f) : n->p;
     if (!in->hooks || !in->hooks->launch)
-        rt_error(n, "kernel launches need the GPU layer, and this interpreter has none attached (launch of %s)", (char *)n->p);
+        rt_error(n, "kernel launches need the GPU layer, and this interpreter has none attached (launch of %s)", name);
     node_t **cfg = n->list;
     int nc = (int)n->esz;
     unsigned g[3], b[3];
@@ -162,7 +186,7 @@ static val_t ev_launch(node_t *n, frame_t *f) {
     char tb[k ? k : 1][96], eb[k ? k : 1][64];
     for (int i = 0; i < k; i++) to_arg(av[i], av[i]->fn(av[i], f), &args[i], tb[i], sizeof tb[i], eb[i], sizeof eb[i]);
     char msg[1024] = "", ename[INTERP_ENAME_MAX] = "";
-    if (in->hooks->launch(in->hooks->ctx, n->p, g, b, shmem, stream, args, k, ename, msg, sizeof msg) < 0)
+    if (in->hooks->launch(in->hooks->ctx, name, g, b, shmem, stream, args, k, ename, msg, sizeof msg) < 0)
         lang_raise(ename[0] ? ename : "RuntimeError", &n->loc, "%s", msg);
     return (val_t){.u = 0};
 }

@@ -146,6 +146,10 @@ static void pointer(sb_t *b, type_t *t, uint64_t p, int depth, bool top) {
         return;
     }
     if (bf->state != BUF_LIVE) { sbf(b, "dangling"); return; }
+    if (t->base->kind == T_FUNC && bf->place == PLACE_STRLIT && off == 0 && bf->base && memchr(bf->base, 0, bf->size)) {
+        sbf(b, "kernel %s", bf->base); /* a kernel's value is its name (front/parse_kernel.c) */
+        return;
+    }
     const char *where = bf->place == PLACE_DEVICE ? "device" : bf->place == PLACE_PINNED ? "pinned"
                       : bf->place == PLACE_MANAGED ? "managed" : "host";
     if (!top || depth > 0) {

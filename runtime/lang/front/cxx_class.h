@@ -181,6 +181,7 @@ node_t *cxx_sym(P *p, sym_t *s, loc_t *l);                               /* S_CX
 node_t *cxx_this(P *p, loc_t *l);
 node_t *cxx_type_expr(P *p, type_t *t, loc_t *l);       /* T(args), T{args}, Tmpl<..>(args) in an expression */
 bool cxx_type_then_args(P *p, int k);                   /* tokens from k: a class name and (args): an expression */
+bool cxx_functional_cast_ahead(P *p, int k, bool statement); /* ... a scalar type's name and (expression) */
 node_t *cxx_libfn(P *p, const char *name, loc_t *l); /* library function templates; NULL if none */
 node_t *cxx_assign(P *p, int op, node_t *lhs, node_t *rhs, loc_t *l);   /* lhs of class type */
 node_t *cxx_arg_by_value(P *p, node_t *arg, type_t *pt);                /* a nontrivial argument */

@@ -64,6 +64,32 @@ static void scan_ref_bindings(P *p) {
     }
 }
 
+/* Does the ')' at index close be a cast's, "(void **)" or "(struct s *)",
+ * so that an '&' after it takes an address? Only type-like tokens inside,
+ * and no callee or operand ("f(x) & m", "sizeof(int) & m") before its '('.
+ * "(a) & b" reads as a cast too: b then lives in memory, which costs only
+ * speed. */
+static bool closes_cast(P *p, int close) {
+    int j = close - 1;
+    for (; j >= 0; j--) {
+        token_t *u = &p->t[j];
+        if (tok_punct(u, P_LPAREN)) break;
+        if (u->kind == TK_IDENT || u->kind == TK_KW || tok_punct(u, P_STAR) || tok_punct(u, P_AMP) ||
+            tok_punct(u, P_LT) || tok_punct(u, P_GT) || tok_punct(u, P_COMMA) || tok_punct(u, P_SCOPE))
+            continue;
+        return false;
+    }
+    if (j < 0 || j == close - 1) return false;
+    token_t *before = j ? &p->t[j - 1] : NULL;
+    if (!before) return true;
+    if (before->kind == TK_KW)
+        return !(before->id == KW_SIZEOF || before->id == KW_ALIGNOF || before->id == KW_TYPEOF ||
+                 before->id == KW_DECLTYPE || before->id == KW_IF || before->id == KW_WHILE ||
+                 before->id == KW_SWITCH || before->id == KW_FOR);
+    return !(before->kind == TK_IDENT || tok_punct(before, P_RPAREN) || tok_punct(before, P_RBRACK) ||
+             tok_punct(before, P_GT));
+}
+
 static void scan_addressed(P *p) {
     scan_ref_bindings(p);
     for (int i = 0; i + 1 < p->n; i++) {
@@ -71,8 +97,8 @@ static void scan_addressed(P *p) {
         if (t->kind != TK_PUNCT || t->id != P_AMP) continue;
         token_t *pr = i ? &p->t[i - 1] : NULL;
         bool binary = pr && (pr->kind == TK_IDENT || pr->kind == TK_INT || pr->kind == TK_FLOAT ||
-                             pr->kind == TK_CHAR || pr->kind == TK_STR ||
-                             (pr->kind == TK_PUNCT && (pr->id == P_RPAREN || pr->id == P_RBRACK)));
+                             pr->kind == TK_CHAR || pr->kind == TK_STR || tok_punct(pr, P_RBRACK) ||
+                             (tok_punct(pr, P_RPAREN) && !closes_cast(p, i - 1)));
         if (binary) continue;
         int j = i + 1;
         while (j < p->n && p->t[j].kind == TK_PUNCT && p->t[j].id == P_LPAREN) j++;
@@ -132,7 +158,7 @@ static void top_item(P *p) {
         return;
     }
     if (is_type_start(p, t) && !(is_typedef_name(p, t) && PEEK(1)->kind == TK_PUNCT && PEEK(1)->id == P_LPAREN &&
-                                 is_dim3(lookup(p, t)->ty))) {
+                                 is_dim3(lookup(p, t)->ty)) && !cxx_functional_cast_ahead(p, p->i, true)) {
         int st;
         bool skip;
         type_t *b = decl_specs(p, &st, &skip);
@@ -145,7 +171,7 @@ static void top_item(P *p) {
     }
     /* a statement; an expression without ';' at the very end is the cell's value */
     bool exprstart = !(t->kind == TK_KW && t->id != KW_SIZEOF && t->id != KW_TRUE && t->id != KW_FALSE &&
-                       t->id != KW_NULLPTR && t->id != KW_ALIGNOF) &&
+                       t->id != KW_NULLPTR && t->id != KW_ALIGNOF && !cxx_functional_cast_ahead(p, p->i, true)) &&
                      !(t->kind == TK_PUNCT && (t->id == P_LBRACE)) &&
                      !(t->kind == TK_IDENT && PEEK(1)->kind == TK_PUNCT && PEEK(1)->id == P_COLON);
     if (exprstart) {

@@ -592,6 +592,7 @@ bool cxx_declare_init(P *p, node_t *pl, type_t *t, bool has_init, bool global, s
  * Then `(` before them opens an expression, not a cast or sizeof's type. */
 bool cxx_type_then_args(P *p, int k) {
     token_t *t = &p->t[k];
+    if (cxx_functional_cast_ahead(p, k, false)) return true;
     if (t->kind != TK_IDENT) return false;
     sym_t *s = lookup(p, t);
     if (!s || s->kind != S_TYPEDEF || !cx_class_of(s->ty)) return false;

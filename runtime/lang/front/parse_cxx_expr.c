@@ -152,6 +152,38 @@ static bool type_keyword(int id) {
     return false;
 }
 
+static bool punct_at(P *p, int j, int id) { return j < p->n && p->t[j].kind == TK_PUNCT && p->t[j].id == id; }
+
+/* Tokens from k: a scalar type's one-word name and a parenthesised
+ * expression, double(RAND_MAX), float(n) / 2, size_t(k), a functional cast,
+ * where C would see a type (a cast's, sizeof's, a declaration's). As C++
+ * decides: what is in the parentheses is a declarator when it can only be
+ * one (*, &, [, a type name: double(*)(int), void(int)); a lone name is a
+ * declarator in a statement followed by what a declaration goes on with
+ * (int(x);), an expression in a cast or sizeof. */
+bool cxx_functional_cast_ahead(P *p, int k, bool statement) {
+    if (k + 2 >= p->n) return false;
+    token_t *t = &p->t[k];
+    if (t->kind == TK_KW) {
+        if (!type_keyword(t->id)) return false;
+    } else if (t->kind == TK_IDENT) {
+        sym_t *s = lookup(p, t);
+        if (!s || s->kind != S_TYPEDEF || !ty_is_scalar(s->ty)) return false;
+    } else return false;
+    if (!punct_at(p, k + 1, P_LPAREN)) return false;
+    token_t *c = &p->t[k + 2];
+    if (c->kind == TK_PUNCT)
+        return !(c->id == P_STAR || c->id == P_AMP || c->id == P_LAND || c->id == P_XOR || c->id == P_LBRACK ||
+                 c->id == P_ELLIPSIS || (c->id == P_LPAREN && punct_at(p, k + 3, P_STAR)));
+    if (c->kind == TK_KW) return !is_type_start(p, c);
+    if (c->kind != TK_IDENT) return true; /* a number, a string */
+    if (is_type_start(p, c)) return false;
+    if (!statement || !punct_at(p, k + 3, P_RPAREN)) return true;
+    int after = k + 4; /* int(x); int(x) = 3; int(x), y; int(x)[4]; */
+    return !(punct_at(p, after, P_SEMI) || punct_at(p, after, P_ASSIGN) || punct_at(p, after, P_COMMA) ||
+             punct_at(p, after, P_LBRACK) || punct_at(p, after, P_LBRACE));
+}
+
 node_t *cxx_primary_kw(P *p) {
     token_t *t = TOK;
     loc_t l0 = t->loc;

@@ -417,6 +417,9 @@ static node_t *call_expr(P *p, node_t *fn, loc_t *l0) {
         else if (fptr->ty->kind == T_PTR && fptr->ty->base->kind == T_FUNC) fty = fptr->ty->base;
         else type_error(&fn->loc, "called object %s is not a function (it has type %s)", loc_text(&fn->loc, fnb, sizeof fnb), tyname(fptr->ty));
         fname = loc_text(&fn->loc, fnb, sizeof fnb);
+        if (fty->oldstyle) /* only kernels' values have unspecified parameters */
+            type_error(&fn->loc, "%s holds a kernel: launch it with %s<<<grid, block>>>(...), not as a host function",
+                       fname, fname);
     }
     if (n < fty->nparams && fty->defaults && fty->defaults[n]) /* C++ default arguments */
         while (n < fty->nparams) vadd(&args, &n, &cap, fty->defaults[n]);
@@ -462,8 +465,9 @@ static node_t *call_expr(P *p, node_t *fn, loc_t *l0) {
 }
 
 
+/* k<<<grid, block[, shmem[, stream]]>>>(args): k a kernel's name (FD_KERNEL)
+ * or a value that holds one (table[i], a kernel pointer variable) */
 static node_t *launch_expr(P *p, node_t *k, loc_t *l0) {
-    /* k<<<grid, block[, shmem[, stream]]>>>(args) */
     node_t **cfg = NULL;
     int nc = 0, cc = 0;
     do vadd(&cfg, &nc, &cc, rvalue(p, assign_expr(p)));
@@ -478,7 +482,18 @@ static node_t *launch_expr(P *p, node_t *k, loc_t *l0) {
         vadd(&args, &n, &cap, rvalue(p, assign_expr(p)));
     }
     loc_t l = from(p, l0);
-    return mk_launch(&l, k->p, cfg, nc, args, n);
+    if (k->op != FD_KERNEL) {
+        node_t *c = mk_launch(&l, NULL, cfg, nc, args, n);
+        c->a = k;
+        return c;
+    }
+    return mk_launch(&l, kernel_launch_name(p, k->p, args, n, &l), cfg, nc, args, n);
+}
+
+/* A value host code may launch: a pointer to a function (a kernel's value
+ * has that type). */
+static bool launchable(node_t *e) {
+    return e->ty->kind == T_PTR && e->ty->base->kind == T_FUNC && e->ty->base->base->kind == T_VOID;
 }
 
 static node_t *primary(P *p) {
@@ -521,9 +536,11 @@ static node_t *primary(P *p) {
         break;
     case TK_IDENT: {
         p->i++;
-        if (is_p(p, P_LAUNCH_OPEN)) {
-            node_t *k = funcdesig(&l, &ty_void, FD_KERNEL, pstr(p, t));
-            return k;
+        if (is_p(p, P_LAUNCH_OPEN)) { /* a kernel by name, unless a variable that holds one */
+            sym_t *v = lookup(p, t);
+            if (!v || (v->kind != S_VAR_LOCAL && v->kind != S_VAR_GLOBAL) || v->ty->kind != T_PTR ||
+                v->ty->base->kind != T_FUNC)
+                return funcdesig(&l, &ty_void, FD_KERNEL, pstr(p, t));
         }
         if (is_p(p, P_LT) && !lookup(p, t)) { /* a template kernel: scale<float, 4><<<...>>> */
             int j = p->i, depth = 0;
@@ -626,6 +643,10 @@ static node_t *primary(P *p) {
             if (x) return x;
         }
         {
+            node_t *k = kernel_value(p, nb, &l); /* a device cell's kernel as a value */
+            if (k) return k;
+        }
+        {
             node_t *m = cxx_main_args(p, nb, &l);
             if (m) return m;
         }
@@ -654,6 +675,11 @@ static node_t *postfix(P *p) {
         if (e->op == FD_KERNEL && e->ty->kind == T_VOID && !e->is_place && is_p(p, P_LAUNCH_OPEN)) {
             p->i++;
             e = launch_expr(p, e, &l0);
+            continue;
+        }
+        if (is_p(p, P_LAUNCH_OPEN) && e->op != FD_KERNEL && e->ty->kind == T_PTR && launchable(rvalue(p, e))) {
+            p->i++;
+            e = launch_expr(p, rvalue(p, e), &l0);
             continue;
         }
         if (accept(p, P_LBRACK)) {
@@ -780,6 +806,8 @@ static node_t *unary_inner(P *p) {
             if (e->ty->kind == T_FUNC && e->op == FD_USER)
                 return mk_const(&l, ty_ptr(e->ty), (val_t){.u = ((uint64_t)SLOT_FUNC << PTR_SLOT_SHIFT) | (uint64_t)((fbox_t *)e->p)->id});
             if (e->ty->kind == T_FUNC) type_error(&l, "cannot take the address of a built-in function");
+            if (e->is_const && e->ty->kind == T_PTR && e->ty->base->kind == T_FUNC && e->ty->base->oldstyle)
+                return e; /* &kernel: a kernel's value is its address already (parse_kernel.c) */
             if (!e->is_place) {
                 char b[100];
                 type_error(&l, "cannot take the address of %s: it is a value, not a variable", loc_text(&e->loc, b, sizeof b));

@@ -124,6 +124,10 @@ int cxx_name_candidates(interp_t *in, const char *name, char buf[][256], const c
 P *p_child(P *parent, token_t *t, int n);
 void p_child_finish(P *c);
 
+/* parse_kernel.c: kernels of device cells named in host code */
+node_t *kernel_value(P *p, const char *name, loc_t *l);
+const char *kernel_launch_name(P *p, const char *name, node_t **args, int nargs, loc_t *l);
+
 /* parse_types.c */
 type_t *decl_specs(P *p, int *storage, bool *skip_item);
 type_t *params(P *p, type_t *ret, const char ***names);

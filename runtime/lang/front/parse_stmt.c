@@ -16,7 +16,8 @@ node_t *block(P *p, loc_t *l0) {
     while (!accept(p, P_RBRACE)) {
         if (TOK->kind == TK_EOF) syntax_error(&TOK->loc, "expected '}' at the end of the cell (a '{' is not closed)");
         if (is_type_start(p, TOK) && !(is_typedef_name(p, TOK) && PEEK(1)->kind == TK_PUNCT &&
-                                        (PEEK(1)->id == P_LPAREN && is_dim3(lookup(p, TOK)->ty)))) {
+                                        (PEEK(1)->id == P_LPAREN && is_dim3(lookup(p, TOK)->ty))) &&
+            !cxx_functional_cast_ahead(p, p->i, true)) {
             int st;
             bool skip;
             type_t *b = decl_specs(p, &st, &skip);
@@ -67,7 +68,7 @@ static node_t *switch_stmt(P *p, loc_t *l0) {
     p->f->loops += 1000; /* break is allowed */
     while (!accept(p, P_RBRACE)) {
         if (TOK->kind == TK_EOF) syntax_error(&TOK->loc, "expected '}'");
-        if (is_type_start(p, TOK)) {
+        if (is_type_start(p, TOK) && !cxx_functional_cast_ahead(p, p->i, true)) {
             int st;
             bool skip;
             type_t *b = decl_specs(p, &st, &skip);
@@ -160,7 +161,7 @@ static node_t *stmt_inner(P *p) {
             if (cxx_is_range_for(p)) return cxx_range_for(p, &l0);
             scope_push(p);
             node_t *init = NULL;
-            if (is_type_start(p, TOK)) {
+            if (is_type_start(p, TOK) && !cxx_functional_cast_ahead(p, p->i, true)) {
                 int st;
                 bool skip;
                 type_t *b = decl_specs(p, &st, &skip);

@@ -256,8 +256,12 @@ static const char library[] =
     "    for (; first != last; ++first) *first = v; }\n"
     "template <typename P, typename N, typename T> P std::fill_n(P first, N n, const T &v) {\n"
     "    for (; n > 0; --n, ++first) *first = v; return first; }\n"
-    "template <typename P, typename Q> Q std::copy(P first, P last, Q out) {\n"
+    "template <typename P, typename Q> Q std::__copy(P first, P last, Q out) {\n"
     "    for (; first != last; ++first, ++out) *out = *first; return out; }\n"
+    "template <typename P, typename G> void std::generate(P first, P last, G gen) {\n"
+    "    for (; first != last; ++first) *first = gen(); }\n"
+    "template <typename P, typename N, typename G> P std::generate_n(P first, N n, G gen) {\n"
+    "    for (; n > 0; --n, ++first) *first = gen(); return first; }\n"
     "template <typename P, typename T> T std::accumulate(P first, P last, T init) {\n"
     "    for (; first != last; ++first) init = init + *first; return init; }\n"
     "template <typename P, typename T> void std::iota(P first, P last, T v) {\n"
@@ -282,7 +286,14 @@ static const char library[] =
     "template <typename P, typename T> P std::find(P first, P last, const T &v) {\n"
     "    for (; first != last; ++first) if (*first == v) return first; return last; }\n"
     "template <typename P, typename Q> bool std::equal(P first, P last, Q other) {\n"
-    "    for (; first != last; ++first, ++other) if (!(*first == *other)) return false; return true; }\n";
+    "    for (; first != last; ++first, ++other) if (!(*first == *other)) return false; return true; }\n"
+    /* <iterator> over pointers (std::begin, std::end: lib/cxx_iterator.c) */
+    "template <typename P> long std::distance(P first, P last) { return last - first; }\n"
+    "template <typename P, typename N> void std::advance(P &it, N n) { it += n; }\n"
+    "template <typename P> P std::next(P it) { return it + 1; }\n"
+    "template <typename P, typename N> P std::next(P it, N n) { return it + n; }\n"
+    "template <typename P> P std::prev(P it) { return it - 1; }\n"
+    "template <typename P, typename N> P std::prev(P it, N n) { return it - n; }\n";
 
 void cxx_library(interp_t *in) {
     src_t *src = src_new(in, "<c++ library>", library);
@@ -292,4 +303,9 @@ void cxx_library(interp_t *in) {
     memset(&cc, 0, sizeof cc);
     parse_cell(in, &tv, src, &cc, false);
     pool_free(&in->scratch);
+    /* std::copy is the library's own (lib/cxx_iterator.c: it takes
+     * std::back_inserter), which hands other calls to this template: its
+     * messages and instances say std::copy */
+    sym_t *copy = hmap_get(&in->globals, "std::__copy");
+    if (copy && copy->kind == S_TEMPLATE) copy->tp->name = "std::copy";
 }

@@ -62,6 +62,10 @@ static const char protos[] =
     "char *strcat(char *, const char *); char *strncat(char *, const char *, size_t);\n"
     "char *strchr(const char *, int); char *strrchr(const char *, int); char *strstr(const char *, const char *);\n"
     "char *strdup(const char *);\n"
+    "int strcasecmp(const char *, const char *); int strncasecmp(const char *, const char *, size_t);\n"
+    "void bzero(void *, size_t);\n"
+    "typedef long suseconds_t; struct timeval { time_t tv_sec; suseconds_t tv_usec; };\n"
+    "struct timezone { int tz_minuteswest; int tz_dsttime; }; int gettimeofday(struct timeval *, void *);\n"
     "int isalpha(int); int isdigit(int); int isalnum(int); int isspace(int); int isupper(int); int islower(int);\n"
     "int ispunct(int); int isxdigit(int); int isprint(int); int iscntrl(int); int isgraph(int);\n"
     "int toupper(int); int tolower(int);\n"
@@ -138,4 +142,5 @@ void cxx_library_register(interp_t *in) {
     cxx_chrono_register(in);
     cxx_random_register(in);
     cxx_limits_register(in);
+    cxx_iterator_register(in);
 }

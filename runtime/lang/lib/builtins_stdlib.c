@@ -189,6 +189,21 @@ static val_t b_time(node_t *c, val_t *a, int n, frame_t *f) {
     }
     return (val_t){.i = t};
 }
+/* <sys/time.h>: the time of day; the obsolete timezone argument must be
+ * NULL (what it would receive is not the time zone on every system). */
+static val_t b_gettimeofday(node_t *c, val_t *a, int n, frame_t *f) {
+    if (a[1].u)
+        rt_error(c, "gettimeofday's second argument (a struct timezone) must be NULL: the time zone is not "
+                 "given this way; pass NULL");
+    if (a[0].u) {
+        char *d = mem_at(a[0].u, 16, 1, ARG(0));
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        int64_t v[2] = {(int64_t)ts.tv_sec, (int64_t)(ts.tv_nsec / 1000)};
+        memcpy(d, v, 16);
+    }
+    return (val_t){.i = 0};
+}
 static val_t b_clock(node_t *c, val_t *a, int n, frame_t *f) { return (val_t){.i = clock()}; }
 static val_t b_difftime(node_t *c, val_t *a, int n, frame_t *f) { return (val_t){.d = (double)(a[0].i - a[1].i)}; }
 
@@ -219,6 +234,7 @@ void builtins_stdlib_register(interp_t *in) {
     builtin_add(in, "__icuda_assert", b_assert, 0);
     builtin_add(in, "time", b_time, 0);
     builtin_add(in, "clock", b_clock, 0);
+    builtin_add(in, "gettimeofday", b_gettimeofday, 0);
     builtin_add(in, "difftime", b_difftime, 0);
 }
 

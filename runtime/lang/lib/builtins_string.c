@@ -4,6 +4,7 @@
  * in AddressSanitizer's words. */
 #include <inttypes.h>
 #include <string.h>
+#include <strings.h>
 #include <stdlib.h>
 #include "lib.h"
 
@@ -90,6 +91,24 @@ static val_t s_strncmp(node_t *c, val_t *a, int n, frame_t *f) {
     if (!r && m < k && l1 != l2) r = l1 < l2 ? -1 : 1;
     return (val_t){.i = r};
 }
+static val_t s_strcasecmp(node_t *c, val_t *a, int n, frame_t *f) {
+    int r = strcasecmp(str_at(a[0].u, ARG(0), NULL), str_at(a[1].u, ARG(1), NULL));
+    return (val_t){.i = r};
+}
+static val_t s_strncasecmp(node_t *c, val_t *a, int n, frame_t *f) {
+    uint64_t k = a[2].u;
+    size_t l1 = bounded_len(a[0].u, k, ARG(0)), l2 = bounded_len(a[1].u, k, ARG(1));
+    const char *x = mem_at(a[0].u, l1, 0, ARG(0)), *y = mem_at(a[1].u, l2, 0, ARG(1));
+    size_t m = l1 < l2 ? l1 : l2;
+    int r = strncasecmp(x, y, m);
+    if (!r && m < k && l1 != l2) r = l1 < l2 ? -1 : 1;
+    return (val_t){.i = r};
+}
+static val_t s_bzero(node_t *c, val_t *a, int n, frame_t *f) {
+    char *d = mem_at(a[0].u, a[1].u, 1, ARG(0));
+    if (a[1].u) memset(d, 0, a[1].u);
+    return (val_t){.u = 0};
+}
 static val_t s_strcat(node_t *c, val_t *a, int n, frame_t *f) {
     size_t ld, ls;
     const char *d0 = str_at(a[0].u, ARG(0), &ld);
@@ -155,4 +174,7 @@ void builtins_string_register(interp_t *in) {
     builtin_add(in, "strrchr", s_strrchr, 0);
     builtin_add(in, "strstr", s_strstr, 0);
     builtin_add(in, "strdup", s_strdup, 0);
+    builtin_add(in, "strcasecmp", s_strcasecmp, 0); /* <strings.h> */
+    builtin_add(in, "strncasecmp", s_strncasecmp, 0);
+    builtin_add(in, "bzero", s_bzero, 0);
 }

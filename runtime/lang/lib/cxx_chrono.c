@@ -302,6 +302,7 @@ static void clock_class(interp_t *in, const char *name, const char *tpname, bool
     cx_class_t *cc, *tc;
     type_t *ct = cx_lib_class(in, name, 1, 1, LIB_CLOCK, &cc);
     type_t *tt = cx_lib_class(in, tpname, 8, 8, LIB_TIMEPOINT, &tc);
+    cc->targ[0] = tt; /* std::chrono::time_point<Clock> */
     cx_lib_type_name(in, name, ct);
     cx_lib_type_name(in, tpname, tt);
     char b[160];
@@ -332,6 +333,21 @@ static void clock_class(interp_t *in, const char *name, const char *tpname, bool
     }
     m = cx_lib_method(in, tc, "time_since_epoch", cx_fty(nanos, 0), cx_nop_builtin, tc);
     m->special = tp_since_epoch;
+}
+
+/* std::chrono::time_point<Clock[, Duration]>: Clock::time_point. Its
+ * count is in nanoseconds, so a Duration may only be nanoseconds. */
+static type_t *time_point_inst(P *p, type_t **targs, int nt, int64_t *iargs, int ni, loc_t *l) {
+    cx_class_t *c = nt >= 1 ? cx_class_of(targs[0]) : NULL;
+    if (nt < 1 || nt > 2 || ni || !c || c->lib != LIB_CLOCK)
+        type_error(l, "std::chrono::time_point takes a clock: time_point<std::chrono::steady_clock>");
+    if (nt == 2) {
+        cx_class_t *d = dur_class(targs[1]);
+        if (!d || !ty_is_int(d->targ[0]) || d->iarg[0] != 1 || d->iarg[1] != 1000000000)
+            type_error(l, "a time point of a duration other than nanoseconds (%s) is C++ that host cells do not "
+                       "interpret; use the clock's time_point", tyname(targs[1]));
+    }
+    return c->targ[0];
 }
 
 /* std::this_thread::sleep_for(d): in short naps, so an interrupt ends it */
@@ -365,6 +381,7 @@ static node_t *fn_sleep_for(P *p, loc_t *l) {
 void cxx_chrono_register(interp_t *in) {
     cx_register_template(in, "std::ratio", ratio_inst);
     cx_register_template(in, "std::chrono::duration", duration_inst);
+    cx_register_template(in, "std::chrono::time_point", time_point_inst);
     static const struct { const char *name; int64_t num, den; } ratios[] = {
         {"std::nano", 1, 1000000000}, {"std::micro", 1, 1000000}, {"std::milli", 1, 1000}, {"std::centi", 1, 100},
         {"std::deci", 1, 10}, {"std::deca", 10, 1}, {"std::hecto", 100, 1}, {"std::kilo", 1000, 1},

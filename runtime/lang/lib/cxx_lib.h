@@ -20,6 +20,9 @@ void cxx_iostream_register(interp_t *in);
 void cxx_chrono_register(interp_t *in);
 void cxx_limits_register(interp_t *in); /* <limits> (cxx_limits.c) */
 void cxx_random_register(interp_t *in);
+void cxx_iterator_register(interp_t *in); /* <iterator> (cxx_iterator.c) */
+/* std::copy(first, last, std::back_inserter(vec)) (cxx_vector.c) */
+node_t *cx_vector_append(P *p, node_t *vec, node_t *first, node_t *last, loc_t *l);
 type_t *cx_string_type(interp_t *in);
 /* checked bytes of the object `this` points to */
 char *cx_obj(val_t *args, int i, size_t size, node_t *at);

@@ -162,21 +162,33 @@ static val_t v_end(node_t *c, val_t *a, int n, frame_t *f) {
     xvec_t *v = V(a, 0, c);
     return (val_t){.u = v->data ? at_word(v, ELT(CLS(c)), v->size) : 0};
 }
+/* An index past the size but within the capacity: storage that reserve()
+ * (or a shrunk size) left without elements, which writes through data()
+ * do not make. */
+static const char *reserved_hint(xvec_t *v, uint64_t i, char *b, size_t n) {
+    if (i < v->size || i >= v->cap) return "";
+    snprintf(b, n, "; its capacity is %" PRIu64 ", but capacity is no elements: reserve() makes none, nor do writes "
+             "through data(), so size() is still %" PRIu64 "; resize() makes them", v->cap, v->size);
+    return b;
+}
+
 static val_t v_index(node_t *c, val_t *a, int n, frame_t *f) {
     xvec_t *v = V(a, 0, c);
     int64_t i = a[1].i;
     if ((uint64_t)i >= v->size) {
-        char b[120];
-        rt_error(c, "out-of-bounds index: %s[%" PRId64 "] but %s has %" PRIu64 " element%s (%s, valid indexes 0 to %" PRId64 ")",
-                 vname(c, b, sizeof b), i, b, v->size, v->size == 1 ? "" : "s", CLS(c)->name, (int64_t)v->size - 1);
+        char b[120], h[240];
+        rt_error(c, "out-of-bounds index: %s[%" PRId64 "] but %s has %" PRIu64 " element%s (%s, valid indexes 0 to %" PRId64 ")%s",
+                 vname(c, b, sizeof b), i, b, v->size, v->size == 1 ? "" : "s", CLS(c)->name, (int64_t)v->size - 1,
+                 reserved_hint(v, (uint64_t)i, h, sizeof h));
     }
     return (val_t){.u = at_word(v, ELT(CLS(c)), (uint64_t)i)};
 }
 static val_t v_at(node_t *c, val_t *a, int n, frame_t *f) {
     xvec_t *v = V(a, 0, c);
+    char h[240];
     if (a[1].u >= v->size)
-        rt_error(c, "std::out_of_range: vector::_M_range_check: __n (which is %" PRIu64 ") >= this->size() (which is %" PRIu64 ")",
-                 a[1].u, v->size);
+        rt_error(c, "std::out_of_range: vector::_M_range_check: __n (which is %" PRIu64 ") >= this->size() (which is %" PRIu64 ")%s",
+                 a[1].u, v->size, reserved_hint(v, a[1].u, h, sizeof h));
     return (val_t){.u = at_word(v, ELT(CLS(c)), a[1].u)};
 }
 static val_t v_front(node_t *c, val_t *a, int n, frame_t *f) {
@@ -325,6 +337,70 @@ static val_t v_ctor_range(node_t *c, val_t *a, int n, frame_t *f) {
         v->size = i + 1;
     }
     return (val_t){.u = 0};
+}
+
+/* std::copy(first, last, std::back_inserter(v)): the range's elements
+ * pushed back, converted as an assignment converts numbers. */
+typedef struct { cx_class_t *cls; type_t *src; } append_t;
+static val_t v_append(node_t *c, val_t *a, int n, frame_t *f) {
+    append_t *ap = ((builtin_t *)c->p)->data;
+    cx_class_t *k = ap->cls;
+    type_t *t = ELT(k), *s = ap->src;
+    uint64_t p = a[1].u, q = a[2].u;
+    if (p == q) return (val_t){.u = 0};
+    if (!p || !q || ptr_slot(p) != ptr_slot(q) || ptr_off(q) < ptr_off(p) || (ptr_off(q) - ptr_off(p)) % (int64_t)s->size)
+        rt_error(c, "std::copy(first, last, ...): first and last must point into one array, first not after last");
+    uint64_t cnt = (uint64_t)(ptr_off(q) - ptr_off(p)) / s->size;
+    mem_at(p, cnt * s->size, 0, c->list[1]); /* all readable */
+    xvec_t *v = (xvec_t *)cx_obj(a, 0, sizeof(xvec_t), c);
+    vec_valid(k, v, c);
+    /* the range may be this vector's own elements, which growing moves */
+    bool own = v->data && ptr_slot(p) == ptr_slot(v->data);
+    int64_t rel = own ? ptr_off(p) - ptr_off(v->data) : 0;
+    reserve(k, v, v->size + cnt, c);
+    if (own) p = ptr_add(v->data, rel);
+    for (uint64_t i = 0; i < cnt; i++) {
+        val_t x;
+        uint64_t src = ptr_add(p, (int64_t)(i * s->size));
+        if (cx_class_of(t)) x.u = src;
+        else if (ty_is_aggr(t)) x.p = mem_at(src, t->size, 0, c);
+        else {
+            x = load_code(tcode(s), mem_at(src, s->size, 0, c));
+            if (t->kind == T_BOOL) x.i = ty_is_float(s) ? x.d != 0 : x.u != 0;
+            else if (ty_is_float(s) && !ty_is_float(t)) x.i = t->is_unsigned ? (int64_t)(uint64_t)x.d : (int64_t)x.d;
+            else if (!ty_is_float(s) && ty_is_float(t)) x.d = s->is_unsigned ? (double)x.u : (double)x.i;
+        }
+        elt_put(t, at_word(v, t, v->size), x, c);
+        v->size++;
+    }
+    return (val_t){.u = 0};
+}
+
+node_t *cx_vector_append(P *p, node_t *vec, node_t *first, node_t *last, loc_t *l) {
+    cx_class_t *k = cx_class_of(vec->ty);
+    if (!k || k->lib != LIB_VECTOR || !vec->is_place)
+        type_error(l, "std::back_inserter takes a std::vector variable here, not %s", tyname(vec->ty));
+    first = rvalue(p, first);
+    last = rvalue(p, last);
+    if (first->ty->kind != T_PTR || last->ty->kind != T_PTR || !ty_same(ty_unqual(first->ty->base), ty_unqual(last->ty->base)))
+        type_error(l, "std::copy's first and last are pointers into one array (or a vector's begin() and end()), "
+                   "not %s and %s", tyname(first->ty), tyname(last->ty));
+    type_t *s = ty_unqual(first->ty->base), *t = ELT(k);
+    if (!ty_same(s, t) && !(ty_is_arith(s) && ty_is_arith(t)))
+        type_error(l, "std::copy of %s elements into %s", tyname(s), k->name);
+    if (s->kind == T_VOID || !s->size) type_error(l, "std::copy of a range of %s", tyname(first->ty));
+    append_t *ap = palloc(p, sizeof *ap);
+    ap->cls = k;
+    ap->src = s;
+    builtin_t *b = palloc(p, sizeof *b);
+    b->name = "std::copy";
+    b->fn = v_append;
+    b->data = ap;
+    node_t **av = palloc(p, sizeof(node_t *) * 3);
+    av[0] = cx_this_word(p, vec);
+    av[1] = first;
+    av[2] = last;
+    return mk_builtin(l, b, &ty_void, av, 3);
 }
 
 static node_t *vec_ctor(P *p, cx_method_t *m, node_t *obj, node_t **args, int n, loc_t *l) {

@@ -264,14 +264,14 @@ bool interp_native_var(interp_t *in, const char *name, interp_native_var_t *out)
         if (!(to->kind == T_VOID || plain(to))) return false;
         uint64_t w;
         memcpy(&w, s->gv->addr, sizeof w);
-        if (!ptr_is_raw(w)) {
+        if (!ptr_is_raw(w)) { /* the interpreter's own word for a host buffer: its address, a copy */
             int64_t off = 0;
             buf_t *b = ptr_live_buf(w, &off);
             if (!b) return false;
             w = b->addr ? b->addr + (uint64_t)off : (uint64_t)(uintptr_t)(b->base + off);
-        }
-        out->pointer = true;
-        out->raw = w;
+            out->pointer = true;
+            out->raw = w;
+        } /* a real address (a device pointer, NULL) means the same to both: the variable itself */
     } else if (!plain(t)) {
         return false;
     }

@@ -111,6 +111,8 @@ void interp_free(interp_t *in) {
 
 void interp_reset(interp_t *in) {
     interp_hooks_t *h = in->hooks; /* the GPU side stays attached */
+    interp_kernel_fn kd = in->kernel_decl; /* the GPU layer's, as the hooks are */
+    void *kctx = in->kernel_ctx;
     teardown(in);
     uint32_t id = in->id;
     struct native_state *ns = in->native; /* the tier's choice outlives %reset */
@@ -119,6 +121,8 @@ void interp_reset(interp_t *in) {
     in->tables = t;
     in->id = id;
     in->hooks = h;
+    in->kernel_decl = kd;
+    in->kernel_ctx = kctx;
     in->native = ns;
     setup(in);
 }

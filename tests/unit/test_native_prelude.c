@@ -1,0 +1,94 @@
+/* What later native cells repeat of earlier ones: a conditional (#if ...
+ * #endif) comes whole, with the includes when it holds one, and a cell of
+ * conditionals run twice still closes every #if; an earlier cell's kernel
+ * is the host stub it registered (runtime/native/native_session.c,
+ * native_unit.c). */
+#include <stdlib.h>
+
+#include "check.h"
+#include "runtime/native/native_session.h"
+#include "runtime/native/native_unit.h"
+
+static bool no_binding(void *ctx, const char *name, native_binding_t *out) { return false; }
+
+static void add_cell(native_session_t *ns, const char *code, const char *cell) {
+    cell_split_t sp;
+    split_cell(code, &sp);
+    native_items_t it;
+    native_items(code, &sp, &it);
+    native_session_add_items(ns, code, &it, cell);
+    native_items_free(&it);
+    split_free(&sp);
+}
+
+static int rank_of(const char *code, const char *line) {
+    cell_split_t sp;
+    split_cell(code, &sp);
+    native_items_t it;
+    native_items(code, &sp, &it);
+    int r = -1;
+    for (size_t i = 0; i < it.n; i++)
+        if (it.v[i].kind == NI_PP && !strncmp(code + it.v[i].start, line, strlen(line))) r = native_pp_rank(code, &it, i);
+    native_items_free(&it);
+    split_free(&sp);
+    return r;
+}
+
+/* #if-like lines minus #endif lines of a unit: 0 when every one closes. */
+static int open_conditionals(const char *unit) {
+    int depth = 0;
+    for (const char *p = unit; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p)) {
+        const char *q = p + strspn(p, " \t");
+        if (*q != '#') continue;
+        q += 1 + strspn(q + 1, " \t");
+        if (!strncmp(q, "ifdef", 5) || !strncmp(q, "ifndef", 6) || !strncmp(q, "if ", 3) || !strncmp(q, "if(", 3)) depth++;
+        else if (!strncmp(q, "endif", 5)) depth--;
+    }
+    return depth;
+}
+
+static const char *const CELL =
+    "#include <cstdio>\n"
+    "#ifndef _WIN32\n#include <sys/mman.h>\n#endif\n"
+    "#define ALIGN 4096\n"
+    "#if defined(__APPLE__)\n#define PINNED false\n#else\n#define PINNED true\n#endif\n"
+    "int pinned() { return PINNED; }\n";
+
+int main(void) {
+    /* ranks: an include's conditional goes with the includes, a conditional of macros where it stood */
+    CHECK(rank_of(CELL, "#ifndef _WIN32") == 1);
+    CHECK(rank_of(CELL, "#include <sys/mman.h>") == 1);
+    CHECK(rank_of(CELL, "#endif\n#define ALIGN") == 1);
+    CHECK(rank_of(CELL, "#if defined(__APPLE__)") == 2);
+    CHECK(rank_of(CELL, "#define PINNED true") == 2);
+    CHECK(rank_of("#ifndef N\n#define N 64\n#endif\n#include <cstdio>\n", "#ifndef N") == 0);
+
+    native_session_t ns;
+    native_session_init(&ns);
+    ns.links.bind = no_binding;
+    add_cell(&ns, CELL, "In [1]");
+    add_cell(&ns, CELL, "In [2]"); /* the same lines again */
+    add_cell(&ns, "#ifdef EXTRA\n#define MORE 1\n#endif\nint more() { return 2; }\n"
+                  "__global__ void twice(float *v, int n) { v[threadIdx.x] *= 2; }\n", "In [3]");
+    native_session_add_global(&ns, "fn:twice", "", false, true, "In [3]", 42);
+    native_bounds_t bounds = {0};
+    const char *next = "int x = pinned() + more() + PINNED + ALIGN;\ntwice<<<1, 32>>>(nullptr, 0);\n";
+    cell_split_t sp;
+    split_cell(next, &sp);
+    native_items_t items;
+    native_items(next, &sp, &items);
+    char *unit = native_unit(&ns, 42, next, &items, "In [4]", &bounds);
+    CHECK(unit && open_conditionals(unit) == 0);
+    /* an earlier cell's kernel is its registered host stub: launches and occupancy take it */
+    CHECK(unit && strstr(unit, "static void (*const twice)(float *v, int n) = reinterpret_cast<void (*)(float *v, int n)>("
+                               "icuda_native::need(\"fn:twice\", \"In [3]\"));") != NULL);
+    CHECK(unit && !strstr(unit, "__global__ void twice"));
+    CHECK(unit && strstr(unit, "#include <sys/mman.h>") != NULL);
+    if (check_failed && unit) fputs(unit, stderr);
+    free(unit);
+    native_bounds_free(&bounds);
+    native_items_free(&items);
+    split_free(&sp);
+    native_session_free(&ns);
+    return check_report();
+}
