@@ -118,3 +118,20 @@ def test_a_multiline_macro_does_not_poison_later_device_cells():
         reply, msgs = k.execute("int line = __LINE__;\nprintf(\"%d %s\\n\", line + __LINE__, __FILE__);")
         assert reply["content"]["status"] == "ok", reply
         assert stdout_of(msgs).startswith("3 In ["), stdout_of(msgs)
+
+
+def test_long_names_reach_device_code():
+    """Names longer than any buffer of the splitter or the device prelude:
+    a host constant of 300 characters is declared whole for device code,
+    and two __device__ functions whose names differ only in their last
+    character are two definitions, not one replacing the other."""
+    name = "n" * 299
+    with shared_kernel() as k:
+        reply, _ = k.execute(f"const int {name}C = 64;")
+        assert reply["content"]["status"] == "ok", reply
+        reply, _ = k.execute(f"__device__ float {name}1() {{ return 1; }}")
+        assert reply["content"]["status"] == "ok", reply
+        reply, _ = k.execute(f"__device__ float {name}2() {{ return 2; }}")
+        assert reply["content"]["status"] == "ok", reply
+        reply, _ = k.execute(f"__global__ void uses_long(float *x) {{ x[0] = {name}1() + {name}2() + {name}C; }}")
+        assert reply["content"]["status"] == "ok", reply["content"]
