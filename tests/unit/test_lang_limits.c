@@ -146,9 +146,9 @@ int main(void) {
     }
     for (int i = 0; i < 20; i++) { /* ... and when the destination overlaps what the format reads */
         CHECK(strstr(run(in, "{ char so[64] = \"abc\"; sprintf(so, \"%s%d\", so, 1); }", buf, sizeof buf),
-                     "sprintf: the destination overlaps argument 3"));
+                     "'sprintf' argument 3 overlaps destination object 'so'"));
         CHECK(strstr(run(in, "{ char so[64] = \"abc\"; snprintf(so + 1, 8, \"%s\", so); }", buf, sizeof buf),
-                     "snprintf: the destination overlaps argument 4"));
+                     "'snprintf' argument 4 overlaps destination object 'so + 1'"));
     }
     CHECK_STR(run(in, "int sw = 0; switch (3) { case 1: sw = 1; break; case 3: sw = 3; break; }", buf, sizeof buf), "");
     interp_free(in);

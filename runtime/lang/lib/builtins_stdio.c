@@ -311,9 +311,13 @@ static const char *dest_addr(uint64_t p) {
     return b && b->base && off >= 0 && (uint64_t)off <= b->size ? b->base + off : NULL;
 }
 
+/* in GCC's words (-Wrestrict): ASan does not check the printf family */
 static void check_overlap(node_t *c, overlap_t *ov, size_t written) {
-    if (ov->lo && ov->lo < ov->dst + written)
-        rt_error(c, "%s: the destination overlaps argument %d", ((builtin_t *)c->p)->name, ov->arg + 1);
+    if (ov->lo && ov->lo < ov->dst + written) {
+        char b[100];
+        rt_error(c, "'%s' argument %d overlaps destination object '%s'", ((builtin_t *)c->p)->name, ov->arg + 1,
+                 loc_text(&c->list[0]->loc, b, sizeof b));
+    }
 }
 
 static val_t bi_sprintf(node_t *c, val_t *a, int n, frame_t *f) {
