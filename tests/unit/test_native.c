@@ -481,7 +481,27 @@ static void *raise_later(void *arg) {
     return NULL;
 }
 
-/* an interrupt stops compiled code with KeyboardInterrupt */
+/* Raises the interrupt once the compiler has finished and the interpreter
+ * has reaped it: the loop's code is loaded and entered then, whatever the
+ * machine's load (an interrupt during the compile abandons it and the loop
+ * runs interpreted, which is another test). The compiler, named by
+ * ICUDA_HOST_CC, writes its pid to this file first. */
+static void *raise_once_compiled(void *pidfile) {
+    long pid = 0;
+    for (int i = 0; i < 120000 && pid <= 0; i++) {
+        FILE *f = fopen(pidfile, "r");
+        if (f) {
+            if (fscanf(f, "%ld", &pid) != 1) pid = 0;
+            fclose(f);
+        }
+        if (pid <= 0) usleep(1000);
+    }
+    /* a zombie still takes signals: kill fails once waitpid has reaped it */
+    for (int i = 0; i < 120000 && pid > 0 && kill((pid_t)pid, 0) == 0; i++) usleep(1000);
+    interrupt_raise();
+    return NULL;
+}
+
 /* A long loop body over many arrays: its access caches are shared per
  * pointer (ic_share) and past 16 live in memory (ic[], nt_imiss); the
  * interpreter's output, and its error at the same line for a short array. */
@@ -600,36 +620,63 @@ static void test_interrupt_abandons_a_foreground_compile(void) {
     rmdir(dir);
 }
 
+/* An interrupt stops compiled code with KeyboardInterrupt. Each loop is
+ * new to the code cache (a constant of this run), so it is compiled, and
+ * the interrupt comes once its compiler is done: the compiled code runs. */
 static void test_interrupt_compiled(void) {
+    char dir[] = "/tmp/icuda-pid-cc-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char cc[64], pidfile[64];
+    snprintf(cc, sizeof cc, "%s/cc", dir);
+    snprintf(pidfile, sizeof pidfile, "%s/pid", dir);
+    FILE *f = fopen(cc, "w");
+    fprintf(f, "#!/bin/sh\necho $$ > %s.tmp && mv %s.tmp %s\nexec cc \"$@\"\n", pidfile, pidfile, pidfile);
+    fclose(f);
+    chmod(cc, 0700);
+    setenv("ICUDA_HOST_CC", cc, 1);
+    unsigned salt = 3 + ((unsigned)getpid() * 2654435761u ^ (unsigned)time(NULL)) % 100000;
+    char cell[300];
     interp_t *in = interp_new();
     native_set_mode(in, NATIVE_ALWAYS);
     cell_error_t err = {0};
     json_t *v = NULL;
     interrupt_clear();
     pthread_t t;
-    pthread_create(&t, NULL, raise_later, NULL);
-    int rc = interp_run(in, "long s = 0;\nfor (long i = 0; i >= 0; i++) s += i & 3;\n", "In [1]", NULL, &v, &err);
+    pthread_create(&t, NULL, raise_once_compiled, pidfile);
+    snprintf(cell, sizeof cell, "long s = 0;\nfor (long i = 0; i >= 0; i++) s += i %% %u;\n", salt);
+    int rc = interp_run(in, cell, "In [1]", NULL, &v, &err);
     pthread_join(t, NULL);
     interrupt_clear();
     CHECK(rc == -1 && err.ename && !strcmp(err.ename, "KeyboardInterrupt"));
-    CHECK(native_stats(in).entries > 0);
+    CHECK_MSG(native_stats(in).entries > 0 && native_stats(in).abandoned == 0,
+              "interrupted loop: %ld entries, %ld compiles abandoned", native_stats(in).entries,
+              native_stats(in).abandoned);
     cell_error_clear(&err);
     /* a clean nest polls on its outermost loop only: still stopped */
     CHECK(interp_run(in, "int *a = (int *)malloc(64 * sizeof(int));", "In [2]", NULL, &v, &err) == 0);
     interrupt_clear();
-    pthread_create(&t, NULL, raise_later, NULL);
-    rc = interp_run(in, "for (long r = 0; r < 4000000000000L; r++)\n  for (int j = 0; j < 64; j++) a[j] = (int)(r & 7) + j;\n",
-                    "In [3]", NULL, &v, &err);
+    unlink(pidfile);
+    pthread_create(&t, NULL, raise_once_compiled, pidfile);
+    snprintf(cell, sizeof cell,
+             "for (long r = 0; r < 4000000000000L; r++)\n  for (int j = 0; j < 64; j++) a[j] = (int)(r %% %u) + j;\n", salt);
+    rc = interp_run(in, cell, "In [3]", NULL, &v, &err);
     pthread_join(t, NULL);
     interrupt_clear();
     CHECK(rc == -1 && err.ename && !strcmp(err.ename, "KeyboardInterrupt"));
-    CHECK(native_stats(in).clean_runs[1] > 0);
+    CHECK_MSG(native_stats(in).clean_runs[1] > 0, "interrupted nest: the clean nest never ran");
     cell_error_clear(&err);
+    unsetenv("ICUDA_HOST_CC");
+    unlink(pidfile);
+    unlink(cc);
+    rmdir(dir);
     /* a compiled recursive function has no loop: its one test a call (the
-     * guard word) sees the interrupt, called from a cell and from a loop */
+     * guard word) sees the interrupt, called from a cell and from a loop.
+     * Compiled on its first call (sync), before any interrupt comes. */
+    native_set_sync(in, true);
     CHECK(interp_run(in, "long fibl(long k) { return k < 2 ? k : fibl(k - 1) + fibl(k - 2); }\nlong warm = 0;\n"
                          "for (int w = 0; w < 300; w++) warm += fibl(12);",
                      "In [4]", NULL, &v, &err) == 0);
+    native_set_sync(in, false);
     const char *calls[] = {"fibl(90)", "long q = 0;\nfor (int i = 0; i < 100000; i++) q += fibl(i < 90000 ? 3 : 90);"};
     for (int i = 0; i < 2; i++) {
         native_stats_t st = native_stats(in);
