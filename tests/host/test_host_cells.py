@@ -91,7 +91,8 @@ def test_device_code_sees_host_constants():
 def test_interrupt_stops_a_host_loop():
     with shared_kernel() as k:
         msg_id = k.kc.execute("long n = 0;\nwhile (1) { n++; }")
-        time.sleep(0.5)
+        k.started(msg_id)
+        time.sleep(0.2)  # the loop runs a while (n > 0 below)
         k.request("interrupt_request", channel="control")
         reply = k.reply_to(msg_id, "shell", timeout=10)
         assert reply["content"]["status"] == "error"

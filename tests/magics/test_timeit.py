@@ -182,7 +182,8 @@ def test_interrupt_stops_timing():
     with shared_kernel() as k:
         ok(k, "long runs = 0;")
         msg_id = k.kc.execute("%timeit -n 1000000000 -r 7 runs++")
-        time.sleep(1.0)
+        k.started(msg_id)
+        time.sleep(0.5)  # the statement runs a while (runs > 0 below)
         k.request("interrupt_request", channel="control")
         reply = k.reply_to(msg_id, "shell", timeout=10)
         assert reply["content"]["status"] == "error"
