@@ -38,7 +38,7 @@
 #include "runtime/base/cell_io.h"
 /* runs the cells (separated by "\n%%\n") in a fresh interpreter; returns
  * what it printed and how each cell ended, as one string; *entries: how
- * many times compiled code was entered */
+ * many times compiled code was entered (a call that gave up included) */
 static long g_clean_runs, g_nest_runs, g_lean_misses; /* of the last run_cells: clean copies of loops, of whole
                                                      * nests; lean code that fell back (NT_LEAN) */
 static long g_failures; /* of the last run_cells: generated code the C compiler refused (a generator bug) */
@@ -69,7 +69,7 @@ static char *run_cells(const char *cells, int mode, long *entries) {
         if (v) json_decref(v);
         cell_error_clear(&err);
     }
-    *entries = native_stats(in).entries;
+    *entries = native_stats(in).entries + native_stats(in).gave_up;
     g_clean_runs = native_stats(in).clean_runs[0] + native_stats(in).clean_runs[1];
     g_nest_runs = native_stats(in).clean_runs[1];
     g_lean_misses = native_stats(in).lean_misses;
@@ -547,7 +547,10 @@ static void test_interrupt_abandons_a_foreground_compile(void) {
     snprintf(cc, sizeof cc, "%s/cc", dir);
     snprintf(pidfile, sizeof pidfile, "%s/pid", dir);
     FILE *f = fopen(cc, "w");
-    fprintf(f, "#!/bin/sh\necho $$ > %s.tmp && mv %s.tmp %s\nexec sleep 600\n", pidfile, pidfile, pidfile);
+    char pids[64]; /* every compile's pid, one a line */
+    snprintf(pids, sizeof pids, "%s/pids", dir);
+    fprintf(f, "#!/bin/sh\necho $$ >> %s\necho $$ > %s.tmp && mv %s.tmp %s\nexec sleep 600\n", pids, pidfile, pidfile,
+            pidfile);
     fclose(f);
     chmod(cc, 0700);
     setenv("ICUDA_HOST_CC", cc, 1);
@@ -559,7 +562,9 @@ static void test_interrupt_abandons_a_foreground_compile(void) {
     CHECK(interp_run(in, "int before = 1;", "In [1]", NULL, &v, &err) == 0);
     pthread_t t;
     pthread_create(&t, NULL, raise_when_compiling, pidfile);
-    int rc = interp_run(in, "long s = 0;\nfor (;;) s++;\n", "In [2]", NULL, &v, &err);
+    /* a block: the cell keeps nothing, so its code is pure and could be
+     * compiled whole */
+    int rc = interp_run(in, "{ long s = 0;\n  for (;;) s++; }\n", "In [2]", NULL, &v, &err);
     pthread_join(t, NULL);
     interrupt_clear();
     CHECK_MSG(rc == -1 && err.ename && !strcmp(err.ename, "KeyboardInterrupt"), "interrupted compile: %s",
@@ -575,6 +580,18 @@ static void test_interrupt_abandons_a_foreground_compile(void) {
         fclose(f);
     }
     CHECK_MSG(pid > 0 && kill((pid_t)pid, 0) != 0, "interrupted compile: the compiler (pid %ld) still runs", pid);
+    /* the loop's was the cell's only compile (a cell runs once: it is not
+     * compiled whole as a function, a compile that would outlive it) */
+    int ncompiles = 0, nalive = 0;
+    if ((f = fopen(pids, "r"))) {
+        long p;
+        while (fscanf(f, "%ld", &p) == 1) {
+            ncompiles++;
+            nalive += kill((pid_t)p, 0) == 0;
+        }
+        fclose(f);
+    }
+    CHECK_MSG(ncompiles == 1 && nalive == 0, "interrupted cell: %d compiles started, %d still run", ncompiles, nalive);
     /* the same for a pure function compiled on its first call (foreground:
      * sync): the call runs interpreted, the function stays compilable and
      * compiles on a later call (it was marked uncompilable for good) */
@@ -616,6 +633,7 @@ static void test_interrupt_abandons_a_foreground_compile(void) {
     cell_error_clear(&err);
     interp_free(in);
     unlink(pidfile);
+    unlink(pids);
     unlink(cc);
     rmdir(dir);
 }

@@ -224,6 +224,10 @@ static int run(interp_t *in_arg, const char *text, const char *name, const cell_
     lex_cell(in, src, &tv);
     parse_cell(in, &tv, src, &cc, expr_only);
     pool_free(&in->scratch);
+    /* a cell runs once: compiling it whole as a function (the native tier
+     * does for %timeit's repeats) would be a compile nothing uses, left
+     * running after the cell ends; its loops still compile */
+    cc.fn->hot = INT32_MIN;
     run_cell(in, &cc);
     drop_uncommitted(&cc);
     out_flush();
