@@ -12,7 +12,10 @@ execute_reply (KeyboardInterrupt) on shell, over N interrupts per case
 
 The compiles are made slow (ICUDA_HOST_CC is cc after a 2 s sleep) and each
 round's loop is new (no cached code), so a compile is always in flight when
-the interrupt comes, 0.3 s after the cell started.
+the interrupt comes, 0.3 s after the cell started. The last columns count
+the compiles started and the interrupts after whose reply a compiler (the
+script or its sleep) still ran: an abandoned compile is killed before the
+reply goes out.
 
     python bench/interrupt_latency.py --kernel build/icuda [--n 100]
 
@@ -30,10 +33,29 @@ from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import KernelManager
 
 
+SLEEP = "2.000137"  # a compiler's sleep, found by its argument
+
+
+def compilers_running(tmp):
+    """Processes of the slow compiler: the script (its path) or its sleep."""
+    n = 0
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmd = f.read()
+        except OSError:
+            continue
+        if tmp.encode() in cmd or SLEEP.encode() + b"\0" in cmd:
+            n += 1
+    return n
+
+
 def start(kernel, tmp):
     cc = os.path.join(tmp, "slow-cc")
     with open(cc, "w") as f:
-        f.write('#!/bin/sh\nsleep 2\nexec cc "$@"\n')
+        f.write(f'#!/bin/sh\necho >> {tmp}/compiles\nsleep {SLEEP}\nexec cc "$@"\n')
     os.chmod(cc, 0o755)
     d = os.path.join(tmp, "kernels", "icuda")
     os.makedirs(d)
@@ -70,7 +92,7 @@ def idle(kc, msg_id):
             return
 
 
-def interrupt_once(km, kc, code, delay):
+def interrupt_once(km, kc, code, delay, tmp):
     msg_id = kc.execute(code)
     while True:  # the cell has started
         m = kc.get_iopub_msg(timeout=600)
@@ -84,26 +106,37 @@ def interrupt_once(km, kc, code, delay):
         if m["parent_header"].get("msg_id") == msg_id:
             break
     dt = time.perf_counter() - t0
+    left = compilers_running(tmp)
     idle(kc, msg_id)
     if m["content"].get("ename") != "KeyboardInterrupt":
         raise SystemExit(f"{code!r}: not interrupted: {m['content']}")
-    return dt
+    return dt, left
+
+
+def compiles(tmp):
+    try:
+        with open(os.path.join(tmp, "compiles")) as f:
+            return len(f.readlines())
+    except FileNotFoundError:
+        return 0
 
 
 def loop(salt):
     return "{ long s = 0; for (long j = 0; ; j++) s += j %% %d; }" % salt
 
 
-def case(km, kc, name, tier, n, delay, new_loop_each_time):
+def case(km, kc, tmp, name, tier, n, delay, new_loop_each_time):
     run(kc, f"%host_tier {tier}")
     salt = random.randrange(10 ** 6, 10 ** 7)
     if not new_loop_each_time:  # compiled once (and cached) before the timed rounds
-        interrupt_once(km, kc, loop(salt), 4.0)
-    times = [interrupt_once(km, kc, loop(salt if not new_loop_each_time else salt + i), delay) for i in range(n)]
-    times.sort()
+        interrupt_once(km, kc, loop(salt), 4.0, tmp)
+    c0 = compiles(tmp)
+    rounds = [interrupt_once(km, kc, loop(salt if not new_loop_each_time else salt + i), delay, tmp) for i in range(n)]
+    times = sorted(dt for dt, _ in rounds)
+    left = sum(1 for _, k in rounds if k)
     p99 = times[min(len(times) - 1, -(-99 * len(times) // 100) - 1)]
-    print(f"| {name} | {n} | {statistics.median(times) * 1e3:.1f} ms | {p99 * 1e3:.1f} ms | {times[-1] * 1e3:.1f} ms |",
-          flush=True)
+    print(f"| {name} | {n} | {statistics.median(times) * 1e3:.1f} ms | {p99 * 1e3:.1f} ms | {times[-1] * 1e3:.1f} ms "
+          f"| {compiles(tmp) - c0} | {left} |", flush=True)
 
 
 def main():
@@ -116,12 +149,12 @@ def main():
     km = kc = None
     try:
         km, kc = start(a.kernel, tmp)
-        print("| case | interrupts | median | 99th percentile | worst |")
-        print("| --- | ---: | ---: | ---: | ---: |")
-        case(km, kc, "interpreted (tier off)", "off", a.n, a.delay, True)
-        case(km, kc, "compiled code running (tier always, cached)", "always", a.n, a.delay, False)
-        case(km, kc, "background compile in flight (tier auto)", "auto", a.n, a.delay, True)
-        case(km, kc, "foreground compile in flight (tier always)", "always", a.n, a.delay, True)
+        print("| case | interrupts | median | 99th percentile | worst | compiles started | compiler left running |")
+        print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+        case(km, kc, tmp, "interpreted (tier off)", "off", a.n, a.delay, True)
+        case(km, kc, tmp, "compiled code running (tier always, cached)", "always", a.n, a.delay, False)
+        case(km, kc, tmp, "background compile in flight (tier auto)", "auto", a.n, a.delay, True)
+        case(km, kc, tmp, "foreground compile in flight (tier always)", "always", a.n, a.delay, True)
     finally:
         if kc:
             kc.stop_channels()
