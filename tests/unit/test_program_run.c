@@ -155,12 +155,12 @@ int main(void) {
 
     /* what it started in the background does not hold the cell: a child
      * that keeps its output open for 10 minutes (waiting for it would hang
-     * the test), ended here once the call is back */
+     * the test) is ended with the program */
     CHECK(sh("sleep 600 & echo $!", &cap, &r) == 0);
     CHECK(r.exited && r.exit_status == 0);
-    long bg = r.output ? atol(r.output) : 0;
-    CHECK(bg > 0);
-    if (bg > 0) kill((pid_t)bg, SIGKILL);
+    pid_t held = r.output ? (pid_t)atol(r.output) : 0;
+    CHECK(held > 0 && gone_soon(held));
+    if (held > 0) kill(held, SIGKILL);
     proc_result_free(&r);
 
     /* what it started is ended with it: its group and a daemon that left it */
