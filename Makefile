@@ -8,6 +8,7 @@
 #   make run        install what is missing, build, install, run the flagship notebook
 #   make stress     load and soak (tests/stress/soak.py; STRESS_ARGS=--gpu adds the GPU part)
 #   make bench-timeit  %timeit against a raw C event measurement (on a machine with a GPU)
+#   make bench-multi-gpu  peer copies and NCCL's all-reduce from cells against raw programs (two GPUs)
 # PYTHON=python3 uses that Python (with jupyter_client/nbclient) instead of .venv.
 
 CUDA    ?= /usr/local/cuda
@@ -40,7 +41,7 @@ GEN_PY   ?= python3
 GEN_LIB  := build/gen/crt_decls.c build/gen/crt_table.c
 GEN_DOCS := build/gen/crt_docs.c
 GEN_WORKER := build/gen/crt_stubs.c
-# the host libraries (cuRAND, cuBLAS, cuFFT) and the device-library types,
+# the host libraries (cuRAND, cuBLAS, cuFFT, and NCCL where nccl.h is installed) and the device-library types,
 # by tools/gen_cuda_libs.py; clib_ref.cc is g++'s view of the C++ headers
 GEN_CLIB := build/gen/clib_decls.c build/gen/clib_table.c
 GEN_CLIB_WORKER := build/gen/clib_stubs.c
@@ -67,7 +68,8 @@ $(GEN_LIB) $(GEN_WORKER) &: tools/gen_cuda_api.py $(CUDA)/include/cuda_runtime_a
 	@mkdir -p build/gen
 	$(GEN_PY) tools/gen_cuda_api.py --cc "$(CC)" --cuda $(CUDA) --out build/gen
 
-$(GEN_CLIB) $(GEN_CLIB_WORKER) $(GEN_CLIB_REF) &: tools/gen_cuda_libs.py tools/gen_cuda_api.py $(CUDA)/include/curand.h $(CUDA)/include/cublas_api.h $(CUDA)/include/cufft.h $(CUDA)/include/curand_kernel.h
+$(GEN_CLIB) $(GEN_CLIB_WORKER) $(GEN_CLIB_REF) &: tools/gen_cuda_libs.py tools/gen_cuda_api.py $(CUDA)/include/curand.h $(CUDA)/include/cublas_api.h $(CUDA)/include/cufft.h $(CUDA)/include/curand_kernel.h \
+                                                  $(wildcard $(CUDA)/include/nccl.h /usr/include/nccl.h /usr/local/include/nccl.h)
 	@mkdir -p build/gen
 	$(GEN_PY) tools/gen_cuda_libs.py --cc "$(CC)" --cxx "$(CXX)" --cuda $(CUDA) --out build/gen
 
@@ -263,6 +265,21 @@ build/bench/timeit_accuracy: bench/timeit_accuracy.c $(GPU_OBJ)
 
 bench-timeit: build/icuda build/icuda-worker build/bench/timeit_accuracy venv
 	$(PYTHON) bench/timeit_accuracy.py --kernel build/icuda --raw build/bench/timeit_accuracy
+
+# ---- several GPUs: peer copies and NCCL's all-reduce from cells against raw programs ----
+# (docs/performance.md, "Several GPUs"; on a machine with two GPUs)
+build/bench/peer_bandwidth_raw: bench/peer_bandwidth_raw.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $< -ldl -o $@
+
+build/bench/nccl_allreduce_raw: bench/nccl_allreduce_raw.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) $< -lcudart -ldl -o $@
+
+.PHONY: bench-multi-gpu
+bench-multi-gpu: build/icuda build/icuda-worker build/bench/peer_bandwidth_raw build/bench/nccl_allreduce_raw venv
+	$(PYTHON) bench/peer_bandwidth.py --kernel build/icuda --raw build/bench/peer_bandwidth_raw
+	$(PYTHON) bench/nccl_allreduce.py --kernel build/icuda --raw build/bench/nccl_allreduce_raw
 
 # ---- fuzzing (libFuzzer, clang, ASan + UBSan; tests/fuzz, docs/reliability.md) ----
 #   make fuzz                 every target FUZZ_SECONDS (default 20) from its corpus

@@ -1,5 +1,6 @@
-/* %devices and %device N: the GPUs the worker sees, and which
- * one is current. Asks the worker, never the driver in this process. */
+/* %devices and %device N: the GPUs the worker sees, which one is current,
+ * and with several, which reaches which (peer access, over what link).
+ * Asks the worker, never the driver in this process. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,68 @@
 static int no_gpu(cell_error_t *err, int code, const char *why) {
     cell_error_set(err, code ? cuda_error_name(code) : "cudaErrorNoDevice", NULL, "%s", why);
     return -1;
+}
+
+/* "PCIe through the host bridge (PHB)" for NVML's topology level. */
+static const char *pcie_words(int level) {
+    switch (level) {
+    case 0: return "PCIe, on one board";
+    case 10: return "PCIe, one switch (PIX)";
+    case 20: return "PCIe, several switches (PXB)";
+    case 30: return "PCIe through the host bridge (PHB)";
+    case 40: return "PCIe across host bridges of a NUMA node (NODE)";
+    case 50: return "PCIe and the link between CPUs (SYS)";
+    }
+    return "PCIe";
+}
+
+static void link_words(const ch_peer_info_t *p, char *buf, size_t n) {
+    if (p->link == CH_LINK_NVLINK && p->nvlinks) snprintf(buf, n, "NVLink (%d links)", p->nvlinks);
+    else if (p->link == CH_LINK_NVLINK) snprintf(buf, n, "NVLink");
+    else if (p->link == CH_LINK_PCIE) snprintf(buf, n, "%s", pcie_words(p->pcie_level));
+    else snprintf(buf, n, "link not known (no NVML)");
+}
+
+/* Who reaches whom: a line per ordered pair, and a matrix in HTML. */
+static void peer_matrix(gpu_client_t *g, int n, strbuf_t *t, strbuf_t *h) {
+    sb_puts(t, "peer access (cudaDeviceCanAccessPeer: the first GPU reaching the second's memory), the link, and "
+               "whether this session enabled it:\n");
+    sb_puts(h, "<p>Peer access: the row's GPU reaching the column's memory (<code>cudaDeviceCanAccessPeer</code>), "
+               "over what link, and whether this session enabled it (<code>cudaDeviceEnablePeerAccess</code>)</p>"
+               "<table><thead><tr><th></th>");
+    for (int b = 0; b < n; b++) sb_printf(h, "<th>GPU %d</th>", b);
+    sb_puts(h, "</tr></thead><tbody>");
+    for (int a = 0; a < n; a++) {
+        sb_printf(h, "<tr><th>GPU %d</th>", a);
+        for (int b = 0; b < n; b++) {
+            if (a == b) {
+                sb_puts(h, "<td>&mdash;</td>");
+                continue;
+            }
+            ch_peer_info_t p;
+            char link[96];
+            if (gpu_client_peer_info(g, a, b, &p)) {
+                sb_printf(t, "  %d -> %d: not known (the worker could not say)\n", a, b);
+                sb_puts(h, "<td>?</td>");
+                continue;
+            }
+            link_words(&p, link, sizeof link);
+            bool on = gpu_client_peer_enabled(g, a, b);
+            if (p.can_access) {
+                sb_printf(t, "  %d -> %d: yes, %s; performance rank %d%s; %s\n", a, b, link, p.perf_rank,
+                          p.native_atomics ? ", native atomics" : "",
+                          on ? "enabled" : "not enabled in this session");
+                sb_printf(h, "<td>%s<br>rank %d%s<br>%s</td>", link, p.perf_rank, p.native_atomics ? ", atomics" : "",
+                          on ? "<b>enabled</b>" : "not enabled");
+            } else {
+                sb_printf(t, "  %d -> %d: no peer access (%s): copies between them go through host memory\n", a, b,
+                          link);
+                sb_printf(h, "<td>no<br>%s</td>", link);
+            }
+        }
+        sb_puts(h, "</tr>");
+    }
+    sb_puts(h, "</tbody></table>");
 }
 
 static int devices_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
@@ -67,6 +130,7 @@ static int devices_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
                   p.clock_rate_khz / 1e3);
     }
     sb_puts(&h, "</tbody></table>");
+    if (n > 1) peer_matrix(g, n, &t, &h);
     char *plain = sb_take(&t), *html = sb_take(&h);
     io_display_text(mc->io, plain, html);
     free(plain);
@@ -102,7 +166,11 @@ static int device_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
 const magic_t magic_devices = {"devices", "%devices", "list the GPUs: memory, bandwidth, limits, versions",
                                "Every GPU the worker sees, with name, compute capability, SMs, memory total/free, "
                                "bus width and the peak bandwidth it gives, L2, limits per block and per SM, "
-                               "driver and runtime versions. The current device is marked.",
+                               "driver and runtime versions. The current device is marked. With several GPUs, the "
+                               "peer matrix: which GPU can reach which one's memory (cudaDeviceCanAccessPeer), over "
+                               "what link (NVLink with its link count, or PCIe and how far apart, from the driver's "
+                               "NVML), the driver's performance rank and native atomics, and whether this session "
+                               "enabled the access (cudaDeviceEnablePeerAccess).",
                                devices_line, NULL};
 const magic_t magic_device = {"device", "%device [N]", "show or set the current GPU (like cudaSetDevice)",
                               "%device N makes GPU N current for later allocations and launches; buffers stay on "

@@ -21,23 +21,60 @@ static gpu_client_t *client(magic_ctx_t *mc) {
     return cuda_session_client(mc->cuda, why, sizeof why);
 }
 
+/* The worker's buffers, in address order (gpu_client_buffers). */
+typedef struct {
+    gpu_buffer_info_t *v;
+    int n;
+} gpu_bufs_t;
+
+static gpu_bufs_t gpu_bufs(gpu_client_t *g) {
+    gpu_bufs_t b = {NULL, 0};
+    if (!g) return b;
+    int n = gpu_client_buffers(g, NULL, 0);
+    b.v = xcalloc(n > 0 ? n : 1, sizeof *b.v);
+    b.n = gpu_client_buffers(g, b.v, n);
+    return b;
+}
+
+static const gpu_buffer_info_t *gpu_buf_at(const gpu_bufs_t *b, uint64_t base) {
+    int lo = 0, hi = b->n;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (b->v[mid].base < base) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < b->n && b->v[lo].base == base ? &b->v[lo] : NULL;
+}
+
 /* Whether a buffer's contents come back after a worker restart: host
- * memory always; device memory when the worker keeps a shadow of it. */
-static const char *survives(gpu_client_t *g, int place, uint64_t base, int *dev) {
+ * memory always; device memory when the worker keeps a shadow of it. And
+ * the GPU that holds it (-1: none, or not known). */
+static const char *survives(gpu_client_t *g, const gpu_bufs_t *bufs, int place, uint64_t base, int *dev) {
     *dev = -1;
     if (place == INTERP_PLACE_HOST || place == INTERP_PLACE_PINNED) return "yes";
     if (!g) return "?";
-    int n = gpu_client_buffers(g, NULL, 0);
-    gpu_buffer_info_t *v = xcalloc(n > 0 ? n : 1, sizeof *v);
-    n = gpu_client_buffers(g, v, n);
+    const gpu_buffer_info_t *v = gpu_buf_at(bufs, base);
     const char *r = "no";
-    for (int i = 0; i < n; i++)
-        if (v[i].base == base) {
-            *dev = v[i].dev;
-            if (v[i].shadow_bound || v[i].shadow_host || v[i].shadow_fill >= 0) r = "yes";
-        }
-    free(v);
+    if (v) {
+        *dev = v->dev;
+        if (v->shadow_bound || v->shadow_host || v->shadow_fill >= 0) r = "yes";
+    }
     return place == INTERP_PLACE_MANAGED ? "yes" : r;
+}
+
+#define HEAP_MAX_DEV 64
+
+/* cudaMemGetInfo of device d, as a line of the totals. */
+static void mem_info_line(gpu_client_t *g, int d, bool first, strbuf_t *t, strbuf_t *h) {
+    size_t fr = 0, tot = 0;
+    if (gpu_client_mem_info_on(g, d, &fr, &tot) || !tot) return;
+    char a[32], b[32], c[32];
+    magic_fmt_bytes((double)(tot - fr), a, sizeof a);
+    magic_fmt_bytes((double)fr, b, sizeof b);
+    magic_fmt_bytes((double)tot, c, sizeof c);
+    sb_printf(t, "device %d (cudaMemGetInfo): %s in use by every process and context, %s free of %s\n", d, a, b, c);
+    sb_printf(h, "%sdevice %d (<code>cudaMemGetInfo</code>): %s in use by every process and context, %s free of %s",
+              first ? "" : "<br>", d, a, b, c);
 }
 
 static void join_names(json_t *row, strbuf_t *b) {
@@ -64,6 +101,9 @@ static int heap_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
     json_t *rows = interp_heap(mc->interp);
     size_t n = json_array_size(rows);
     gpu_client_t *g = client(mc);
+    gpu_bufs_t bufs = gpu_bufs(g);
+    double dbytes[HEAP_MAX_DEV] = {0};
+    int dcount[HEAP_MAX_DEV] = {0}, ndevs = 0;
     double total[NPLACES] = {0};
     int count[NPLACES] = {0};
     static const char *const pname[NPLACES] = {"host", "pinned", "managed", "device"};
@@ -79,9 +119,14 @@ static int heap_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
         int pi = place == INTERP_PLACE_PINNED ? 1 : place == INTERP_PLACE_MANAGED ? 2 : place == INTERP_PLACE_DEVICE ? 3 : 0;
         total[pi] += size;
         count[pi]++;
-        if (i >= MAGIC_TABLE_ROWS) continue; /* counted, not shown: a table a front end can draw */
         int dev;
-        const char *surv = survives(g, place, word, &dev);
+        const char *surv = survives(g, &bufs, place, word, &dev);
+        if (place == INTERP_PLACE_DEVICE && dev >= 0 && dev < HEAP_MAX_DEV) {
+            ndevs += !dcount[dev];
+            dcount[dev]++;
+            dbytes[dev] += size;
+        }
+        if (i >= MAGIC_TABLE_ROWS) continue; /* counted, not shown: a table a front end can draw */
         char where[48], made[96], sz[32], addr[32];
         if (place == INTERP_PLACE_DEVICE && dev >= 0) snprintf(where, sizeof where, "device %d", dev);
         else snprintf(where, sizeof where, "%s", magic_place_name(place));
@@ -122,17 +167,22 @@ static int heap_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
                   count[p] == 1 ? "" : "s", sz);
     }
     if (n) sb_puts(&t, "\n");
-    size_t fr = 0, tot = 0;
-    if (g && !gpu_client_mem_info(g, &fr, &tot) && tot) {
-        char a[32], b[32], c[32];
-        magic_fmt_bytes((double)(tot - fr), a, sizeof a);
-        magic_fmt_bytes((double)fr, b, sizeof b);
-        magic_fmt_bytes((double)tot, c, sizeof c);
-        sb_printf(&t, "device %d (cudaMemGetInfo): %s in use by every process and context, %s free of %s\n",
-                  gpu_client_get_device(g), a, b, c);
-        sb_printf(&h, "%sdevice %d (<code>cudaMemGetInfo</code>): %s in use by every process and context, %s free of %s",
-                  n ? "<br>" : "", gpu_client_get_device(g), a, b, c);
+    /* with buffers on several GPUs: what each holds, and each one's own count */
+    for (int d = 0; ndevs > 1 && d < HEAP_MAX_DEV; d++) {
+        if (!dcount[d]) continue;
+        char sz[32];
+        magic_fmt_bytes(dbytes[d], sz, sizeof sz);
+        sb_printf(&t, "on device %d: %d buffer%s, %s\n", d, dcount[d], dcount[d] == 1 ? "" : "s", sz);
+        sb_printf(&h, "<br>on device %d: %d buffer%s, %s", d, dcount[d], dcount[d] == 1 ? "" : "s", sz);
     }
+    if (g) {
+        int cur = gpu_client_get_device(g);
+        bool first = !n;
+        mem_info_line(g, cur, first, &t, &h);
+        for (int d = 0; ndevs > 1 && d < HEAP_MAX_DEV; d++)
+            if (dcount[d] && d != cur) mem_info_line(g, d, false, &t, &h);
+    }
+    free(bufs.v);
     sb_puts(&h, "</p>");
     char *plain = sb_take(&t), *html = sb_take(&h);
     io_display_text(mc->io, plain, n ? html : NULL);
@@ -283,7 +333,8 @@ static int reset_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
 const magic_t magic_heap = {
     "heap", "%heap", "live buffers: variables, size, place, where made, totals",
     "Every live buffer made by malloc/new, cudaMalloc, cudaMallocHost/cudaHostAlloc or cudaMallocManaged: the\n"
-    "session variables pointing at it, its size, its place (host, pinned, device N, managed), the cell and\n"
+    "session variables pointing at it, its size, its place (host, pinned, device N: the GPU that holds it,\n"
+    "managed), the cell and\n"
     "line that made it, and whether its contents survive a restart of the GPU worker (host memory does;\n"
     "device memory when icuda holds a copy of what was written to it). Totals per place, and the device's\n"
     "memory as cudaMemGetInfo reports it.",

@@ -294,6 +294,20 @@ int program_parse_opts(const magic_t *m, const char *line, program_opts_t *o, ce
             o->profile = tool;
             continue;
         }
+        if (!strcmp(a, "--mpi") || !strncmp(a, "--mpi=", 6)) { /* the number of ranks, next or after '=' */
+            const char *num = a[5] ? a + 6 : i + 1 < o->argc && strcmp(o->argv[i + 1], "--") ? o->argv[++i] : "";
+            char *end;
+            long n = strtol(num, &end, 10);
+            if (!*num || *end || n < 1 || n > 4096)
+                return magic_usage_error(m, err, "--mpi takes the number of ranks (1 to 4096), not '%s'", num);
+            o->mpi = (int)n;
+            continue;
+        }
+        if (!strcmp(a, "--all-gpus") || !strcmp(a, "--share-gpus")) {
+            if (a[2] == 'a') o->all_gpus = true;
+            else o->share_gpus = true;
+            continue;
+        }
         for (size_t r = 0; r < sizeof refused / sizeof refused[0]; r++) {
             size_t k = strlen(refused[r]);
             if (!strncmp(a, refused[r], k) && (!a[k] || a[k] == '='))
@@ -312,5 +326,14 @@ int program_parse_opts(const magic_t *m, const char *line, program_opts_t *o, ce
         o->args = o->argv + i + 1;
         o->nargs = o->argc - i - 1;
     }
+    if ((o->all_gpus || o->share_gpus) && !o->mpi)
+        return magic_usage_error(m, err, "%s is for MPI jobs: give the ranks with --mpi N",
+                                 o->all_gpus ? "--all-gpus" : "--share-gpus");
+    if (o->all_gpus && o->share_gpus)
+        return magic_usage_error(m, err, "--all-gpus (every rank sees every GPU) and --share-gpus (each rank one, taken "
+                                 "in turn) exclude each other");
+    if (o->mpi && o->profile)
+        return magic_usage_error(m, err, "--profile and --mpi together are not supported: profile the program run "
+                                 "without --mpi");
     return 0;
 }

@@ -56,6 +56,9 @@ typedef struct program_opts {
     char **args; /* the program's arguments, after -- */
     int nargs;
     const char *profile; /* NULL, or "nsys" / "ncu" / "" (whichever there is) */
+    int mpi;             /* --mpi N: ranks of an MPI job (0: not one) */
+    bool all_gpus;       /* --all-gpus: every rank sees every GPU */
+    bool share_gpus;     /* --share-gpus: more ranks than GPUs, which they take in turn */
 } program_opts_t;
 
 /* Fills o (free o->argv with magic_free_args, also after an error). */

@@ -1,7 +1,8 @@
 /* %%program: the cell as a whole CUDA C++ program with main, built with
  * nvcc (runtime/program/program_build.c: the session's %%header files beside it,
  * the executable cached) and run in its own process (runtime/program/program_run.c:
- * output streamed, an interrupt ends it), optionally under nsys or ncu. A
+ * output streamed, an interrupt ends it), optionally under nsys or ncu, or
+ * as an MPI job of N ranks under mpirun (runtime/program/program_mpi.c). A
  * cell that defines main() comes here too (magic_program_auto). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "runtime/program/program_build.h"
 #include "runtime/program/program_libs.h"
 #include "runtime/program/program_log.h"
+#include "runtime/program/program_mpi.h"
 #include "runtime/program/program_report.h"
 #include "runtime/program/program_run.h"
 #include "runtime/base/progress.h"
@@ -112,6 +114,71 @@ static const char *visible_devices(magic_ctx_t *mc, char *out, size_t cap) {
     return o < cap ? out : NULL;
 }
 
+/* An MPI job's tools and GPUs, before any compile: mpicxx and mpirun found
+ * (*mpicxx, *mpirun malloc'd), the ranks checked against the GPUs. */
+static int mpi_setup(magic_ctx_t *mc, const program_opts_t *o, program_mpi_t *m, char **mpicxx, char **mpirun,
+                     cell_error_t *err) {
+    char where[2048] = "";
+    *mpirun = NULL;
+    if (!(*mpicxx = program_find_mpi("mpicxx", where, sizeof where)) ||
+        !(*mpirun = program_find_mpi("mpirun", where, sizeof where))) {
+        cell_error_set(err, "RuntimeError", NULL, "%%%%program --mpi needs Open MPI, and %s was not found (looked in "
+                       "%s): install it (Debian and Ubuntu: apt-get install libopenmpi-dev openmpi-bin), or set "
+                       "ICUDA_MPICXX and ICUDA_MPIRUN to its mpicxx and mpirun", *mpicxx ? "mpirun" : "mpicxx", where);
+        return -1;
+    }
+    memset(m, 0, sizeof *m);
+    m->ranks = o->mpi;
+    m->first = cuda_session_current_device(mc->cuda, &m->gpus);
+    if (m->first < 0 || m->first >= m->gpus) m->first = 0;
+    m->all_gpus = o->all_gpus;
+    m->share_gpus = o->share_gpus;
+    program_mpi_ids(m);
+    char why[512];
+    if (program_mpi_check(m, why, sizeof why)) {
+        cell_error_set(err, "RuntimeError", NULL, "%s; the program was not built", why);
+        return -1;
+    }
+    if (!m->gpus)
+        io_printf(mc->io, "stderr", "icuda: no GPU here: the %d rank%s run without one\n", m->ranks,
+                  m->ranks == 1 ? "" : "s");
+    return 0;
+}
+
+static bool names_host_compiler(char *const *options, int n) {
+    for (int i = 0; i < n; i++)
+        if (!strcmp(options[i], "-ccbin") || !strncmp(options[i], "-ccbin=", 7) ||
+            !strncmp(options[i], "--compiler-bindir", 17))
+            return true;
+    return false;
+}
+
+/* mpirun with the job's ranks, their output marked by rank. mpirun
+ * passes the interrupt's SIGINT on to the ranks and ends the job; it has
+ * longer than a program to do it before SIGKILL. */
+static int run_mpi(magic_ctx_t *mc, const program_mpi_t *m, const char *mpirun, const program_binary_t *b,
+                   const program_opts_t *o, cell_error_t *err) {
+    char **argv = program_mpi_argv(m, mpirun, b->binary, o->args, o->nargs);
+    program_mpi_io_t *tagged = program_mpi_io_new(mc->io);
+    char vis[512];
+    proc_opts_t po = {.io = program_mpi_io(tagged), .grace_ms = 3000,
+                      .setenv = m->all_gpus ? visible_devices(mc, vis, sizeof vis) : NULL};
+    proc_result_t r;
+    int rc;
+    char what[64];
+    snprintf(what, sizeof what, "the MPI job (%d rank%s)", m->ranks, m->ranks == 1 ? "" : "s");
+    if (proc_run(argv, &po, &r) != 0) {
+        cell_error_set(err, "RuntimeError", NULL, "%s", r.why);
+        rc = -1;
+    } else {
+        rc = run_status(&r, what, err);
+    }
+    program_mpi_io_free(tagged);
+    proc_result_free(&r);
+    program_strings_free(argv);
+    return rc;
+}
+
 static int run_program(magic_ctx_t *mc, const char *source, int line_offset, const program_opts_t *o,
                        cell_error_t *err) {
     device_session_t *e = mc->dev;
@@ -119,17 +186,27 @@ static int run_program(magic_ctx_t *mc, const char *source, int line_offset, con
     char *prof = NULL;
     const char *tool = NULL;
     if (o->profile && find_profiler(o->profile, &prof, &tool, err)) return -1;
+    /* so is an MPI job without Open MPI, or with more ranks than GPUs */
+    char *mpicxx = NULL, *mpirun = NULL;
+    program_mpi_t mpi;
+    if (o->mpi && mpi_setup(mc, o, &mpi, &mpicxx, &mpirun, err)) {
+        free(mpicxx);
+        free(mpirun);
+        return -1;
+    }
 
     const char *forced = getenv("ICUDA_ARCH");
     const char *arch = device_arch(e);
     bool gpu_arch = e->arch_from_gpu || (forced && *forced);
     int ninc = 0;
     char **inc = program_include_dirs(e, &ninc);
-    /* device lambdas compile as a program's own Makefile would have them */
-    char *extended[] = {"--extended-lambda"};
+    /* device lambdas compile as a program's own Makefile would have them;
+     * an MPI program with Open MPI's wrapper as the host compiler */
+    char *extended[] = {"--extended-lambda", "-ccbin", mpicxx};
+    int nextra = mpicxx && !names_host_compiler(o->nvcc, o->nnvcc) ? 3 : 1;
     program_spec_t spec = {.source = source,
                            .extra = extended,
-                           .nextra = 1,
+                           .nextra = nextra,
                            .options = o->nvcc,
                            .noptions = o->nnvcc,
                            .arch = gpu_arch ? arch : NULL,
@@ -158,7 +235,12 @@ static int run_program(magic_ctx_t *mc, const char *source, int line_offset, con
                          mc->cell_name);
         rc = -1;
         break;
-    case PROGRAM_FAILED: rc = program_error_compile(&b, &src, "the program of", err); break;
+    case PROGRAM_FAILED:
+        rc = program_error_compile(&b, &src, "the program of", err);
+        if (!o->mpi && b.log && (strstr(b.log, "mpi.h") || strstr(b.log, "undefined reference to `MPI_")))
+            io_printf(mc->io, "stderr", "icuda: an MPI program builds and runs with %%%%program --mpi N (N ranks, "
+                      "built with Open MPI's mpicxx, run with mpirun)\n");
+        break;
     case PROGRAM_BUILT:
         if (b.arch_refused)
             io_printf(mc->io, "stderr", "icuda: this nvcc cannot compile for %s: built for its default "
@@ -188,7 +270,9 @@ static int run_program(magic_ctx_t *mc, const char *source, int line_offset, con
                   !strcmp(tool, "nsys") ? "nsys profile --stats=true"
                                         : "ncu (each kernel is replayed to measure it: the program runs slower)");
     }
-    if (rc == 0) {
+    if (rc == 0 && o->mpi) {
+        rc = run_mpi(mc, &mpi, mpirun, &b, o, err);
+    } else if (rc == 0) {
         cmd[n++] = b.binary;
         for (int i = 0; i < o->nargs; i++) cmd[n++] = o->args[i];
         cmd[n] = NULL;
@@ -203,6 +287,8 @@ static int run_program(magic_ctx_t *mc, const char *source, int line_offset, con
         }
         proc_result_free(&r);
     }
+    free(mpicxx);
+    free(mpirun);
     if (report[0]) program_remove_tree(report);
     free(cmd);
     free(prof);
@@ -233,7 +319,7 @@ int magic_program_auto(magic_ctx_t *mc, const char *code, cell_error_t *err) {
 }
 
 const magic_t magic_program = {
-    "program", "%%program [--profile[=nsys|ncu]] [NVCC OPTION ...] [-- PROGRAM ARG ...]",
+    "program", "%%program [--profile[=nsys|ncu] | --mpi N [--all-gpus|--share-gpus]] [NVCC OPTION ...] [-- PROGRAM ARG ...]",
     "compile the cell as a whole CUDA C++ program with nvcc and run it",
     "The cell is a complete program with main(), as in a .cu file: it is compiled\n"
     "with the CUDA toolkit's nvcc (for the GPU's architecture, -arch=sm_XY, unless\n"
@@ -267,6 +353,17 @@ const magic_t magic_program = {
     "--profile runs the program under Nsight Systems (nsys profile --stats=true)\n"
     "where it is installed, else under Nsight Compute (ncu); --profile=ncu or\n"
     "--profile=nsys chooses. (nvcc's own --profile, for gprof, is spelled -pg.)\n"
+    "\n"
+    "--mpi N runs an MPI program as a job of N ranks: it is built with Open MPI's\n"
+    "mpicxx as nvcc's host compiler and run with mpirun, one GPU per rank: rank r\n"
+    "sees GPU (current + r) mod the GPUs as its device 0 (CUDA_VISIBLE_DEVICES),\n"
+    "and OMPI_COMM_WORLD_LOCAL_RANK tells it its rank before MPI_Init. Each line a\n"
+    "rank prints starts with its rank, \"[1] ...\". More ranks than GPUs is an\n"
+    "error unless --share-gpus (the ranks take the GPUs in turn); --all-gpus lets\n"
+    "every rank see every GPU (the program picks one, cudaSetDevice(local rank)).\n"
+    "Without a GPU the ranks run without one. An interrupt ends every rank; the\n"
+    "job's exit status is the cell's. Open MPI is mpicxx and mpirun on PATH, or\n"
+    "$ICUDA_MPICXX and $ICUDA_MPIRUN. See docs/multi-gpu.md.\n"
     "\n"
     "nvcc is $ICUDA_NVCC when set, else found as %sass finds the toolkit's tools\n"
     "($CUDA_HOME/bin, the toolkit icuda was built with, PATH). A cell without a\n"

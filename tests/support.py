@@ -79,6 +79,25 @@ def needs_gpu(fn):
     return fn
 
 
+# where the kernel looks for Open MPI's tools past PATH (runtime/program/program_mpi.c)
+OPEN_MPI_FOLDERS = ("/usr/lib64/openmpi/bin", "/usr/local/mpi/bin", "/opt/hpcx/ompi/bin")
+
+
+def open_mpi_missing():
+    """None where the kernel finds mpicxx and mpirun as %%program --mpi
+    looks for them, else what is missing (a skip's reason)."""
+    for tool in ("mpicxx", "mpirun"):
+        var = "ICUDA_" + tool.upper()
+        if os.environ.get(var):
+            if not os.access(os.environ[var], os.X_OK):
+                return f"no Open MPI here: ${var} ({os.environ[var]}) is not an executable"
+            continue
+        if not (shutil.which(tool) or shutil.which(tool + ".openmpi")
+                or any(os.access(os.path.join(d, tool), os.X_OK) for d in OPEN_MPI_FOLDERS)):
+            return f"no Open MPI here: {tool} is neither on PATH nor in {', '.join(OPEN_MPI_FOLDERS)}"
+    return None
+
+
 def timeout(seconds):
     """Gives a test its own time limit (the default is 120 s: pytest.ini, tests/run.py)."""
     def mark(fn):

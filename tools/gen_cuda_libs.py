@@ -4,9 +4,10 @@
 Runs at build time (make), like gen_cuda_api.py, whose parser it uses:
 
   - the host APIs of cuRAND (curand.h), cuBLAS v2 (cublas_v2.h /
-    cublas_api.h) and cuFFT (cufft.h): every function with its parameters
-    classified for forwarding to the GPU worker, which loads the library
-    with dlopen on first use;
+    cublas_api.h), cuFFT (cufft.h) and NCCL (nccl.h, where the toolkit's
+    include folder or the system's has it): every function with its
+    parameters classified for forwarding to the GPU worker, which loads the
+    library with dlopen on first use;
   - the types device headers declare and host code allocates: the RNG
     states of curand_kernel.h (read from the preprocessed C++ header: only
     its plain C structs and typedefs), __half/__nv_bfloat16 and their pairs
@@ -40,9 +41,19 @@ LIBS = (
     (1, 'cuRAND', 'curand.h', 'libcurand.so', 'curandStatus_t', ('curand',)),
     (2, 'cuBLAS', 'cublas_v2.h', 'libcublas.so', 'cublasStatus_t', ('cublas',)),
     (3, 'cuFFT', 'cufft.h', 'libcufft.so', 'cufftResult', ('cufft',)),
+    (4, 'NCCL', 'nccl.h', 'libnccl.so', 'ncclResult_t', ('nccl',)),
 )
-LIB_HEADERS = ('curand.h', 'cublas_api.h', 'cublas_v2.h', 'cufft.h', 'cuComplex.h', 'cuda_fp16.h', 'cuda_bf16.h')
-MACRO_RE = re.compile(r'(curand|CURAND|cublas|CUBLAS|cufft|CUFFT|cuComplex|MAX_CUFFT)')
+NCCL = 4
+# the soname a library has where the toolkit's lib64 does not hold it (NCCL
+# is installed apart from the toolkit: libnccl2, or a wheel)
+DEFAULT_SONAMES = {NCCL: 'libnccl.so.2'}
+LIB_HEADERS = ('curand.h', 'cublas_api.h', 'cublas_v2.h', 'cufft.h', 'cuComplex.h', 'cuda_fp16.h', 'cuda_bf16.h',
+               'nccl.h')
+MACRO_RE = re.compile(r'(curand|CURAND|cublas|CUBLAS|cufft|CUFFT|cuComplex|MAX_CUFFT|nccl|NCCL)')
+# function-like macros host code uses, kept as they are
+FN_MACRO_RE = re.compile(r'NCCL_VERSION$')
+# brace initialisers host code assigns (ncclConfig_t config = NCCL_CONFIG_INITIALIZER;)
+BRACE_MACROS = ('NCCL_CONFIG_INITIALIZER', 'NCCL_SIM_INFO_INITIALIZER')
 # cuda_fp16.h / cuda_bf16.h declare these as C++ classes over the raw storage
 # of their _raw structs (which C sees): host code gets that storage
 FP_TYPES = (('__half', '__half_raw', 'half'), ('__half2', '__half2_raw', 'half2'),
@@ -97,6 +108,10 @@ def split(pre, wanted, macro_re, rt_files):
             cur = os.path.basename(m.group(1))
             continue
         if line.startswith('#define '):
+            f = re.match(r'#define (\w+)\(([\w, ]*)\) (.+)$', line)
+            if f and cur in wanted and FN_MACRO_RE.match(f.group(1)):
+                macros.append(('%s(%s)' % (f.group(1), f.group(2)), f.group(3).strip()))
+                continue
             m = re.match(r'#define (\w+) (.+)$', line)
             if (cur in wanted or (cur in g.HEADERS and cur not in rt_files)) and m and macro_re.match(m.group(1)) and m.group(2).strip():
                 macros.append((m.group(1), m.group(2).strip()))
@@ -151,9 +166,10 @@ def main():
     ap.add_argument('--out', required=True)
     a = ap.parse_args()
     inc = '-I' + os.path.join(a.cuda, 'include')
+    nccl = has_header(a.cc, inc, 'nccl.h')
     src = ('#define __dv(v) __icuda_dv(v)\n#include <cuda_runtime_api.h>\n#include <driver_functions.h>\n'
            '#include <vector_functions.h>\n#include <cuComplex.h>\n#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n'
-           '#include <curand.h>\n#include <cublas_v2.h>\n#include <cufft.h>\n')
+           '#include <curand.h>\n#include <cublas_v2.h>\n#include <cufft.h>\n' + ('#include <nccl.h>\n' if nccl else ''))
     pre = run_cpp(a.cc.split() + ['-E', '-dD', '-x', 'c', inc, '-'], src, 'the library headers')
     rt_files = {os.path.basename(f) for f in re.findall(r'^# \d+ "([^"]+)"', g.preprocess(a.cc, a.cuda), re.M)}
     rt_files &= set(g.HEADERS)
@@ -193,9 +209,20 @@ def main():
     os.makedirs(a.out, exist_ok=True)
     lib_structs = [k for k in p.structs if k not in rt_structs]
     write_decls(a.out, p, decl_toks + kdecls, fp_text, macros, rt_inlines)
-    write_table(a.out, p, funcs, lib_structs, p.enums[rt_enums:], macros, kdecls, fp_text, decl_toks)
-    write_stubs(a.out, p, funcs, os.path.join(a.cuda, 'lib64'))
+    write_table(a.out, p, funcs, lib_structs, p.enums[rt_enums:], macros, kdecls, fp_text, decl_toks, nccl)
+    write_stubs(a.out, p, funcs, os.path.join(a.cuda, 'lib64'), nccl)
     write_ref(a.out)
+
+
+def has_header(cc, inc, name):
+    """Whether the C preprocessor finds <name> (the toolkit's include
+    folder first, then the system's: NCCL lives in either)."""
+    try:
+        p = subprocess.run(cc.split() + ['-E', '-x', 'c', inc, '-'], input='#include <%s>\n' % name,
+                           capture_output=True, text=True, check=False)
+    except OSError:
+        return False
+    return p.returncode == 0
 
 
 def fp_struct(p, key, name, alias):
@@ -226,7 +253,7 @@ def write_decls(out, p, decl_toks, fp_text, macros, rt_inlines):
             continue
         ms.append((name + '(' + args + ')', '((%s){%s})' % (t.to.render(), ', '.join('(%s)' % pn for pn, _ in t.params))))
     ms += COMPLEX_MACROS
-    mtext = ''.join('#define %s %s\n' % (n, v) for n, v in ms if not v.startswith('{') and
+    mtext = ''.join('#define %s %s\n' % (n, v) for n, v in ms if (not v.startswith('{') or n in BRACE_MACROS) and
                     not re.search(r'\b(__\w+|CUBLASWINAPI|CURANDAPI|CUFFTAPI)\b', v) and
                     not n.endswith(('_H_', '_H', '_API')))
     with open(os.path.join(out, 'clib_decls.c'), 'w') as f:
@@ -259,7 +286,7 @@ def enum_names(decls, tag, typedef):
     return []
 
 
-def write_table(out, p, funcs, lib_structs, enums, macros, kdecls, fp_text, decl_toks_all):
+def write_table(out, p, funcs, lib_structs, enums, macros, kdecls, fp_text, decl_toks_all, nccl):
     L = []
     w = L.append
     w('/* Generated by tools/gen_cuda_libs.py from the CUDA headers: do not edit. */')
@@ -271,6 +298,8 @@ def write_table(out, p, funcs, lib_structs, enums, macros, kdecls, fp_text, decl
     w('#include <curand.h>')
     w('#include <cublas_v2.h>')
     w('#include <cufft.h>')
+    if nccl:
+        w('#include <nccl.h>')
     w('#include "runtime/toolkit/cuda_lib_table.h"')
     w('/* curand_kernel.h is C++: its plain C structs, as host cells see them */')
     for t in kdecls:
@@ -351,6 +380,8 @@ def write_table(out, p, funcs, lib_structs, enums, macros, kdecls, fp_text, decl
     for e in enums:
         w('    {%s, (long long)%s},' % (g.c_literal(e), e))
     for n, v in macros:
+        if '(' in n or n in BRACE_MACROS:
+            continue
         if re.match(r'^[\w()\s<>|&~+\-x*]+$', v) and re.search(r'\d', v) and not re.search(r'\b__\w+', v) \
                 and not re.match(r'^[A-Za-z_]\w*$', v) \
                 and not n.endswith(('_H_', '_H')):
@@ -360,6 +391,8 @@ def write_table(out, p, funcs, lib_structs, enums, macros, kdecls, fp_text, decl
     # each library's status codes, named as its header's enum names them
     w('const clib_status_t clib_statuses[] = {')
     for lid, _, _, _, status, _ in LIBS:
+        if lid == NCCL and not nccl:
+            continue
         t = p.typedefs.get(status)
         tag = t.name.split(' ', 1)[1] if t and t.kind == 'base' and t.name.startswith('enum ') else None
         names = enum_names(decl_toks_all, tag, status)
@@ -400,7 +433,7 @@ def soname(libdir, stem):
     return stem
 
 
-def write_stubs(out, p, funcs, libdir):
+def write_stubs(out, p, funcs, libdir, nccl):
     L = []
     w = L.append
     w('/* Generated by tools/gen_cuda_libs.py from the CUDA headers: do not edit. */')
@@ -410,6 +443,8 @@ def write_stubs(out, p, funcs, libdir):
     w('#include <curand.h>')
     w('#include <cublas_v2.h>')
     w('#include <cufft.h>')
+    if nccl:
+        w('#include <nccl.h>')
     w('#include "runtime/gpu/worker/worker_cudart.h"')
     w('')
     rows = []
@@ -440,7 +475,13 @@ def write_stubs(out, p, funcs, libdir):
     w('};')
     w('const int clib_nstubs = %d;' % len(rows))
     w('/* by library id (0: none) */')
-    w('const char *const clib_sonames[] = {"", %s};' % ', '.join(g.c_literal(soname(libdir, lib[3])) for lib in LIBS))
+    names = []
+    for lib in LIBS:
+        so = soname(libdir, lib[3])
+        if so == lib[3]:
+            so = DEFAULT_SONAMES.get(lib[0], so)
+        names.append(so if lib[0] != NCCL or nccl else '')
+    w('const char *const clib_sonames[] = {"", %s};' % ', '.join(g.c_literal(n) for n in names))
     w('const char *const clib_names[] = {"", %s};' % ', '.join(g.c_literal(lib[1]) for lib in LIBS))
     with open(os.path.join(out, 'clib_stubs.c'), 'w') as f:
         f.write('\n'.join(L) + '\n')

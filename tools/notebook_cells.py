@@ -7,13 +7,16 @@ Two marks decide it:
   notebook's other cells must still run: device cells compile, host code and
   the magics that need no GPU run.
 - metadata `icuda.needs` (a name or a list): the cell uses a feature still
-  being built (FEATURES below). It runs where the kernel has the feature and
-  is left out, and named, where it has not. Such cells are leaves: nothing
-  after them depends on them.
+  being built, or one the machine may lack (a second GPU, NCCL, Open MPI;
+  FEATURES below). It runs where the kernel (or the machine) has the
+  feature and is left out, and named, where it has not. Such cells are
+  leaves: nothing after them depends on them, but cells with the same
+  needs.
 """
 import copy
 import os
 import re
+import shutil
 
 import nbformat
 from nbclient import NotebookClient
@@ -27,6 +30,27 @@ CODE_FEATURES = {
     "curand-types": "(int)sizeof(curandState)",
     "curand-host": "curandGenerator_t icuda_probe_gen_;",
     "cublas": "cublasHandle_t icuda_probe_handle_;",
+    # a second GPU: cudaSetDevice(n) fails where there are fewer than two
+    "two-gpus": "{ int icuda_probe_n_ = 0; cudaGetDeviceCount(&icuda_probe_n_); "
+                "if (icuda_probe_n_ < 2) cudaSetDevice(icuda_probe_n_ + 2); }",
+    # NCCL's header at build time and its library here
+    "nccl": "{ int icuda_probe_v_ = 0; ncclGetVersion(&icuda_probe_v_); }",
+}
+def open_mpi_tool(tool):
+    """Whether the kernel finds Open MPI's tool as %%program --mpi looks for
+    it: $ICUDA_MPICXX / $ICUDA_MPIRUN, PATH (also as tool.openmpi), Open
+    MPI's usual folders."""
+    var = os.environ.get("ICUDA_" + tool.upper())
+    if var:
+        return os.access(var, os.X_OK)
+    return bool(shutil.which(tool) or shutil.which(tool + ".openmpi")
+                or any(os.access(os.path.join(d, tool), os.X_OK)
+                       for d in ("/usr/lib64/openmpi/bin", "/usr/local/mpi/bin", "/opt/hpcx/ompi/bin")))
+
+
+# features of the machine the kernel runs on, seen from here (the same machine)
+HOST_FEATURES = {
+    "mpi": lambda: all(open_mpi_tool(t) for t in ("mpicxx", "mpirun")),
 }
 
 
@@ -46,9 +70,10 @@ def all_needs(nb):
 def probe(names, kernel_name="icuda"):
     """The subset of feature names the kernel `kernel_name` has (one short
     session, only when some cell needs something)."""
+    host = {n for n in names if n in HOST_FEATURES and HOST_FEATURES[n]()}
     names = [n for n in names if n in MAGIC_FEATURES or n in CODE_FEATURES]
     if not names:
-        return set()
+        return host
     code = [n for n in names if n in CODE_FEATURES]
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell("%lsmagic")] + \
@@ -60,7 +85,7 @@ def probe(names, kernel_name="icuda"):
     for n, cell in zip(code, nb.cells[1:]):
         if not any(o.output_type == "error" for o in cell.outputs):
             have.add(n)
-    return have
+    return have | host
 
 
 def runnable(nb, gpu, have):

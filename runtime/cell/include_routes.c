@@ -17,12 +17,12 @@ static const char *const both[] = {
  * C++ part will): never NVRTC's business. cuda_runtime.h and friends
  * compile under NVRTC but add nothing a kernel lacks there (NVRTC has the
  * vector types, dim3, the intrinsics built in); cuda.h, cufft.h,
- * cublas_v2.h, nvToolsExt.h and cuda_profiler_api.h do not compile there. */
+ * cublas_v2.h, nccl.h, nvToolsExt.h and cuda_profiler_api.h do not compile there. */
 static const char *const host[] = {
     "iostream", "algorithm", "vector", "chrono", "iomanip", "numeric", "memory", "string", "random", "limits",
     "utility", "functional", "ctype.h", "cctype", "iterator",
     "cuda_runtime.h", "cuda_runtime_api.h", "cuda.h", "cuda_profiler_api.h", "curand.h", "cublas_v2.h",
-    "cufft.h", "nvtx3/nvToolsExt.h", "nvToolsExt.h", "device_launch_parameters.h", NULL,
+    "cufft.h", "nvtx3/nvToolsExt.h", "nvToolsExt.h", "device_launch_parameters.h", "nccl.h", NULL,
 };
 
 /* Host libraries of the toolkit icuda does not interpret (prefixes): they

@@ -551,6 +551,11 @@ static int other(cs_call_t *c, char *ename) {
         if (!strncmp(c->name, "cuda", 4))
             snprintf(c->msg, c->ml, "%s is not a function of the CUDA runtime API (cuda_runtime_api.h of CUDA %d.%d "
                      "has no such function)", c->name, CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
+        else if (!strncmp(c->name, "nccl", 4))
+            snprintf(c->msg, c->ml, "%s is not a function of NCCL icuda knows: %s", c->name,
+                     cs_lib_knows("ncclGetVersion") ? "nccl.h has no such function"
+                                                    : "icuda was built where nccl.h was not found (install NCCL's "
+                                                      "header, libnccl-dev, and build icuda again)");
         else
             snprintf(c->msg, c->ml, "%s is not a CUDA runtime function icuda knows yet", c->name);
         return -1;

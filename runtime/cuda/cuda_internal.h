@@ -104,6 +104,10 @@ int cs_ready(cuda_session_t *cs, char *msg, size_t ml);
 int cs_check(cuda_session_t *cs, int r);
 /* Frees the session's library state (cuda_libs.c). */
 void cs_libs_free(cuda_session_t *cs);
+/* An NCCL group left open is dropped (true when there was one): after a
+ * failed cell, so that running it again starts the group afresh, and at
+ * %reset (cuda_nccl_group.c). */
+bool cs_nccl_group_forget(struct cs_libs *L);
 /* The worker's handle of a module (loaded on first use on the current device). */
 int cs_module(cuda_session_t *cs, const char *hex, gpu_handle_t *mod);
 /* Formats a size: "4000 bytes", "7.6 MiB". */

@@ -697,8 +697,10 @@ static int launch_kernel(cuda_session_t *cs, cs_kernel_t *k, const unsigned grid
         if (gpu_client_buffer(cs->gc, args[i].device, &base, &size, &bdev) && bdev != dev &&
             !gpu_client_peer_enabled(cs->gc, dev, bdev)) {
             snprintf(ename, INTERP_ENAME_MAX, "cudaErrorInvalidDevicePointer");
-            arg_error(k, i, msg, ml, "%s lives on device %d, but device %d is current (cudaSetDevice)", args[i].expr,
-                      bdev, dev);
+            arg_error(k, i, msg, ml, "%s lives on device %d, but device %d is current (cudaSetDevice), and device %d "
+                      "has no peer access to device %d's memory (cudaDeviceEnablePeerAccess(%d, 0) while device %d is "
+                      "current gives it, where the GPUs allow it: %%devices shows which do)", args[i].expr, bdev, dev,
+                      dev, bdev, bdev, dev);
             goto out;
         }
     }

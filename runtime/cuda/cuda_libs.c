@@ -1,5 +1,5 @@
-/* cuRAND, cuBLAS and cuFFT from host cells: every function of curand.h,
- * cublas_v2.h and cufft.h, read from the headers at build time
+/* cuRAND, cuBLAS, cuFFT and NCCL from host cells: every function of
+ * curand.h, cublas_v2.h, cufft.h and nccl.h, read from the headers at build time
  * (tools/gen_cuda_libs.py: build/gen/clib_table.c), forwarded to the GPU
  * worker like the runtime API's (cuda_forward.c translates and checks the
  * arguments), where the library is loaded with dlopen on first use
@@ -11,7 +11,8 @@
  * worker's values: a restart loses them, and a handle this session did not
  * make never reaches the worker), and the library's own status in return:
  * a failing call used as a statement is an error of the cell named by the
- * status (CUBLAS_STATUS_INVALID_VALUE, ...). NVTX is cuda_nvtx.c's. */
+ * status (CUBLAS_STATUS_INVALID_VALUE, ...). NVTX is cuda_nvtx.c's; NCCL's
+ * communicators and groups are cuda_nccl.c's. */
 #include "cuda_libs.h"
 
 #include "runtime/base/vec.h"
@@ -76,6 +77,15 @@ static const struct { const char *name, *text; } status_texts[] = {
     {"CUFFT_NVRTC_FAILURE", "cuFFT's run-time compilation failed"},
     {"CUFFT_NVJITLINK_FAILURE", "cuFFT's run-time linking failed"},
     {"CUFFT_NVSHMEM_FAILURE", "cuFFT's NVSHMEM use failed"},
+    {"ncclUnhandledCudaError", "a CUDA call NCCL made failed"},
+    {"ncclSystemError", "a system call failed, or the NCCL library could not be loaded"},
+    {"ncclInternalError", "NCCL failed internally"},
+    {"ncclInvalidArgument", "an argument is invalid (a NULL or too small buffer, a bad count, datatype, rank or "
+                            "communicator)"},
+    {"ncclInvalidUsage", "NCCL is used in a way it does not allow (or that would wait forever)"},
+    {"ncclRemoteError", "another rank or process failed"},
+    {"ncclInProgress", "the operation is still in progress"},
+    {"ncclNumResults", "not a result NCCL returns"},
 };
 
 const char *clib_status_name(int lib, int value) {
@@ -94,11 +104,11 @@ const char *clib_status_text(const char *name) {
  * refusal, no GPU, a library that could not be loaded. */
 static int status_for(int lib, int cuda_code, bool hard) {
     static const char *const misuse[] = {"", "CURAND_STATUS_OUT_OF_RANGE", "CUBLAS_STATUS_INVALID_VALUE",
-                                         "CUFFT_INVALID_VALUE"};
+                                         "CUFFT_INVALID_VALUE", "ncclInvalidArgument"};
     static const char *const refused[] = {"", "CURAND_STATUS_TYPE_ERROR", "CUBLAS_STATUS_NOT_SUPPORTED",
-                                          "CUFFT_NOT_SUPPORTED"};
+                                          "CUFFT_NOT_SUPPORTED", "ncclInvalidUsage"};
     static const char *const setup[] = {"", "CURAND_STATUS_INITIALIZATION_FAILED", "CUBLAS_STATUS_NOT_INITIALIZED",
-                                        "CUFFT_SETUP_FAILED"};
+                                        "CUFFT_SETUP_FAILED", "ncclSystemError"};
     const char *n = cuda_code == CUDA_ERR_NOT_SUPPORTED ? refused[lib]
                     : cuda_code == CUDA_ERR_INVALID_VALUE && hard ? misuse[lib]
                                                                  : setup[lib];
@@ -118,6 +128,7 @@ void cs_libs_free(cuda_session_t *cs) {
     if (!cs->libs) return;
     free(cs->libs->h);
     cs_nvtx_free(cs->libs);
+    cs_nccl_free(cs->libs);
     free(cs->libs);
     cs->libs = NULL;
 }
@@ -256,6 +267,8 @@ int cs_lib_call(cuda_session_t *cs, const char *name, const interp_arg_t *args, 
         code = call_fail(&c, CUDA_ERR_NOT_SUPPORTED, "icuda does not support %s: %s", name, why);
     } else if (nargs != f->nparams) {
         code = call_misuse(&c, "takes %d argument%s, not %d: %s", f->nparams, f->nparams == 1 ? "" : "s", nargs, f->proto);
+    } else if (lib == CLIB_NCCL) {
+        code = cs_nccl_call(&c, f, ix, L);
     } else if (!(code = clib_check(&c, f, lib, L)) && !(code = check_handle(&c, f, lib, L))) {
         code = cs_forward_fn(&c, f, clib_ptrfields, (unsigned)lib << 24 | (unsigned)ix, lib);
         if (!code) after(&c, lib, L);

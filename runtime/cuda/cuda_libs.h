@@ -1,5 +1,6 @@
 /* The host libraries from host cells (cuda_libs.c), their checks
- * (cuda_lib_checks.c) and NVTX ranges (cuda_nvtx.c): what they share. */
+ * (cuda_lib_checks.c), NCCL (cuda_nccl.c) and NVTX ranges (cuda_nvtx.c):
+ * what they share. */
 #ifndef ICUDA_CUDA_LIBS_H
 #define ICUDA_CUDA_LIBS_H
 
@@ -33,6 +34,7 @@ typedef struct cs_libs {
     int nr, capr;
     uint64_t next_id;
     int depth;          /* pushed ranges open now */
+    struct cs_nccl *nccl; /* communicators and the open group (cuda_nccl.c) */
 } cs_libs_t;
 
 cs_libs_t *clib_state(cuda_session_t *cs);
@@ -52,6 +54,12 @@ void clib_coverage(int lib, int *total, int *forwarded, int *callbacks, int *no_
 int clib_check(cs_call_t *c, const crt_fn_t *f, int lib, cs_libs_t *L);
 /* Remembers a plan's sizes from the call that made it. */
 void clib_plan_made(cs_call_t *c, clib_handle_t *h);
+
+/* A function of nccl.h (clib_fns[ix]): checked, kept in an open group or
+ * forwarded (cuda_nccl.c); the session's NCCL state freed. */
+int cs_nccl_call(cs_call_t *c, const crt_fn_t *f, int ix, cs_libs_t *L);
+void cs_nccl_free(cs_libs_t *L);
+
 
 /* nvtxRangePushA and friends (cuda_nvtx.c). */
 int cs_nvtx_call(cuda_session_t *cs, const char *name, const interp_arg_t *args, int nargs, int64_t *ret, char *ename,

@@ -216,7 +216,7 @@ int cs_managed_fetch(void *ctx, uint64_t addr, void *host, uint64_t n, char *msg
                   "program would race\n", cs->last_kernel[0] ? cs->last_kernel : "the last GPU work");
         cs->warned_unsynced = true;
     }
-    int r = gpu_client_sync(cs->gc);
+    int r = gpu_client_sync_all(cs->gc); /* a GPU with peer access may have written it too */
     if (!r) r = gpu_client_memcpy_dtoh(cs->gc, host, addr, n, 0, false);
     if (r) {
         int code = cs_check(cs, r);

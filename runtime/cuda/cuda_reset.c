@@ -1,5 +1,6 @@
 /* %reset's part of the CUDA layer: the session's modules unloaded and every
- * kernel, symbol write and __managed__ variable forgotten, the worker kept.
+ * kernel, symbol write, __managed__ variable and open NCCL group forgotten,
+ * the worker kept.
  * Buffers are freed before this, through cudaFree/cudaFreeHost (the magic
  * runs those), so that the interpreter's records go with them. */
 #include <stdlib.h>
@@ -23,6 +24,7 @@ int cuda_session_reset(cuda_session_t *cs) {
     }
     cs->nsyms = 0;
     cs_mvars_free(cs);
+    cs_nccl_group_forget(cs->libs); /* an NCCL group left open: its calls named what is gone */
     cs->last_error = 0;
     cs->last_kernel[0] = 0;
     return unloaded;

@@ -235,6 +235,9 @@ static int cell_done(cuda_session_t *cs, int rc, const cell_error_t *err) {
 }
 
 int cuda_session_end_cell(cuda_session_t *cs, const cell_io_t *io, int rc, cell_error_t *err) {
+    if (rc && cs_nccl_group_forget(cs->libs))
+        io_printf(io, "stderr", "the NCCL group this cell left open was dropped (nothing of it reached NCCL): running "
+                  "the cell again starts it afresh\n");
     if (!cs->gc || !cs->touched) return cell_done(cs, rc, err);
     gpu_state_t st = gpu_client_state(cs->gc);
     if (st == GPU_READY && cs->ncapt) {
@@ -242,9 +245,9 @@ int cuda_session_end_cell(cuda_session_t *cs, const cell_io_t *io, int rc, cell_
          * would end the capture with an error; the cell that ends it syncs */
         gpu_client_drain_output(cs->gc);
     } else if (st == GPU_READY) {
-        /* every cell ends with a device synchronisation: the asynchronous
-         * errors of this cell's work are this cell's */
-        int r = gpu_client_sync(cs->gc);
+        /* every cell ends with a synchronisation of each device it may have
+         * used: the asynchronous errors of this cell's work are this cell's */
+        int r = gpu_client_sync_all(cs->gc);
         if (!r) cs->unsynced = false;
         if (!r) r = cs_mvars_sync_point(cs);
         uint32_t seq = 0;

@@ -73,6 +73,7 @@ enum ch_op {
                          names (NUL-terminated) each followed by an 8-byte value, registered first; the
                          object is loaded, which runs it (worker_native.h); v[0] the outcome, payload
                          the report */
+    CH_PEER_INFO,     /* what connects device u.peer.a to u.peer.b: payload ch_peer_info_t */
     CH_OP_COUNT
 };
 
@@ -122,6 +123,7 @@ typedef struct ch_cmd {
         struct { uint64_t va, size; int32_t dev, on; } access;
         struct { uint64_t func, smem; int32_t op, a, b, pad; } func; /* + ch_launch_cfg_t for clusters */
         struct { uint32_t nbinds, pad; } native; /* CH_NATIVE_RUN */
+        struct { int32_t a, b; } peer; /* CH_PEER_INFO */
     } u;
 } ch_cmd_t;
 
@@ -192,6 +194,22 @@ typedef struct gpu_props {
     int32_t l2_persisting_max;
     int32_t driver_version;
 } gpu_props_t;
+
+/* CH_PEER_INFO's payload: the driver's view of device a reaching device
+ * b's memory, and NVML's of the link between them (where the driver's
+ * NVML library is there). */
+enum ch_link { CH_LINK_UNKNOWN, CH_LINK_PCIE, CH_LINK_NVLINK };
+typedef struct ch_peer_info {
+    int32_t can_access;     /* cuDeviceCanAccessPeer(a, b) */
+    int32_t perf_rank;      /* CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK: lower is better */
+    int32_t native_atomics; /* ..._NATIVE_ATOMIC_SUPPORTED */
+    int32_t array_access;   /* ..._CUDA_ARRAY_ACCESS_SUPPORTED */
+    int32_t link;           /* enum ch_link */
+    int32_t nvlinks;        /* device a's active NVLinks (when link is NVLink), else 0 */
+    int32_t pcie_level;     /* NVML's topology level between them: 10 one switch, 20 several, 30 the host
+                               bridge, 40 a NUMA node, 50 across nodes; -1 when not known */
+    int32_t pad;
+} ch_peer_info_t;
 
 /* Function attributes (CH_GET_FUNCTION payload), from cuFuncGetAttribute. */
 typedef struct gpu_func_attrs {

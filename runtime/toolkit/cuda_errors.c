@@ -164,3 +164,17 @@ const char *cuda_error_string(int code) {
 }
 
 bool cuda_error_known(int code) { return find(code) != NULL; }
+
+const char *nccl_result_string(int result) {
+    static const char *const texts[] = {
+        "no error",
+        "unhandled cuda error (run with NCCL_DEBUG=INFO for details)",
+        "unhandled system error (run with NCCL_DEBUG=INFO for details)",
+        "internal error - please report this issue to the NCCL developers",
+        "invalid argument (run with NCCL_DEBUG=WARN for details)",
+        "invalid usage (run with NCCL_DEBUG=WARN for details)",
+        "remote process exited or there was a network error",
+        "NCCL operation in progress",
+    };
+    return result >= 0 && result < (int)(sizeof texts / sizeof texts[0]) ? texts[result] : "unknown result code";
+}

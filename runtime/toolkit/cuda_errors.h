@@ -1,4 +1,4 @@
-/* CUDA runtime error codes: names and strings as CUDA's own. */
+/* CUDA runtime error codes (and NCCL's results): names and strings as CUDA's own. */
 #ifndef ICUDA_CUDA_ERRORS_H
 #define ICUDA_CUDA_ERRORS_H
 
@@ -29,5 +29,7 @@ enum {
 const char *cuda_error_name(int code);   /* "cudaErrorInvalidValue" */
 const char *cuda_error_string(int code); /* "invalid argument" */
 bool cuda_error_known(int code);
+/* ncclGetErrorString's text for an ncclResult_t, as NCCL's own. */
+const char *nccl_result_string(int result);
 
 #endif

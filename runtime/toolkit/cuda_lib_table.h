@@ -1,5 +1,5 @@
-/* The toolkit's host libraries (cuRAND, cuBLAS, cuFFT) as read from their
- * headers at build time (tools/gen_cuda_libs.py writes build/gen/clib_*.c):
+/* The toolkit's host libraries (cuRAND, cuBLAS, cuFFT) and NCCL as read
+ * from their headers at build time (tools/gen_cuda_libs.py writes build/gen/clib_*.c):
  * every function with its parameters classified like the runtime API's
  * (cuda_rt_table.h), the library each belongs to, and the true layouts of
  * the types host code allocates for device libraries (curandState, __half,
@@ -9,7 +9,8 @@
 
 #include "cuda_rt_table.h"
 
-enum { CLIB_NONE, CLIB_CURAND, CLIB_CUBLAS, CLIB_CUFFT, CLIB_N };
+/* NCCL has no functions in the table where nccl.h was not found at build time. */
+enum { CLIB_NONE, CLIB_CURAND, CLIB_CUBLAS, CLIB_CUFFT, CLIB_NCCL, CLIB_N };
 
 typedef struct {
     const char *name;    /* "cuBLAS" */

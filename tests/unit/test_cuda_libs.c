@@ -1,7 +1,7 @@
 /* The host libraries and device-library types host cells see, against the
  * toolkit's own headers:
  *   - every struct the library headers declare (curand.h, cublas_api.h,
- *     cufft.h, and the plain C structs of curand_kernel.h) has the size,
+ *     cufft.h, nccl.h, and the plain C structs of curand_kernel.h) has the size,
  *     alignment and field offsets gcc gives it (build/gen/clib_table.c is
  *     compiled against the headers), and every enumerator and numeric
  *     constant its value;
@@ -107,6 +107,11 @@ static void functions(const char *header, const char *api, const char *prefix, i
     char path[512];
     snprintf(path, sizeof path, "%s/include/%s", ICUDA_CUDA_HOME, header);
     char *s = header_text(path, false);
+    static const char *const elsewhere[] = {"/usr/include", "/usr/local/include"}; /* NCCL's, apart from the toolkit */
+    for (size_t i = 0; !s && i < sizeof elsewhere / sizeof elsewhere[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", elsewhere[i], header);
+        s = header_text(path, false);
+    }
     if (!s) {
         CHECK_SKIP(1, "no library header to read");
         return;
@@ -160,6 +165,13 @@ static void functions(const char *header, const char *api, const char *prefix, i
     CHECK(missing == 0);
 }
 
+/* Whether nccl.h was found when icuda was built (its functions are then in the table). */
+static bool nccl_built(void) {
+    for (int i = 0; i < clib_nfns; i++)
+        if (clib_fn_lib[i] == CLIB_NCCL) return true;
+    return false;
+}
+
 static void parameters(void) {
     int ix = clib_find("cublasSgemm_v2");
     CHECK(ix >= 0 && clib_fn_lib[ix] == CLIB_CUBLAS && clib_fns[ix].nparams == 14 &&
@@ -176,6 +188,19 @@ static void parameters(void) {
     CHECK(ix >= 0 && clib_fn_lib[ix] == CLIB_CUFFT && clib_fns[ix].params[0].kind == CRT_INT &&
           clib_fns[ix].params[2].pointee_size == 8);
     CHECK(clib_find("cudaMalloc") < 0);
+    if (!nccl_built()) return;
+    /* NCCL: communicators are the worker's handles, the id a 128-byte struct by value, the stream icuda's */
+    ix = clib_find("ncclCommInitRank");
+    CHECK(ix >= 0 && clib_fn_lib[ix] == CLIB_NCCL && clib_fns[ix].params[0].pointee == CRT_PT_HANDLE &&
+          clib_fns[ix].params[2].kind == CRT_STRUCT && clib_fns[ix].params[2].size == 128);
+    ix = clib_find("ncclAllReduce");
+    CHECK(ix >= 0 && clib_fns[ix].nparams == 7 && clib_fns[ix].params[0].pointee == CRT_PT_VOID &&
+          clib_fns[ix].params[5].kind == CRT_HANDLE && clib_fns[ix].params[6].kind == CRT_STREAM &&
+          clib_fns[ix].ret == CRT_RET_ERROR);
+    ix = clib_find("ncclGetUniqueId");
+    CHECK(ix >= 0 && clib_fns[ix].params[0].pointee_size == 128);
+    CHECK(clib_find("pncclAllReduce") < 0); /* the profiling aliases are not host code's */
+    CHECK(clib_const("ncclFloat32", -1) == 7 && clib_const("ncclSum", -1) == 0);
 }
 
 /* The page's counts are the code's. */
@@ -192,6 +217,10 @@ static void coverage_page(const char *path) {
     for (int lib = 1; lib < CLIB_N; lib++) {
         int total, fwd, cb, ns;
         clib_coverage(lib, &total, &fwd, &cb, &ns);
+        if (lib == CLIB_NCCL && !total) {
+            CHECK_SKIP(1, "icuda was built without nccl.h");
+            continue;
+        }
         char want[256];
         snprintf(want, sizeof want, "| %s (%s) | %d | %d | %d | %d |", clib_libs[lib].name, clib_libs[lib].header, total,
                  fwd, cb, ns);
@@ -209,6 +238,8 @@ int main(void) {
     functions("curand.h", "CURANDAPI", "curand", CLIB_CURAND);
     functions("cublas_api.h", "CUBLASWINAPI", "cublas", CLIB_CUBLAS);
     functions("cufft.h", "CUFFTAPI", "cufft", CLIB_CUFFT);
+    if (nccl_built()) functions("nccl.h", "ncclResult_t", "nccl", CLIB_NCCL);
+    else CHECK_SKIP(1, "icuda was built without nccl.h");
     parameters();
     coverage_page("docs/cuda-libraries.md");
     return check_report();

@@ -116,6 +116,7 @@ static int spawn(gpu_client_t *c) {
     int sv[2] = {-1, -1}, po[2] = {-1, -1}, pe[2] = {-1, -1};
     c->sock = c->out[0] = c->out[1] = -1;
     c->state = GPU_STARTING;
+    c->used_devs = 0; /* a new worker has run nothing yet */
     memset(&c->fault, 0, sizeof c->fault);
     c->fault.exit_status = -1;
     atomic_store(&c->killed_for_interrupt, 0);
@@ -323,6 +324,7 @@ ch_cmd_t *gc_cmd(gpu_client_t *c, uint16_t op, bool async, int dev) {
     m->op = op;
     m->flags = async ? CH_ASYNC : 0;
     m->dev = (int16_t)(dev < 0 ? c->dev : dev);
+    if (m->dev >= 0 && m->dev < 64) c->used_devs |= 1ull << m->dev;
     return m;
 }
 
@@ -482,9 +484,11 @@ int gpu_client_device_attribute(gpu_client_t *c, int dev, int attribute, int *va
     return r;
 }
 
-int gpu_client_mem_info(gpu_client_t *c, size_t *fr, size_t *total) {
+int gpu_client_mem_info(gpu_client_t *c, size_t *fr, size_t *total) { return gpu_client_mem_info_on(c, -1, fr, total); }
+
+int gpu_client_mem_info_on(gpu_client_t *c, int dev, size_t *fr, size_t *total) {
     ch_reply_t *h;
-    int r = gc_send(c, sizeof(ch_cmd_t), (gc_cmd(c, CH_MEM_INFO, false, -1), &h));
+    int r = gc_send(c, sizeof(ch_cmd_t), (gc_cmd(c, CH_MEM_INFO, false, dev), &h));
     if (!r) {
         if (fr) *fr = h->v[0];
         if (total) *total = h->v[1];
@@ -495,6 +499,17 @@ int gpu_client_mem_info(gpu_client_t *c, size_t *fr, size_t *total) {
 int gpu_client_sync(gpu_client_t *c) {
     gc_cmd(c, CH_SYNC, false, -1);
     return gc_send(c, sizeof(ch_cmd_t), NULL);
+}
+
+int gpu_client_sync_all(gpu_client_t *c) {
+    int r = gpu_client_sync(c);
+    uint64_t others = c->used_devs & ~(c->dev >= 0 && c->dev < 64 ? 1ull << c->dev : 0);
+    for (int d = 0; d < 64 && !r && others; d++)
+        if (others >> d & 1) {
+            gc_cmd(c, CH_SYNC, false, d);
+            r = gc_send(c, sizeof(ch_cmd_t), NULL);
+        }
+    return r;
 }
 
 /* ---- modules ---- */

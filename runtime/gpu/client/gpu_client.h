@@ -153,7 +153,11 @@ int gpu_client_get_device(const gpu_client_t *c);
  * numbers attributes as the runtime's cudaDeviceAttr does). */
 int gpu_client_device_attribute(gpu_client_t *c, int dev, int attribute, int *value);
 int gpu_client_mem_info(gpu_client_t *c, size_t *free_bytes, size_t *total_bytes);
+/* ... of device dev (-1: the current one) */
+int gpu_client_mem_info_on(gpu_client_t *c, int dev, size_t *free_bytes, size_t *total_bytes);
 int gpu_client_sync(gpu_client_t *c); /* cuCtxSynchronize of the current device */
+/* ... and of every other device a command of this worker ran on (the end of a cell) */
+int gpu_client_sync_all(gpu_client_t *c);
 
 /* ---- memory ---- */
 int gpu_client_malloc(gpu_client_t *c, CUdeviceptr *p, size_t n);
@@ -308,6 +312,8 @@ bool gpu_client_arena_shared(const gpu_client_t *c);
 int gpu_client_stream_raw(const gpu_client_t *c, gpu_handle_t s, uint64_t *raw);
 int gpu_client_event_raw(const gpu_client_t *c, gpu_handle_t e, uint64_t *raw);
 gpu_handle_t gpu_client_stream_of_raw(const gpu_client_t *c, uint64_t raw);
+/* The device stream s (not 0) was created on. */
+int gpu_client_stream_device(const gpu_client_t *c, gpu_handle_t s, int *dev);
 gpu_handle_t gpu_client_event_of_raw(const gpu_client_t *c, uint64_t raw);
 /* cudaStreamCreateWithPriority (re-created with its priority after a restart). */
 int gpu_client_stream_create_priority(gpu_client_t *c, gpu_handle_t *s, unsigned flags, int priority);
@@ -317,6 +323,9 @@ int gpu_client_stream_create_priority(gpu_client_t *c, gpu_handle_t *s, unsigned
 int gpu_client_peer_access(gpu_client_t *c, int peer, bool on);
 /* Whether device a may reach device owner's memory. */
 bool gpu_client_peer_enabled(const gpu_client_t *c, int a, int owner);
+/* What connects device a to device b (channel.h ch_peer_info_t): whether a
+ * can reach b's memory, and over what link. */
+int gpu_client_peer_info(gpu_client_t *c, int a, int b, ch_peer_info_t *out);
 /* Work the client did not see may have written the buffer at p (0: any
  * buffer): its shadow is gone, a restart zeroes it and calls it lost. */
 void gpu_client_touch(gpu_client_t *c, CUdeviceptr p);

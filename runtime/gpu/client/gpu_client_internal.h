@@ -96,6 +96,7 @@ struct gpu_client {
     bool va_ok;           /* the worker reserved the range */
     bool arena_shared;    /* the worker mapped the arena at this process's address */
     uint64_t peers_of[MAX_DEV]; /* bit a of peers_of[d]: device a may access device d's memory (peer access) */
+    uint64_t used_devs;         /* bit d: a command ran on device d (gpu_client_sync_all waits for each) */
     int va_error;         /* ... or why not */
     VEC(chunk_t) chunks;  /* sorted by va */
     VEC(buf_t) bufs; /* sorted by va */

@@ -41,7 +41,7 @@ int gpu_client_cudart(gpu_client_t *c, unsigned fn, const char *name, int nargs,
     int r = gc_send(c, off + nl, &rep);
     if (r < 0x10000 && rep) {
         *ret = (int64_t)rep->v[0];
-        if (r) copy_text(c, rep, msg, ml);
+        if (r || *ret) copy_text(c, rep, msg, ml); /* a library's words for its failing status, too */
     }
     return r;
 }
@@ -122,6 +122,14 @@ int gpu_client_event_raw(const gpu_client_t *c, gpu_handle_t e, uint64_t *raw) {
     return 0;
 }
 
+int gpu_client_stream_device(const gpu_client_t *c, gpu_handle_t s, int *dev) {
+    *dev = -1;
+    const obj_t *o = obj_at(&c->sts, s);
+    if (!o) return CUDA_ERROR_INVALID_HANDLE;
+    *dev = o->dev;
+    return 0;
+}
+
 static gpu_handle_t of_raw(const void *vec_, uint64_t raw) {
     const VEC(obj_t) *vec = vec_;
     for (size_t i = 0; raw && i < vec->n; i++)
@@ -165,4 +173,18 @@ int gpu_client_peer_access(gpu_client_t *c, int peer, bool on) {
 
 bool gpu_client_peer_enabled(const gpu_client_t *c, int a, int owner) {
     return a >= 0 && a < MAX_DEV && owner >= 0 && owner < MAX_DEV && (c->peers_of[owner] >> a & 1);
+}
+
+int gpu_client_peer_info(gpu_client_t *c, int a, int b, ch_peer_info_t *out) {
+    memset(out, 0, sizeof *out);
+    out->pcie_level = -1;
+    int r = gpu_client_wait_ready(c);
+    if (r) return r;
+    ch_cmd_t *m = gc_cmd(c, CH_PEER_INFO, false, -1);
+    m->u.peer.a = a;
+    m->u.peer.b = b;
+    ch_reply_t *rep = NULL;
+    if ((r = gc_send(c, sizeof *m, &rep))) return r;
+    if (rep && rep->payload >= sizeof *out) memcpy(out, c->rx + sizeof *rep, sizeof *out);
+    return 0;
 }

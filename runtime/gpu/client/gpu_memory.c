@@ -228,11 +228,22 @@ int gpu_client_free_mem(gpu_client_t *c, CUdeviceptr p) {
     }
     if (ch->fenced) c->nfenced--;
     int r = 0;
+    /* cudaFree's promise (nothing still running uses the memory) holds for
+     * the GPUs with peer access to it too: a kernel of theirs may be
+     * reading it, and unmapped memory under it would be a fault there; the
+     * worker waits for the owner itself (CH_UNMAP) */
+    for (int a = 0; c->state == GPU_READY && ch->dev >= 0 && ch->dev < MAX_DEV && a < MAX_DEV; a++)
+        if (a != ch->dev && (c->peers_of[ch->dev] >> a & 1)) {
+            gc_cmd(c, CH_SYNC, false, a);
+            int rs = gc_send(c, sizeof(ch_cmd_t), NULL);
+            if (!r) r = rs;
+        }
     if (c->state == GPU_READY) {
         ch_cmd_t *m = gc_cmd(c, CH_UNMAP, false, ch->dev);
         m->u.map.va = ch->va;
         m->u.map.size = ch->size;
-        r = gc_send(c, sizeof *m, NULL);
+        int ru = gc_send(c, sizeof *m, NULL);
+        if (!r) r = ru;
     }
     size_t i = (size_t)(ch - c->chunks.v);
     memmove(&c->chunks.v[i], &c->chunks.v[i + 1], (c->chunks.n - i - 1) * sizeof(chunk_t));

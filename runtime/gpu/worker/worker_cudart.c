@@ -148,6 +148,7 @@ static int serve_call(const ch_cmd_t *c, size_t len, const cuda_driver_t *D, int
     D->cuCtxGetCurrent(&before);
     long long ret = st->call(fn ? fn : fns[ix], args);
     v[0] = (uint64_t)ret;
+    if (libid && ret) worker_lib_explain(libid, ret, msg, ml);
     /* a call that moved the runtime to another device (cudaInitDevice, say)
      * must not move the worker's driver calls with it */
     D->cuCtxGetCurrent(&after);

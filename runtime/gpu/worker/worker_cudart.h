@@ -22,6 +22,9 @@ extern const int crt_nstubs;
 /* A host library's function (worker_libs.c): its typed caller and address,
  * the library loaded on first use; a CUresult and msg when it cannot be. */
 int worker_lib_resolve(unsigned lib, unsigned ix, const crt_stub_t **st, void **fn, char *msg, size_t ml);
+/* After library lib's call failed with status: the library's own words for
+ * it into msg (left as it is when the library keeps none). */
+void worker_lib_explain(unsigned lib, long long status, char *msg, size_t ml);
 
 struct ch_cmd;
 struct cuda_driver;

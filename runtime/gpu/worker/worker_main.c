@@ -19,6 +19,7 @@
 #include "runtime/gpu/cuda_driver.h"
 #include "worker_cudart.h"
 #include "worker_native.h"
+#include "worker_peer.h"
 #include "worker_profile.h"
 #include "runtime/hostmem/arena.h"
 
@@ -230,7 +231,8 @@ static void serve(const ch_cmd_t *c, size_t len) {
     uint64_t v[4] = {0, 0, 0, 0};
     CUresult r = CUDA_SUCCESS;
     int async = (c->flags & CH_ASYNC) != 0;
-    if (c->dev >= 0 && c->dev != cur_dev && c->op != CH_DEVICE_PROPS && c->op != CH_SET_DEVICE) {
+    if (c->dev >= 0 && c->dev != cur_dev && c->op != CH_DEVICE_PROPS && c->op != CH_SET_DEVICE &&
+        c->op != CH_PEER_INFO) {
         r = set_device(c->dev);
         if (r) {
             if (async) note_async(r, c);
@@ -485,6 +487,12 @@ static void serve(const ch_cmd_t *c, size_t len) {
         acc.flags = c->u.access.on ? CU_MEM_ACCESS_FLAGS_PROT_READWRITE : CU_MEM_ACCESS_FLAGS_PROT_NONE;
         r = D->cuMemSetAccess(va, n, &acc, 1);
         break;
+    }
+    case CH_PEER_INFO: { /* worker_peer.c */
+        ch_peer_info_t p;
+        r = worker_peer_info(D, ndev, c->u.peer.a, c->u.peer.b, &p);
+        reply(c->op, r, v, &p, sizeof p);
+        return;
     }
     case CH_NATIVE_RUN: { /* worker_native.c */
         const char *pay = NULL;

@@ -1,9 +1,9 @@
 /* Native C++ cells in the worker (CH_NATIVE_RUN): a cell compiled by nvcc
  * into a shared object runs by being loaded. Its code (declarations with
  * their initialisers and statements wrapped in functions, in the cell's
- * order) is the object's dynamic initialisation, which runs inside dlopen,
- * after nvcc's own constructor has registered the object's kernels with the
- * CUDA runtime. Objects are loaded RTLD_LOCAL and never unloaded: what a
+ * order) is the object's dynamic initialisation, which runs when dlopen has
+ * returned (worker_dlinit.c), after nvcc's own constructor has registered
+ * the object's kernels with the CUDA runtime. Objects are loaded RTLD_LOCAL and never unloaded: what a
  * cell defines lives as long as the worker, and a later cell reaches it
  * only through the registry below, never through the dynamic linker, so a
  * cell run again (a fresh copy of its object) makes fresh globals that the
@@ -17,6 +17,8 @@
 #define _GNU_SOURCE
 #endif
 #include "worker_native.h"
+
+#include "worker_dlinit.h"
 
 #include <dlfcn.h>
 #include <stdint.h>
@@ -117,7 +119,12 @@ int worker_native_run(const char *args, size_t len, uint32_t nbinds, uint64_t v[
     cell_failed = 0;
     run_id++;
     size_t before = registry.n;
-    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    /* the cell's code runs after dlopen, outside the dynamic linker's lock
+     * (worker_dlinit.c); an object already loaded is not initialised again */
+    void *loaded = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+    int deferred = loaded ? 0 : dlinit_defer(path);
+    void *h = loaded ? loaded : dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (h && deferred == 1) dlinit_run(h);
     fflush(stdout);
     fflush(stderr);
     if (!h) {

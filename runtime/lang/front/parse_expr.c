@@ -636,7 +636,7 @@ static node_t *primary(P *p) {
             }
         }
         if (is_p(p, P_LPAREN) && (!strncmp(nb, "cuda", 4) || !strncmp(nb, "cublas", 6) || !strncmp(nb, "curand", 6) ||
-                                  !strncmp(nb, "cu", 2) || !strncmp(nb, "nvtx", 4)))
+                                  !strncmp(nb, "cu", 2) || !strncmp(nb, "nvtx", 4) || !strncmp(nb, "nccl", 4)))
             return funcdesig(&l, &ty_int, FD_GPUAPI, pstr(p, t));
         {
             node_t *x = cxx_libfn(p, nb, &l); /* std::chrono::duration_cast<...>(...), T::g() */

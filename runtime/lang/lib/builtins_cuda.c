@@ -12,11 +12,12 @@
 #include "runtime/base/xalloc.h"
 #include "cuda_device_attrs.h"
 
-/* What cuda_runtime.h declares beyond the generated text: the two calls
- * the interpreter answers itself, and the channel descriptor maker, whose
+/* What cuda_runtime.h declares beyond the generated text: the calls the
+ * interpreter answers itself (and nccl.h's ncclGetErrorString), and the channel descriptor maker, whose
  * struct result a forwarded call cannot return. */
 static const char cuda_extra_protos[] =
     "const char *cudaGetErrorString(cudaError_t); const char *cudaGetErrorName(cudaError_t);\n"
+    "const char *ncclGetErrorString(int);\n"
     "typedef unsigned long long nvtxRangeId_t;\n"; /* NVTX is icuda's own (runtime/cuda/cuda_nvtx.c) */
 
 static const char cuda_extra_macros[] =
@@ -39,15 +40,15 @@ const char *builtin_cuda_prototypes(void) {
     return all;
 }
 
-/* cudaGetErrorString/Name return CUDA's static texts: each becomes a
+/* cudaGetErrorString/Name (and ncclGetErrorString) return static texts: each becomes a
  * read-only string buffer once per session and code, then is reused (a
  * check in a loop must not make a buffer per call). */
 #define ERR_CACHE 64
 static struct { uint32_t owner; int code, which; uint64_t word; } err_cache[ERR_CACHE];
 
 static val_t err_text(node_t *c, int code, int which) {
-    const char *s = which ? cuda_error_name(code) : cuda_error_string(code);
-    unsigned h = ((unsigned)code * 2u + (unsigned)which) % ERR_CACHE;
+    const char *s = which == 2 ? nccl_result_string(code) : which ? cuda_error_name(code) : cuda_error_string(code);
+    unsigned h = ((unsigned)code * 3u + (unsigned)which) % ERR_CACHE;
     if (err_cache[h].owner == g_in->id && err_cache[h].code == code && err_cache[h].which == which &&
         ptr_valid(err_cache[h].word) && g_bufs[ptr_slot(err_cache[h].word)].base == s)
         return (val_t){.u = err_cache[h].word};
@@ -64,10 +65,13 @@ static val_t err_text(node_t *c, int code, int which) {
 
 static val_t b_error_string(node_t *c, val_t *a, int n, frame_t *f) { return err_text(c, (int)a[0].i, 0); }
 static val_t b_error_name(node_t *c, val_t *a, int n, frame_t *f) { return err_text(c, (int)a[0].i, 1); }
+/* ncclGetErrorString is NCCL's table of texts, answered here as CUDA's are */
+static val_t b_nccl_error_string(node_t *c, val_t *a, int n, frame_t *f) { return err_text(c, (int)a[0].i, 2); }
 
 void builtins_cuda_register(interp_t *in) {
     builtin_add(in, "cudaGetErrorString", b_error_string, 0);
     builtin_add(in, "cudaGetErrorName", b_error_name, 0);
+    builtin_add(in, "ncclGetErrorString", b_nccl_error_string, 0);
     lex_define_text(in, crt_macro_text);
     lex_define_text(in, cuda_extra_macros);
     lex_define_text(in, clib_macro_text);
