@@ -213,13 +213,19 @@ run:
 	build/icuda --install --prefix $(abspath $(VENV))
 	$(PYTHON) tools/run-notebook.py notebooks/01-first-kernel.ipynb
 
-.PHONY: bench-host
+.PHONY: bench-host bench-kinds
 # host code: interpreter, native tier and gcc on the host loops (docs/performance.md)
-build/bench/host_suite: bench/host_suite.c $(LIB_OBJ)
+build/bench/host_suite: bench/host_suite.c bench/host_harness.c bench/host_harness.h $(LIB_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIB_OBJ) $(LDLIBS) -o $@
+	$(CC) $(CFLAGS) $(LDFLAGS) bench/host_suite.c bench/host_harness.c $(LIB_OBJ) $(LDLIBS) -o $@
 bench-host: build/bench/host_suite
 	./build/bench/host_suite 3
+# loops of every kind against gcc -O2, medians (docs/performance.md)
+build/bench/host_kinds: bench/host_kinds.c bench/host_harness.c bench/host_harness.h $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) bench/host_kinds.c bench/host_harness.c $(LIB_OBJ) $(LDLIBS) -o $@
+bench-kinds: build/bench/host_kinds
+	./build/bench/host_kinds 5
 
 .PHONY: bench-split
 # the cell splitter on a 10 MB cell (docs/performance.md)

@@ -250,7 +250,7 @@ static void handle_incoming(server_t *s, channel_t ch, wire_frames_t *frames, bo
         if (st == WIRE_BAD_BODY && request_type_is_request(rq->msg.msg_type)) {
             log_msg("bad %s on %s: %s; answered with an error", rq->msg.msg_type, chname, why);
             publish_status(s, rq->msg.header, "busy");
-            reply_error(rq, "BadRequest", why);
+            reply_error(rq, rq->msg.no_memory ? "MemoryError" : "BadRequest", why);
             publish_status(s, rq->msg.header, "idle");
         } else {
             log_msg("message on %s dropped: %s", chname, why);

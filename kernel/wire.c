@@ -78,7 +78,22 @@ static void *mac_template(const unsigned char *key, size_t len) {
     return ctx;
 }
 
+/* jansson's allocator: while a message is parsed, once an allocation has
+ * failed every later one in that parse fails at once. jansson's lexer goes
+ * on after a failed append, a byte at a time, and under an address-space
+ * limit each failing malloc costs glibc a try at a new arena: a 10 MB cell
+ * took from 30 s to more than 2 minutes to be refused, as "invalid token". */
+static __thread bool parsing, parse_failed;
+
+static void *parse_malloc(size_t n) {
+    if (parsing && parse_failed) return NULL;
+    void *p = malloc(n);
+    if (!p && parsing) parse_failed = true;
+    return p;
+}
+
 void wire_init(wire_t *w, const char *key) {
+    json_set_alloc_funcs(parse_malloc, free);
     memset(w, 0, sizeof *w);
     w->key_len = key ? strlen(key) : 0;
     w->key = malloc(w->key_len + 1);
@@ -131,9 +146,17 @@ bool wire_verify(const wire_t *w, const wire_blob_t *parts, size_t nparts, const
     return CRYPTO_memcmp(want, sig, 64) == 0;
 }
 
-static json_t *parse_object(const wire_blob_t *b, const char *what, char *why, size_t whylen) {
+static json_t *parse_object(const wire_blob_t *b, const char *what, wire_msg_t *msg, char *why, size_t whylen) {
     json_error_t err;
+    parsing = true;
+    parse_failed = false;
     json_t *v = json_loadb(b->data, b->len, 0, &err);
+    parsing = false;
+    if (!v && parse_failed) {
+        msg->no_memory = true;
+        snprintf(why, whylen, "no memory left to read the message's %s (%zu bytes)", what, b->len);
+        return NULL;
+    }
     if (!v) {
         snprintf(why, whylen, "%s is not valid JSON: %s", what, err.text);
         return NULL;
@@ -168,7 +191,7 @@ wire_status_t wire_decode(const wire_t *w, replay_t *replay, const wire_blob_t *
         snprintf(why, whylen, "signature does not verify");
         return WIRE_BAD_SIGNATURE;
     }
-    msg->header = parse_object(&parts[0], "header", why, whylen);
+    msg->header = parse_object(&parts[0], "header", msg, why, whylen);
     if (!msg->header) return WIRE_BAD_HEADER;
     if (w->key_len && replay &&
         replay_check_and_add_at(replay, digest, wire_date_us(json_string_value(json_object_get(msg->header, "date"))))) {
@@ -193,9 +216,9 @@ wire_status_t wire_decode(const wire_t *w, replay_t *replay, const wire_blob_t *
         snprintf(why, whylen, "header username is not a string");
         return WIRE_BAD_BODY;
     }
-    if (!(msg->parent = parse_object(&parts[1], "parent_header", why, whylen)) ||
-        !(msg->metadata = parse_object(&parts[2], "metadata", why, whylen)) ||
-        !(msg->content = parse_object(&parts[3], "content", why, whylen)))
+    if (!(msg->parent = parse_object(&parts[1], "parent_header", msg, why, whylen)) ||
+        !(msg->metadata = parse_object(&parts[2], "metadata", msg, why, whylen)) ||
+        !(msg->content = parse_object(&parts[3], "content", msg, why, whylen)))
         return WIRE_BAD_BODY;
     for (size_t i = d + 6; i < n; i++) wire_frames_push(&msg->buffers, frames[i].data, frames[i].len);
     return WIRE_OK;

@@ -49,6 +49,7 @@ typedef struct wire_msg {
     json_t *header, *parent, *metadata, *content;
     wire_frames_t buffers;
     const char *msg_type;
+    bool no_memory; /* WIRE_BAD_BODY because its JSON did not fit in memory */
 } wire_msg_t;
 
 typedef enum wire_status {

@@ -107,9 +107,11 @@ def timeout(seconds):
 
 
 @contextlib.contextmanager
-def kernelspec_dir(kernel=None, env=None):
+def kernelspec_dir(kernel=None, env=None, address_space=None):
     """A temporary Jupyter data dir with a kernelspec 'icuda' for the kernel
-    under test. Yields the kernels directory."""
+    under test. Yields the kernels directory. address_space: the kernel's
+    address-space limit in bytes (prlimit --as, which execs the kernel: the
+    pid stays the kernel's), as on a machine with less memory."""
     kernel = os.path.abspath(kernel or KERNEL)
     tmp = tempfile.mkdtemp(prefix="icuda-test-")
     try:
@@ -121,7 +123,8 @@ def kernelspec_dir(kernel=None, env=None):
                     "ICUDA_HISTORY": os.path.join(tmp, "history.jsonl")}
         spec_env.update(env or {})
         with open(os.path.join(spec_dir, "kernel.json"), "w") as f:
-            json.dump({"argv": [kernel, "-f", "{connection_file}"],
+            limit = ["prlimit", f"--as={address_space}"] if address_space else []
+            json.dump({"argv": limit + [kernel, "-f", "{connection_file}"],
                        "display_name": "CUDA C (icuda, test)", "language": "cuda",
                        "interrupt_mode": "message", "env": spec_env, "metadata": {}}, f)
         yield tmp
@@ -133,10 +136,10 @@ class Kernel:
     """A running icuda kernel with a blocking client (self.kc) and its stderr
     captured in a file (self.stderr_text())."""
 
-    def __init__(self, kernel=None, env=None, **km_options):
+    def __init__(self, kernel=None, env=None, address_space=None, **km_options):
         from jupyter_client.kernelspec import KernelSpecManager
         from jupyter_client.manager import KernelManager
-        self._spec = kernelspec_dir(kernel, env)
+        self._spec = kernelspec_dir(kernel, env, address_space)
         self.data_dir = self._spec.__enter__()
         self.kernels_dir = os.path.join(self.data_dir, "kernels")
         ksm = KernelSpecManager(kernel_dirs=[self.kernels_dir])
@@ -173,6 +176,26 @@ class Kernel:
 
     def is_alive(self):
         return self.km.is_alive()
+
+    def pid(self):
+        """The kernel process's id (jupyter_client 7.4 and 8: the local provisioner's Popen)."""
+        prov = getattr(self.km, "provisioner", None)
+        proc = getattr(prov, "process", None) if prov else None
+        return (proc or self.km.kernel).pid
+
+    def memory(self, field="VmRSS"):
+        """A size field of the kernel's /proc status, in bytes: VmRSS (resident
+        now), VmHWM (the peak since start or since reset_peak_memory)."""
+        with open(f"/proc/{self.pid()}/status") as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1]) * 1024
+        raise KeyError(field)
+
+    def reset_peak_memory(self):
+        """VmHWM starts again from the resident size now."""
+        with open(f"/proc/{self.pid()}/clear_refs", "w") as f:
+            f.write("5")
 
     def close(self):
         try:
@@ -280,11 +303,12 @@ class Kernel:
 
 
 @contextlib.contextmanager
-def kernel(path=None, env=None, check=True, **km_options):
+def kernel(path=None, env=None, check=True, address_space=None, **km_options):
     """A kernel for the length of a with-block; at the end it is shut down and
-    its stderr checked for sanitizer reports. km_options go to KernelManager
-    (e.g. transport="ipc")."""
-    k = Kernel(path, env, **km_options)
+    its stderr checked for sanitizer reports. address_space: as for
+    kernelspec_dir (AddressSanitizer's kernel cannot run under one: use
+    PLAIN_KERNEL). km_options go to KernelManager (e.g. transport="ipc")."""
+    k = Kernel(path, env, address_space, **km_options)
     ok = False
     try:
         yield k

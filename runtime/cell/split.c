@@ -138,7 +138,11 @@ static void copy_name(char *dst, size_t cap, const char *s, tok_t t) { copy_span
 /* Names the item and says whether it is a function definition or a variable:
  * the identifier before the first top-level '(' (skipping attribute-like
  * calls), else the last identifier before '=', '[', ';' or '{'. */
-static void name_item(const char *s, cell_item_t *it) {
+/* An item's key and name while it is classified; push() keeps them in the
+ * split's text store (split.h). */
+typedef struct { char key[128], name[96]; } item_text_t;
+
+static void name_item(const char *s, cell_item_t *it, item_text_t *tx) {
     scan_t sc = {s, it->start, it->end};
     tok_t last_ident = {0, 0, 0}, first = next_tok(&sc);
     sc.pos = it->start;
@@ -199,7 +203,7 @@ static void name_item(const char *s, cell_item_t *it) {
             if (c == '>' && angle > 0) angle--;
             if (angle) continue;
             if (c == '(' && last_ident.kind) {
-                copy_name(it->name, sizeof it->name, s, last_ident);
+                copy_name(tx->name, sizeof tx->name, s, last_ident);
                 /* Is there a body? A '{' after the matching ')'. */
                 int depth = 1;
                 tok_t q = t;
@@ -221,12 +225,12 @@ static void name_item(const char *s, cell_item_t *it) {
             if (c == '{' && is_type && type_tag.kind && (last_ident.start == type_tag.start || base_clause)) {
                 char tag[80];
                 copy_name(tag, sizeof tag, s, type_tag);
-                snprintf(it->name, sizeof it->name, "%s", tag);
-                snprintf(it->key, sizeof it->key, "type:%s %s", type_word, tag);
+                snprintf(tx->name, sizeof tx->name, "%s", tag);
+                snprintf(tx->key, sizeof tx->key, "type:%s %s", type_word, tag);
                 return;
             }
             if (c == '=' || c == '[' || c == ';' || c == '{' || c == ',') {
-                if (last_ident.kind) copy_name(it->name, sizeof it->name, s, last_ident);
+                if (last_ident.kind) copy_name(tx->name, sizeof tx->name, s, last_ident);
                 if (c == '{' && is_type) { /* anonymous struct/enum: the name comes after the body */
                     int depth = 1;
                     tok_t q;
@@ -235,7 +239,7 @@ static void name_item(const char *s, cell_item_t *it) {
                         if (tok_punct(&sc, q, '}')) depth--;
                     }
                     tok_t nm = next_tok(&sc);
-                    if (nm.kind == 'i') copy_name(it->name, sizeof it->name, s, nm);
+                    if (nm.kind == 'i') copy_name(tx->name, sizeof tx->name, s, nm);
                 } else if (!tok_is(&sc, first, "typedef")) {
                     it->is_variable = true;
                 }
@@ -243,10 +247,10 @@ static void name_item(const char *s, cell_item_t *it) {
             }
         }
     }
-    if (it->name[0]) {
-        if (tok_is(&sc, first, "typedef")) snprintf(it->key, sizeof it->key, "type:%s", it->name);
-        else if (it->is_function) snprintf(it->key, sizeof it->key, "fn:%s", it->name);
-        else snprintf(it->key, sizeof it->key, "var:%s", it->name);
+    if (tx->name[0]) {
+        if (tok_is(&sc, first, "typedef")) snprintf(tx->key, sizeof tx->key, "type:%s", tx->name);
+        else if (it->is_function) snprintf(tx->key, sizeof tx->key, "fn:%s", tx->name);
+        else snprintf(tx->key, sizeof tx->key, "var:%s", tx->name);
     }
 }
 
@@ -254,15 +258,15 @@ static void name_item(const char *s, cell_item_t *it) {
  * icuda may not have stays on the device side, where the engine checks it
  * before anything runs; one inside the cell's own #if may never be read, so
  * it goes to NVRTC unchecked, as it always did. */
-static void route_include(const char *s, size_t after_directive, cell_item_t *it) {
+static void route_include(const char *s, size_t after_directive, cell_item_t *it, item_text_t *tx) {
     it->is_include = true;
     it->include_route = INC_DEVICE;
     it->kind = ITEM_DEVICE;
-    if (!include_name(s + after_directive, it->end - after_directive, it->name, sizeof it->name, &it->include_angle)) {
-        it->name[0] = 0; /* #include MACRO: NVRTC's business */
+    if (!include_name(s + after_directive, it->end - after_directive, tx->name, sizeof tx->name, &it->include_angle)) {
+        tx->name[0] = 0; /* #include MACRO: NVRTC's business */
         return;
     }
-    it->include_route = include_route(it->name);
+    it->include_route = include_route(tx->name);
     if (it->include_route == INC_HOST) it->kind = ITEM_HOST;
     else if (it->include_route == INC_BOTH) it->kind = ITEM_BOTH;
 }
@@ -270,7 +274,7 @@ static void route_include(const char *s, size_t after_directive, cell_item_t *it
 /* `using namespace X;` and `namespace a = b;` (and `using T = type;`, a
  * typedef) at the top of a cell: both sides, as #define is. `using std::x;`
  * is the host's. */
-static bool namespace_item(const char *s, cell_item_t *it) {
+static bool namespace_item(const char *s, cell_item_t *it, item_text_t *tx) {
     scan_t sc = {s, it->start, it->end};
     tok_t a = next_tok(&sc), b = next_tok(&sc), c = next_tok(&sc);
     bool using_ns = tok_is(&sc, a, "using") && tok_is(&sc, b, "namespace");
@@ -284,12 +288,12 @@ static bool namespace_item(const char *s, cell_item_t *it) {
         size_t n = 0;
         for (size_t i = from; i < to; i++)
             if (!isspace((unsigned char)s[i]) && s[i] != ';') name[n++] = s[i];
-        copy_span(it->name, sizeof it->name, name, n);
+        copy_span(tx->name, sizeof tx->name, name, n);
         free(name);
-        snprintf(it->key, sizeof it->key, "using:%s", it->name);
+        snprintf(tx->key, sizeof tx->key, "using:%s", tx->name);
     } else {
-        copy_name(it->name, sizeof it->name, s, b);
-        snprintf(it->key, sizeof it->key, "%s:%s", alias ? "nsalias" : "type", it->name);
+        copy_name(tx->name, sizeof tx->name, s, b);
+        snprintf(tx->key, sizeof tx->key, "%s:%s", alias ? "nsalias" : "type", tx->name);
     }
     return true;
 }
@@ -381,7 +385,7 @@ static bool template_prototype(const char *s, const cell_item_t *it) {
     return false;
 }
 
-static void classify(const char *s, cell_item_t *it) {
+static void classify(const char *s, cell_item_t *it, item_text_t *tx) {
     scan_t sc = {s, it->start, it->end};
     tok_t first = next_tok(&sc);
     if (tok_punct(&sc, first, '#')) {
@@ -390,26 +394,26 @@ static void classify(const char *s, cell_item_t *it) {
         it->kind = (is_define || is_undef) ? ITEM_BOTH : ITEM_DEVICE;
         tok_t nm = next_tok(&sc);
         if ((is_define || is_undef) && nm.kind == 'i') {
-            copy_name(it->name, sizeof it->name, s, nm);
-            snprintf(it->key, sizeof it->key, "macro:%s", it->name);
+            copy_name(tx->name, sizeof tx->name, s, nm);
+            snprintf(tx->key, sizeof tx->key, "macro:%s", tx->name);
         } else if (tok_is(&sc, d, "include")) {
             size_t a = d.end, b = it->end;
             while (a < b && isspace((unsigned char)s[a])) a++;
             while (b > a && isspace((unsigned char)s[b - 1])) b--;
-            snprintf(it->key, sizeof it->key, "include:%.*s", (int)(b - a), s + a);
-            route_include(s, d.end, it);
+            snprintf(tx->key, sizeof tx->key, "include:%.*s", (int)(b - a), s + a);
+            route_include(s, d.end, it, tx);
         }
         return;
     }
-    if (namespace_item(s, it)) return;
+    if (namespace_item(s, it, tx)) return;
     static const char *const cuda_words[] = {"__global__", "__device__", "__host__", "__constant__", "__managed__", NULL};
     unsigned w = item_words(s, it->start, it->end, cuda_words);
     bool global = w & 1, device = w & 2, host = w & 4, constant = w & 8, managed = w & 16;
     it->is_template = tok_is(&sc, first, "template");
     bool extern_c = tok_is(&sc, first, "extern") && s[next_tok(&sc).start] == '"';
-    name_item(s, it);
+    name_item(s, it, tx);
     it->is_kernel = global && it->is_function;
-    bool is_type = strncmp(it->key, "type:", 5) == 0 && !it->is_function;
+    bool is_type = strncmp(tx->key, "type:", 5) == 0 && !it->is_function;
     if (host && device && !global) it->kind = ITEM_BOTH;
     else if (global || device || constant || managed || extern_c)
         it->kind = ITEM_DEVICE;
@@ -424,10 +428,36 @@ static void classify(const char *s, cell_item_t *it) {
     else
         it->kind = ITEM_HOST;
     if (is_type && it->kind == ITEM_BOTH && !tok_is(&sc, first, "typedef")) it->device_end = type_body_end(s, it);
-    if (it->kind == ITEM_DEVICE && it->is_variable && it->name[0]) {
-        snprintf(it->key, sizeof it->key, "devvar:%s", it->name);
+    if (it->kind == ITEM_DEVICE && it->is_variable && tx->name[0]) {
+        snprintf(tx->key, sizeof tx->key, "devvar:%s", tx->name);
         it->is_managed = managed;
     }
+}
+
+/* The split's copy of an item's text: "" and a repeat of the item before's
+ * (t++; after t++;) cost nothing; the rest goes in blocks that never move. */
+struct split_text { struct split_text *next; size_t used, cap; char data[]; };
+
+static const char *keep_text(cell_split_t *out, const char *t, const char *prev) {
+    if (!t[0]) return "";
+    if (prev && !strcmp(prev, t)) return prev;
+    size_t n = strlen(t) + 1;
+    struct split_text *b = out->texts;
+    if (!b || b->cap - b->used < n) {
+        size_t cap = n > 16384 ? n : 16384;
+        b = malloc(sizeof *b + cap);
+        if (!b) {
+            out->no_memory = true;
+            return "";
+        }
+        b->used = 0;
+        b->cap = cap;
+        b->next = out->texts;
+        out->texts = b;
+    }
+    char *r = memcpy(b->data + b->used, t, n);
+    b->used += n;
+    return r;
 }
 
 static void push(cell_split_t *out, const char *s, size_t start, size_t end, item_kind_t forced, bool force) {
@@ -438,7 +468,17 @@ static void push(cell_split_t *out, const char *s, size_t start, size_t end, ite
     scan_t sc = {s, start, end};
     tok_t t = next_tok(&sc);
     if (!t.kind || (tok_punct(&sc, t, ';') && !next_tok(&sc).kind)) return;
-    ARRAY_GROW(out->items, out->n, out->cap);
+    if (out->no_memory) return;
+    if (out->n == out->cap) { /* a cell of short statements has millions: out of memory is the cell's error */
+        size_t nc = out->cap ? out->cap * 2 : 64;
+        cell_item_t *v = realloc(out->items, nc * sizeof *v);
+        if (!v) {
+            out->no_memory = true;
+            return;
+        }
+        out->items = v;
+        out->cap = nc;
+    }
     cell_item_t *it = &out->items[out->n++];
     const cell_item_t *before = out->n > 1 ? it - 1 : NULL;
     int first_line = before ? line_from(s, before->start, before->first_line, start) : line_from(s, 0, 1, start);
@@ -449,8 +489,11 @@ static void push(cell_split_t *out, const char *s, size_t start, size_t end, ite
     it->last_line = it->first_line;
     for (size_t i = start; i < end; i++)
         if (s[i] == '\n') it->last_line++;
+    item_text_t tx = {"", ""};
     if (force) it->kind = forced;
-    else classify(s, it);
+    else classify(s, it, &tx);
+    it->key = keep_text(out, tx.key, before ? before->key : NULL);
+    it->name = keep_text(out, tx.name, before ? before->name : NULL);
 }
 
 /* Does the '{' that opened the top-level brace begin a body that ends the item
@@ -491,6 +534,10 @@ static int conditional_directive(const char *s, const cell_item_t *it) {
 void split_cell(const char *code, cell_split_t *out) {
     memset(out, 0, sizeof *out);
     scan_t sc = {code, 0, strlen(code)};
+    if (sc.len >= UINT32_MAX) { /* items hold 32-bit offsets */
+        out->too_long = true;
+        return;
+    }
     size_t item_start = 0;
     int depth = 0;          /* (), [] and {} together */
     bool in_item = false;
@@ -574,6 +621,10 @@ void split_cell(const char *code, cell_split_t *out) {
 
 void split_free(cell_split_t *s) {
     free(s->items);
+    for (struct split_text *b = s->texts, *nx; b; b = nx) {
+        nx = b->next;
+        free(b);
+    }
     memset(s, 0, sizeof *s);
 }
 

@@ -193,16 +193,29 @@ static int run_code(magic_ctx_t *mc, const char *code_in, cell_error_t *err) {
     /* #if ... #endif around items: decided per side before splitting (pp_cell.c) */
     bool decided = false;
     char *code = interp_cell_conditionals(e->interp, code_in, mc->cell_name, 0, mc->io, &decided, err);
-    if (!code) return -1;
+    if (!code) {
+        if (!err->ename) cell_error_set(err, "MemoryError", NULL, "no memory left for a copy of the cell (%zu bytes)",
+                                        strlen(code_in));
+        return -1;
+    }
     cell_split_t sp, dev_sp;
     split_cell(code, &sp);
     session_headers_route(&e->dev, &sp);
     device_only_operators(&sp, mc->io);
     int rc = 0;
+    if (sp.too_long || sp.no_memory) {
+        if (sp.too_long) cell_error_set(err, "MemoryError", NULL, "the cell is 4 GiB or longer: split it into smaller cells");
+        else cell_error_set(err, "MemoryError", NULL, "no memory left for the cell's %zu items: split it into smaller cells",
+                            sp.n);
+        split_free(&sp);
+        free(code);
+        return -1;
+    }
     if (sp.too_deep_line) {
         cell_error_set(err, "SyntaxError", NULL, "expression nested too deeply (line %d: brackets nest more than %d deep)",
                          sp.too_deep_line, SPLIT_MAX_DEPTH);
         split_free(&sp);
+        free(code);
         return -1;
     }
     /* Magics before the first code item run first (e.g. %nvrtc for this cell). */

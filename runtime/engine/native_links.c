@@ -35,21 +35,20 @@ static void device_side(void *ctx, strbuf_t *b) {
 
 void native_remember_host(native_session_t *ns, const char *code, const cell_split_t *sp, size_t from, size_t to,
                           const char *cell) {
-    native_items_t items;
-    native_items(code, sp, &items);
-    size_t k = 0;
-    for (size_t i = 0; i < sp->n && k < items.n; i++) {
+    /* one item at a time: a cell of short statements has millions (224
+     * bytes each, all at once, were 450 MB of a 10 MB cell) */
+    for (size_t i = from; i < to && i < sp->n; i++) {
         const cell_item_t *it = &sp->items[i];
-        if (it->kind == ITEM_MAGIC) continue;
-        const native_item_t *ni = &items.v[k++];
-        if (i < from || i >= to || it->kind != ITEM_HOST) continue;
-        if (ni->kind == NI_PP && it->is_include)
+        if (it->kind != ITEM_HOST) continue;
+        native_item_t ni;
+        native_item_of(code, it, &ni);
+        if (ni.kind == NI_PP && it->is_include)
             native_session_add_host(ns, code + it->start, it->end - it->start, NULL, NULL, true, it->first_line, cell);
-        else if (ni->kind == NI_REPEAT && strncmp(ni->key, "var:", 4))
-            native_session_add_host(ns, code + it->start, it->end - it->start, ni->key,
+        else if (ni.kind == NI_REPEAT && strncmp(ni.key, "var:", 4))
+            native_session_add_host(ns, code + it->start, it->end - it->start, ni.key,
                                     it->is_function ? it->name : NULL, false, it->first_line, cell);
+        native_item_free(&ni);
     }
-    native_items_free(&items);
 }
 
 /* An interpreter's variable a native cell names (interp_native_var). Its

@@ -107,8 +107,8 @@ bool engine_native_route(engine_t *e, const native_session_t *ns, const char *co
             return true;
         }
     }
-    char **ids = native_identifiers(code);
-    for (char **p = ids; *p; p++)
+    char **ids = native_session_empty(ns) ? NULL : native_identifiers(code); /* a big cell's names: only when needed */
+    for (char **p = ids; p && *p; p++)
         if (native_session_defines(ns, *p) || native_session_global(ns, *p)) {
             snprintf(why, cap, "it uses %s, which a native C++ cell defined", *p);
             native_strv_free(ids);

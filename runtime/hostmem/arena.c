@@ -254,8 +254,23 @@ int arena_init(size_t reserve) {
      * as the device range (GPU_VA_BASE) is, above it. */
     void *p = arena_map_at(fd, reserve, ARENA_ADDR);
     if (p == MAP_FAILED) p = mmap(NULL, reserve, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+    /* Under an address-space limit (prlimit --as, ulimit -v) 64 GiB does
+     * not map: a quarter as much, down to ARENA_MIN_RESERVE, rather than no
+     * arena (no host buffers, no GPU worker) at all. */
+    while (p == MAP_FAILED && errno == ENOMEM && reserve / 4 >= ARENA_MIN_RESERVE) {
+        reserve = (reserve / 4 + A.page - 1) & ~(A.page - 1);
+        p = arena_map_at(fd, reserve, ARENA_ADDR);
+        if (p == MAP_FAILED) p = mmap(NULL, reserve, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+    }
     if (p == MAP_FAILED) {
         int e = errno;
+        close(fd);
+        errno = e;
+        goto out;
+    }
+    if (ftruncate(fd, (off_t)reserve) < 0) { /* the memfd as long as the mapping, for the worker */
+        int e = errno;
+        munmap(p, reserve);
         close(fd);
         errno = e;
         goto out;
@@ -416,6 +431,13 @@ size_t arena_reserved(void) { return A.reserve; }
 size_t arena_in_use(void) {
     pthread_mutex_lock(&A.mu);
     size_t n = A.in_use;
+    pthread_mutex_unlock(&A.mu);
+    return n;
+}
+
+size_t arena_limit(void) {
+    pthread_mutex_lock(&A.mu);
+    size_t n = A.limit;
     pthread_mutex_unlock(&A.mu);
     return n;
 }

@@ -10,8 +10,11 @@
 #include <stdint.h>
 
 /* Creates the arena once per process: reserve is the virtual size of the
- * mapping (pages cost nothing until touched). Returns 0 or -1 (errno). */
+ * mapping (pages cost nothing until touched); where that does not map
+ * (an address-space limit), a quarter as much, down to ARENA_MIN_RESERVE.
+ * Returns 0 or -1 (errno). */
 int arena_init(size_t reserve);
+#define ARENA_MIN_RESERVE ((size_t)256 << 20)
 /* where arena_init maps it when that range is free (48 TiB; arena.c says why) */
 #define ARENA_ADDR 0x300000000000ULL
 /* Maps the first size bytes of fd shared at exactly addr, or MAP_FAILED
@@ -32,6 +35,7 @@ uint64_t arena_offset(const void *p);  /* byte offset of p in the memfd */
 int arena_fd(void);                    /* for the worker to map (inherit or SCM_RIGHTS) */
 size_t arena_reserved(void);
 size_t arena_in_use(void);             /* bytes in live allocations */
+size_t arena_limit(void);              /* what arena_in_use may reach */
 size_t arena_available(void);          /* bytes arena_alloc may still give before the limit */
 
 #endif

@@ -556,18 +556,22 @@ static void classify(const char *code, const cell_item_t *ci, native_item_t *it)
     free(t.v);
 }
 
+void native_item_of(const char *code, const cell_item_t *ci, native_item_t *it) {
+    memset(it, 0, sizeof *it);
+    it->start = ci->start;
+    it->end = ci->end;
+    it->first_line = ci->first_line;
+    classify(code, ci, it);
+    if (it->kind == NI_STATEMENT) it->key[0] = 0; /* "x = 3;" defines nothing for later cells */
+}
+
 void native_items(const char *code, const cell_split_t *sp, native_items_t *out) {
     memset(out, 0, sizeof *out);
     for (size_t i = 0; i < sp->n; i++) {
         const cell_item_t *ci = &sp->items[i];
         if (ci->kind == ITEM_MAGIC) continue;
         native_item_t it;
-        memset(&it, 0, sizeof it);
-        it.start = ci->start;
-        it.end = ci->end;
-        it.first_line = ci->first_line;
-        classify(code, ci, &it);
-        if (it.kind == NI_STATEMENT) it.key[0] = 0; /* "x = 3;" defines nothing for later cells */
+        native_item_of(code, ci, &it);
         VEC_PUSH(*out, it);
     }
     /* a #pragma before a statement (omp parallel for, unroll) is the statement's */
@@ -583,17 +587,18 @@ void native_items(const char *code, const cell_split_t *sp, native_items_t *out)
     }
 }
 
+void native_item_free(native_item_t *it) {
+    for (int k = 0; k < it->nnames; k++) free(it->names[k]);
+    free(it->names);
+    free(it->decl);
+    free(it->params);
+    free(it->args);
+    free(it->share_decl);
+    free(it->share_init);
+}
+
 void native_items_free(native_items_t *items) {
-    for (size_t i = 0; i < items->n; i++) {
-        native_item_t *it = &items->v[i];
-        for (int k = 0; k < it->nnames; k++) free(it->names[k]);
-        free(it->names);
-        free(it->decl);
-        free(it->params);
-        free(it->args);
-        free(it->share_decl);
-        free(it->share_init);
-    }
+    for (size_t i = 0; i < items->n; i++) native_item_free(&items->v[i]);
     VEC_FREE(*items);
 }
 
@@ -611,17 +616,47 @@ bool native_items_have_key(const native_items_t *items, const char *key) {
     return false;
 }
 
+/* Names seen, by hash (open addressing over indexes into out): a list
+ * searched from the start for each name took hours for a cell of a million
+ * distinct names. */
+static size_t name_hash(const char *s, size_t n) {
+    size_t h = 14695981039346656037u;
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211u;
+    return h;
+}
+
 char **native_identifiers(const char *text) {
     toks_t t = {0};
     lex(text, strlen(text), &t);
     VEC(char *) out = {0};
+    size_t cap = 64, *seen = xcalloc(cap, sizeof *seen); /* out index + 1; 0 empty */
     for (size_t k = 0; k < t.n; k++) {
         if (t.v[k].k != TK_ID) continue;
         if (k && (is(&t.v[k - 1], ".") || is(&t.v[k - 1], "->") || is(&t.v[k - 1], "::"))) continue;
-        bool seen = false;
-        for (size_t j = 0; j < out.n && !seen; j++) seen = strlen(out.v[j]) == t.v[k].n && !memcmp(out.v[j], t.v[k].s, t.v[k].n);
-        if (!seen) VEC_PUSH(out, tok_str(&t.v[k]));
+        size_t h = name_hash(t.v[k].s, t.v[k].n) & (cap - 1);
+        bool found = false;
+        for (; seen[h]; h = (h + 1) & (cap - 1)) {
+            const char *o = out.v[seen[h] - 1];
+            if (strlen(o) == t.v[k].n && !memcmp(o, t.v[k].s, t.v[k].n)) {
+                found = true;
+                break;
+            }
+        }
+        if (found) continue;
+        VEC_PUSH(out, tok_str(&t.v[k]));
+        seen[h] = out.n;
+        if (out.n * 2 > cap) { /* rehash at half full */
+            free(seen);
+            cap *= 2;
+            seen = xcalloc(cap, sizeof *seen);
+            for (size_t j = 0; j < out.n; j++) {
+                size_t g = name_hash(out.v[j], strlen(out.v[j])) & (cap - 1);
+                while (seen[g]) g = (g + 1) & (cap - 1);
+                seen[g] = j + 1;
+            }
+        }
     }
+    free(seen);
     free(t.v);
     VEC_PUSH(out, NULL);
     return out.v;

@@ -47,6 +47,9 @@ typedef struct {
 
 /* The items of a cell (split by split_cell), magics left out. */
 void native_items(const char *code, const cell_split_t *sp, native_items_t *out);
+/* One item of them (its magics are none); native_item_free frees what it holds. */
+void native_item_of(const char *code, const cell_item_t *ci, native_item_t *it);
+void native_item_free(native_item_t *it);
 void native_items_free(native_items_t *it);
 
 /* Whether one of the items declares name (a variable, a kernel) or has the

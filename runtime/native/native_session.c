@@ -215,6 +215,8 @@ const native_global_t *native_session_global(const native_session_t *ns, const c
     return NULL;
 }
 
+bool native_session_empty(const native_session_t *ns) { return !ns->prelude.n && !ns->globals.n; }
+
 bool native_session_defines(const native_session_t *ns, const char *name) {
     for (size_t i = 0; i < ns->prelude.n; i++) {
         const native_entry_t *e = &ns->prelude.v[i];

@@ -125,6 +125,8 @@ const native_global_t *native_session_global(const native_session_t *ns, const c
 /* Whether name is something a native cell defined (a type, a function, a
  * variable, a kernel, a macro): a cell that uses it must run natively. */
 bool native_session_defines(const native_session_t *ns, const char *name);
+/* No native cell has defined anything (nothing above can answer true). */
+bool native_session_empty(const native_session_t *ns);
 /* The latest #include a native cell made (the native prelude's), or NULL. */
 const native_entry_t *native_session_last_include(const native_session_t *ns);
 /* Remembers the code a native cell ran (for %rerun); the code of cell, or NULL. */

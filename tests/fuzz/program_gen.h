@@ -69,6 +69,7 @@ static void line(gen_t *g) {
 static void int_expr(gen_t *g, int d);
 static void dbl_expr(gen_t *g, int d);
 static void nest_stmt(gen_t *g);
+static void kinds_stmt(gen_t *g);
 
 static void int_lit(gen_t *g) {
     static const char *const special[] = {"0", "1", "-1", "2147483647", "(-2147483647 - 1)", "255", "31", "32",
@@ -354,7 +355,7 @@ static void decl(gen_t *g) {
  * declaration: one is braced. */
 static void stmt(gen_t *g, int d, bool sub) {
     line(g);
-    unsigned c = d >= MAX_DEPTH ? pick(g, 2) : pick(g, 15);
+    unsigned c = d >= MAX_DEPTH ? pick(g, 2) : pick(g, 16);
     if (sub && (c == 0 || c == 4 || c == 10)) {
         emit(g, "{");
         g->indent++;
@@ -372,6 +373,9 @@ static void stmt(gen_t *g, int d, bool sub) {
         return;
     case 14:
         nest_stmt(g);
+        return;
+    case 15:
+        kinds_stmt(g);
         return;
     case 2:
         emit(g, "if (");
@@ -566,6 +570,153 @@ static void nest_stmt(gen_t *g) {
     emit(g, " }");
 }
 
+/* A loop of the kinds CPU reference code is made of, in the shapes the
+ * native tier proves (native_version.c, native_func.c): a histogram or a
+ * scatter through a data index (into a buffer that may be too short), a
+ * count or a byte sum that may overflow in a chunk, a helper reading
+ * through a pointer (maybe past the end), clamped neighbours as lets (or
+ * a clamp one off), a bound read from memory, a prefix sum, an insertion
+ * sort, a transpose, digits parsed by index and through a moving pointer,
+ * RGB to gray (some writing one past the end), a loop near a chunk's
+ * length with a break. Self-contained: its own buffers, a checksum
+ * printed. */
+static void kinds_stmt(gen_t *g) {
+    int u = g->uid++;
+    unsigned n = 1 + pick(g, 256) * 24 + pick(g, 24), kind = pick(g, 13), k = 1 + pick(g, 5);
+    static const char *const dtype[] = {"unsigned char", "char", "int", "short"};
+    const char *dt = dtype[pick(g, 4)];
+    sb_printf(&g->out, "{ int n%d = %u; %s *d%d = (%s *)malloc(n%d * sizeof(%s)); long s%d = 0;", u, n, dt, u, dt, u, dt, u);
+    line(g);
+    sb_printf(&g->out, "for (int i = 0; i < n%d; i++) d%d[i] = (%s)(i * %u + %u);", u, u, dt, 2654435761u % (97 + pick(g, 50)),
+              pick(g, 256));
+    line(g);
+    switch (kind) {
+    case 0: { /* histogram through the data */
+        static const unsigned hs[] = {100, 256, 300, 129};
+        unsigned h = hs[pick(g, 4)];
+        sb_printf(&g->out, "int *h%d = (int *)calloc(%u, sizeof(int));", u, h);
+        line(g);
+        sb_printf(&g->out, "for (int i = 0; i < n%d; i++) h%d[%sd%d[i]%s] += %u;", u, u, pick(g, 2) ? "(unsigned char)" : "", u,
+                  pick(g, 3) ? "" : " - 3", k);
+        line(g);
+        sb_printf(&g->out, "for (int i = 0; i < %u; i++) s%d = (s%d * 31 + h%d[i]) %% 1000003;", h, u, u, u);
+        line(g);
+        sb_printf(&g->out, "free(h%d);", u);
+        break;
+    }
+    case 1: /* a scatter through an index the data make */
+        sb_printf(&g->out, "int *ix%d = (int *)malloc(n%d * sizeof(int)); double *y%d = (double *)calloc(n%d, sizeof(double));", u, u, u,
+                  u);
+        line(g);
+        sb_printf(&g->out, "for (int i = 0; i < n%d; i++) ix%d[i] = (i * %u + %u) %% (n%d + %u);", u, u, 1 + pick(g, 7919), pick(g, 50),
+                  u, pick(g, 3) ? 0 : 1 + pick(g, 3));
+        line(g);
+        sb_printf(&g->out, "for (int i = 0; i < n%d; i++) y%d[ix%d[i]] += d%d[i] * 0.5;", u, u, u, u);
+        line(g);
+        sb_printf(&g->out, "for (int i = 0; i < n%d; i++) s%d += (long)y%d[i] * (i %% 7);", u, u, u);
+        line(g);
+        sb_printf(&g->out, "free(ix%d); free(y%d);", u, u);
+        break;
+    case 2: /* accumulators that may overflow */
+        sb_printf(&g->out, "int c%d = %s;", u, pick(g, 2) ? "2147483647 - 3000" : "(-2147483647 - 1) + 3000");
+        line(g);
+        sb_printf(&g->out, "for (long i = 0; i < n%d; i++) { if (d%d[i] %s %d) c%d%s; c%d %s= d%d[i] & %u; }", u, u,
+                  pick(g, 2) ? "==" : ">", (int)pick(g, 60), u, pick(g, 2) ? "++" : "--", u, pick(g, 2) ? "+" : "-", u,
+                  pick(g, 2) ? 1 : 255);
+        line(g);
+        sb_printf(&g->out, "s%d = c%d;", u, u);
+        break;
+    case 3: /* a helper reading through a pointer, maybe past the end */
+        sb_printf(&g->out, "for (int i = 0; i < n%d; i++) s%d += hr%d(d%d, i + %d, %u);", u, u, g->prog, u, pick(g, 4) ? 0 : 1, k);
+        break;
+    case 4: { /* clamped neighbours as lets over a matrix (or a clamp one off) */
+        unsigned r = 1 + pick(g, 60), c = 1 + pick(g, 60);
+        sb_printf(&g->out, "double *m%d = (double *)malloc(%u * sizeof(double)), *q%d = (double *)malloc(%u * sizeof(double));", u,
+                  r * c, u, r * c);
+        line(g);
+        sb_printf(&g->out, "for (int i = 0; i < %u; i++) { m%d[i] = i %% 13; q%d[i] = 0; }", r * c, u, u);
+        line(g);
+        sb_printf(&g->out, "for (int i = 0; i < %u; i++) for (int j = 0; j < %u; j++) {", r, c);
+        line(g);
+        sb_printf(&g->out, "    int im = i > 0 ? i - 1 : 0, ip = i < %u ? i + 1 : %u, jm = j > 0 ? j - 1 : 0;", r - 1 + pick(g, 2),
+                  r - 1 + (pick(g, 5) ? 0 : 1));
+        line(g);
+        sb_printf(&g->out, "    q%d[i * %u + j] = m%d[im * %u + j] + m%d[ip * %u + j] - m%d[i * %u + jm]; }", u, c, u, c, u, c, u, c);
+        line(g);
+        sb_printf(&g->out, "for (int i = 0; i < %u; i++) s%d = (s%d * 7 + (long)q%d[i]) %% 1000003;", r * c, u, u, u);
+        line(g);
+        sb_printf(&g->out, "free(m%d); free(q%d);", u, u);
+        break;
+    }
+    case 5: /* bounds read from memory */
+        sb_printf(&g->out, "int lim%d[3] = {%u, %u, %u};", u, pick(g, 10), n / 2 + pick(g, 3), n + (pick(g, 4) ? 0 : 1));
+        line(g);
+        sb_printf(&g->out, "for (int r = 0; r < 2; r++) for (int i = lim%d[r]; i < lim%d[r + 1]; i++) s%d += d%d[i] * (r + 1);", u, u,
+                  u, u);
+        break;
+    case 6: { /* a prefix sum, the carried value read back (maybe one past the end) */
+        const char *pt = pick(g, 2) ? "long" : "float";
+        sb_printf(&g->out, "%s *p%d = (%s *)malloc(n%d * sizeof(%s)); p%d[0] = d%d[0];", pt, u, pt, u, pt, u, u);
+        line(g);
+        sb_printf(&g->out, "for (int i = 1; i %s n%d; i++) p%d[i] = p%d[i - 1]%s + d%d[i];", pick(g, 5) ? "<" : "<=", u, u, u,
+                  pick(g, 2) ? "" : " * 0.5f", u);
+        line(g);
+        sb_printf(&g->out, "s%d = (long)p%d[n%d / 2] %% 1000003; free(p%d);", u, u, u, u);
+        break;
+    }
+    case 7: { /* an insertion sort of the first few, a while loop inside */
+        unsigned m = 1 + n % 200;
+        sb_printf(&g->out, "int *a%d = (int *)malloc(%u * sizeof(int)); for (int i = 0; i < %u; i++) a%d[i] = d%d[i];", u, m, m, u,
+                  u);
+        line(g);
+        sb_printf(&g->out, "for (int i = 1; i < %u; i++) { int v = a%d[i], j = i - 1; while (j >= 0 && a%d[j] > v) { a%d[j + 1] = a%d[j]; j--; }"
+                           " a%d[j + 1] = v; }", m, u, u, u, u, u);
+        line(g);
+        sb_printf(&g->out, "for (int i = 0; i < %u; i++) s%d = (s%d * 3 + a%d[i]) %% 1000003; free(a%d);", m, u, u, u, u);
+        break;
+    }
+    case 8: { /* a transpose, the target maybe one short */
+        unsigned r = 1 + pick(g, 70), c = 1 + pick(g, 70);
+        sb_printf(&g->out, "int *m%d = (int *)malloc(%u * sizeof(int)), *t%d = (int *)malloc(%u * sizeof(int));", u, r * c, u,
+                  r * c - (pick(g, 6) ? 0 : 1));
+        line(g);
+        sb_printf(&g->out, "for (int i = 0; i < %u; i++) m%d[i] = i * 7 %% 101;", r * c, u);
+        line(g);
+        sb_printf(&g->out, "for (int i = 0; i < %u; i++) for (int j = 0; j < %u; j++) t%d[j * %u + i] = m%d[i * %u + j];", r, c, u, r,
+                  u, c);
+        line(g);
+        sb_printf(&g->out, "s%d = t%d[%u] + t%d[0]; free(m%d); free(t%d);", u, u, (r * c) / 2, u, u, u);
+        break;
+    }
+    case 9: /* digits parsed from the data (an int that may overflow) */
+        sb_printf(&g->out, "{ int v = 0; for (int i = 0; i < n%d; i++) { int ch = d%d[i] & %u; if (ch < 10) v = v * 10 + ch; else { s%d += v; v = 0; } }"
+                           " s%d += v; }", u, u, pick(g, 2) ? 15 : 31, u, u);
+        break;
+    case 10: /* RGB to gray over the data's bytes, into a buffer maybe one short */
+        sb_printf(&g->out, "{ unsigned char *rgb = (unsigned char *)d%d; int np = (int)(n%d * sizeof(%s)) / 3;"
+                           " unsigned char *gy = (unsigned char *)malloc(np + 1);", u, u, dt);
+        line(g);
+        sb_printf(&g->out, "  for (int i = 0; i < np%s; i++) gy[i] = (unsigned char)((77 * rgb[3 * i] + 150 * rgb[3 * i + 1] + 29 * rgb[3 * i + 2]) >> 8);",
+                  pick(g, 6) ? "" : " + 2");
+        line(g);
+        sb_printf(&g->out, "  for (int i = 0; i < np; i++) s%d += gy[i] * (i %% 5); free(gy); }", u);
+        break;
+    case 11: /* numbers parsed through a moving pointer */
+        sb_printf(&g->out, "{ char *b = (char *)malloc(n%d + 1); for (int i = 0; i < n%d; i++) b[i] = (d%d[i] & 7) == 7 ? ',' : (char)('0' + (d%d[i] & 7));"
+                           " b[n%d] = %s;", u, u, u, u, u, pick(g, 8) ? "0" : "'1'");
+        line(g);
+        sb_printf(&g->out, "  for (char *p = b; *p; ) { long v = 0; while (*p >= '0' && *p <= '9') { v = v * 10 %% 1000003 + (*p - '0'); p++; }"
+                           " s%d += v; if (*p) p++; } free(b); }", u);
+        break;
+    default: /* near a chunk's length, a break */
+        sb_printf(&g->out, "for (int i = 0; i < n%d; i++) { if (d%d[i] == %d && i > %u) break; s%d += d%d[i]; }", u, u,
+                  (int)pick(g, 100), 4000 + pick(g, 200), u, u);
+        break;
+    }
+    line(g);
+    sb_printf(&g->out, "printf(\"%%ld\\n\", s%d); free(d%d); }", u, u);
+}
+
 static void stmts(gen_t *g, int d, int max) {
     for (unsigned i = 0, n = 1 + pick(g, (unsigned)max); i < n; i++) stmt(g, d, false);
 }
@@ -600,6 +751,9 @@ static char *generate(const uint8_t *data, size_t n) {
         g.have_struct = true;
     }
     for (unsigned i = 0, k = pick(&g, 3); i < k; i++) func_def(&g);
+    /* the helper kinds_stmt's loops call: it reads through a pointer */
+    sb_printf(&g.out, "long hr%d(const void *p, int i, int k) { const unsigned char *b = (const unsigned char *)p; return b[i] * k - 1; }\n",
+              g.prog);
     stmts(&g, 0, 8);
     if (pick(&g, 2)) { /* a last expression without ';': its value is displayed */
         line(&g);

@@ -324,7 +324,8 @@ def test_help_and_lsmagic():
         assert "%%program" in out, out
         for ask in ("%%program?", "%help program", "%program?"):
             out = support.help_of(k, ask)
-            assert out.startswith("%%program [--profile[=nsys|ncu]] [NVCC OPTION ...] [-- PROGRAM ARG ...]"), out
+            assert out.startswith("%%program [--profile[=nsys|ncu] | --mpi N [--all-gpus|--share-gpus]] [NVCC OPTION ...] "
+                                  "[-- PROGRAM ARG ...]"), out
             assert "nvcc" in out and "cache" in out
         c, _, _ = error_streams(k, "%program")
         assert c["ename"] == "UsageError" and "cell magic" in c["evalue"], c

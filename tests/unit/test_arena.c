@@ -9,7 +9,9 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -40,7 +42,34 @@ static void *thread_churn(void *arg) {
     return NULL;
 }
 
+/* In a child under an address-space limit 3 GiB above what it maps now:
+ * 64 GiB, 16 and 4 do not map, 1 GiB does (the memfd as long), and the
+ * arena works. Exit status 0 when so. */
+static int arena_under_an_address_space_limit(void) {
+    unsigned long long pages = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (!f || fscanf(f, "%llu", &pages) != 1) return 10;
+    fclose(f);
+    struct rlimit r;
+    r.rlim_cur = r.rlim_max = (rlim_t)(pages * (unsigned long long)sysconf(_SC_PAGESIZE) + ((size_t)3 << 30));
+    if (setrlimit(RLIMIT_AS, &r) != 0) return 11;
+    if (arena_init((size_t)64 << 30) != 0) return 12;
+    if (arena_reserved() != (size_t)1 << 30) return 13;
+    struct stat st;
+    if (fstat(arena_fd(), &st) != 0 || (size_t)st.st_size != arena_reserved()) return 14;
+    unsigned char *p = arena_alloc((size_t)100 << 20);
+    if (!p || p[0] || p[((size_t)100 << 20) - 1]) return 15;
+    memset(p, 1, (size_t)100 << 20);
+    return arena_free(p) == 0 ? 0 : 16;
+}
+
 int main(void) {
+    pid_t child = fork();
+    if (child == 0) _exit(arena_under_an_address_space_limit());
+    int limited = -1;
+    CHECK(child > 0 && waitpid(child, &limited, 0) == child);
+    CHECK(WIFEXITED(limited) && WEXITSTATUS(limited) == 0);
+
     CHECK(arena_alloc(16) == NULL); /* before init */
     CHECK(arena_init((size_t)8 << 30) == 0);
     CHECK(arena_init((size_t)1 << 20) == 0); /* once per process: no-op */

@@ -28,9 +28,28 @@ typedef int (*interp_kernel_fn)(void *ctx, const char *name, char *decl, size_t 
 /* ---------- pool: everything compiled lives until interp_free ----------
  * (or, for a cell that defined nothing lasting, until the cell ends:
  * session.c rolls the pool back to where the cell began) */
-typedef struct pool_chunk { struct pool_chunk *next; size_t used, cap; char data[]; } pool_chunk_t;
+typedef struct pool_chunk {
+    struct pool_chunk *next;
+    size_t used, cap;
+    size_t mapped;       /* its mapping's length, or 0: malloc'd */
+    bool own;            /* one block's alone (a large allocation) */
+    char data[] __attribute__((aligned(16)));
+} pool_chunk_t;
 typedef struct { pool_chunk_t *head; } pool_t;
-void *pool_alloc(pool_t *p, size_t n); /* zeroed */
+/* Zeroed. Past the memory a cell may take (lang_budget_check), or when
+ * none is left, a MemoryError in a cell; outside one the process ends. */
+void *pool_alloc(pool_t *p, size_t n);
+/* Block old (oldn bytes from pool_alloc or pool_regrow) as n bytes, its
+ * bytes kept, zeroed past them: in place where it has a chunk of its own
+ * (a growing vector moves no bytes), else a new block. */
+void *pool_regrow(pool_t *p, void *old, size_t oldn, size_t n);
+/* Gives back now a block that has a chunk of its own (a large one); else
+ * nothing. Not for a pool with marks (pool_mark) taken since x. */
+void pool_release(pool_t *p, void *x);
+/* The system may have the pages of the first n bytes of block x (one with
+ * a chunk of its own) back: a cell's tokens that the parser is past. */
+void pool_discard(pool_t *p, void *x, size_t n);
+extern size_t g_pool_bytes;            /* bytes in all pools' chunks */
 char *pool_strndup(pool_t *p, const char *s, size_t n);
 void pool_free(pool_t *p);
 typedef struct { pool_chunk_t *head; size_t used; } pool_mark_t;
@@ -55,14 +74,20 @@ typedef struct loc { src_t *src; int line, col, len; } loc_t; /* 1-based line, 0
 enum {
     TK_EOF = 0, TK_IDENT, TK_INT, TK_FLOAT, TK_CHAR, TK_STR, TK_PUNCT, TK_KW,
 };
+/* A cell has about one token for every two bytes, all held until it is
+ * parsed: 56 bytes (they were 88, 0.7 GB of a 10 MB cell's peak). */
 typedef struct token {
-    int kind;
-    int id;          /* punctuator/keyword id */
-    const char *s; int n; /* spelling (points into src or pool) */
+    const char *s;   /* spelling (points into src or pool) */
     loc_t loc;
-    /* literal payloads */
-    uint64_t ival; double fval; int lit_type; /* type kind of literal */
-    char *str; int slen; /* decoded string literal (with NUL) */
+    union {          /* the literal's payload, by kind: */
+        uint64_t ival;   /* TK_INT, TK_CHAR */
+        double fval;     /* TK_FLOAT */
+        char *str;       /* TK_STR: decoded (with NUL), slen bytes */
+    };
+    int n, slen;
+    uint16_t id;     /* punctuator/keyword id */
+    uint8_t kind;
+    uint8_t lit_type; /* type kind of literal */
     bool bol;        /* first on its line (for '#') */
     bool no_expand;
 } token_t;
@@ -150,6 +175,9 @@ enum { X_NORMAL = 0, X_BREAK, X_CONTINUE, X_RETURN, X_GOTO, X_NATIVE_DONE };
 typedef struct func func_t;
 typedef struct gvar gvar_t;
 
+/* A cell of short statements holds a node every two or three bytes of its
+ * text, so a node is kept small (176 bytes; 232 with the index cache and
+ * padding in it): 8-byte fields first, then the 4-byte ones, then flags. */
 struct node {
     efn_t fn;            /* expression: value */
     sfn_t sfn;           /* statement */
@@ -157,22 +185,24 @@ struct node {
     type_t *ty;
     loc_t loc;
     int op, kind;        /* operator id, operating kind */
-    bool is_const, is_place, is_bitless;
-    bool is_decl;        /* a local's own place in its declaration's initialisation */
-    int place;           /* PL_* when is_place */
     node_t *a, *b, *c, *d;
-    node_t **list; int nlist;
+    node_t **list;
     val_t k;             /* constant, offset, etc. */
     int64_t esz;         /* element size / access size */
     int64_t bound;       /* static array bound for indexing (-1 none) */
-    int slot, slot2;
     void *p;             /* gvar_t*, func_t*, builtin, case table ... */
     const char *str;     /* string literal bytes */
-    int line_tag;
-    /* PL_INDEX through a pointer: the last buffer checked (idx_at) */
-    struct icache ic;
+    /* PL_INDEX through a pointer: the last buffer checked (idx_at), beside
+     * the node in the pool; a copy of the node shares it (same esz). */
+    struct icache *ic;
     void *native;        /* a loop: the native tier's record (native_tier.c) */
+    int nlist;
+    int slot, slot2;
+    bool is_const : 1, is_place : 1, is_bitless : 1;
+    bool is_decl : 1;    /* a local's own place in its declaration's initialisation */
+    uint8_t place;       /* PL_* when is_place */
 };
+_Static_assert(sizeof(struct node) <= 176, "a node grew: a big cell's syntax tree grows with it");
 
 enum { PL_SLOT = 1, PL_FRAME, PL_GLOBAL, PL_DEREF, PL_INDEX, PL_MEMBER, PL_TEMP, PL_VLA };
 
@@ -302,6 +332,10 @@ typedef struct lang_upcalls {
     /* the native tier: loop statement n (kind NK_S_FOR, NK_S_WHILE or
      * NK_S_DO) was just built, and the tier may put its evaluator in front */
     void (*loop_built)(node_t *n, int kind);
+    /* ... a counted loop the tier stands in front of, where it polls the
+     * interrupt (every 1024 ticks, at a back-edge): -1 go on; otherwise
+     * leave the loop at once with that result (compiled code ran it) */
+    int (*loop_tick)(node_t *n, frame_t *f);
     /* ... fn's calls made it hot (fn->hot reached in->native_hot_calls): 1
      * its compiled code ran (*r its value); 2 it gave up (run fn
      * interpreted, with nothing compiled inside: in->native_block); 0 run
@@ -331,6 +365,8 @@ struct interp {
     cell_error_t *err;
     frame_t *top;
     frame_t *ffree;      /* reusable frame records */
+    int64_t ffree_mem;   /* bytes of locals those records keep (calls.c) */
+    size_t budget_base, budget; /* g_pool_bytes when the run began; what it may grow by (0: not yet known) */
     char *stack_base; size_t stack_limit;
     int exit_code; bool exited;
     /* rand() state, glibc TYPE_3 */
@@ -380,6 +416,14 @@ char *lang_name_fmt(interp_t *in, char *buf, size_t cap, const char *fmt, ...)
 char *lang_name(interp_t *in, char *buf, size_t cap, const char *s, size_t n);
 
 /* ---------- errors (errors.c) ---------- */
+/* The memory a cell may take in the session's pools (budget.c): from
+ * lang_budget_start, pools that grow by more than lang_cell_budget() raise
+ * MemoryError; so does an allocation that fails (outside a cell, the
+ * process ends with a message). */
+size_t lang_cell_budget(void);
+void lang_budget_start(interp_t *in);
+void lang_budget_check(size_t more);
+_Noreturn void lang_out_of_memory(size_t n, const char *what);
 _Noreturn void lang_raise(const char *ename, loc_t *at, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 _Noreturn void rt_error(node_t *at, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "core.h"
 #include "runtime/base/xalloc.h"
 
@@ -19,13 +20,60 @@ interp_t *g_in;
 #define UNPOISON(a, n) ((void)(a), (void)(n))
 #endif
 
+/* Chunks: a pool's first ones are small (malloc's); one that keeps growing
+ * gets larger ones, each mapped on its own, so that a big cell's tokens and
+ * syntax tree go back to the system when they are freed or rolled back
+ * (malloc's heap kept 0.7 GB of a 10 MB cell's). An allocation larger than
+ * a chunk gets a chunk of its own, which pool_regrow can grow in place. */
+#define CHUNK_MIN ((size_t)60000)
+#define CHUNK_MAX ((size_t)4 << 20)
+#define MAP_MIN ((size_t)256 << 10) /* chunks at least this large are mapped */
+
+size_t g_pool_bytes; /* in all pools' chunks, for the cell's budget */
+
+static size_t chunk_bytes(const pool_chunk_t *c) { return sizeof *c + c->cap; }
+
+/* A chunk with room for cap bytes, zeroed; raises MemoryError (or, outside
+ * a cell, ends the process) when there is none. */
+static pool_chunk_t *chunk_new(size_t cap) {
+    if (cap > SIZE_MAX / 2) lang_out_of_memory(cap, "compiling this cell");
+    size_t total = sizeof(pool_chunk_t) + cap;
+    lang_budget_check(total);
+    pool_chunk_t *c;
+    if (total >= MAP_MIN) {
+        total = (total + 4095) & ~(size_t)4095;
+        void *m = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED) lang_out_of_memory(total, "compiling this cell");
+        c = m;
+        c->mapped = total;
+        c->cap = total - sizeof *c;
+    } else {
+        c = calloc(1, total);
+        if (!c) lang_out_of_memory(total, "compiling this cell");
+        c->cap = cap;
+    }
+    g_pool_bytes += chunk_bytes(c);
+    return c;
+}
+
+static void chunk_free(pool_chunk_t *c) {
+    UNPOISON(c->data, c->cap);
+    g_pool_bytes -= chunk_bytes(c);
+    if (c->mapped) munmap(c, c->mapped);
+    else free(c);
+}
+
 void *pool_alloc(pool_t *p, size_t n) {
     n = (n + 15) & ~(size_t)15;
     pool_chunk_t *c = p->head;
-    if (!c || c->cap - c->used < n) {
-        size_t cap = n > 60000 ? n : 60000;
-        c = xcalloc(1, sizeof *c + cap);
-        c->cap = cap;
+    if (!c || c->own || c->cap - c->used < n) { /* a block's own chunk takes nothing else (pool_regrow) */
+        pool_chunk_t *last = c;
+        while (last && last->own) last = last->next;
+        size_t cap = last ? last->cap * 2 : CHUNK_MIN; /* a pool that keeps growing: larger chunks */
+        if (cap > CHUNK_MAX) cap = CHUNK_MAX;
+        bool own = n > cap / 2;
+        c = chunk_new(own ? n : cap);
+        c->own = own;
         c->next = p->head;
         p->head = c;
     }
@@ -35,12 +83,63 @@ void *pool_alloc(pool_t *p, size_t n) {
     return r;
 }
 
+/* the chunk that holds only block x, and the link to it; NULL if none */
+static pool_chunk_t **own_chunk(pool_t *p, const void *x) {
+    for (pool_chunk_t **pp = &p->head; *pp; pp = &(*pp)->next)
+        if ((*pp)->own && (*pp)->data == x) return pp;
+    return NULL;
+}
+
+void *pool_regrow(pool_t *p, void *old, size_t oldn, size_t n) {
+    n = (n + 15) & ~(size_t)15;
+    pool_chunk_t **pp = old ? own_chunk(p, old) : NULL;
+    if (pp && (*pp)->mapped && n > (*pp)->cap) {
+        pool_chunk_t *c = *pp;
+        size_t total = (sizeof *c + n + 4095) & ~(size_t)4095;
+        lang_budget_check(total - c->mapped);
+        UNPOISON(c->data, c->cap);
+        void *m = mremap(c, c->mapped, total, MREMAP_MAYMOVE); /* the new pages are zero */
+        if (m == MAP_FAILED) lang_out_of_memory(total, "compiling this cell");
+        c = m;
+        g_pool_bytes += total - c->mapped;
+        c->mapped = total;
+        c->cap = total - sizeof *c;
+        c->used = n;
+        *pp = c;
+        return c->data;
+    }
+    if (pp && n <= (*pp)->cap) {
+        UNPOISON((*pp)->data, n);
+        (*pp)->used = n;
+        return old;
+    }
+    void *r = pool_alloc(p, n);
+    if (oldn) memcpy(r, old, oldn);
+    return r;
+}
+
+void pool_release(pool_t *p, void *x) {
+    pool_chunk_t **pp = x ? own_chunk(p, x) : NULL;
+    if (!pp) return;
+    pool_chunk_t *c = *pp;
+    *pp = c->next;
+    chunk_free(c);
+}
+
+void pool_discard(pool_t *p, void *x, size_t n) {
+    pool_chunk_t **pp = x ? own_chunk(p, x) : NULL;
+    if (!pp || !(*pp)->mapped) return;
+    uintptr_t lo = ((uintptr_t)x + 4095) & ~(uintptr_t)4095, hi = ((uintptr_t)x + n) & ~(uintptr_t)4095;
+    if (hi <= lo) return;
+    madvise((void *)lo, hi - lo, MADV_DONTNEED); /* reads as zero from now on */
+    POISON((void *)lo, hi - lo);                 /* under ASan, a read is reported */
+}
+
 void pool_rollback(pool_t *p, pool_mark_t m) {
     while (p->head && p->head != m.head) {
         pool_chunk_t *c = p->head;
         p->head = c->next;
-        UNPOISON(c->data, c->cap);
-        free(c);
+        chunk_free(c);
     }
     pool_chunk_t *c = p->head;
     if (!c || c->used <= m.used) return;
@@ -75,8 +174,7 @@ char *pool_strndup(pool_t *p, const char *s, size_t n) {
 void pool_free(pool_t *p) {
     for (pool_chunk_t *c = p->head, *nx; c; c = nx) {
         nx = c->next;
-        UNPOISON(c->data, c->cap);
-        free(c);
+        chunk_free(c);
     }
     p->head = NULL;
 }
@@ -116,6 +214,11 @@ void hmap_put(hmap_t *m, const char *k, void *v) {
         hmap_t nm = {.cap = m->cap ? m->cap * 2 : 64, .puts = m->puts};
         nm.keys = calloc((size_t)nm.cap, sizeof *nm.keys);
         nm.vals = calloc((size_t)nm.cap, sizeof *nm.vals);
+        if (!nm.keys || !nm.vals) {
+            free(nm.keys);
+            free(nm.vals);
+            lang_out_of_memory((size_t)nm.cap * 2 * sizeof *nm.keys, "a table of names");
+        }
         for (int i = 0; i < m->cap; i++)
             if (m->keys[i] && m->keys[i] != (const char *)1) hmap_put(&nm, m->keys[i], m->vals[i]);
         free(m->keys);

@@ -1,5 +1,6 @@
 /* Calls: the frames functions run in (kept on a free list, so that an
- * error's longjmp leaves them readable for the unwinder), user functions,
+ * error's longjmp leaves them readable for the unwinder; their locals in
+ * the host arena), user functions,
  * function pointers and builtins (and the table builtins register in), and
  * the zeroing and copying of initialisers. */
 #include <inttypes.h>
@@ -17,7 +18,17 @@ void frame_enter_check(node_t *at) {
     poll_interrupt(at);
 }
 
+/* A frame's locals (and its VLAs) live in the host arena, counted against
+ * the limit malloc's buffers have: a recursion of large frames ends there
+ * with a MemoryError instead of taking the machine. A released frame keeps
+ * a small block for its next call (at most FRAME_KEEP_MAX, FRAME_CACHE_MAX
+ * over the free list); a larger one goes back, and its pages with it, so
+ * memory a deep recursion used is returned when it returns. */
+#define FRAME_KEEP_MAX ((int64_t)64 << 10)
+#define FRAME_CACHE_MAX ((int64_t)16 << 20)
+
 static void frame_release(frame_t *fr) {
+    interp_t *in = g_in;
     func_t *fn = fr->fn;
     for (int i = 0; i < fn->nmem; i++) {
         g_bufs[fr->hbuf[i]].fname = fn->name;
@@ -26,15 +37,21 @@ static void frame_release(frame_t *fr) {
     for (int i = 0; i < fr->nvlas; i++) {
         uint32_t s = fr->vlas[i];
         if (g_bufs[s].state == BUF_LIVE) {
-            free(g_bufs[s].base);
+            mem_block_free(g_bufs[s].base);
             g_bufs[s].base = NULL;
             g_bufs[s].fname = fn->name;
             buf_kill(s, BUF_DEAD_FRAME);
         }
     }
     fr->nvlas = 0;
-    fr->nextfree = g_in->ffree;
-    g_in->ffree = fr;
+    if (fr->mem && (fr->capmem > FRAME_KEEP_MAX || in->ffree_mem + fr->capmem > FRAME_CACHE_MAX)) {
+        mem_block_free(fr->mem);
+        fr->mem = NULL;
+        fr->capmem = 0;
+    }
+    in->ffree_mem += fr->capmem;
+    fr->nextfree = in->ffree;
+    in->ffree = fr;
 }
 
 void exec_unwind(interp_t *in, frame_t *to) {
@@ -50,43 +67,63 @@ void frames_free(interp_t *in) {
     for (frame_t *f = in->ffree, *nx; f; f = nx) {
         nx = f->nextfree;
         free(f->slots);
-        free(f->mem);
+        mem_block_free(f->mem);
         free(f->hbuf);
         free(f->vlas);
         free(f);
     }
     in->ffree = NULL;
+    in->ffree_mem = 0;
+}
+
+static _Noreturn void frame_fail(interp_t *in, frame_t *fr, func_t *fn, node_t *site, uint64_t need, bool locals) {
+    fr->nextfree = in->ffree; /* back to the free list, holding nothing it is not counted for */
+    in->ffree = fr;
+    in->ffree_mem += fr->capmem;
+    int depth = 1;
+    for (frame_t *f = in->top; f; f = f->up) depth++;
+    mem_limit_error(site, need, "the %s of %s (a call %d deep)", locals ? "local variables" : "call records", fn->name,
+                    depth);
 }
 
 static frame_t *frame_get(interp_t *in, func_t *fn, node_t *site) {
     frame_t *fr = in->ffree;
-    if (fr) in->ffree = fr->nextfree;
-    else {
+    if (fr) {
+        in->ffree = fr->nextfree;
+        in->ffree_mem -= fr->capmem;
+    } else {
         fr = calloc(1, sizeof *fr);
-        if (!fr) rt_error(site, "out of memory for a call of %s", fn->name);
+        if (!fr) mem_limit_error(site, sizeof *fr, "a call of %s", fn->name);
     }
     if (fn->nslots > fr->capslots) {
         free(fr->slots);
         fr->capslots = fn->nslots + 8;
         fr->slots = malloc(sizeof(val_t) * (size_t)fr->capslots);
+        if (!fr->slots) {
+            fr->capslots = 0;
+            frame_fail(in, fr, fn, site, sizeof(val_t) * (uint64_t)fn->nslots, false);
+        }
     }
+    bool fresh = false; /* a new block is zero already */
     if (fn->memsize > fr->capmem) {
-        free(fr->mem);
-        fr->capmem = fn->memsize + 64;
-        fr->mem = malloc((size_t)fr->capmem);
+        mem_block_free(fr->mem);
+        fr->capmem = 0;
+        fr->mem = mem_block_alloc((uint64_t)fn->memsize);
+        if (!fr->mem) frame_fail(in, fr, fn, site, (uint64_t)fn->memsize, true);
+        fr->capmem = (fn->memsize + 63) & ~(int64_t)63;
+        fresh = true;
     }
     if (fn->nmem > fr->caphbuf) {
         free(fr->hbuf);
         fr->caphbuf = fn->nmem + 4;
         fr->hbuf = malloc(sizeof(uint32_t) * (size_t)fr->caphbuf);
-    }
-    if ((fn->nslots && !fr->slots) || (fn->memsize && !fr->mem) || (fn->nmem && !fr->hbuf)) {
-        fr->nextfree = in->ffree;
-        in->ffree = fr;
-        rt_error(site, "out of memory for the local variables of %s", fn->name);
+        if (!fr->hbuf) {
+            fr->caphbuf = 0;
+            frame_fail(in, fr, fn, site, sizeof(uint32_t) * (uint64_t)fn->nmem, false);
+        }
     }
     if (fn->nslots) memset(fr->slots, 0, sizeof(val_t) * (size_t)fn->nslots);
-    if (fn->memsize) memset(fr->mem, 0, (size_t)fn->memsize);
+    if (fn->memsize && !fresh) memset(fr->mem, 0, (size_t)fn->memsize);
     fr->fn = fn;
     fr->call = site;
     fr->nvlas = 0;

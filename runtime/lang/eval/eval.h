@@ -52,6 +52,12 @@ node_t *mk_memset0(loc_t *l, node_t *place, int64_t size); /* zero an object */
 node_t *mk_memcpy_init(loc_t *l, node_t *place, const char *bytes, int64_t n);
 /* statements (exec_stmt.c) */
 node_t *st_expr(node_t *e);
+/* The same statement as e itself, with no node of its own, where e has no
+ * statement role already: for a cell's own code outside loops, where a
+ * node a statement counts (a cell of short statements holds one every few
+ * bytes). Loops and function bodies keep st_expr, which the native tier
+ * reads. */
+node_t *st_expr_lean(node_t *e);
 node_t *st_block(loc_t *l, node_t **v, int n);
 node_t *st_if(loc_t *l, node_t *c, node_t *a, node_t *b);
 node_t *st_while(loc_t *l, node_t *c, node_t *body);
@@ -98,6 +104,7 @@ enum {
 };
 int eval_expr_kind(node_t *n);   /* of n->fn */
 int eval_stmt_kind(sfn_t s);     /* of a statement evaluator */
+bool eval_stmt_counted(sfn_t s);  /* a counted for loop's: it calls up.loop_tick where it polls */
 /* Is place pl addressed by exec.c's own pa_* routine? 0 no; PL_INDEX: 1
  * through a pointer, 2 into an array. */
 int eval_place_kind(node_t *pl);

@@ -256,7 +256,10 @@ node_t *pl_index(loc_t *l, type_t *t, node_t *base, node_t *idx) {
     if (base->is_place) {
         n->afn = pa_index_arr;
         n->bound = base->ty->count;
-    } else n->afn = pa_index_ptr;
+    } else {
+        n->afn = pa_index_ptr;
+        n->ic = pool_alloc(&g_in->pool, sizeof *n->ic);
+    }
     return n;
 }
 node_t *pl_member(loc_t *l, type_t *t, node_t *base, int64_t off) {

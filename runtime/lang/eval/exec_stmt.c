@@ -14,6 +14,13 @@ static void loop_built(node_t *n, int kind) {
     if (g_in->up.loop_built) g_in->up.loop_built(n, kind);
 }
 static int sx_expr(node_t *n, frame_t *f) { n->a->fn(n->a, f); return X_NORMAL; }
+/* an expression that is its own statement (st_expr_lean) */
+static int sx_expr_self(node_t *n, frame_t *f) { n->fn(n, f); return X_NORMAL; }
+node_t *st_expr_lean(node_t *e) {
+    if (e->sfn) return st_expr(e);
+    e->sfn = sx_expr_self;
+    return e;
+}
 node_t *st_expr(node_t *e) {
     node_t *n = node_new(&e->loc);
     n->a = e;
@@ -183,7 +190,11 @@ static inline const char *counted_limp(const counted_t *h, frame_t *f) {
                 ub_overflow_typed(n->c, n->c->ty, h->delta > 0 ? P_PLUS : P_MINUS, sv->i, 1); \
             uint64_t x_ = sv->u + d;                                                   \
             sv->i = s32 ? NI32(x_) : (int64_t)x_;                                      \
-            if (UNLIKELY(--g_tick <= 0)) poll_interrupt(n);                            \
+            if (UNLIKELY(--g_tick <= 0)) {                                             \
+                poll_interrupt(n);                                                     \
+                int t_ = n->native && g_in->up.loop_tick ? g_in->up.loop_tick(n, f) : -1; \
+                if (t_ >= 0) return t_;                                                \
+            }                                                                          \
         }                                                                              \
         return X_NORMAL;                                                               \
     }                                                                                  \
@@ -211,7 +222,11 @@ static inline const char *counted_limp(const counted_t *h, frame_t *f) {
                 ub_overflow_typed(n->c, n->c->ty, h->delta > 0 ? P_PLUS : P_MINUS, sv->i, 1); \
             uint64_t x_ = sv->u + d;                                                   \
             sv->i = s32 ? NI32(x_) : (int64_t)x_;                                      \
-            if (UNLIKELY(--g_tick <= 0)) poll_interrupt(n);                            \
+            if (UNLIKELY(--g_tick <= 0)) {                                             \
+                poll_interrupt(n);                                                     \
+                int t_ = n->native && g_in->up.loop_tick ? g_in->up.loop_tick(n, f) : -1; \
+                if (t_ >= 0) return t_;                                                \
+            }                                                                          \
         }                                                                              \
         return X_NORMAL;                                                               \
     }
@@ -335,16 +350,17 @@ static int sx_vla(node_t *n, frame_t *f) {
         rt_error(n, "variable-length array %s has %s size %" PRId64, n->p ? (char *)n->p : "",
                  cnt == 0 ? "zero" : "invalid", cnt);
     (void)b;
-    uint64_t size = (uint64_t)cnt * (uint64_t)n->esz;
+    uint64_t size;
+    if (__builtin_mul_overflow((uint64_t)cnt, (uint64_t)n->esz, &size)) size = UINT64_MAX;
     uint64_t old = f->slots[n->slot].u;
     if (old && ptr_valid(old)) { /* the declaration runs again (a loop): a new array */
         uint32_t s = ptr_slot(old);
-        free(g_bufs[s].base);
+        mem_block_free(g_bufs[s].base);
         g_bufs[s].base = NULL;
         buf_kill(s, BUF_DEAD_FRAME);
     }
-    char *mem = calloc(1, size);
-    if (!mem) rt_error(n, "out of memory for variable-length array %s", (char *)n->p);
+    char *mem = mem_block_alloc(size);
+    if (!mem) mem_limit_error(n, size, "the variable-length array %s would", (char *)n->p);
     uint32_t s = buf_new(mem, size, PLACE_STACK, n->p, &n->loc);
     if (f->nvlas == f->capvlas) {
         f->capvlas = f->capvlas ? f->capvlas * 2 : 4;
@@ -397,6 +413,12 @@ void run_cell(interp_t *in, cell_code_t *cc) {
 }
 
 /* what each statement evaluator computes (eval.h, for the native tier) */
+bool eval_stmt_counted(sfn_t s) {
+#define C(name) if (s == sx_cnt_e_##name || s == sx_cnt_s_##name) return true;
+    C(lt_s) C(le_s) C(gt_s) C(ge_s) C(lt_u) C(le_u) C(gt_u) C(ge_u) C(ne)
+#undef C
+    return false;
+}
 int eval_stmt_kind(sfn_t s) {
     if (s == sx_expr) return NK_S_EXPR;
     if (s == sx_block || s == sx_block1) return NK_S_BLOCK;

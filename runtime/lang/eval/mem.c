@@ -6,6 +6,7 @@
  * big, made where). Managed buffers keep a host copy that is brought up to
  * date on the host's first touch after the GPU may have written it. */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -256,6 +257,26 @@ uint64_t mem_alloc(uint64_t size, int place, const char *what, loc_t *where) {
     uint32_t s = buf_new(p, size, place, what, where);
     if (!s) { arena_free(p); return 0; }
     return ptr_make(s, 0);
+}
+
+char *mem_block_alloc(uint64_t size) {
+    ensure_arena();
+    return size > SIZE_MAX - 64 ? NULL : arena_alloc(size ? (size_t)size : 1);
+}
+
+void mem_block_free(char *p) {
+    if (p) arena_free(p);
+}
+
+_Noreturn void mem_limit_error(node_t *at, uint64_t size, const char *fmt, ...) {
+    char what[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    lang_raise("MemoryError", at ? &at->loc : NULL,
+               "%s need %" PRIu64 " bytes, past the host-memory limit (%zu MiB of %zu MiB in use)",
+               what, size, arena_in_use() >> 20, arena_limit() >> 20);
 }
 
 static const char *place_name(int pl) {

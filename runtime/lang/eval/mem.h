@@ -110,6 +110,14 @@ uint32_t buf_new(char *base, uint64_t size, int place, const char *what, loc_t *
 uint32_t buf_new_raw(uint64_t addr, char *host, uint64_t size, int place, const char *what, loc_t *where);
 void buf_kill(uint32_t slot, int state);
 uint64_t mem_alloc(uint64_t size, int place, const char *what, loc_t *where); /* arena/malloc */
+/* Raw blocks of the host arena for memory no buffer record owns yet (a
+ * frame's locals, a VLA): zero-filled, counted against the same limit as
+ * malloc's; NULL past it. mem_block_free gives a large block's pages back. */
+char *mem_block_alloc(uint64_t size);
+void mem_block_free(char *p);
+/* Raises MemoryError at at: what needed size bytes, and how much of the
+ * host-memory limit is in use. */
+_Noreturn void mem_limit_error(node_t *at, uint64_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int mem_free_heap(uint64_t p, node_t *at);   /* free(); raises on misuse */
 /* free (ALLOC_MALLOC), delete (ALLOC_NEW) or delete[] (ALLOC_NEW_ARRAY) of p:
  * what made the buffer must match what releases it, as C++ requires. */
@@ -137,10 +145,10 @@ uint64_t ptr_from_int(uint64_t v);
  * the next access through the full check (idx_fill -> mem_at). Read-only and
  * device buffers are never cached. */
 static inline char *idx_at(node_t *at, uint64_t p, int64_t i, int wr) {
-    if (LIKELY(p == at->ic.p && at->ic.epoch == g_buf_epoch &&
-               (uint64_t)i - (uint64_t)at->ic.lo < at->ic.span && wr <= at->ic.wr))
-        return (char *)(at->ic.addr + (uint64_t)i * (uint64_t)at->esz);
-    return idx_fill(at, &at->ic, p, i, wr);
+    struct icache *c = at->ic; /* pl_index made it */
+    if (LIKELY(p == c->p && c->epoch == g_buf_epoch && (uint64_t)i - (uint64_t)c->lo < c->span && wr <= c->wr))
+        return (char *)(c->addr + (uint64_t)i * (uint64_t)at->esz);
+    return idx_fill(at, c, p, i, wr);
 }
 
 /* every function box ever made (a function pointer's offset is its index) */

@@ -43,5 +43,6 @@ void parse_cell(interp_t *in, tokvec_t *toks, src_t *src, cell_code_t *out, bool
 void parse_prelude(interp_t *in, const char *protos);
 /* frees what a parse that an error stopped had made */
 void parse_abort_cleanup(void);
+void lex_abort_cleanup(void);             /* after an error: forget the cell being lexed */
 
 #endif

@@ -64,10 +64,12 @@ const char *tok_str(token_t *t, char *buf, size_t n) {
 /* token vectors live in the interpreter's scratch pool, emptied after each
  * cell, so an error that longjmps out of the preprocessor leaks nothing */
 static void *scratch(size_t n) { return pool_alloc(&g_in->scratch, n); }
-/* Tokens one vector may hold: a cell of 10 MB has fewer than 5 million; a
- * macro that repeats its argument ten times, nested eight deep, makes 10^8
- * (9 GB of tokens: the allocation failed and the kernel aborted). */
-#define LEX_MAX_TOKENS 8000000
+/* Tokens one vector may hold: any 10 MB cell without macros fits (at most
+ * one token a byte: an initialiser "1,1,..." has 10.5 million), 0.9 GB of
+ * tokens at most; a macro that repeats its argument ten times, nested
+ * eight deep, makes 10^8 (9 GB of tokens: the allocation failed and the
+ * kernel aborted). */
+#define LEX_MAX_TOKENS 16000000
 /* Macro expansions one text may make: an object-like macro of ten copies
  * of another, eight deep, is 10^8 of them, each with its own body (10 GB
  * before a single vector reached LEX_MAX_TOKENS). */
@@ -82,11 +84,9 @@ static void vpush(tokvec_t *v, token_t *t) {
     if (v->n >= LEX_MAX_TOKENS)
         syntax_error(&t->loc, "the cell expands to more than %d tokens (a macro that repeats its argument at every level?)",
                      LEX_MAX_TOKENS);
-    if (v->n == v->cap) {
+    if (v->n == v->cap) { /* a large vector grows in place (its own chunk): no copy left behind */
         int nc = v->cap ? v->cap * 2 : 64;
-        token_t *nv = scratch(sizeof(token_t) * (size_t)nc);
-        if (v->n) memcpy(nv, v->v, sizeof(token_t) * (size_t)v->n);
-        v->v = nv;
+        v->v = pool_regrow(&g_in->scratch, v->v, sizeof(token_t) * (size_t)v->n, sizeof(token_t) * (size_t)nc);
         v->cap = nc;
     }
     v->v[v->n++] = *t;
@@ -579,14 +579,32 @@ static const char *active_chain(active_t *act, char *buf, size_t cap) {
     return buf;
 }
 
+/* The cell's raw tokens that preprocessing is past go back as it goes
+ * (lex_cell): nothing reads them again, and a big cell's out vector grows
+ * while they go. Cleared after, and after an error (lex_abort_cleanup). */
+static struct { token_t *base; int n, kept; } g_raw;
+#define RAW_DISCARD_STEP (1 << 16)
+#define RAW_DISCARD_MARGIN 1024
+
+void lex_abort_cleanup(void) { g_raw.base = NULL; }
+
+static inline void raw_discard_to(token_t *at) {
+    int i = (int)(at - g_raw.base);
+    if (i - g_raw.kept <= RAW_DISCARD_STEP + RAW_DISCARD_MARGIN) return;
+    g_raw.kept = i - RAW_DISCARD_MARGIN;
+    pool_discard(&g_in->scratch, g_raw.base, sizeof(token_t) * (size_t)g_raw.kept);
+}
+
 static void expand(interp_t *in, token_t *v, int n, tokvec_t *out, active_t *act, int depth) {
     if (depth > LEX_MAX_MACRO_DEPTH) {
         char chain[400];
         syntax_error(&v[0].loc, "macro expansion nested more than %d deep%s", LEX_MAX_MACRO_DEPTH,
                      active_chain(act, chain, sizeof chain));
     }
+    bool raw = depth == 0 && g_raw.base && v >= g_raw.base && v < g_raw.base + g_raw.n;
     for (int i = 0; i < n; i++) {
         token_t *t = &v[i];
+        if (raw) raw_discard_to(t);
         macro_t *m = find_macro(in, t);
         if (m && is_active(act, t->s, t->n)) {
             token_t c = *t;
@@ -923,7 +941,12 @@ static void merge_launch_tokens(tokvec_t *v);
 void lex_cell(interp_t *in, src_t *src, tokvec_t *out) {
     tokvec_t raw = {0};
     lex_raw(in, src, &raw);
+    g_raw.base = raw.v;
+    g_raw.n = raw.n;
+    g_raw.kept = 0;
     preprocess(in, &raw, out, false);
+    g_raw.base = NULL;
+    pool_release(&in->scratch, raw.v); /* the cell's tokens are out's now: 1x their size, not 2x, while it parses */
     merge_launch_tokens(out);
 }
 

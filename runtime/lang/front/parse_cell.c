@@ -194,7 +194,7 @@ static void top_item(P *p) {
             type_error(&e->loc, "'%s' is a function; call it with ()", loc_text(&e->loc, b, sizeof b));
         }
         gpu_call_mark_discarded(e);
-        vadd(&p->top, &p->ntop, &p->captop, cxx_scope_close(p, st_expr(e->is_place ? rvalue(p, e) : e)));
+        vadd(&p->top, &p->ntop, &p->captop, cxx_scope_close(p, st_expr_lean(e->is_place ? rvalue(p, e) : e)));
         return;
     }
     if (p->expr_only) expected(p, "an expression");
@@ -264,6 +264,22 @@ void parse_abort_cleanup(void) {
     g_p = NULL;
 }
 
+/* The cell's tokens the parse of its own code is past are never read
+ * again (what outlives a statement, a template's body, was copied): a big
+ * cell's syntax tree grows while its tokens go. Called between statements
+ * (and initialiser elements) of the cell's own code and of its plain
+ * functions, not in a class's methods, whose bodies are parsed after the
+ * class; a margin stays all the same. */
+#define TOKENS_DISCARD_STEP (1 << 16)
+#define TOKENS_DISCARD_MARGIN 1024
+
+void p_tokens_done(P *p) {
+    if (!p->f || !(p->f->is_cell || p->f->discards) || p->i - p->tokens_kept <= TOKENS_DISCARD_STEP + TOKENS_DISCARD_MARGIN)
+        return;
+    p->tokens_kept = p->i - TOKENS_DISCARD_MARGIN;
+    pool_discard(&p->in->scratch, p->t, sizeof(token_t) * (size_t)p->tokens_kept);
+}
+
 void parse_cell(interp_t *in, tokvec_t *toks, src_t *src, cell_code_t *out, bool expr_only) {
     P *p = calloc(1, sizeof *p);
     g_p = p;
@@ -288,6 +304,7 @@ void parse_cell(interp_t *in, tokvec_t *toks, src_t *src, cell_code_t *out, bool
     while (TOK->kind != TK_EOF) {
         poll_interrupt(NULL); /* a 10 MB cell takes seconds to parse */
         top_item(p);
+        p_tokens_done(p);
     }
     cxx_check_labels(p);
     if (expr_only && !p->value) syntax_error(&TOK->loc, "expected an expression");

@@ -30,6 +30,103 @@ static void init_string(P *p, node_t *pl, type_t *t, ilist_t *o) {
     iadd(o, st_expr(mk_memcpy_init(&s->loc, pl, s->str, n)));
 }
 
+/* ---- data: a run of number literals, as bytes ----
+ * A cell that holds a table (int big[] = {1, 2, ...}, megabytes of it) made
+ * five nodes an element, 900 bytes for two of source. In the cell's own
+ * code (not in loops or functions, which the native tier compiles) a run
+ * of literal elements that their type holds exactly becomes its bytes,
+ * copied in by one statement; anything else takes the general path. */
+typedef struct { int64_t first, n; char *bytes; size_t cap; loc_t loc; } data_run_t;
+
+static bool data_kind(const type_t *t) {
+    return t->kind >= T_CHAR && t->kind <= T_DOUBLE && !t->is_enum;
+}
+
+/* The literal element at TOK ([+-] number, ',' or '}' after it) as element
+ * type et holds it, into out; its token count, or 0 (the general path). */
+static int data_literal(P *p, const type_t *et, unsigned char *out) {
+    int k = 0;
+    bool neg = false;
+    if (is_p(p, P_MINUS) || is_p(p, P_PLUS)) neg = TOK->id == P_MINUS, k = 1;
+    token_t *t = PEEK(k), *after = PEEK(k + 1);
+    if (!(after->kind == TK_PUNCT && (after->id == P_COMMA || after->id == P_RBRACE))) return 0;
+    if (t->kind == TK_FLOAT) {
+        if (et->kind != T_FLOAT && et->kind != T_DOUBLE) return 0;
+        if (t->lit_type != T_FLOAT && t->lit_type != T_DOUBLE) return 0;
+        double d = neg ? -t->fval : t->fval;
+        if (et->kind == T_FLOAT) {
+            float f = (float)d;
+            memcpy(out, &f, 4);
+        } else memcpy(out, &d, 8);
+        return k + 1;
+    }
+    if (t->kind != TK_INT && t->kind != TK_CHAR) return 0;
+    bool sgn = t->lit_type == T_INT || t->lit_type == T_LONG || t->lit_type == T_LLONG || t->lit_type == T_CHAR;
+    if (neg && !sgn) return 0; /* -1u is unsigned arithmetic: the general path */
+    /* the value: signed in v when it fits int64, else the unsigned u alone */
+    bool big = !sgn && t->ival > (uint64_t)INT64_MAX;
+    int64_t v = sgn ? (int64_t)t->ival : (int64_t)(t->ival & (uint64_t)INT64_MAX);
+    if (neg) v = -v;
+    if (et->kind == T_FLOAT || et->kind == T_DOUBLE) { /* exact in the type, whatever the rounding */
+        int64_t lim = et->kind == T_FLOAT ? (int64_t)1 << 24 : (int64_t)1 << 53;
+        if (big || v > lim || v < -lim) return 0;
+        if (et->kind == T_FLOAT) {
+            float f = (float)v;
+            memcpy(out, &f, 4);
+        } else {
+            double d = (double)v;
+            memcpy(out, &d, 8);
+        }
+        return k + 1;
+    }
+    int bits = (int)et->size * 8;
+    if (et->is_unsigned) {
+        if (v < 0 && !big) return 0;
+        uint64_t u = big ? t->ival : (uint64_t)v;
+        if (bits < 64 && u >> bits) return 0;
+        memcpy(out, &u, et->size); /* little-endian: the low bytes */
+    } else {
+        if (big || (bits < 64 && (v < -((int64_t)1 << (bits - 1)) || v >= ((int64_t)1 << (bits - 1))))) return 0;
+        memcpy(out, &v, et->size);
+    }
+    return k + 1;
+}
+
+static void data_flush(P *p, node_t *pl, type_t *t, data_run_t *r, ilist_t *o) {
+    if (!r->n) return;
+    size_t n = (size_t)r->n * t->base->size;
+    char *b = palloc(p, n);
+    memcpy(b, r->bytes, n);
+    pool_release(&p->in->scratch, r->bytes);
+    node_t *el = pl_index(&r->loc, t->base, pl, mk_int(&r->loc, &ty_long, r->first));
+    iadd(o, st_expr(mk_memcpy_init(&r->loc, el, b, (int64_t)n)));
+    r->n = 0;
+    r->bytes = NULL;
+    r->cap = 0;
+}
+
+/* element idx as data when it is a literal its type holds: true, consumed */
+static bool data_elem(P *p, type_t *t, int64_t idx, data_run_t *r, node_t *pl, ilist_t *o) {
+    unsigned char v[8];
+    int k = data_literal(p, t->base, v);
+    if (!k) return false;
+    if (r->n && r->first + r->n != idx) data_flush(p, pl, t, r, o); /* a designator moved on */
+    size_t es = t->base->size, need = (size_t)(r->n + 1) * es;
+    if (!r->n) {
+        r->first = idx;
+        r->loc = TOK->loc;
+    }
+    if (need > r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 4096;
+        r->bytes = pool_regrow(&p->in->scratch, r->bytes, (size_t)r->n * es, cap);
+        r->cap = cap;
+    }
+    memcpy(r->bytes + (size_t)r->n * es, v, es);
+    r->n++;
+    p->i += k;
+    return true;
+}
+
 static void init_array(P *p, node_t *pl, type_t *t, bool braced, ilist_t *o) {
     if (TOK->kind == TK_STR && t->base->size == 1 && ty_is_int(t->base)) {
         init_string(p, pl, t, o);
@@ -38,6 +135,8 @@ static void init_array(P *p, node_t *pl, type_t *t, bool braced, ilist_t *o) {
     }
     int64_t idx = 0;
     int64_t count = t->count;
+    bool data = braced && count >= 0 && data_kind(t->base) && p->f->is_cell && !p->f->loops;
+    data_run_t run = {0};
     while (!is_p(p, P_RBRACE) && TOK->kind != TK_EOF) {
         if (!braced && count >= 0 && idx >= count) return;
         if (is_p(p, P_LBRACK) && braced) {
@@ -48,13 +147,18 @@ static void init_array(P *p, node_t *pl, type_t *t, bool braced, ilist_t *o) {
         }
         if (count >= 0 && idx >= count) type_error(&TOK->loc, "excess elements in array initializer (%s has %ld)", tyname(t), count);
         if (idx < 0) type_error(&TOK->loc, "negative array designator");
-        node_t *el = pl_index(&TOK->loc, t->base, pl, mk_int(&TOK->loc, &ty_long, idx));
-        init_elem(p, el, t->base, o);
+        if (!data || !data_elem(p, t, idx, &run, pl, o)) {
+            data_flush(p, pl, t, &run, o);
+            node_t *el = pl_index(&TOK->loc, t->base, pl, mk_int(&TOK->loc, &ty_long, idx));
+            init_elem(p, el, t->base, o);
+        }
         idx++;
+        if (data) p_tokens_done(p);
         if (!braced && count >= 0 && idx >= count) return; /* the parent takes the comma */
         if (!braced && is_p(p, P_COMMA) && PEEK(1)->kind == TK_PUNCT && PEEK(1)->id == P_RBRACE) return;
         if (!accept(p, P_COMMA)) break;
     }
+    data_flush(p, pl, t, &run, o);
     if (braced) expect(p, P_RBRACE, "'}'");
 }
 
@@ -321,7 +425,7 @@ static int sx_gvla(node_t *n, frame_t *f) {
     g->ty = t;
     g->loc = n->loc;
     uint64_t ptr = mem_alloc(t->size, PLACE_GLOBAL, g->name, &n->loc);
-    if (!ptr) rt_error(n, "out of memory for %s", g->name);
+    if (!ptr) mem_limit_error(n, t->size, "the variable-length array %s would", g->name);
     g->bslot = ptr_slot(ptr);
     g->addr = g_bufs[g->bslot].base;
     g->committed = true;
@@ -618,6 +722,9 @@ void func_def(P *p, type_t *ft, token_t *name, const char **pnames) {
     fc.fn = fn;
     fc.ret = ft->base;
     fc.up = p->f;
+    /* a function of the cell's own (not a method, not a template's): nothing
+     * looks back at its statements' tokens once they are parsed */
+    fc.discards = p->f == p->cellf && !p->parent;
     fctx_t *saved = p->f;
     p->f = &fc;
     int saved_marks = p->nmarks;

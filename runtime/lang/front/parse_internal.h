@@ -20,6 +20,7 @@ typedef struct fctx {
     lvar_mem_t *mem; int nmem, capmem;
     type_t *ret;
     bool is_cell;
+    bool discards;       /* its statements' tokens may go back once parsed (p_tokens_done) */
     int loops, blockdepth;
     swctx_t *sw;
     struct fctx *up;
@@ -51,6 +52,7 @@ typedef struct P {
     const char *ns;      /* inside `namespace a { namespace b {`: "a::b" */
     struct cx_parse *cx;  /* C++ classes: lifetimes, the class being compiled (cxx_class.h) */
     int nest;            /* how deeply the parse nests now (nest_enter) */
+    int tokens_kept;     /* the cell's tokens before this were given back (p_tokens_done) */
     bool iconst;         /* parsing an array size or a case label: const integers fold (C++) */
 } P;
 
@@ -87,11 +89,9 @@ static inline loc_t prevloc(P *p) { return p->t[p->i > 0 ? p->i - 1 : 0].loc; }
 static inline loc_t from(P *p, loc_t *a) { loc_t e = prevloc(p); return span(a, &e); }
 
 static inline void vadd(node_t ***v, int *n, int *cap, node_t *x) {
-    if (*n == *cap) {
+    if (*n == *cap) { /* a long list grows in place (a chunk of its own): no copies left behind */
         int nc = *cap ? *cap * 2 : 8;
-        node_t **nv = pool_alloc(&g_in->pool, sizeof(node_t *) * (size_t)nc);
-        if (*n) memcpy(nv, *v, sizeof(node_t *) * (size_t)*n);
-        *v = nv;
+        *v = pool_regrow(&g_in->pool, *v, sizeof(node_t *) * (size_t)*n, sizeof(node_t *) * (size_t)nc);
         *cap = nc;
     }
     (*v)[(*n)++] = x;
@@ -122,6 +122,7 @@ int cxx_name_candidates(interp_t *in, const char *name, char buf[][256], const c
 
 /* parse_cell.c: a child parse (a template's instance) of the cell parent's tokens */
 P *p_child(P *parent, token_t *t, int n);
+void p_tokens_done(P *p);   /* between statements of the cell's own code (parse_cell.c) */
 void p_child_finish(P *c);
 
 /* parse_kernel.c: kernels of device cells named in host code */

@@ -24,9 +24,11 @@ node_t *block(P *p, loc_t *l0) {
             if (skip) { skip_item(p); continue; }
             if (accept(p, P_SEMI)) continue;
             declaration(p, b, st, false, &o);
+            p_tokens_done(p);
             continue;
         }
         iadd(&o, stmt(p));
+        p_tokens_done(p);
     }
     p->f->blockdepth--;
     scope_pop(p);
@@ -265,5 +267,8 @@ static node_t *stmt_inner(P *p) {
     /* a CUDA call whose cudaError_t is thrown away: a failure would go unseen,
      * so it is raised as the cell's error */
     gpu_call_mark_discarded(e);
-    return cxx_scope_close(p, st_expr(e->is_place ? rvalue(p, e) : e));
+    node_t *x = e->is_place ? rvalue(p, e) : e;
+    /* outside loops and functions nothing compiles natively: the lean
+     * form, with no node of its own (eval.h st_expr_lean) */
+    return cxx_scope_close(p, p->f->is_cell && !p->f->loops ? st_expr_lean(x) : st_expr(x));
 }

@@ -66,7 +66,7 @@ void cxx_template_def(P *p) {
     for (int j = 0; j < tp->ntoks; j++) { /* tokens live in the cell's scratch: keep what they point to */
         token_t *u = &tp->toks[j];
         u->s = pool_strndup(&p->in->pool, u->s, (size_t)u->n);
-        if (u->str) {
+        if (u->kind == TK_STR && u->str) {
             char *c = pool_alloc(&p->in->pool, (size_t)u->slen + 1);
             memcpy(c, u->str, (size_t)u->slen);
             u->str = c;

@@ -42,6 +42,7 @@ typedef struct native_stats {
     long lean_misses; /* lean code whose nest's entry test failed (NT_LEAN): made whole */
     long refused; /* code not loaded: the session holds NATIVE_MAX_LOADED objects (since it began) */
     long abandoned; /* compiles the interpreter waited for, stopped by an interrupt (the loop or call went on interpreted) */
+    long ticks; /* polls of counted loops run by the interpreter's own evaluator (native_loop_tick) */
     double compile_s;
 } native_stats_t;
 native_stats_t native_stats(interp_t *in);
@@ -56,6 +57,9 @@ void native_stop_jobs_since(interp_t *in, pool_mark_t m);
 /* the loop statement n was just built (for, while, do): the evaluator
  * calls it through the session's upcalls (core.h lang_upcalls_t) */
 void native_hook_loop(node_t *n, int kind);
+/* a counted loop's poll (lang_upcalls_t.loop_tick): its compiled code run
+ * from here, or -1 */
+int native_loop_tick(node_t *n, frame_t *f);
 
 /* ---- native_gen.c ---- */
 /* The C source of a function compiling loop statement n, and its constants
@@ -123,5 +127,8 @@ native_job_t *native_compile_start(native_libs_t *libs, const char *src, int opt
 int native_compile_poll(native_job_t *j, bool wait, native_fn_t *fn, double *secs);
 /* stops the compiler; the job is gone */
 void native_compile_cancel(native_job_t *j);
+/* the cache key of src's code, and of the code a job makes */
+uint64_t native_code_hash(const char *src, int opt);
+uint64_t native_job_hash(const native_job_t *j);
 
 #endif

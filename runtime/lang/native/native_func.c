@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include "native_gen.h"
 
+
 static bool fn_qualifies(func_t *fn) {
     if (!fn || !fn->body || fn->nmem || fn->memsize || fn->nvla || ty_is_aggr(fn->ty->base) ||
         fn->ty->nparams != fn->nparams || fn->nparams > 16)
@@ -37,7 +38,37 @@ static int unit_add(unit_t *u, func_t *fn, void *box) {
 
 unit_t *gen_unit_new(void) {
     unit_t *u = xcalloc(1, sizeof *u);
+    u->cur = -1;
     return u;
+}
+
+/* how many nodes tree n has (counted up to a bound) */
+enum { SMALL_FN = 200 };
+static int nodes_in(node_t *n, int acc) {
+    if (!n || acc > SMALL_FN) return acc;
+    acc++;
+    acc = nodes_in(n->a, acc);
+    acc = nodes_in(n->b, acc);
+    acc = nodes_in(n->c, acc);
+    acc = nodes_in(n->d, acc);
+    for (int i = 0; i < n->nlist; i++) acc = nodes_in(n->list[i], acc);
+    return acc;
+}
+
+/* Is function i of u on a cycle of calls (recursive, directly or not)? */
+static bool recursive(unit_t *u, int i) {
+    unsigned char seen[MAXFN] = {0};
+    int stack[MAXFN], top = 0;
+    stack[top++] = i;
+    while (top) {
+        int f = stack[--top];
+        for (int j = 0; j < u->n; j++)
+            if (u->calls[f][j]) {
+                if (j == i) return true;
+                if (!seen[j]) { seen[j] = 1; stack[top++] = j; }
+            }
+    }
+    return false;
 }
 
 /* a direct call of a function in the unit, its arguments evaluated left to
@@ -49,6 +80,7 @@ char *gen_user_call(gen_t *g, node_t *n) {
     func_t *fn = eval_call_target(n, &box);
     int id = fn ? unit_add(g->unit, fn, box) : -1;
     if (id < 0 || n->nlist != fn->nparams) return bad(g);
+    if (g->unit->cur >= 0) g->unit->calls[g->unit->cur][id] = 1;
     int t = g->ntmp++;
     strbuf_t s = {0};
     sb_printf(&s, "({ ");
@@ -57,18 +89,62 @@ char *gen_user_call(gen_t *g, node_t *n) {
         sb_printf(&s, "nval_t a%d_%d = {.%s = %s}; ", t, i, isf(n->list[i]->ty) ? "d" : "i", a);
         free(a);
     }
+    /* F<id> returns its value and a flag, in two registers: set when the call
+     * gave up (a check failed); a function passes it on to its caller */
+    sb_printf(&s, "nret_t c%d_ = F%d(rt", t, id);
+    for (int i = 0; i < n->nlist; i++) sb_printf(&s, ", a%d_%d", t, i);
+    sb_printf(&s, ");\n");
     if (g->fnmode) {
-        sb_printf(&s, "F%d(rt", id);
-        for (int i = 0; i < n->nlist; i++) sb_printf(&s, ", a%d_%d", t, i);
-        sb_printf(&s, ").%s; })", isf(n->ty) ? "d" : "i");
+        sb_printf(&s, "if (__builtin_expect(c%d_.g, 0)) return c%d_;\nc%d_.v.%s; })", t, t, t, isf(n->ty) ? "d" : "i");
         return s.data;
     }
-    sb_printf(&s, "nval_t r%d_;\nif (!G%d(&r%d_", t, id, t);
-    for (int i = 0; i < n->nlist; i++) sb_printf(&s, ", a%d_%d", t, i);
-    sb_printf(&s, ")) { NT_SYNC(); nval_t av%d_[%d] = {", t, n->nlist ? n->nlist : 1);
+    /* from a loop: the interpreter's call of the same function with the
+     * same arguments, which raises what the compiled call met */
+    sb_printf(&s, "if (__builtin_expect(c%d_.g, 0)) { NT_SYNC(); nval_t av%d_[%d] = {", t, t, n->nlist ? n->nlist : 1);
     for (int i = 0; i < n->nlist; i++) sb_printf(&s, "%sa%d_%d", i ? ", " : "", t, i);
-    sb_printf(&s, "}; r%d_ = rt->call(k%d, av%d_); }\nr%d_.%s; })", t, gen_kidx(g, n), t, t, isf(n->ty) ? "d" : "i");
+    sb_printf(&s, "}; c%d_.v = rt->call(k%d, av%d_); }\nc%d_.v.%s; })", t, gen_kidx(g, n), t, t, isf(n->ty) ? "d" : "i");
     return s.data;
+}
+
+/* A function's read of p[i] or *(p + k): through a cache of its own
+ * (nt_fic / nt_fdc, emptied at every entry of the code: compiled code
+ * frees nothing, so a buffer found live stays so until it returns); a
+ * miss asks the interpreter, without raising, what p may reach
+ * (nt_ffill / nt_fdfill); outside that, or where it holds a session
+ * variable the loop keeps in a local, the call gives up and the loop runs
+ * it again interpreted: the interpreter raises, or reads what is there. */
+char *gen_fn_read(gen_t *g, node_t *pl) {
+    char *p = gen_expr(g, pl->a), *r;
+    if (pl->place == PL_INDEX) {
+        char *i = gen_expr(g, pl->b);
+        int j = g->nfic++;
+        r = xasprintf("({ uint64_t p_ = (uint64_t)%s; int64_t i_ = %s; char *a_; nic_t *c_ = &nt_fic[%d];"
+                      " if (__builtin_expect(p_ == c_->p && (uint64_t)i_ - (uint64_t)c_->lo < c_->span, 1))"
+                      " a_ = (char *)(c_->addr + (uint64_t)i_ * %" PRId64 "u);"
+                      " else if (!(a_ = nt_ffill(rt, c_, p_, i_, %" PRId64 "))) return NT_GAVE_UP; a_; })",
+                      p, i, j, pl->esz, pl->esz);
+        free(i);
+    } else {
+        int j = g->nfdc++;
+        r = xasprintf("({ uint64_t p_ = (uint64_t)%s; int64_t o_ = nt_off(p_) + %" PRId64 "; char *a_; ndc_t *c_ = &nt_fdc[%d];"
+                      " if (__builtin_expect((p_ >> NT_OFF_BITS) == c_->key && (uint64_t)o_ <= c_->lim, 1)) a_ = c_->base + o_;"
+                      " else if (!(a_ = nt_fdfill(rt, c_, p_, %" PRId64 ", %" PRId64 "))) return NT_GAVE_UP; a_; })",
+                      p, pl->k.i, j, pl->k.i, pl->esz);
+    }
+    free(p);
+    return r;
+}
+
+/* A session variable a function reads by name: not one the loop keeps in
+ * a local and writes (its memory is behind then) */
+bool gen_fn_global_ok(gen_t *g, node_t *pl) {
+    gen_t *lp = g->parent;
+    void *r;
+    int64_t o;
+    if (!lp || !fixed_place(pl, &r, &o)) return true;
+    for (int i = 0; i < lp->ngv; i++)
+        if (lp->gv[i].cached && lp->gv[i].written && lp->gv[i].root == r) return false;
+    return true;
 }
 
 static void fn_params(strbuf_t *s, func_t *fn) {
@@ -83,18 +159,27 @@ static void gen_function(gen_t *g, unit_t *u, int id, strbuf_t *s) {
     g->nlab = g->depth = 0;
     free(g->body.data);
     g->body = (strbuf_t){0};
+    u->cur = id;
+    int reads0 = g->nfic + g->nfdc;
     gen_stmt(g, fn->body);
-    if (g->fail || g->nic || g->ndc || g->nra) {
+    u->cur = -1;
+    /* a function with a loop over memory stays interpreted, its loop
+     * compiled (and versioned: native_version.c) */
+    if (g->nlab && g->nfic + g->nfdc > reads0) g->fail = true;
+    if (g->fail || g->nic || g->ndc || g->nra || g->nrb) {
         g->fail = true;
         return;
     }
     /* inline: gcc inlines a small recursive function into itself a few
      * levels deep only when it is declared so (fib: 8 ms -> 5 ms) */
-    sb_printf(s, "static inline nval_t F%d(", id);
+    sb_printf(s, "static inline nret_t F%d(", id);
     fn_params(s, fn);
-    /* no deeper than the interpreter's stack limit, and the interrupt
-     * polled: one test a call (the guard word, interrupt.h) */
-    sb_printf(s, ") {\nif (__builtin_expect(NT_SP() < *rt->guard, 0)) nt_poll(rt, NT_SP());\n");
+    /* a recursive function: no deeper than the interpreter's stack limit,
+     * and the interrupt polled, one test a call (NT_GUARD<id>: the guard
+     * word, interrupt.h); one that is not goes no deeper than its callers
+     * and, but for its loops (which poll), ends soon: no test, which lets
+     * gcc inline it into a loop as a program's own helper */
+    sb_printf(s, ") {\nNT_GUARD%d\n", id);
     for (int i = 0; i < MAXSLOTS; i++)
         if (g->slotc[i]) sb_printf(s, "%s s%d = 0;\n", slot_ctype(g->slotc[i] - 1), i);
     for (int i = 0; i < fn->nparams; i++) {
@@ -104,15 +189,16 @@ static void gen_function(gen_t *g, unit_t *u, int id, strbuf_t *s) {
         else sb_printf(s, "(void)a%d;\n", i);
     }
     sb_printf(s, "%s", g->body.data ? g->body.data : "");
-    sb_printf(s, "return (nval_t){.i = 0};\n}\n");
+    sb_printf(s, "return (nret_t){{.i = 0}, 0};\n}\n");
 }
 
-/* What every unit with functions declares: the constants' table, the
- * lowest stack address, the back-edge count of loops inside functions
- * (poll_code; a loop's own code counts in a local of the same name), how
- * to read the stack pointer, and the cold path of the one test a call
- * (the guard word). */
+/* What every unit with functions declares: a call's result (its value and
+ * whether it gave up), the constants' table, the lowest stack address, the
+ * back-edge count of loops inside functions (poll_code; a loop's own code
+ * counts in a local of the same name), how to read the stack pointer, and
+ * the cold path of the one test a call (the guard word). */
 const char gen_unit_statics[] =
+    "typedef struct nret { nval_t v; int64_t g; } nret_t;\n#define NT_GAVE_UP ((nret_t){{.i = 0}, 1})\n"
     "static void *const *K_;\nstatic char *nt_stack_lo;\nstatic int nt_tick = 1024;\n"
     /* the stack pointer: __builtin_frame_address would cost every
      * function a frame pointer (a tenth of fib's time) */
@@ -124,8 +210,9 @@ const char gen_unit_statics[] =
     "__attribute__((noinline, cold)) static void nt_guard(const nrt_t *rt) {\n"
     "__atomic_store_n(rt->guard, nt_stack_lo, __ATOMIC_SEQ_CST);\n"
     "if (__atomic_load_n(rt->iflag, __ATOMIC_SEQ_CST)) __atomic_store_n(rt->guard, (char *)-1, __ATOMIC_SEQ_CST);\n}\n"
-    "__attribute__((noinline, cold)) static void nt_poll(const nrt_t *rt, char *frame) {\n"
-    "nt_guard(rt);\nif (*rt->iflag || frame < nt_stack_lo) rt->interrupt(0);\n}\n";
+    /* 1: give up (the interrupt, or a stack deeper than the interpreter's limit) */
+    "__attribute__((noinline, cold)) static int nt_poll(const nrt_t *rt, char *frame) {\n"
+    "nt_guard(rt);\nreturn *rt->iflag || frame < nt_stack_lo;\n}\n";
 
 /* Generates every function of u (u grows with the calls found) in
  * function mode, sharing g's constants; into s their C text with the
@@ -134,6 +221,7 @@ bool gen_unit_functions(gen_t *g, unit_t *u, strbuf_t *s) {
     gen_t *fg = xcalloc(1, sizeof *fg);
     fg->unit = u;
     fg->fnmode = true;
+    fg->parent = g;
     fg->k = g->k;
     fg->nk = g->nk;
     fg->capk = g->capk;
@@ -144,24 +232,39 @@ bool gen_unit_functions(gen_t *g, unit_t *u, strbuf_t *s) {
     g->capk = fg->capk;
     bool ok = !fg->fail;
     if (ok) {
-        sb_printf(s, "#define NT_SYNC() do { } while (0)\n#define NT_RELOAD() do { } while (0)\n#define NT_ALIAS(lo, n) 0\n");
+        sb_printf(s, "#define NT_SYNC() do { } while (0)\n#define NT_RELOAD() do { } while (0)\n#define NT_ALIAS(lo, n) 0\n"
+                  "#undef NT_RAISE\n#define NT_RAISE(call) return NT_GAVE_UP\n");
         for (int j = 0; j < g->nk; j++) sb_printf(s, "#define k%d (K_[%d])\n", j, j);
+        /* the functions' read caches, emptied at each entry (nt_freset) */
+        gen_alias_macro(g, s, "NT_KALIAS");
+        sb_printf(s, "static nic_t nt_fic[%d]; static ndc_t nt_fdc[%d];\n"
+                  "static void nt_freset(void) { __builtin_memset(nt_fic, 0, sizeof nt_fic); __builtin_memset(nt_fdc, 0xff, sizeof nt_fdc); }\n"
+                  "static __attribute__((noinline, cold)) char *nt_ffill(const nrt_t *rt, nic_t *c, uint64_t p, int64_t i, int64_t esz) {\n"
+                  "  if (!rt->range(p, esz, 0, c) || (uint64_t)i - (uint64_t)c->lo >= c->span ||\n"
+                  "      NT_KALIAS(c->addr + (uint64_t)c->lo * (uint64_t)esz, c->span * (uint64_t)esz)) { c->span = 0; return 0; }\n"
+                  "  return (char *)(c->addr + (uint64_t)i * (uint64_t)esz); }\n"
+                  "static __attribute__((noinline, cold)) char *nt_fdfill(const nrt_t *rt, ndc_t *c, uint64_t p, int64_t off, int64_t esz) {\n"
+                  "  nic_t r; c->key = ~0ULL;\n"
+                  "  if (!rt->range(p, 1, 0, &r)) return 0;\n"
+                  "  char *base = (char *)(r.addr + (uint64_t)r.lo); int64_t o = nt_off(p) + off;\n"
+                  "  if (r.span < (uint64_t)esz || o < 0 || (uint64_t)o > r.span - (uint64_t)esz || NT_KALIAS((uintptr_t)base, r.span)) return 0;\n"
+                  "  c->key = p >> NT_OFF_BITS; c->base = base; c->lim = r.span - (uint64_t)esz; return base + o; }\n",
+                  fg->nfic ? fg->nfic : 1, fg->nfdc ? fg->nfdc : 1);
+        for (int i = 0; i < u->n; i++)
+            sb_printf(s, "#define NT_GUARD%d %s\n", i, recursive(u, i) ? "if (__builtin_expect(NT_SP() < *rt->guard, 0) && "
+                                                                            "nt_poll(rt, NT_SP())) return NT_GAVE_UP;" : "");
         for (int i = 0; i < u->n; i++) {
-            sb_printf(s, "static inline nval_t F%d(", i);
+            /* a small helper that is not recursive goes into its caller as
+             * gcc inlines a program's own (its heuristics call a call cold
+             * beside the checks' cold paths, and would not) */
+            bool small = !recursive(u, i) && nodes_in(u->fn[i]->body, 0) <= SMALL_FN;
+            sb_printf(s, "static inline %snret_t F%d(", small ? "__attribute__((always_inline)) " : "", i);
             fn_params(s, u->fn[i]);
             sb_printf(s, ");\n");
         }
         sb_printf(s, "%s", fns.data ? fns.data : "");
-        /* from a loop: G<i> calls F<i>, 0 when it gave up; the setjmp in a
-         * function of its own keeps the loop's registers out of it */
-        for (int i = 0; i < u->n && !g->fnmode && g->root; i++) {
-            sb_printf(s, "__attribute__((noinline)) static int G%d(nval_t *r", i);
-            for (int j = 0; j < u->fn[i]->nparams; j++) sb_printf(s, ", nval_t a%d", j);
-            sb_printf(s, ") {\nif (__builtin_setjmp(nt_jb)) return 0;\n*r = F%d(&nt_prt", i);
-            for (int j = 0; j < u->fn[i]->nparams; j++) sb_printf(s, ", a%d", j);
-            sb_printf(s, ");\nreturn 1;\n}\n");
-        }
-        sb_printf(s, "#undef NT_SYNC\n#undef NT_RELOAD\n#undef NT_ALIAS\n");
+        sb_printf(s, "#undef NT_SYNC\n#undef NT_RELOAD\n#undef NT_ALIAS\n#undef NT_KALIAS\n#undef NT_RAISE\n#define NT_RAISE(call) call\n");
+        for (int i = 0; i < u->n; i++) sb_printf(s, "#undef NT_GUARD%d\n", i);
         for (int j = 0; j < g->nk; j++) sb_printf(s, "#undef k%d\n", j);
     }
     free(fns.data);
@@ -184,28 +287,10 @@ static void unit_deps(unit_t *u, native_src_t *out) {
         }
 }
 
-/* A loop's calls run the functions with nt_prt, the loop's table whose
- * raising routines give up to the call site (__builtin_setjmp: a few
- * instructions a call). */
-const char gen_unit_give_up[] =
-    "static void *nt_jb[5];\nstatic nrt_t nt_prt;\n"
-    "__attribute__((noreturn, noinline)) static void nt_gu(void) { __builtin_longjmp(nt_jb, 1); }\n"
-    "__attribute__((noreturn)) static void nt_gu_idx(void *n, int64_t i, int wr) { nt_gu(); }\n"
-    "__attribute__((noreturn)) static void nt_gu_node(void *n) { nt_gu(); }\n"
-    "__attribute__((noreturn)) static void nt_gu_ovf(void *n, int op, int64_t a, int64_t b) { nt_gu(); }\n"
-    "__attribute__((noreturn)) static void nt_gu_shift(void *n, int op, int k, int64_t x, int64_t c) { nt_gu(); }\n"
-    "__attribute__((noreturn)) static void nt_gu_f2i(void *n, double d, int to) { nt_gu(); }\n"
-    "__attribute__((noreturn)) static void nt_gu_neg(void *n, int64_t a) { nt_gu(); }\n"
-    "__attribute__((noreturn)) static void nt_gu_pwrap(void *n, uint64_t p, int64_t d) { nt_gu(); }\n";
-
 /* in a loop's code, before anything runs: a function it calls redefined
- * since the code was made means the code is stale (NT_STALE); then the
- * functions' table */
+ * since the code was made means the code is stale (NT_STALE) */
 void gen_unit_entry_checks(gen_t *g, unit_t *u, strbuf_t *s) {
-    sb_printf(s, "K_ = K; nt_stack_lo = rt->stack_lo; nt_guard(rt);\n");
-    sb_printf(s, "nt_prt = *rt; nt_prt.index_fail = nt_gu_idx; nt_prt.div0 = nt_gu_node; nt_prt.divovf = nt_gu_node;"
-              " nt_prt.interrupt = nt_gu_node; nt_prt.ovf = nt_gu_ovf; nt_prt.ovf_place = nt_gu_ovf;"
-              " nt_prt.shift = nt_gu_shift; nt_prt.f2i = nt_gu_f2i; nt_prt.neg = nt_gu_neg; nt_prt.pwrap = nt_gu_pwrap;\n");
+    sb_printf(s, "K_ = K; nt_stack_lo = rt->stack_lo; nt_guard(rt); nt_freset();\n");
     for (int i = 0; i < u->n; i++)
         sb_printf(s, "if (*(void *const *)((char *)k%d + %zu) != k%d) return %d;\n", gen_kidx(g, u->box[i]),
                offsetof(fbox_t, cur), gen_kidx(g, u->fn[i]), NT_STALE);
@@ -228,11 +313,12 @@ int native_gen_func(func_t *root, native_src_t *out) {
            (unsigned long long)PTR_RAW_LIMIT);
     sb_printf(&s, "%s%s", gen_unit_statics, fns.data);
     free(fns.data);
-    /* S: the arguments; M: the lowest stack address the code may use; R: the result */
+    /* S: the arguments; M: the lowest stack address the code may use; R:
+     * the result. 1: the call gave up (native_call runs it interpreted) */
     sb_printf(&s, "int icuda_native(const nrt_t *rt, void *const *K, nval_t *S, char *M, nval_t *R, int osr) {\n"
-               "(void)osr; K_ = K; nt_stack_lo = M; nt_guard(rt);\n*R = F0(rt");
+               "(void)osr; K_ = K; nt_stack_lo = M; nt_guard(rt); nt_freset();\nnret_t r_ = F0(rt");
     for (int i = 0; i < root->nparams; i++) sb_printf(&s, ", S[%d]", i);
-    sb_printf(&s, ");\nreturn 0;\n}\n");
+    sb_printf(&s, ");\nif (r_.g) return 1;\n*R = r_.v;\nreturn 0;\n}\n");
     out->text = s.data;
     out->k = g->k;
     out->nk = g->nk;

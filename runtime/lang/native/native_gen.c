@@ -40,6 +40,12 @@ static int site_ra(gen_t *g, node_t *pl) {
         if (g->site[i] == pl) return g->site_ra[i];
     return -1;
 }
+/* the bound locals of a clean copy's site with an unproven index, or -1 */
+static int bsite_rb(gen_t *g, node_t *pl) {
+    for (int i = 0; i < g->nbsite; i++)
+        if (g->bsite[i] == pl) return g->bsite_rb[i];
+    return -1;
+}
 /* a new loop label for loop statement n (NULL: a copy never entered) */
 int gen_new_label(gen_t *g, node_t *n) {
     int L = g->nlab++;
@@ -70,8 +76,11 @@ static bool use_slot(gen_t *g, int slot, type_t *t) {
     else if (g->slotc[slot] != c + 1) { g->fail = true; return false; }
     return true;
 }
+bool gen_use_slot(gen_t *g, int slot, type_t *t) { return use_slot(g, slot, t); }
 static char *slot_read(gen_t *g, int slot, type_t *t) {
     if (!use_slot(g, slot, t)) return bad(g);
+    /* a chunked clean loop's counter (native_version.c): a 64-bit local of its own */
+    if (g->civ_slot1 && slot == g->civ_slot1 - 1) return xasprintf("((%s)nt_iv%d)", vt(t), g->civ_label);
     return xasprintf("((%s)s%d)", vt(t), slot);
 }
 
@@ -160,8 +169,8 @@ static char *gvar_write(gen_t *g, int i, const char *v) {
  * overlaps a cached variable, the locals are reloaded. */
 static char *after_store(gen_t *g) {
     if (g->collect || !g->ncached || !g->last_kind) return strdup("");
-    if (g->last_kind == 'm') return strdup(" if (__builtin_expect(ovm, 0)) NT_RELOAD();"); /* one flag for them all */
-    return xasprintf(" if (__builtin_expect(ov%c%d, 0)) NT_RELOAD();", g->last_kind, g->last_site);
+    if (g->last_kind == 'm') return strdup(" if (__builtin_expect(ovm, 0)) { NT_RELOAD(); NT_INVAL(); }"); /* one flag for them all */
+    return xasprintf(" if (__builtin_expect(ov%c%d, 0)) { NT_RELOAD(); NT_INVAL(); }", g->last_kind, g->last_site);
 }
 /* The definitions a function with cached variables needs before its body:
  * NT_SYNC, NT_RELOAD, NT_ALIAS(lo, n). */
@@ -174,7 +183,13 @@ static void gvar_macros(gen_t *g, strbuf_t *s) {
     for (int i = 0; i < g->ngv; i++)
         if (g->gv[i].cached)
             sb_printf(s, " __builtin_memcpy(&g%d, (char *)k%d + %" PRId64 ", sizeof g%d);", i, g->gv[i].kb, g->gv[i].off, i);
-    sb_printf(s, " } while (0)\n#define NT_ALIAS(lo, n) (0");
+    sb_printf(s, " } while (0)\n");
+    gen_alias_macro(g, s, "NT_ALIAS");
+}
+/* #define name(lo, n): does [lo, lo + n) overlap a session variable the
+ * code keeps in a local? */
+void gen_alias_macro(gen_t *g, strbuf_t *s, const char *name) {
+    sb_printf(s, "#define %s(lo, n) (0", name);
     for (int i = 0; i < g->ngv; i++)
         if (g->gv[i].cached)
             sb_printf(s, " || ((lo) < (uintptr_t)k%d + %" PRId64 "u && (uintptr_t)k%d + %" PRId64 "u < (lo) + (n))",
@@ -258,7 +273,7 @@ static char *arith_code(gen_t *g, int op, int k, const char *x, const char *y, n
         const char *fn = op == P_PLUS ? "add" : op == P_MINUS ? "sub" : "mul";
         const char *t = k == K_I32 ? "int32_t" : "int64_t";
         z = xasprintf("%s zs_; if (__builtin_expect(__builtin_%s_overflow((%s)%s, (%s)%s, &zs_), 0)) "
-                "{ NT_SYNC(); rt->ovf(k%d, %d, (int64_t)%s, (int64_t)%s); } uint64_t z = (uint64_t)(int64_t)zs_;",
+                "{ NT_SYNC(); NT_RAISE(rt->ovf(k%d, %d, (int64_t)%s, (int64_t)%s)); } uint64_t z = (uint64_t)(int64_t)zs_;",
                 t, fn, t, x, t, y, ni, op, x, y);
         char *r = xasprintf("%s int64_t r = %s;", z, k == K_I32 ? "(int64_t)(int32_t)(uint32_t)z" : "(int64_t)z");
         free(z);
@@ -270,7 +285,7 @@ static char *arith_code(gen_t *g, int op, int k, const char *x, const char *y, n
         char *shl = op == P_SHL && (k == K_I32 || k == K_I64)
                         ? xasprintf(" || (int64_t)%s < 0 || ((int64_t)%s > 0 && ((uint64_t)%s >> (%d - (int64_t)%s)) != 0)", x, y, x, w - 1, y)
                         : strdup("");
-        char *chk = xasprintf("if (__builtin_expect((uint64_t)%s >= %d%s, 0)) { NT_SYNC(); rt->shift(k%d, %d, %d, (int64_t)%s, (int64_t)%s); }",
+        char *chk = xasprintf("if (__builtin_expect((uint64_t)%s >= %d%s, 0)) { NT_SYNC(); NT_RAISE(rt->shift(k%d, %d, %d, (int64_t)%s, (int64_t)%s)); }",
                         y, w, shl, ni, op, k, x, y);
         free(shl);
         char *rest = arith_unchecked(g, op, k, x, y, n);
@@ -302,9 +317,9 @@ static char *arith_unchecked(gen_t *g, int op, int k, const char *x, const char 
         break;
     case P_DIV: case P_MOD: {
         const char *o = op == P_DIV ? "/" : "%";
-        char *chk = xasprintf("if (__builtin_expect((uint64_t)%s == 0, 0)) { NT_SYNC(); rt->div0(k%d); }", y, ni);
+        char *chk = xasprintf("if (__builtin_expect((uint64_t)%s == 0, 0)) { NT_SYNC(); NT_RAISE(rt->div0(k%d)); }", y, ni);
         if (k == K_I32 || k == K_I64)
-            z = xasprintf("%s if (__builtin_expect((int64_t)%s == -1 && (int64_t)%s == %s, 0)) { NT_SYNC(); rt->divovf(k%d); }"
+            z = xasprintf("%s if (__builtin_expect((int64_t)%s == -1 && (int64_t)%s == %s, 0)) { NT_SYNC(); NT_RAISE(rt->divovf(k%d)); }"
                     " uint64_t z = (uint64_t)((int64_t)%s %s (int64_t)%s);",
                     chk, y, x, k == K_I32 ? "INT32_MIN" : "INT64_MIN", ni, x, o, y);
         else if (k == K_U32) z = xasprintf("%s uint64_t z = (uint32_t)(uint64_t)%s %s (uint32_t)(uint64_t)%s;", chk, x, o, y);
@@ -326,21 +341,21 @@ static char *arith_unchecked(gen_t *g, int op, int k, const char *x, const char 
 static char *f2i_check(gen_t *g, node_t *n, const char *d, int to) {
     double lo, hi;
     if (!ub_f2i_range(to, &lo, &hi)) return strdup("");
-    return xasprintf("if (__builtin_expect(!(%s > %a && %s < %a), 0)) { NT_SYNC(); rt->f2i(k%d, %s, %d); }", d, lo, d, hi,
+    return xasprintf("if (__builtin_expect(!(%s > %a && %s < %a), 0)) { NT_SYNC(); NT_RAISE(rt->f2i(k%d, %s, %d)); }", d, lo, d, hi,
                gen_kidx(g, n), d, to);
 }
 
 /* p + d bytes, p and d names of locals, as ptr_add_at: a pointer moved
  * past what its offset field holds is the interpreter's error */
 static char *padd(gen_t *g, node_t *n, const char *p, const char *d) {
-    return xasprintf("({ uint64_t pr_; if (__builtin_expect(nt_padd(%s, %s, &pr_), 0)) { NT_SYNC(); rt->pwrap(k%d, %s, %s); }"
+    return xasprintf("({ uint64_t pr_; if (__builtin_expect(nt_padd(%s, %s, &pr_), 0)) { NT_SYNC(); NT_RAISE(rt->pwrap(k%d, %s, %s)); }"
                " (int64_t)pr_; })", p, d, gen_kidx(g, n), p, d);
 }
 /* p + i elements of esz bytes (ptr_scale_at, then ptr_add_at); neg: p - i */
 static char *padd_scaled(gen_t *g, node_t *n, const char *p, const char *i, int64_t esz, bool neg) {
     char *a = padd(g, n, "p2_", neg ? "(-d_)" : "d_");
     char *r = xasprintf("({ uint64_t p2_ = (uint64_t)%s; int64_t d_; if (__builtin_expect(__builtin_mul_overflow((int64_t)%s, "
-                  "(int64_t)%" PRId64 ", &d_), 0)) { NT_SYNC(); rt->pwrap(k%d, p2_, (int64_t)%s); } %s; })",
+                  "(int64_t)%" PRId64 ", &d_), 0)) { NT_SYNC(); NT_RAISE(rt->pwrap(k%d, p2_, (int64_t)%s)); } %s; })",
                   p, i, esz, gen_kidx(g, n), i, a);
     free(a);
     return r;
@@ -351,20 +366,46 @@ static char *padd_scaled(gen_t *g, node_t *n, const char *p, const char *i, int6
  * holds what is valid for its pointer whatever the index (an index outside
  * misses and is checked); a loop of 46 statements over three arrays needs
  * 4 caches, not 185. Equal hashes of different texts share too: a cache
- * that misses more, never a wrong one (its pointer is compared). */
-static int ic_share(gen_t *g, const char *p, int64_t esz, int wr) {
+ * that misses more, never a wrong one (its pointer is compared). A cache
+ * whose pointer does not change (cbase: const_base's id) compares no
+ * pointer, so it is shared only by sites of that same slot or variable. */
+static int ic_share(gen_t *g, const char *p, int64_t esz, int wr, int cbase) {
     uint64_t h = native_fnv(NATIVE_FNV_START, p);
     h = (h ^ (uint64_t)esz) * 1099511628211ULL ^ (uint64_t)wr;
     for (int j = 0; j < g->nic && j < MAXIC; j++)
-        if (g->ickey[j] == h) return j;
-    if (g->nic < MAXIC) g->ickey[g->nic] = h;
+        if (g->ickey[j] == h && g->icbase[j] == cbase && (!cbase || (g->icesz[j] == esz && g->icwr[j] == wr))) return j;
+    if (g->nic < MAXIC) {
+        g->ickey[g->nic] = h;
+        g->icbase[g->nic] = cbase;
+        g->icesz[g->nic] = esz;
+        g->icwr[g->nic] = (unsigned char)wr;
+    }
     return g->nic++;
+}
+
+/* Is pointer expression e the same all through a run of the code? A slot
+ * it never writes (id: slot + 1), or a kept session variable it never
+ * writes (id: -(its index + 1); a reload after a store through an alias
+ * empties such caches: NT_INVAL); 0 when not. */
+static int const_base(gen_t *g, node_t *e) {
+    if (g->collect) return 0;
+    int w = gen_var_read(e);
+    if (w >= 0) return w < MAXSLOTS && !g->slotw[w] ? w + 1 : 0;
+    if (eval_expr_kind(e) != NK_LOAD || !e->a || !e->a->is_place) return 0;
+    int gi = gen_gvar_ref(g, e->a, false);
+    return gi >= 0 && !g->gv[gi].written ? -(gi + 1) : 0;
 }
 
 /* A place's checked host address (a char * expression); wr as the interpreter passes it. */
 static char *addr(gen_t *g, node_t *pl, int wr) {
     int ok = eval_place_kind(pl);
-    if (!ok || pl->place == PL_SLOT || g->fnmode) return bad(g); /* a pure function touches no memory */
+    if (!ok || pl->place == PL_SLOT) return bad(g);
+    if (g->fnmode) { /* a function reads memory through its own caches, or gives up (native_func.c) */
+        if (wr) return bad(g);
+        if (pl->place == PL_DEREF || (pl->place == PL_INDEX && ok == 1)) return gen_fn_read(g, pl);
+        if (pl->place == PL_GLOBAL && !gen_fn_global_ok(g, pl)) return bad(g);
+        if (pl->place == PL_FRAME) return bad(g);
+    }
     bool alias = !g->collect && g->ncached;
     switch (pl->place) {
     case PL_FRAME: g->last_kind = 0; return xasprintf("(M + %" PRId64 ")", pl->k.i);
@@ -399,16 +440,33 @@ static char *addr(gen_t *g, node_t *pl, int wr) {
             g->last_kind = 0;
             return r;
         }
+        if (ok == 1 && g->in_clean && bsite_rb(g, pl) >= 0) {
+            /* its index is data: one compare against the buffer's bounds,
+             * found at the loop's entry; outside them the interpreter's
+             * check raises (nt_ifail) */
+            int rb = bsite_rb(g, pl);
+            char *p = gen_expr(g, pl->a), *i = gen_expr(g, pl->b);
+            char *r = xasprintf("({ int64_t i_ = %s; char *a_; if (__builtin_expect((uint64_t)i_ - (uint64_t)rl%d < rs%d, 1))"
+                          " a_ = (char *)(rb%d + (uint64_t)i_ * %" PRId64 "u); else { NT_SYNC(); a_ = nt_ifail(rt, k%d,"
+                          " (uint64_t)%s, i_, %d); } a_; })",
+                          i, rb, rb, rb, pl->esz, gen_kidx(g, pl), p, wr);
+            frees(2, p, i);
+            g->last_kind = 0;
+            return r;
+        }
         char *p = ok == 1 ? gen_expr(g, pl->a) : NULL;
-        int jc = ok == 1 ? ic_share(g, p, pl->esz, wr) : 0;
+        int cbase = ok == 1 ? const_base(g, pl->a) : 0;
+        int jc = ok == 1 ? ic_share(g, p, pl->esz, wr, cbase) : 0;
+        bool cb = cbase && jc < MAXIC; /* past MAXIC a cache is its site's own, and NT_INVAL does not know it */
         if (ok == 1 && jc >= NIC_REGS) { /* through a pointer, its cache in memory (ic[]) */
             int j = jc - NIC_REGS, ni = gen_kidx(g, pl);
             char *i = gen_expr(g, pl->b);
             char *r = xasprintf("({ uint64_t p_ = (uint64_t)%s; int64_t i_ = %s; char *a_; nic_t *c_ = &ic[%d];"
-                          " if (__builtin_expect(p_ == c_->p && (uint64_t)i_ - (uint64_t)c_->lo < c_->span, 1))"
+                          " if (__builtin_expect(%s(uint64_t)i_ - (uint64_t)c_->lo < c_->span, 1))"
                           " a_ = (char *)(c_->addr + (uint64_t)i_ * %" PRId64 "u);"
-                          " else { NT_SYNC(); a_ = nt_imiss(rt, K, k%d, p_, i_, %d, %" PRId64 "u, c_, &ovm); } a_; })",
-                          p, i, j, pl->esz, ni, wr, pl->esz);
+                          " else { NT_SYNC(); a_ = nt_imiss(rt, K, k%d, p_, i_, %d, %" PRId64 "u, c_);"
+                          " ovm |= !c_->span && c_->addr == 1; } a_; })",
+                          p, i, j, cb ? "" : "p_ == c_->p && ", pl->esz, ni, wr, pl->esz);
             frees(2, p, i);
             g->last_kind = 'm';
             g->last_site = 0;
@@ -418,12 +476,14 @@ static char *addr(gen_t *g, node_t *pl, int wr) {
             int j = jc, ni = gen_kidx(g, pl);
             char *i = gen_expr(g, pl->b);
             char *ov = g->ncached ? xasprintf("ovi%d", j) : strdup("ovm");
+            char pc[32] = "";
+            if (!cb) snprintf(pc, sizeof pc, "p_ == cp%d && ", j);
             char *r = xasprintf("({ uint64_t p_ = (uint64_t)%s; int64_t i_ = %s; char *a_;"
-                          " if (__builtin_expect(p_ == cp%d && (uint64_t)i_ - (uint64_t)cl%d < cs%d, 1))"
+                          " if (__builtin_expect(%s(uint64_t)i_ - (uint64_t)cl%d < cs%d, 1))"
                           " a_ = (char *)(ca%d + (uint64_t)i_ * %" PRId64 "u);"
-                          " else { NT_SYNC(); nic_t c_; a_ = nt_imiss(rt, K, k%d, p_, i_, %d, %" PRId64 "u, &c_, &%s);"
-                          " cp%d = c_.p; ca%d = c_.addr; cl%d = c_.lo; cs%d = c_.span; } a_; })",
-                          p, i, j, j, j, j, pl->esz, ni, wr, pl->esz, ov, j, j, j, j);
+                          " else { NT_SYNC(); nic_t c_; a_ = nt_imiss(rt, K, k%d, p_, i_, %d, %" PRId64 "u, &c_);"
+                          " cp%d = c_.p; ca%d = c_.addr; cl%d = c_.lo; cs%d = c_.span; %s |= !c_.span && c_.addr == 1; } a_; })",
+                          p, i, pc, j, j, j, pl->esz, ni, wr, pl->esz, j, j, j, j, ov);
             frees(3, p, i, ov);
             g->last_kind = 'i';
             g->last_site = j;
@@ -432,8 +492,15 @@ static char *addr(gen_t *g, node_t *pl, int wr) {
             int ni = gen_kidx(g, pl);
             mark_indexed(g, pl->a);
             char *i = gen_expr(g, pl->b), *b = addr(g, pl->a, wr);
+            bool proven = false;
+            for (int k = 0; k < g->nasite && g->in_clean && !proven; k++) proven = g->asite[k] == pl;
+            if (proven) { /* the entry test proved the index inside the bound */
+                char *r = xasprintf("({ int64_t i_ = %s; %s + i_ * %" PRId64 "; })", i, b, pl->esz);
+                frees(2, i, b);
+                return r;
+            }
             char *r = xasprintf("({ int64_t i_ = %s; if (__builtin_expect((uint64_t)i_ >= (uint64_t)%" PRId64 "LL, 0))"
-                          " { NT_SYNC(); rt->index_fail(k%d, i_, %d); } %s + i_ * %" PRId64 "; })",
+                          " { NT_SYNC(); NT_RAISE(rt->index_fail(k%d, i_, %d)); } %s + i_ * %" PRId64 "; })",
                           i, pl->bound, ni, wr, b, pl->esz);
             free(i);
             free(b);
@@ -446,6 +513,7 @@ static char *addr(gen_t *g, node_t *pl, int wr) {
 /* the statements that store value expression v (a local's name) into place pl */
 static char *store_to(gen_t *g, node_t *pl, const char *v, const char *a) {
     if (pl->place == PL_SLOT) {
+        if (g->collect && pl->slot >= 0 && pl->slot < MAXSLOTS) g->slotw[pl->slot] = 1;
         if (!use_slot(g, pl->slot, pl->ty)) return bad(g);
         return xasprintf("s%d = (%s)%s;", pl->slot, slot_ctype(g->slotc[pl->slot] - 1), v);
     }
@@ -507,9 +575,31 @@ static char *builtin_call(gen_t *g, node_t *n) {
     return r;
 }
 
+/* Can + - * of n's operands not overflow, whatever the data? Their types'
+ * ranges (and forms: a byte, a compare, x & m) say so: 77 * rgb[i] + 150 *
+ * rgb[i + 1], c - '0' of a char. */
+static bool static_no_overflow(node_t *n) {
+    int64_t al, ah, bl, bh;
+    if ((n->kind != K_I32 && n->kind != K_I64) || (n->op != P_PLUS && n->op != P_MINUS && n->op != P_STAR) ||
+        !gen_static_ival(n->a, &al, &ah) || !gen_static_ival(n->b, &bl, &bh))
+        return false;
+    __int128 lo, hi;
+    if (n->op == P_PLUS) { lo = (__int128)al + bl; hi = (__int128)ah + bh; }
+    else if (n->op == P_MINUS) { lo = (__int128)al - bh; hi = (__int128)ah - bl; }
+    else {
+        __int128 p[4] = {(__int128)al * bl, (__int128)al * bh, (__int128)ah * bl, (__int128)ah * bh};
+        lo = hi = p[0];
+        for (int i = 1; i < 4; i++) {
+            if (p[i] < lo) lo = p[i];
+            if (p[i] > hi) hi = p[i];
+        }
+    }
+    return n->kind == K_I32 ? lo >= INT32_MIN && hi <= INT32_MAX : lo >= INT64_MIN && hi <= INT64_MAX;
+}
+
 static char *binop(gen_t *g, node_t *n) {
     char *a = gen_expr(g, n->a), *b = gen_expr(g, n->b);
-    bool proven = g->in_clean && is_proven(g, n), sgn = n->kind == K_I32 || n->kind == K_I64;
+    bool proven = (g->in_clean && is_proven(g, n)) || static_no_overflow(n), sgn = n->kind == K_I32 || n->kind == K_I64;
     char *c;
     /* proven not to overflow: plain 64-bit arithmetic, which gcc sees as affine (the wrapped
      * 32-bit form is not, and then it cannot vectorise a loop indexed by it) */
@@ -581,7 +671,10 @@ static char *compound(gen_t *g, node_t *n) {
         free(pa);
     } else {
         char *o2 = conv_code("o_", pc, oc);
-        char *ar = arith_code(g, n->op, ty_opkind(n->c->ty), "o2_", "v_", n);
+        /* proven (an accumulator whose bounds a chunk's test covers): no overflow check */
+        bool pv = g->in_clean && is_proven(g, n) && (n->op == P_PLUS || n->op == P_MINUS);
+        char *ar = pv ? arith_unchecked(g, n->op, ty_opkind(n->c->ty), "o2_", "v_", n)
+                      : arith_code(g, n->op, ty_opkind(n->c->ty), "o2_", "v_", n);
         char *back = conv_code("r", oc, pc);
         /* i += 1e20: the result out of the place's range is the interpreter's error */
         char *chk = c_float(oc) && !c_float(pc) && pc != T_BOOL ? f2i_check(g, n, "r", pc) : strdup("");
@@ -619,8 +712,11 @@ static char *incdec(gen_t *g, node_t *n) {
     else if (pc == T_INT || pc == T_LONG || pc == T_LLONG) {
         /* signed ++/-- past the type's range: the interpreter's error, naming the place's type */
         const char *t = pc == T_INT ? "int32_t" : "int64_t";
+        /* the error is given the wrapped result (rt->ovf_place takes d off
+         * again): the old value need not stay in a register, and h[x]++ is
+         * a load, an add and a store */
         calc = xasprintf("%s s_; if (__builtin_expect(__builtin_add_overflow((%s)o_, (%s)%" PRId64 "LL, &s_), 0)) "
-                   "{ NT_SYNC(); rt->ovf_place(k%d, %d, (int64_t)o_, %" PRId64 "LL); } int64_t r_ = (int64_t)s_;",
+                   "{ NT_SYNC(); NT_RAISE(rt->ovf_place(k%d, %d, (int64_t)s_, %" PRId64 "LL)); } int64_t r_ = (int64_t)s_;",
                    t, t, t, d, gen_kidx(g, n), d > 0 ? P_PLUS : P_MINUS, d > 0 ? d : -d);
     } else {
         char *x = xasprintf("((uint64_t)o_ + (uint64_t)%" PRId64 "LL)", d);
@@ -699,11 +795,11 @@ char *gen_expr(gen_t *g, node_t *n) {
         char *a = gen_expr(g, n->a), *r;
         switch (n->kind) {
         case K_I32:
-            r = xasprintf("({ int64_t n_ = %s; if (__builtin_expect(n_ == INT32_MIN, 0)) { NT_SYNC(); rt->neg(k%d, n_); } "
+            r = xasprintf("({ int64_t n_ = %s; if (__builtin_expect(n_ == INT32_MIN, 0)) { NT_SYNC(); NT_RAISE(rt->neg(k%d, n_)); } "
                     "(int64_t)(int32_t)(uint32_t)(0 - (uint64_t)n_); })", a, gen_kidx(g, n));
             break;
         case K_I64:
-            r = xasprintf("({ int64_t n_ = %s; if (__builtin_expect(n_ == INT64_MIN, 0)) { NT_SYNC(); rt->neg(k%d, n_); } "
+            r = xasprintf("({ int64_t n_ = %s; if (__builtin_expect(n_ == INT64_MIN, 0)) { NT_SYNC(); NT_RAISE(rt->neg(k%d, n_)); } "
                     "(int64_t)(0 - (uint64_t)n_); })", a, gen_kidx(g, n));
             break;
         case K_U32: r = xasprintf("((int64_t)(uint32_t)(0 - (uint64_t)%s))", a); break;
@@ -756,9 +852,12 @@ char *gen_expr(gen_t *g, node_t *n) {
 }
 
 
+void gen_poll(gen_t *g, node_t *loop) {
+    sb_printf(&g->body, "if (__builtin_expect(*rt->iflag, 0)) { NT_SYNC(); NT_RAISE(rt->interrupt(k%d)); }\n", gen_kidx(g, loop));
+}
 static void poll_code(gen_t *g, node_t *loop) {
     if (g->poll_only && loop != g->poll_only) return; /* a clean nest's inner loop: bounded (NEST_WORK) */
-    sb_printf(&g->body, "if (__builtin_expect(--nt_tick <= 0, 0)) { nt_tick = 1024; if (*rt->iflag) { NT_SYNC(); rt->interrupt(k%d); } }\n",
+    sb_printf(&g->body, "if (__builtin_expect(--nt_tick <= 0, 0)) { nt_tick = 1024; if (*rt->iflag) { NT_SYNC(); NT_RAISE(rt->interrupt(k%d)); } }\n",
            gen_kidx(g, loop));
 }
 
@@ -844,7 +943,7 @@ void gen_stmt(gen_t *g, node_t *n) {
         if (n->esz) break;
         if (g->fnmode) {
             char *v = n->a ? gen_expr(g, n->a) : strdup("0");
-            sb_printf(&g->body, "return (nval_t){.%s = %s};\n", n->a && isf(n->a->ty) ? "d" : "i", v);
+            sb_printf(&g->body, "return (nret_t){{.%s = %s}, 0};\n", n->a && isf(n->a->ty) ? "d" : "i", v);
             free(v);
             return;
         }
@@ -863,9 +962,12 @@ void gen_stmt(gen_t *g, node_t *n) {
  * and buys the generated code nothing measurable (docs/native-tier.md);
  * other compilers ignore the pragma. */
 const char gen_prelude[] =
-    "#pragma GCC optimize (\"no-thread-jumps\")\n"
-    "#include <setjmp.h>\n#include <stdint.h>\n"
+    "#pragma GCC optimize (\"no-thread-jumps\", \"vect-cost-model=cheap\")\n"
+    "#include <stdint.h>\n"
     NATIVE_STR(NATIVE_RT_DEFS) "\n"
+    /* a failed check: the interpreter's routine raises; in a function
+     * (native_func.c) the call gives up instead, returning a flag */
+    "#define NT_RAISE(call) call\n"
     "#define NT_OFF_BITS %d\n"
     "static inline int64_t nt_off(uint64_t p) { return (int64_t)(p << (64 - NT_OFF_BITS)) >> (64 - NT_OFF_BITS); }\n"
     "static inline int nt_ptrcmp(uint64_t a, uint64_t b) {\n"
@@ -884,9 +986,13 @@ const char gen_prelude[] =
     "static inline uint64_t nt_d2u64(double d) {\n"
     "  if (d < 9223372036854775808.0) return (uint64_t)nt_d2i64(d);\n"
     "  return (uint64_t)nt_d2i64(d - 9223372036854775808.0) ^ (1ULL << 63); }\n"
+    /* typed accesses that may alias anything and be unaligned, as
+     * memcpy's: a float carried from a store to the next load stays in an
+     * SSE register (through memcpy gcc moved it through an integer one) */
     "#define NT_LDST(nm, ct, ld, st, lx) \\\n"
-    "  static inline ld nt_ld_##nm(const char *a) { ct x; __builtin_memcpy(&x, a, sizeof x); return (ld)(lx); } \\\n"
-    "  static inline void nt_st_##nm(char *a, ld v) { ct x = (ct)(st); __builtin_memcpy(a, &x, sizeof x); }\n"
+    "  typedef ct __attribute__((may_alias, aligned(1))) nt_##nm##_t; \\\n"
+    "  static inline ld nt_ld_##nm(const char *a) { ct x = *(const nt_##nm##_t *)a; return (ld)(lx); } \\\n"
+    "  static inline void nt_st_##nm(char *a, ld v) { *(nt_##nm##_t *)a = (ct)(st); }\n"
     "NT_LDST(b, uint8_t, int64_t, v != 0, x != 0) NT_LDST(i8, int8_t, int64_t, (uint8_t)(uint64_t)v, x)\n"
     "NT_LDST(u8, uint8_t, int64_t, (uint64_t)v, x) NT_LDST(i16, int16_t, int64_t, (uint16_t)(uint64_t)v, x)\n"
     "NT_LDST(u16, uint16_t, int64_t, (uint64_t)v, x) NT_LDST(i32, int32_t, int64_t, (uint32_t)(uint64_t)v, x)\n"
@@ -894,10 +1000,10 @@ const char gen_prelude[] =
     "NT_LDST(f64, double, double, v, x) NT_LDST(u64, uint64_t, int64_t, (uint64_t)v, x)\n";
 
 
-/* A cache miss of an access whose cache lives in memory (the sites past
- * NIC_REGS): the interpreter's check, which raises, then the cache filled;
- * *ov set when the buffer holds a cached session variable (NT_ALIAS, whose
- * constants it declares). One call instead of the check inline at every
+/* A cache miss of an access: the interpreter's check, which raises, then
+ * the cache filled; a buffer that holds a cached session variable (NT_ALIAS,
+ * whose constants it declares) leaves it empty with addr 1, which sets the
+ * site's flag (a local, not an address the store could alias). One call instead of the check inline at every
  * site: a 50-line loop of 185 accesses took 5.2 s to compile with 740 cache
  * variables in registers. */
 static void gvar_kdecl(gen_t *g, strbuf_t *s) {
@@ -906,11 +1012,11 @@ static void gvar_kdecl(gen_t *g, strbuf_t *s) {
 }
 static void nic_miss(gen_t *g, strbuf_t *s) {
     sb_printf(s, "static __attribute__((noinline, cold)) char *nt_imiss(const nrt_t *rt, void *const *K, void *k, uint64_t p,\n"
-              "    int64_t i, int wr, uint64_t esz, nic_t *c, int *ov) {\n");
+              "    int64_t i, int wr, uint64_t esz, nic_t *c) {\n");
     gvar_kdecl(g, s);
     sb_printf(s, "  char *a = rt->idx(k, p, i, wr, c);\n"
               "  if (NT_ALIAS((uintptr_t)a, esz) || (c->span && NT_ALIAS(c->addr + (uint64_t)c->lo * esz, c->span * esz))) {\n"
-              "    c->span = 0; *ov = 1; }\n"
+              "    c->span = 0; c->addr = 1; } /* the caller's flag: stores there reload the kept variables */\n"
               "  return a; }\n");
 }
 
@@ -921,7 +1027,8 @@ static gen_t *gen_pass(node_t *loop_node, const gen_t *found, const val_t *slots
     g->lean = lean;
     g->slotv = slots;
     g->unit = gen_unit_new();
-    if (found) { /* pass 2: the session variables pass 1 found */
+    if (found) { /* pass 2: the session variables pass 1 found, the slots it saw written */
+        memcpy(g->slotw, found->slotw, sizeof g->slotw);
         memcpy(g->gv, found->gv, sizeof g->gv);
         g->ngv = found->ngv;
         memcpy(g->indexed, found->indexed, sizeof g->indexed);
@@ -977,20 +1084,42 @@ int native_gen(node_t *loop_node, const val_t *slots, bool lean, native_src_t *o
     strbuf_t s = {0};
     sb_printf(&s, gen_prelude, PTR_OFF_BITS, PTR_SLOT_SHIFT, PTR_SLOT_SHIFT, (unsigned long long)PTR_RAW_LIMIT,
            (unsigned long long)PTR_RAW_LIMIT);
-    if (u->n) sb_printf(&s, "%s%s%s", gen_unit_statics, gen_unit_give_up, fns.data);
+    if (u->n) sb_printf(&s, "%s%s", gen_unit_statics, fns.data);
     free(fns.data);
     strbuf_t checks = {0};
     if (u->n) gen_unit_entry_checks(g, u, &checks); /* adds constants: before they are declared */
     gvar_macros(g, &s);
     if (g->nic) nic_miss(g, &s);
-    if (g->rcheck) { /* a versioned loop's check of one buffer: its address, or 0 */
+    if (g->rcheck) {
+        /* a versioned loop's check of one buffer: its address, or 0; the
+         * buffer's range is kept in rc (NT_RC: a loop entered once a row
+         * tests it inline) where the whole buffer holds no kept variable */
         sb_printf(&s, "static __attribute__((noinline)) uintptr_t nt_rcheck(const nrt_t *rt, void *const *K, uint64_t p, int64_t esz,\n"
-                   "    int wr, int64_t vl, int64_t vh) {\n");
+                   "    int wr, int64_t vl, int64_t vh, nic_t *rc) {\n");
         gvar_kdecl(g, &s);
         sb_printf(&s, "  nic_t c_;\n"
                    "  if (!rt->range(p, esz, wr, &c_) || vl < c_.lo || vh >= c_.lo + (int64_t)c_.span ||\n"
                    "      NT_ALIAS(c_.addr + (uint64_t)vl * (uint64_t)esz, (uint64_t)(vh - vl + 1) * (uint64_t)esz)) return 0;\n"
-                   "  return c_.addr; }\n");
+                   "  if (!NT_ALIAS(c_.addr + (uint64_t)c_.lo * (uint64_t)esz, c_.span * (uint64_t)esz)) *rc = c_;\n"
+                   "  return c_.addr; }\n"
+                   "#define NT_RC(c, w, l, h) ((w) == (c).p && (c).span && (l) >= (c).lo && (h) < (c).lo + (int64_t)(c).span)\n");
+    }
+    if (g->rbound) {
+        /* a clean copy's buffer whose indexes are data: its address and
+         * valid indexes, where it holds no session variable kept in a
+         * local (0: none) */
+        sb_printf(&s, "static __attribute__((noinline)) uintptr_t nt_rbound(const nrt_t *rt, void *const *K, uint64_t p, int64_t esz,\n"
+                   "    int wr, int64_t *lo, uint64_t *span, nic_t *rc) {\n");
+        gvar_kdecl(g, &s);
+        sb_printf(&s, "  nic_t c_;\n"
+                   "  if (rc->span && rc->p == p) c_ = *rc;\n"
+                   "  else if (!rt->range(p, esz, wr, &c_) || NT_ALIAS(c_.addr + (uint64_t)c_.lo * (uint64_t)esz, c_.span * (uint64_t)esz))"
+                   " return 0;\n"
+                   "  *rc = c_; *lo = c_.lo; *span = c_.span; return c_.addr; }\n"
+                   /* outside those: the interpreter's check, which raises (or
+                    * gives the address, inside the same buffer) */
+                   "static __attribute__((noinline, cold)) char *nt_ifail(const nrt_t *rt, void *k, uint64_t p, int64_t i, int wr) {\n"
+                   "  nic_t c_; return rt->idx(k, p, i, wr, &c_); }\n");
     }
     if (g->nestfns.data) { /* the clean nests: each declares the constants it may name */
         sb_printf(&s, "#define NT_KDECL");
@@ -1021,7 +1150,16 @@ int native_gen(node_t *loop_node, const val_t *slots, bool lean, native_src_t *o
     }
     if (g->nic) sb_printf(&s, "int ovm = 0; (void)ovm;\n");
     if (g->nic > NIC_REGS) sb_printf(&s, "nic_t ic[%d] = {{0}};\n", g->nic - NIC_REGS);
+    sb_printf(&s, "#define NT_INVAL() do {");
+    for (int j = 0; j < g->nic && j < MAXIC; j++)
+        if (g->icbase[j]) {
+            if (j < NIC_REGS) sb_printf(&s, " cs%d = 0;", j);
+            else sb_printf(&s, " ic[%d].span = 0;", j - NIC_REGS);
+        }
+    sb_printf(&s, " } while (0)\n");
     for (int j = 0; j < g->nra; j++) sb_printf(&s, "uintptr_t ra%d = 0;\n", j);
+    for (int j = 0; j < g->nrb; j++) sb_printf(&s, "uintptr_t rb%d = 0; int64_t rl%d = 0; uint64_t rs%d = 0;\n", j, j, j);
+    if (g->nrc) sb_printf(&s, "nic_t nt_rc[%d] = {{0}};\n", g->nrc); /* entry tests' ranges (nt_rcheck, nt_rbound) */
     for (int j = 0; j < g->ndc; j++) {
         sb_printf(&s, "uint64_t dk%d = ~0ULL, dl%d = 0; char *db%d = 0;\n", j, j, j);
         if (g->ncached) sb_printf(&s, "int ovd%d = 0;\n", j);

@@ -57,6 +57,18 @@ typedef struct gen {
     int nproven;
     node_t *site[MAXPROVEN];       /* p[i] sites proven inside their buffer */
     int site_ra[MAXPROVEN], nsite, nra, niv;
+    /* p[i] sites of a clean copy whose p is invariant but whose index is
+     * not proven: one compare each against p's buffer, found at the entry
+     * (its address rb<k>, valid indexes rl<k> .. rl<k> + rs<k> - 1) */
+    node_t *bsite[MAXPROVEN];
+    int bsite_rb[MAXPROVEN], nbsite, nrb;
+    bool rbound; /* an entry test calls nt_rbound */
+    int nrc;     /* entry tests' range caches (nt_rc[]) */
+    node_t *asite[MAXPROVEN]; /* a[i] of arrays whose index a clean copy's entry test proved */
+    int nasite;
+    /* a chunked clean loop (native_version.c): its counter's slot + 1 (0:
+     * none), read as the 64-bit local nt_iv<civ_label> */
+    int civ_slot1, civ_label;
     bool fail;
     node_t *root;
     /* session variables: pass 1 (collect) finds them, pass 2 caches them */
@@ -73,9 +85,19 @@ typedef struct gen {
     /* p[i] access caches: one per base pointer text, element size and
      * direction (ic_share); a hash of that for each */
     uint64_t ickey[MAXIC];
+    /* caches whose pointer is the same for the whole run of the code (a
+     * slot or kept variable the code never writes; const_base's id, 0 for
+     * none): no compare of the pointer word, and emptied when the kept
+     * variables are reloaded; their element size and direction, exact */
+    int icbase[MAXIC];
+    int64_t icesz[MAXIC];
+    unsigned char icwr[MAXIC];
+    unsigned char slotw[MAXSLOTS]; /* slots the code writes (pass 1) */
     bool rcheck; /* a versioned loop's entry test calls nt_rcheck */
     struct unit *unit; /* the pure functions its calls go to (native_func.c) */
     bool fnmode;       /* generating those functions, not a loop */
+    struct gen *parent; /* function mode: the loop's generator (its kept variables) */
+    int nfic, nfdc;     /* function mode: its memory reads' caches (nt_fic[], nt_fdc[]) */
 } gen_t;
 
 /* frees n strings */
@@ -142,6 +164,8 @@ void gen_stmt(gen_t *g, node_t *n);     /* statement n into g->body */
 void gen_loop_core(gen_t *g, node_t *n, int kind, int L, bool init);
 int gen_new_label(gen_t *g, node_t *n); /* a new loop label for loop statement n (NULL: a copy never entered) */
 int gen_kidx(gen_t *g, void *p);        /* p's index among the code's constants */
+bool gen_use_slot(gen_t *g, int slot, type_t *t); /* slot kept in local s<slot> of t's kind (false: fails) */
+void gen_poll(gen_t *g, node_t *loop);  /* the interrupt flag looked at (a chunk's end) */
 void gen_prove(gen_t *g, node_t *n);    /* n's arithmetic cannot overflow (the clean copy) */
 /* place pl read or written: in pass 1 noted; in pass 2 its cached local's
  * index, or -1 when it lives in memory */
@@ -150,12 +174,13 @@ const char *gen_gvar_ctype(int c);      /* the C type a cached session variable 
 extern const char gen_prelude[];        /* the head of every generated file (a format: native_gen.c) */
 
 /* ---- native_version.c ---- */
-enum { MAXNEST = 8 };
+enum { MAXNEST = 8, MAXREF = 8 };
 
 typedef struct vscan {
     unsigned char *wslot;  /* slots written in the body: how often (saturating) */
     gen_t *g;
     bool bad;              /* holds a loop, or writes memory it cannot prove */
+    bool memwr;            /* writes memory (not a slot or a kept session variable) */
     node_t *sites[MAXPROVEN]; /* PL_INDEX through a pointer */
     bool swr[MAXPROVEN];
     int nsites;
@@ -167,6 +192,19 @@ typedef struct vscan {
     node_t *nl[MAXNEST];
     int nvar[MAXNEST], npar[MAXNEST], nn, cur;
     int *ivmap; /* per slot: the interval locals of a loop variable, or -1 */
+    bool optimistic; /* lean code: an index the data decide may be proven by its type (gen_ivl) */
+    node_t **letinit; /* per slot: the value a local declared in the body starts with (a let), or NULL */
+    int letdepth;
+    /* counters narrowed by the conditionals gen_ivl is inside: slot, interval id */
+    int refslot[MAXREF], refid[MAXREF], nref;
+    /* a[i] of arrays (of locals, session variables): their bound tests
+     * proven at the entry when their indexes' ranges are known */
+    node_t *asites[MAXPROVEN];
+    int nasites;
+    /* the memory a whole nest reaches outside its buffers (a local array
+     * in the frame, a session array): no written buffer may overlap it */
+    node_t *regions[MAXPROVEN];
+    int nregions;
 } vscan_t;
 void gen_vscan_stmt(vscan_t *s, node_t *n);         /* what statement n reads and writes */
 int gen_var_read(node_t *e);                          /* the slot e only reads, or -1 */
@@ -175,7 +213,12 @@ bool gen_invariant_expr(vscan_t *s, node_t *e);
 /* the interval of e over the loop (v its variable) into locals, its tests
  * into chk; -1 when e is not built so */
 int gen_ivl(vscan_t *s, node_t *e, int v, strbuf_t *chk);
+/* what integer expression e can be whatever the data: its type's range,
+ * narrowed by its form; false when int64_t cannot hold it */
+bool gen_static_ival(node_t *e, int64_t *lo, int64_t *hi);
+bool gen_reads_slot(node_t *e, int w);                 /* does tree e read or write slot w? */
 node_t *gen_init_value(node_t *st, int w);            /* the value init `w = value` stores, or NULL */
+void gen_prove_arrays(gen_t *g, vscan_t *s, int v, strbuf_t *chk); /* a[i] proven inside its bound at the entry */
 bool gen_lean_ok(gen_t *g, vscan_t *s, node_t *n, int v);
 int gen_counted_var(node_t *n);                        /* a counted loop's variable slot, or -1 */
 bool gen_loop_versioned(gen_t *g, node_t *n, int L);  /* loop n with its clean copy, when it qualifies */
@@ -189,11 +232,16 @@ typedef struct unit {
     func_t *fn[MAXFN];
     void *box[MAXFN]; /* the fbox a call went through (NULL: the root) */
     int n;
+    int cur;                            /* the function being generated (-1: the loop) */
+    unsigned char calls[MAXFN][MAXFN];  /* calls[i][j]: function i calls function j */
 } unit_t;
 unit_t *gen_unit_new(void);
 char *gen_user_call(gen_t *g, node_t *n);             /* a direct call of a function in g->unit */
+char *gen_fn_read(gen_t *g, node_t *pl);              /* a function's read of p[i] or *p: its address, or it gives up */
+bool gen_fn_global_ok(gen_t *g, node_t *pl);          /* may a function read this session variable? */
+void gen_alias_macro(gen_t *g, strbuf_t *s, const char *name); /* name(lo, n): overlaps a kept variable */
 bool gen_unit_functions(gen_t *g, unit_t *u, strbuf_t *s); /* the unit's functions as C */
 void gen_unit_entry_checks(gen_t *g, unit_t *u, strbuf_t *s);
-extern const char gen_unit_statics[], gen_unit_give_up[];
+extern const char gen_unit_statics[];
 
 #endif

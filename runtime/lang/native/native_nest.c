@@ -109,6 +109,17 @@ static bool nest_check(gen_t *g, vscan_t *s, node_t *n, int v, strbuf_t *chk, in
                pl->esz);
         free(p);
     }
+    gen_prove_arrays(g, s, v, chk);
+    /* the memory outside its buffers (a local array, a session array): no
+     * buffer of the nest overlaps it, or `restrict` would not hold */
+    for (int r = 0; r < s->nregions; r++) {
+        node_t *pl = s->regions[r];
+        char *lo = pl->place == PL_FRAME ? xasprintf("(uintptr_t)(M + %" PRId64 ")", pl->k.i)
+                                         : xasprintf("(uintptr_t)k%d", gen_kidx(g, pl->k.p));
+        for (int i = 0; i < s->nsites; i++)
+            sb_printf(chk, "if (blo%d < %s + %" PRId64 "u && %s < bhi%d) ok_ = 0;\n", i, lo, pl->ty->size, lo, i);
+        free(lo);
+    }
     /* restrict: what one pointer writes, no other pointer of the nest reaches */
     for (int i = 0; i < s->nsites; i++)
         for (int j = i + 1; j < s->nsites; j++)
@@ -295,29 +306,34 @@ bool gen_nest_versioned(gen_t *g, node_t *n, int L) {
     if (ok) wslot[v] = 1; /* v varies: its reads are the interval */
     if (ok && !gen_invariant_expr(s, n->b->b)) ok = false;
     strbuf_t chk = {0};
-    int nproven0 = g->nproven, nsite0 = g->nsite, nra0 = g->nra, ngrp = 0;
+    int nproven0 = g->nproven, nsite0 = g->nsite, nra0 = g->nra, nasite0 = g->nasite, ngrp = 0;
     if (ok) ok = nest_check(g, s, n, v, &chk, &ngrp);
     free(ivmap);
     free(wslot);
+    free(s->letinit);
     free(s);
     if (!ok) {
         g->nproven = nproven0;
         g->nsite = nsite0;
         g->nra = nra0;
+        g->nasite = nasite0;
         free(chk.data);
         return false;
     }
     gen_prove(g, n->c);
     /* what the test proves holds in the clean nest only: set aside while
      * the checked copy (whose inner loops prove their own) is made */
-    int np = g->nproven - nproven0, ns = g->nsite - nsite0;
+    int np = g->nproven - nproven0, ns = g->nsite - nsite0, na = g->nasite - nasite0;
     node_t **pv = xmalloc(sizeof(node_t *) * (size_t)(np + 1)), **st = xmalloc(sizeof(node_t *) * (size_t)(ns + 1));
+    node_t **as = xmalloc(sizeof(node_t *) * (size_t)(na + 1));
     int *sr = xmalloc(sizeof(int) * (size_t)(ns + 1));
     memcpy(pv, g->proven + nproven0, sizeof(node_t *) * (size_t)np);
     memcpy(st, g->site + nsite0, sizeof(node_t *) * (size_t)ns);
     memcpy(sr, g->site_ra + nsite0, sizeof(int) * (size_t)ns);
+    memcpy(as, g->asite + nasite0, sizeof(node_t *) * (size_t)na);
     g->nproven = nproven0;
     g->nsite = nsite0;
+    g->nasite = nasite0;
     sb_printf(&g->body, "{\n");
     if (n->a) gen_stmt(g, n->a);
     nest_spec_t *sp = xmalloc(sizeof *sp);
@@ -341,16 +357,20 @@ bool gen_nest_versioned(gen_t *g, node_t *n, int L) {
     memcpy(g->proven + nproven0, pv, sizeof(node_t *) * (size_t)np);
     memcpy(g->site + nsite0, st, sizeof(node_t *) * (size_t)ns);
     memcpy(g->site_ra + nsite0, sr, sizeof(int) * (size_t)ns);
+    memcpy(g->asite + nasite0, as, sizeof(node_t *) * (size_t)na);
     g->nproven += np;
     g->nsite += ns;
+    g->nasite += na;
     nest_clean(g, n, L, nra0, ngrp, sp);
     free(spec);
     free(sp);
     g->nproven = nproven0;
     g->nsite = nsite0;
+    g->nasite = nasite0;
     free(pv);
     free(st);
     free(sr);
+    free(as);
     sb_printf(&g->body, "V%dx:;\n}\n", L);
     g->versioned[L] = true;
     return true;

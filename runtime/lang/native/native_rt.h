@@ -25,7 +25,8 @@
         volatile int *iflag;                                                                        \
         /* the interpreter's undefined-behaviour errors (ub_checks.c), raised at the same node */   \
         __attribute__((noreturn)) void (*ovf)(void *node, int op, int64_t a, int64_t b);            \
-        __attribute__((noreturn)) void (*ovf_place)(void *node, int op, int64_t a, int64_t b);      \
+        /* ++/-- of a place: res the wrapped result, b the step */                                 \
+        __attribute__((noreturn)) void (*ovf_place)(void *node, int op, int64_t res, int64_t b);    \
         __attribute__((noreturn)) void (*shift)(void *node, int op, int k, int64_t x, int64_t count); \
         __attribute__((noreturn)) void (*f2i)(void *node, double d, int to); /* called to raise */  \
         __attribute__((noreturn)) void (*neg)(void *node, int64_t a);                               \

@@ -8,7 +8,6 @@
  * with the interpreter's current variables. Compiled code calls back into
  * this file for every slow path and every error, and the interpreter's own
  * routines raise them, so an error in compiled code is the interpreter's. */
-#include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
 #include "native.h"
@@ -35,6 +34,7 @@ typedef struct nloop {
     native_src_t pend;      /* its constants and loops, kept until it is done */
     struct nloop *waiting;  /* hot, and waiting for this outer loop's compile */
     bool whole;             /* its lean code met a case it lacks (NT_LEAN): made whole from now on */
+    bool counted;           /* its own evaluator is a counted loop's (native_loop_tick) */
 } nloop_t;
 
 /* a pure function's record (native_func.c, native_call below) */
@@ -60,6 +60,11 @@ typedef struct native_state {
     struct nfunc **fjobs; /* pure functions whose compiler runs */
     int nfjobs, capfjobs;
     native_libs_t libs; /* the code this session has loaded: closed when its nodes are gone */
+    /* compiles of loops whose cell is gone (it kept nothing): they finish
+     * into the cache, and the code is loaded, so that the cell run again
+     * finds it; stopped with the session, %reset or an interrupt */
+    native_job_t **orphans;
+    int norphans, caporphans;
 } native_state_t;
 
 /* how many back-edges (the loop's and its inner loops') make a loop hot:
@@ -110,13 +115,18 @@ static void stop_jobs(interp_t *in, bool (*gone)(interp_t *, const nloop_t *, co
             s->compiling[kept++] = L;
             continue;
         }
-        native_compile_cancel(L->job);
+        if (gone) { /* its loop is gone, not its code: finished, it is cached for the next run */
+            ARRAY_GROW(s->orphans, s->norphans, s->caporphans);
+            s->orphans[s->norphans++] = L->job;
+        } else native_compile_cancel(L->job);
         L->job = NULL;
         native_src_free(&L->pend);
         L->state = ST_OK;
     }
     s->ncompiling = kept;
     if (gone) return; /* functions are never in a rolled-back cell's pool */
+    for (int i = 0; i < s->norphans; i++) native_compile_cancel(s->orphans[i]);
+    s->norphans = 0;
     for (int i = 0; i < s->nfjobs; i++) {
         struct nfunc *F = s->fjobs[i];
         native_compile_cancel(F->job);
@@ -140,6 +150,7 @@ void native_free(interp_t *in) {
     if (in->native) {
         free(in->native->compiling);
         free(in->native->fjobs);
+        free(in->native->orphans);
     }
     free(in->native);
     in->native = NULL;
@@ -198,9 +209,12 @@ static uint64_t rt_ptr_add(uint64_t p, int64_t d) { return ptr_add(p, d); }
 static int32_t rt_rand(void) { return rand_next(g_in); }
 
 __attribute__((noreturn)) static void rt_ovf(void *node, int op, int64_t a, int64_t b) { ub_overflow(node, op, a, b); }
-/* ++ and -- name the type of the place they change, as exec.c does */
-__attribute__((noreturn)) static void rt_ovf_place(void *node, int op, int64_t a, int64_t b) {
+/* ++ and -- name the type of the place they change, as exec.c does; the
+ * code passes the wrapped result, whose old value is b back */
+__attribute__((noreturn)) static void rt_ovf_place(void *node, int op, int64_t res, int64_t b) {
     node_t *n = node;
+    uint64_t old = op == P_PLUS ? (uint64_t)res - (uint64_t)b : (uint64_t)res + (uint64_t)b;
+    int64_t a = n->a->ty->size == 4 ? (int64_t)(int32_t)(uint32_t)old : (int64_t)old;
     ub_overflow_typed(n, n->a->ty, op, a, b);
 }
 /* compiled code tests these inline and calls only to raise */
@@ -230,23 +244,9 @@ static const nrt_t g_rt = { /* clean_runs: the session's, at each entry */
                            rt_pwrap, rt_range, NULL, NULL, NULL, (char *volatile *)&icuda_interrupt_guard};
 
 /* ---- pure functions (native_func.c) ----
- * A call of a compiled pure function runs with a table whose raising
- * routines give up instead: they jump back to native_call, which has the
- * call run interpreted, where the interpreter raises its own error. */
-
-static jmp_buf *give_up_to;
-static _Noreturn void give_up(void) { longjmp(*give_up_to, 1); }
-__attribute__((noreturn)) static void gu_index_fail(void *n, int64_t i, int wr) { give_up(); }
-__attribute__((noreturn)) static void gu_node(void *n) { give_up(); }
-__attribute__((noreturn)) static void gu_ovf(void *n, int op, int64_t a, int64_t b) { give_up(); }
-__attribute__((noreturn)) static void gu_shift(void *n, int op, int k, int64_t x, int64_t c) { give_up(); }
-__attribute__((noreturn)) static void gu_f2i(void *n, double d, int to) { give_up(); }
-__attribute__((noreturn)) static void gu_neg(void *n, int64_t a) { give_up(); }
-__attribute__((noreturn)) static void gu_pwrap(void *n, uint64_t p, int64_t d) { give_up(); }
-static const nrt_t fn_rt = { /* clean_runs: the session's, at each call */
-                            rt_idx, rt_deref, gu_index_fail, gu_node, gu_node, gu_node, rt_ptr_add, rt_rand,
-                            (volatile int *)&icuda_interrupt_flag, gu_ovf, gu_ovf, gu_shift, gu_f2i, gu_neg,
-                            gu_pwrap, rt_range, NULL, NULL, NULL, (char *volatile *)&icuda_interrupt_guard};
+ * A compiled pure function never raises: where a check fails it gives up
+ * (its code returns 1), and native_call has the call run interpreted,
+ * where the interpreter raises its own error. */
 
 /* F gets code fn for src (NULL: the compiler failed, NF_BAD); frees src */
 static void fn_install(nfunc_t *F, native_src_t *src, native_fn_t code, int how, double secs) {
@@ -346,18 +346,13 @@ int native_call(func_t *fn, val_t *args, val_t *r) {
         fn->hot = INT32_MIN; /* never again */
         return 0;
     }
-    jmp_buf jb, *saved = give_up_to;
-    give_up_to = &jb;
     val_t ret = {0};
-    if (setjmp(jb)) {
-        give_up_to = saved;
+    nrt_t rt = g_rt;
+    rt.clean_runs = s->st.clean_runs;
+    if (F->fn(&rt, F->k, args, in->stack_base - in->stack_limit, &ret, 0)) {
         s->st.gave_up++;
         return 2;
     }
-    nrt_t rt = fn_rt;
-    rt.clean_runs = s->st.clean_runs;
-    F->fn(&rt, F->k, args, in->stack_base - in->stack_limit, &ret, 0);
-    give_up_to = saved;
     s->st.entries++;
     *r = ret;
     return 1;
@@ -390,6 +385,7 @@ void native_hook_loop(node_t *n, int kind) {
     L->head.orig = n->sfn;
     L->head.kind = kind;
     L->n = n;
+    L->counted = kind == NK_S_FOR && eval_stmt_counted(n->sfn);
     n->native = L;
     n->sfn = sx_native;
     if (kind == NK_S_FOR) { adopt(n->a, L); adopt(n->d, L); }
@@ -420,9 +416,17 @@ static void start_job(nloop_t *L, frame_t *f) {
         L->state = ST_BAD;
         return;
     }
-    native_fn_t fn;
+    native_fn_t fn = NULL;
     int how = 0;
-    native_job_t *j = native_compile_start(&s->libs, src.text, s->opt, &fn, &how);
+    native_job_t *j = NULL;
+    /* the same code on its way already, for this loop's cell run before */
+    uint64_t h = s->norphans ? native_code_hash(src.text, s->opt) : 0;
+    for (int i = 0; i < s->norphans && !j; i++)
+        if (native_job_hash(s->orphans[i]) == h) {
+            j = s->orphans[i];
+            s->orphans[i] = s->orphans[--s->norphans];
+        }
+    if (!j) j = native_compile_start(&s->libs, src.text, s->opt, &fn, &how);
     if (fn || !j) { /* cached, or the compiler cannot start */
         use_code(L, &src, fn != NULL);
         if (!fn) L->state = ST_BAD;
@@ -515,11 +519,23 @@ static void install(nloop_t *L, native_src_t *s_, native_fn_t fn, int how, doubl
     s->st.compile_s += secs;
 }
 
+/* Orphaned compiles that are done: their code loaded (and cached) */
+static void reap_orphans(native_state_t *s) {
+    int kept = 0;
+    for (int i = 0; i < s->norphans; i++) {
+        native_fn_t fn;
+        double secs;
+        if (native_compile_poll(s->orphans[i], false, &fn, &secs) == 0) s->orphans[kept++] = s->orphans[i];
+    }
+    s->norphans = kept;
+}
+
 /* Is the loop compilable at all? (decided once, on its first run) Code
  * already made for the same loop (a cell run again, a kernel restarted)
  * is taken at once from the cache, without waiting to get hot. */
 static bool check(nloop_t *L, frame_t *f) {
     if (L->state == ST_NEW) {
+        if (state(g_in)->norphans) reap_orphans(state(g_in));
         native_src_t src;
         if (native_gen(L->n, f->slots, !L->whole, &src) != 0) L->state = ST_BAD;
         else {
@@ -594,18 +610,24 @@ static int run_compiled_at(nloop_t *top, nloop_t *L, frame_t *f) {
 
 /* At a back-edge of interpreted loop L: enter compiled code now? true:
  * L's own, at its head; or *rc >= 0: an outer loop's code ran (its result) */
-static bool backedge(nloop_t *L, frame_t *f, int *rc) {
+/* step back-edges more: at most one poll of a compiler per 256 */
+static bool every256(nloop_t *L, int step) {
+    if ((L->backedges += step) < 256) return false;
+    L->backedges = 0;
+    return true;
+}
+static bool backedge(nloop_t *L, frame_t *f, int *rc, int step) {
     if (L->state == ST_READY) return true;
     if (L->state == ST_COMPILING && L->whole) /* its own whole code on the way (NT_LEAN) */
-        return (++L->backedges & 255) == 0 && finish_job(L, false) && L->state == ST_READY;
+        return every256(L, step) && finish_job(L, false) && L->state == ST_READY;
     nloop_t *top = L->waiting;
     if (top) { /* an outer loop's compiler runs: look every 256 iterations */
-        if ((++L->backedges & 255) != 0) return false;
+        if (!every256(L, step)) return false;
         if (top->state == ST_COMPILING && !finish_job(top, false)) return false;
         L->waiting = NULL;
         L->backedges = 0;
     } else {
-        if (++L->backedges < HOT_BACKEDGES) return false;
+        if ((L->backedges += step) < HOT_BACKEDGES) return false;
         L->backedges = 0;
         /* the outermost loop around L that may compile gets compiled, in
          * the background while L goes on interpreted */
@@ -639,9 +661,24 @@ static bool backedge(nloop_t *L, frame_t *f, int *rc) {
 #define BACKEDGE()                                                            \
     do {                                                                      \
         int rc_ = -1;                                                         \
-        if (UNLIKELY(backedge(L, f, &rc_)) && (rc_ = run_compiled(L, f, 1)) != NT_STALE) return rc_; \
+        if (UNLIKELY(backedge(L, f, &rc_, 1)) && (rc_ = run_compiled(L, f, 1)) != NT_STALE) return rc_; \
         if (UNLIKELY(rc_ >= 0)) return rc_;                                   \
     } while (0)
+
+/* A counted loop's poll, every 1024 ticks at a back-edge: as BACKEDGE()
+ * for that many iterations. The counted loop runs at the interpreter's
+ * own speed while the tier waits for the loop to get hot or for its
+ * compile (the generic loop below was up to 2x slower than it). */
+int native_loop_tick(node_t *n, frame_t *f) {
+    nloop_t *L = n->native;
+    if (!L || !L->counted || n->sfn != sx_native || state(g_in)->mode == NATIVE_OFF || L->state == ST_BAD ||
+        L->state == ST_NEW)
+        return -1;
+    state(g_in)->st.ticks++;
+    int rc = -1;
+    if (backedge(L, f, &rc, 1024) && (rc = run_compiled(L, f, 1)) != NT_STALE) return rc;
+    return rc >= 0 ? rc : -1;
+}
 
 static int sx_native(node_t *n, frame_t *f) {
     nloop_t *L = n->native;
@@ -658,6 +695,14 @@ static int sx_native(node_t *n, frame_t *f) {
         if (rc != NT_STALE) return rc;
     }
     if (L->state == ST_BAD) return L->head.orig(n, f);
+    if (L->counted) { /* the interpreter's own counted loop, at its speed: native_loop_tick counts */
+        int r = L->head.orig(n, f);
+        if (r == X_NATIVE_DONE && state(g_in)->unwind_to == L) {
+            state(g_in)->unwind_to = NULL;
+            return X_NORMAL;
+        }
+        return r;
+    }
     /* interpreted, as exec_stmt.c's sx_for / sx_while / sx_do, counting */
     int r;
     switch (L->head.kind) {

@@ -17,6 +17,7 @@ void lang_enter(interp_t *in, const cell_io_t *io, cell_error_t *err, jmp_buf *j
     in->top = NULL;
     in->jb = jb;
     in->native_block = 0; /* left raised by an error in an interpreted call */
+    lang_budget_start(in);
     lang_stack_bounds(in, here);
 }
 
@@ -28,6 +29,7 @@ void lang_recover(interp_t *in) {
     free(in->fmt_buf);
     in->fmt_buf = NULL;
     parse_abort_cleanup();
+    lex_abort_cleanup();
     pool_free(&in->scratch);
     out_flush();
     if (in->value_json) {

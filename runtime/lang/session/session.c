@@ -33,7 +33,7 @@ static void setup(interp_t *in_arg) {
     interp_t *volatile saved = g_in;
     lang_use(in);
     /* what the evaluator asks of the native tier and the C++ library */
-    in->up = (lang_upcalls_t){.loop_built = native_hook_loop, .hot_call = native_call, .show_object = cxx_show};
+    in->up = (lang_upcalls_t){.loop_built = native_hook_loop, .loop_tick = native_loop_tick, .hot_call = native_call, .show_object = cxx_show};
     in->setting_up = true; /* an interrupt now (fuzz_gen's timer, a user's click during %reset) stops nothing */
     builtins_register(in);
     builtins_prepared_register(in);
@@ -42,6 +42,7 @@ static void setup(interp_t *in_arg) {
     cell_error_t err = {0};
     in->jb = &jb;
     in->err = &err;
+    lang_budget_start(in);
     if (setjmp(jb) == 0) {
         parse_prelude(in, prelude_text());
         cxx_library_register(in); /* std::vector, std::string, std::cout, ... */

@@ -1,0 +1,335 @@
+/* The native tier's loop shapes of CPU reference code (docs/native-tier.md
+ * "Loops of every kind"): each program runs in a fresh interpreter with the
+ * tier off and forced on and must print the same and fail the same (ename,
+ * message, traceback); and the shape must get the code it is meant to get
+ * (the clean copy ran, or a whole nest did). The errors are the point: an
+ * out-of-bounds write through a data index, a count that overflows in a
+ * chunk, a helper that overflows inside a compiled loop are each raised
+ * where the interpreter raises them. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "native_run.h"
+
+/* same output both ways; want: "clean" (a loop's clean copy ran), "nest" (a
+ * whole nest's), "" (compiled, nothing more asked); must: a text the
+ * compiled run's output holds (an error's name), or NULL */
+static void shape(const char *title, const char *cells, const char *want, const char *must) {
+    long e0, e1;
+    char *a = run_cells(cells, NATIVE_OFF, &e0), *b = run_cells(cells, NATIVE_ALWAYS, &e1);
+    long clean = g_clean_runs - g_nest_runs, nests = g_nest_runs;
+    CHECK_MSG(!strcmp(a, b), "%s: interpreted:\n%s\ncompiled:\n%s", title, a, b);
+    /* "uncompiled": a shape the tier does not compile yet; both tiers agree */
+    if (strcmp(want, "uncompiled")) CHECK_MSG(e1 > 0, "%s: nothing was compiled", title);
+    else CHECK_MSG(e1 == 0, "%s: compiled now: expect it to", title);
+    CHECK_MSG(g_failures == 0, "%s: the C compiler refused %ld generated units", title, g_failures);
+    if (!strcmp(want, "clean")) CHECK_MSG(clean > 0, "%s: the clean copy never ran", title);
+    if (!strcmp(want, "nest")) CHECK_MSG(nests > 0, "%s: the clean nest never ran", title);
+    if (must) CHECK_MSG(strstr(b, must) != NULL, "%s: no '%s' in:\n%s", title, must, b);
+    if (getenv("SHAPE_SHOW")) fprintf(stderr, "%s: clean %ld nests %ld\n%s", title, clean, nests, b);
+    free(a);
+    free(b);
+}
+
+/* A written index the data decide (a histogram, a scatter): one compare
+ * against the buffer's bounds, found at the loop's entry. */
+static void test_data_indexes(void) {
+    static const char *const bytes =
+        "int n = 20000; unsigned char *d = (unsigned char *)malloc(n);\n"
+        "for (int i = 0; i < n; i++) d[i] = (unsigned char)((unsigned)i * 2654435761u >> 24);\n\x01";
+    char cells[4096];
+    snprintf(cells, sizeof cells, "%s%s", bytes,
+             "int *h = (int *)calloc(256, sizeof(int));\nfor (int i = 0; i < n; i++) h[d[i]]++;\n"
+             "long s = 0; for (int i = 0; i < 256; i++) s += (long)h[i] * i;\nprintf(\"%ld %d\\n\", s, h[7]);");
+    shape("a histogram of bytes: the index proven by its type", cells, "clean", NULL);
+    snprintf(cells, sizeof cells, "%s%s", bytes,
+             "int *h = (int *)calloc(200, sizeof(int)); long t = 0;\nfor (int i = 0; i < n; i++) {\n"
+             "    t += i;\n    h[d[i]] += 2;\n}\n\x01printf(\"%ld %d\\n\", t, h[3]);");
+    shape("a histogram too short for a byte: the out-of-bounds write at its line", cells, "clean", "out-of-bounds write");
+    snprintf(cells, sizeof cells, "%s%s", bytes,
+             "int *h = (int *)calloc(256, sizeof(int)) + 8;\nfor (int i = 0; i < n; i++) h[d[i] - 8]--;\n"
+             "printf(\"%d %d\\n\", h[-8], h[247]);\n\x01"
+             "for (int i = 0; i < n; i++) h[d[i] - 9]--;\n");
+    shape("a pointer into the middle: negative data indexes, then one before the start", cells, "clean",
+          "out-of-bounds write");
+    shape("a scatter-add through a random index",
+          "int n = 30000; int *idx = (int *)malloc(n * sizeof(int)); float *x = (float *)malloc(n * sizeof(float));\n"
+          "float *y = (float *)calloc(n, sizeof(float)); srand(3);\n"
+          "for (int i = 0; i < n; i++) { idx[i] = rand() % n; x[i] = (i % 13) * 0.5f; }\n"
+          "for (int i = 0; i < n; i++) y[idx[i]] += x[i];\n"
+          "double s = 0; for (int i = 0; i < n; i++) s += y[i] * (i % 5);\nprintf(\"%.9g\\n\", s);", "clean", NULL);
+    shape("a scatter whose index runs past the end late in the loop: the session's variables as interpreted",
+          "int n = 30000; int *idx = (int *)malloc(n * sizeof(int)); double *y = (double *)calloc(n, sizeof(double));\n"
+          "for (int i = 0; i < n; i++) idx[i] = (i * 7) % n;\nidx[n - 5] = n + 3;\nlong seen = 0;\n\x01"
+          "for (int i = 0; i < n; i++) { seen++; y[idx[i]] = i; }\n\x01printf(\"%ld %g\\n\", seen, y[7]);", "clean",
+          "out-of-bounds write");
+    shape("a negative data index", "int n = 5000; int *idx = (int *)malloc(n * sizeof(int)); int *y = (int *)calloc(n, 4);\n"
+          "for (int i = 0; i < n; i++) idx[i] = n - 1 - i;\nidx[4000] = -1;\nfor (int i = 0; i < n; i++) y[idx[i]] += i;\n",
+          "clean", "out-of-bounds write");
+    shape("a data index into a freed buffer",
+          "int n = 5000; int *idx = (int *)calloc(n, sizeof(int)); int *y = (int *)malloc(n * 4); free(y);\n"
+          "for (int i = 0; i < n; i++) y[idx[i]] = i;\n", "", "freed");
+    shape("a data index of a buffer holding a session variable: the checked copy",
+          "long s = 0; long *ps = &s; int idx[8] = {0, 0, 0, 0, 0, 0, 0, 0};\n"
+          "for (int i = 0; i < 8; i++) { ps[idx[i]] += i; s += 1; }\nprintf(\"%ld\\n\", s);", "", NULL);
+    shape("a data index read: a lookup table",
+          "int n = 9000; unsigned char *c = (unsigned char *)malloc(n); float lut[256]; float *out = (float *)malloc(n * 4);\n"
+          "for (int i = 0; i < 256; i++) lut[i] = i * 0.5f;\nfor (int i = 0; i < n; i++) c[i] = (unsigned char)(i * 31);\n"
+          "float *L = lut;\nfor (int i = 0; i < n; i++) out[i] = L[c[i]] + L[(c[i] + 1) & 255];\n"
+          "printf(\"%.9g %.9g\\n\", out[5], out[n - 1]);", "clean", NULL);
+}
+
+/* A clean copy runs in chunks: the counter's value after the loop, break
+ * and continue across chunk boundaries, return from inside one. */
+static void test_chunks(void) {
+    static const int lens[] = {1, 4095, 4096, 4097, 8192, 12289};
+    for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++) {
+        char cells[2048], title[128];
+        snprintf(cells, sizeof cells,
+                 "int n = %d; int *a = (int *)malloc(n * sizeof(int)); long t = 0;\n{ int i;\n"
+                 "for (i = 0; i < n; i++) a[i] = i * 3;\n"
+                 "for (i = 0; i < n; i++) { if (a[i] %% 5 == 1) continue; t += a[i]; }\n"
+                 "printf(\"%%d %%ld\\n\", i, t);\n"
+                 "for (i = 1; i < n; i++) { if (a[i] > 3 * 4096) break; t -= a[i - 1]; }\n"
+                 "printf(\"%%d %%ld\\n\", i, t); }\n"
+                 "int first(int *p, int m, int x) { for (int j = 0; j < m; j++) if (p[j] >= x) return j; return -1; }\n"
+                 "printf(\"%%d %%d\\n\", first(a, n, 3 * 4095), first(a, n, -1));",
+                 lens[k]);
+        snprintf(title, sizeof title, "chunks of a loop of %d", lens[k]);
+        shape(title, cells, "clean", NULL);
+    }
+}
+
+/* Accumulators (a count, a sum of bytes) run unchecked in a chunk that
+ * cannot overflow them; the chunk that could runs checked and raises at
+ * the iteration the interpreter does. */
+static void test_accumulators(void) {
+    static const char *const text =
+        "long n = 50000; char *s = (char *)malloc(n); const char *txt = \"the quick brown fox jumps over the lazy dog \";\n"
+        "for (long i = 0; i < n; i++) s[i] = txt[i % 44];\n\x01";
+    char cells[4096];
+    snprintf(cells, sizeof cells, "%s%s", text,
+             "int cnt = 0; unsigned char *u = (unsigned char *)s; int sum = 0; long neg = 0;\n"
+             "for (long i = 0; i < n; i++) { if (s[i] == 'e') cnt++; sum += u[i]; neg -= s[i] == ' '; }\n"
+             "printf(\"%d %d %ld\\n\", cnt, sum, neg);");
+    shape("a count, a sum of bytes and a decrement", cells, "clean", NULL);
+    snprintf(cells, sizeof cells, "%s%s", text,
+             "int cnt = 2147483647 - 2000;\nfor (long i = 0; i < n; i++)\n    if (s[i] == 'o') cnt++;\n"
+             "\x01printf(\"%d\\n\", cnt);");
+    shape("a count that overflows int in a chunk: the interpreter's error, the count as it was", cells, "clean",
+          "overflow");
+    snprintf(cells, sizeof cells, "%s%s", text,
+             "int low = -2147483647 + 300000; unsigned char *u = (unsigned char *)s;\n"
+             "for (long i = 0; i < n; i++)\n    low -= u[i];\n\x01printf(\"%d\\n\", low);");
+    shape("a byte sum that overflows downwards", cells, "clean", "overflow");
+    shape("a sum of ints into a long, and into an int that overflows",
+          "int n = 20000; int *a = (int *)malloc(n * sizeof(int));\n"
+          "for (int i = 0; i < n; i++) a[i] = 2000000000 - i;\nlong big = 0;\n"
+          "for (int i = 0; i < n; i++) big += a[i];\nprintf(\"%ld\\n\", big);\n\x01"
+          "int small = 0;\nfor (int i = 0; i < n; i++) small += a[i];\n", "clean", "overflow");
+    shape("a variable also assigned in the loop is no accumulator",
+          "int n = 9000; int *a = (int *)malloc(n * sizeof(int)); for (int i = 0; i < n; i++) a[i] = i % 11;\n"
+          "int run = 0, best = 0;\nfor (int i = 0; i < n; i++) { if (a[i] == 0) run = 0; else run++; if (run > best) best = run; }\n"
+          "printf(\"%d %d\\n\", run, best);", "clean", NULL);
+}
+
+/* Helper functions a hot loop calls are compiled with it, static in its
+ * unit (gcc inlines them): values, and an error inside one raised with
+ * the interpreter's traceback (the call run again interpreted). */
+static void test_helpers(void) {
+    shape("a static inline helper accumulating in a double",
+          "static inline float lerp(float a, float b, float t) { return a + t * (b - a); }\n\x01"
+          "int n = 30000; float *x = (float *)malloc(n * 4), *y = (float *)malloc(n * 4);\n"
+          "for (int i = 0; i < n; i++) { x[i] = (i % 7) * 0.5f; y[i] = (i % 11) * 0.25f; }\ndouble acc = 0;\n"
+          "for (int i = 0; i < n; i++) acc += lerp(x[i], y[i], 0.25f);\nprintf(\"%.17g\\n\", acc);", "clean", NULL);
+    shape("helpers calling helpers, one overflowing deep inside the loop: its traceback",
+          "static inline int sq(int v) { return v * v; }\nint norm2(int a, int b) { return sq(a) + sq(b); }\n\x01"
+          "int n = 40000; int *x = (int *)malloc(n * 4); for (int i = 0; i < n; i++) x[i] = 2 * i;\nlong t = 0;\n\x01"
+          "for (int i = 0; i < n; i++)\n    t += norm2(x[i], 3);\n\x01printf(\"%ld\\n\", t);", "clean", "overflow");
+    shape("a recursive helper called from a loop",
+          "int gcd(int a, int b) { return b == 0 ? a : gcd(b, a % b); }\n\x01"
+          "long t = 0;\nfor (int i = 1; i < 3000; i++) t += gcd(i * 7, 3003);\nprintf(\"%ld\\n\", t);", "uncompiled", NULL);
+    shape("a helper reading through a pointer parameter",
+          "static inline float at(const float *a, int w, int x, int y) { return a[y * w + x]; }\n"
+          "typedef struct { float x, y; } pt;\nstatic inline float px(const pt *p) { return p->x * 2 + p->y; }\n\x01"
+          "int W = 300, H = 200; float *img = (float *)malloc(W * H * 4); pt *ps = (pt *)malloc(H * sizeof(pt));\n"
+          "for (int i = 0; i < W * H; i++) img[i] = (i % 19) * 0.5f;\nfor (int i = 0; i < H; i++) { ps[i].x = i; ps[i].y = 1; }\n"
+          "double tot = 0;\nfor (int y = 0; y < H - 1; y++) for (int x = 0; x < W - 1; x++)\n"
+          "    tot += at(img, W, x + 1, y) - at(img, W, x, y + 1) + px(&ps[y]);\nprintf(\"%.17g\\n\", tot);", "", NULL);
+    shape("a helper reading past the end of its buffer: the interpreter's error and traceback",
+          "static inline float at(const float *a, int w, int x, int y) { return a[y * w + x]; }\n\x01"
+          "int W = 300, H = 200; float *img = (float *)malloc(W * H * 4); for (int i = 0; i < W * H; i++) img[i] = i;\n"
+          "double tot = 0;\n\x01" "for (int y = 0; y < H; y++) for (int x = 0; x < W; x++)\n"
+          "    tot += at(img, W, x, y + 1);\n\x01printf(\"%.17g\\n\", tot);", "", "out-of-bounds read");
+    shape("a helper reading a freed buffer", "int rd(const int *p, int i) { return p[i]; }\n\x01"
+          "int *q = (int *)malloc(64 * 4); for (int i = 0; i < 64; i++) q[i] = i; long t = 0;\n"
+          "for (int r = 0; r < 2000; r++) t += rd(q, r % 64);\nfree(q);\nfor (int r = 0; r < 2000; r++) t += rd(q, r % 64);\n",
+          "", "freed");
+    shape("a helper reading a session variable the loop keeps in a register, through a pointer",
+          "long get(const long *p) { return *p; }\n\x01"
+          "long s = 0; long *ps = &s; long t = 0;\nfor (int i = 0; i < 3000; i++) { s += i; t += get(ps); }\n"
+          "printf(\"%ld %ld\\n\", s, t);", "", NULL);
+    shape("a helper reading a session variable the loop writes, by name",
+          "long s = 0;\nlong get2(int k) { return s * k; }\n\x01"
+          "long t = 0;\nfor (int i = 0; i < 3000; i++) { s += i; t += get2(2); }\nprintf(\"%ld %ld\\n\", s, t);", "", NULL);
+    shape("a helper dividing by zero inside a loop",
+          "static inline int ratio(int a, int b) { return a / b; }\n\x01"
+          "int n = 5000; int *d = (int *)malloc(n * 4); for (int i = 0; i < n; i++) d[i] = 1 + i % 9;\nd[4321] = 0; long t = 0;\n"
+          "for (int i = 0; i < n; i++)\n    t += ratio(1000, d[i]);\n\x01printf(\"%ld\\n\", t);", "clean", "zero");
+}
+
+/* A loop cell that ends before its compile does (it kept nothing, so its
+ * nodes go): the compile goes on, and the same cell run again takes it
+ * over, or its code from the cache; the loop is compiled once. */
+static void test_compile_outlives_its_cell(void) {
+    char dir[] = "/tmp/icuda-slowcc2-XXXXXX", path[64];
+    if (!mkdtemp(dir)) return;
+    snprintf(path, sizeof path, "%s/cc", dir);
+    FILE *f = fopen(path, "w");
+    fprintf(f, "#!/bin/sh\nsleep 0.3\nexec cc \"$@\"\n");
+    fclose(f);
+    chmod(path, 0755);
+    setenv("ICUDA_HOST_CC", path, 1);
+    interp_t *in = interp_new();
+    native_set_mode(in, NATIVE_AUTO);
+    out_t o = {0};
+    cell_io_t io = {&o, io_stream, NULL, NULL, NULL};
+    cell_error_t err = {0};
+    json_t *v = NULL;
+    interp_run(in, "long t = 0; int n = 400;", "In [1]", &io, &v, &err);
+    char loop[200]; /* a constant of this run only: nothing cached, its first compile */
+    snprintf(loop, sizeof loop, "for (int i = 0; i < n; i++) for (int j = 0; j < n; j++) t += (i ^ j) %% %u;",
+             3 + ((unsigned)getpid() * 2654435761u ^ (unsigned)time(NULL)) % 100000);
+    int runs = 0;
+    long entries = 0;
+    while (runs < 400 && !entries) { /* each run ~10 ms interpreted: the compile ends meanwhile */
+        native_stats_t before = native_stats(in);
+        interp_run(in, loop, "In [2]", &io, &v, &err);
+        entries = native_stats(in).entries - before.entries;
+        runs++;
+    }
+    native_stats_t st = native_stats(in);
+    CHECK_MSG(entries > 0, "a compile outliving its cell: the cell run %d times never ran compiled code", runs);
+    CHECK_MSG(runs > 1, "a compile outliving its cell: compiled code ran in the cell's first run");
+    CHECK_MSG(st.compiles <= 1,
+              "a compile outliving its cell: compiled %ld times", st.compiles);
+    interp_run(in, "printf(\"%ld\\n\", t);", "In [3]", &io, &v, &err);
+    interp_free(in);
+    free(o.s);
+    unsetenv("ICUDA_HOST_CC");
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd)) {}
+}
+
+/* Lets (a local declared in the body with its value) and conditionals in
+ * indexes: a stencil's clamped neighbours are proven like i - 1. */
+static void test_lets(void) {
+    static const char *const grid =
+        "int n = 64; double *u = (double *)malloc(n * n * sizeof(double)), *v = (double *)malloc(n * n * sizeof(double));\n"
+        "for (int i = 0; i < n * n; i++) { u[i] = (i % 37) * 0.01; v[i] = 0; }\n\x01";
+    char cells[4096];
+    snprintf(cells, sizeof cells, "%s%s", grid,
+             "for (int i = 0; i < n; i++)\n    for (int j = 0; j < n; j++) {\n"
+             "        int im = i > 0 ? i - 1 : 0, ip = i < n - 1 ? i + 1 : n - 1;\n"
+             "        int jm = j > 0 ? j - 1 : 0, jp = j < n - 1 ? j + 1 : n - 1;\n"
+             "        v[i * n + j] = 0.25 * (u[im * n + j] + u[ip * n + j] + u[i * n + jm] + u[i * n + jp]);\n    }\n"
+             "double s = 0; for (int i = 0; i < n * n; i++) s += v[i] * (i % 7);\nprintf(\"%.17g\\n\", s);");
+    shape("a stencil with clamped edges: its lets proven", cells, "nest", NULL);
+    snprintf(cells, sizeof cells, "%s%s", grid,
+             "for (int i = 0; i < n; i++)\n    for (int j = 0; j < n; j++) {\n"
+             "        int ip = i + 1;\n        v[i * n + j] = u[ip * n + j];\n    }\n");
+    shape("a let one row past the end: the read past the end, at its line", cells, "", "out-of-bounds read");
+}
+
+/* Arithmetic whose operands' types bound it (bytes, chars) has no
+ * overflow test; where they do not, it keeps it. */
+static void test_static_arithmetic(void) {
+    shape("RGB to gray in bytes",
+          "int n = 30000; unsigned char *rgb = (unsigned char *)malloc(3 * n), *gray = (unsigned char *)malloc(n);\n"
+          "for (int i = 0; i < 3 * n; i++) rgb[i] = (unsigned char)(i * 37);\n"
+          "for (int i = 0; i < n; i++) gray[i] = (unsigned char)((77 * rgb[3 * i] + 150 * rgb[3 * i + 1] + 29 * rgb[3 * i + 2]) >> 8);\n"
+          "long g = 0; for (int i = 0; i < n; i++) g += gray[i] * (i % 3);\nprintf(\"%ld\\n\", g);", "clean", NULL);
+    shape("a char times a large constant still overflows",
+          "int n = 3000; char *c = (char *)malloc(n); for (int i = 0; i < n; i++) c[i] = (char)(i % 100);\nlong t = 0;\n"
+          "for (int i = 0; i < n; i++) t += c[i] * 30000000;\n", "clean", "overflow");
+}
+
+/* A loop whose bound is read from memory (CSR's rows): versioned where
+ * the body writes no memory, its entry test kept cheap across rows. */
+static void test_bounds_from_memory(void) {
+    static const char *const csr =
+        "int rows = 500, per = 7; int nnz = rows * per;\n"
+        "int *rp = (int *)malloc((rows + 1) * 4), *col = (int *)malloc(nnz * 4);\n"
+        "double *val = (double *)malloc(nnz * 8), *x = (double *)malloc(rows * 8), *y = (double *)malloc(rows * 8);\n"
+        "for (int i = 0; i <= rows; i++) rp[i] = i * per;\nsrand(2);\n"
+        "for (int k = 0; k < nnz; k++) { col[k] = rand() % rows; val[k] = (k % 7) * 0.5; }\n"
+        "for (int i = 0; i < rows; i++) { x[i] = (i % 11) * 0.1; y[i] = 0; }\n\x01";
+    char cells[4096];
+    snprintf(cells, sizeof cells, "%s%s", csr,
+             "for (int i = 0; i < rows; i++) {\n    double s = 0;\n"
+             "    for (int k = rp[i]; k < rp[i + 1]; k++) s += val[k] * x[col[k]];\n    y[i] = s;\n}\n"
+             "double t = 0; for (int i = 0; i < rows; i++) t += y[i] * (i % 3);\nprintf(\"%.17g\\n\", t);");
+    shape("a sparse matrix-vector product: row bounds from memory", cells, "clean", NULL);
+    snprintf(cells, sizeof cells, "%s%s", csr,
+             "rp[rows] = nnz + 3;\nfor (int i = 0; i < rows; i++) {\n    double s = 0;\n"
+             "    for (int k = rp[i]; k < rp[i + 1]; k++) s += val[k] * x[col[k]];\n    y[i] = s;\n}\n");
+    shape("a row bound past the end of the values: the read past the end", cells, "clean", "out-of-bounds read");
+    snprintf(cells, sizeof cells, "%s%s", csr,
+             "col[nnz - 2] = rows;\nfor (int i = 0; i < rows; i++) {\n    double s = 0;\n"
+             "    for (int k = rp[i]; k < rp[i + 1]; k++) s += val[k] * x[col[k]];\n    y[i] = s;\n}\n");
+    shape("a column index past the end of x", cells, "clean", "out-of-bounds read");
+    shape("a bound from memory the body writes: not taken as invariant",
+          "int *lim = (int *)malloc(2 * 4); lim[0] = 50; int *a = (int *)malloc(100 * 4); long t = 0;\n"
+          "for (int i = 0; i < lim[0]; i++) { a[i] = i; if (i == 10) lim[0] = 20; t += i; }\nprintf(\"%ld\\n\", t);", "", NULL);
+}
+
+/* A counted loop the tier waits on (not hot yet, or its compile in
+ * flight) runs as the interpreter's own counted loop, which asks the tier
+ * where it polls the interrupt: as fast as the interpreter alone, and it
+ * still switches to compiled code mid-loop, its own or an outer loop's. */
+static void test_counted_loops_while_waiting(void) {
+    g_sync = false;
+    /* constants of this run only: no cached code, which would run at once */
+    unsigned salt = 7 + ((unsigned)getpid() * 2654435761u ^ (unsigned)time(NULL)) % 100000;
+    static const char *const forms[] = {
+        "long t = 0; int n = 6000000;\x01" "for (int i = 0; i < n; i++) t += i %% %u;\x01" "printf(\"%%ld\\n\", t);",
+        "long t = 0; int n = 3000;\x01" "for (int i = 0; i < n; i++) {\n    for (int j = 0; j < n; j++) t += (i ^ j) %% %u;\n"
+        "    t -= i;\n}\nprintf(\"%%ld\\n\", t);",
+        "long t = 0; int n = 3000;\x01" "for (int i = 0; i < n; i++) {\n    for (int j = 0; j < n; j++) { if (j == 2990) break; t += j %% %u; }\n"
+        "    if (i == 2500) break;\n}\nprintf(\"%%ld\\n\", t);",
+    };
+    for (size_t k = 0; k < sizeof forms / sizeof forms[0]; k++) {
+        char cells[512];
+        snprintf(cells, sizeof cells, forms[k], salt);
+        long e0, e1;
+        char *a = run_cells(cells, NATIVE_OFF, &e0), *b = run_cells(cells, NATIVE_AUTO, &e1);
+        CHECK_MSG(!strcmp(a, b), "counted loop %zu while waiting: interpreted:\n%s\ntiered:\n%s", k, a, b);
+        CHECK_MSG(g_ticks > 0, "counted loop %zu: the interpreter's counted loop never asked the tier", k);
+        CHECK_MSG(e1 > 0, "counted loop %zu: never switched to compiled code", k);
+        free(a);
+        free(b);
+    }
+    g_sync = true;
+}
+
+int main(void) {
+    test_counted_loops_while_waiting();
+    test_bounds_from_memory();
+    test_lets();
+    test_static_arithmetic();
+    test_compile_outlives_its_cell();
+    test_data_indexes();
+    test_chunks();
+    test_accumulators();
+    test_helpers();
+    printf("%d passed, %d failed, %d skipped\n", check_passed, check_failed, check_skipped);
+    return check_failed ? 1 : 0;
+}
