@@ -14,9 +14,10 @@ The compiles are made slow (ICUDA_HOST_CC is cc after a 2 s sleep) and each
 round's loop is new (no cached code), so a compile is always in flight when
 the interrupt comes, 0.3 s after the cell started. The last columns count
 the compiles started and how long after the reply a compiler (the script or
-its sleep) was still there, at worst: an abandoned compile is killed before
-the reply goes out, so this is 0 or the time a killed process takes to
-finish exiting; a compile left running would show its 2 s sleep.
+its sleep) was still there, at worst: an abandoned foreground compile is
+killed before the reply goes out (0, or the time a killed process takes to
+finish exiting); a background compile is left to finish into the cache,
+which shows as its 2 s sleep.
 
     python bench/interrupt_latency.py --kernel build/icuda [--n 100]
 
