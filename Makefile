@@ -243,6 +243,14 @@ build/bench/host_kinds: bench/host_kinds.c bench/host_harness.c bench/host_harne
 bench-kinds: build/bench/host_kinds
 	./build/bench/host_kinds 5
 
+.PHONY: bench-split
+# the cell splitter on a 10 MB cell (docs/performance.md)
+build/bench/split_cell: bench/split_cell.c $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIB_OBJ) $(LDLIBS) -o $@
+bench-split: build/bench/split_cell
+	./build/bench/split_cell 5
+
 build/bench/nvrtc_raw: bench/nvrtc_raw.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) $< -lnvrtc -o $@

@@ -261,6 +261,22 @@ class Kernel:
             if m["msg_type"] == "status" and m["content"]["execution_state"] == "idle":
                 return out
 
+    def started(self, msg_id, timeout=120):
+        """Waits for the cell's execute_input: the kernel has taken the cell
+        and an interrupt from now on stops it (one sent before the cell
+        starts is a no-op, as an interrupt of an idle kernel is)."""
+        deadline = time.time() + timeout
+        while True:
+            left = deadline - time.time()
+            if left <= 0:
+                raise TimeoutError(f"the cell {msg_id} did not start in {timeout} s")
+            try:
+                m = self.kc.get_iopub_msg(timeout=left)
+            except queue.Empty:
+                continue
+            if m["parent_header"].get("msg_id") == msg_id and m["msg_type"] == "execute_input":
+                return
+
     def execute(self, code, timeout=60, **kw):
         """Runs a cell: (execute_reply, iopub messages of it through idle)."""
         msg_id = self.kc.execute(code, **kw)

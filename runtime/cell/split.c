@@ -2,6 +2,7 @@
 
 #include "runtime/base/vec.h"
 #include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,12 +117,23 @@ static unsigned item_words(const char *s, size_t start, size_t end, const char *
     return found;
 }
 
-static void copy_name(char *dst, size_t cap, const char *s, tok_t t) {
-    size_t n = t.end - t.start;
-    if (n >= cap) n = cap - 1;
-    memcpy(dst, s + t.start, n);
-    dst[n] = 0;
+/* A name into dst: whole when it fits, else its head and a hash of all of
+ * it ("head#0123456789abcdef"), so that two long names that differ only
+ * past the head still make different keys (a later definition replaces an
+ * earlier one of the same key). */
+static void copy_span(char *dst, size_t cap, const char *s, size_t n) {
+    if (n < cap) {
+        memcpy(dst, s, n);
+        dst[n] = 0;
+        return;
+    }
+    uint64_t h = 14695981039346656037ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    size_t head = cap - 18;
+    memcpy(dst, s, head);
+    snprintf(dst + head, cap - head, "#%016llx", (unsigned long long)h);
 }
+static void copy_name(char *dst, size_t cap, const char *s, tok_t t) { copy_span(dst, cap, s + t.start, t.end - t.start); }
 
 /* Names the item and says whether it is a function definition or a variable:
  * the identifier before the first top-level '(' (skipping attribute-like
@@ -272,13 +284,13 @@ static bool namespace_item(const char *s, cell_item_t *it, item_text_t *tx) {
     it->kind = ITEM_BOTH;
     if (using_ns) { /* the namespace's qualified name */
         size_t from = b.end, to = it->end;
-        char name[96];
+        char *name = xmalloc(to - from + 1);
         size_t n = 0;
-        for (size_t i = from; i < to && n + 1 < sizeof name; i++)
+        for (size_t i = from; i < to; i++)
             if (!isspace((unsigned char)s[i]) && s[i] != ';') name[n++] = s[i];
-        name[n] = 0;
-        snprintf(tx->name, sizeof tx->name, "%s", name);
-        snprintf(tx->key, sizeof tx->key, "using:%s", name);
+        copy_span(tx->name, sizeof tx->name, name, n);
+        free(name);
+        snprintf(tx->key, sizeof tx->key, "using:%s", tx->name);
     } else {
         copy_name(tx->name, sizeof tx->name, s, b);
         snprintf(tx->key, sizeof tx->key, "%s:%s", alias ? "nsalias" : "type", tx->name);

@@ -144,7 +144,8 @@ def test_interrupt_an_endless_kernel():
         ok(k, "__global__ void forever(int *p) { while (p[0] == 0) { } }")
         ok(k, "int *d; cudaMalloc(&d, 4); cudaMemset(d, 0, 4);")
         msg_id = k.kc.execute("forever<<<1, 1>>>(d);")
-        time.sleep(1.5)
+        k.started(msg_id)
+        time.sleep(1.0)  # the kernel is launched and spinning
         t0 = time.time()
         k.km.interrupt_kernel()
         reply = k.reply_to(msg_id, timeout=30)

@@ -91,7 +91,8 @@ def test_device_code_sees_host_constants():
 def test_interrupt_stops_a_host_loop():
     with shared_kernel() as k:
         msg_id = k.kc.execute("long n = 0;\nwhile (1) { n++; }")
-        time.sleep(0.5)
+        k.started(msg_id)
+        time.sleep(0.2)  # the loop runs a while (n > 0 below)
         k.request("interrupt_request", channel="control")
         reply = k.reply_to(msg_id, "shell", timeout=10)
         assert reply["content"]["status"] == "error"
@@ -118,3 +119,20 @@ def test_a_multiline_macro_does_not_poison_later_device_cells():
         reply, msgs = k.execute("int line = __LINE__;\nprintf(\"%d %s\\n\", line + __LINE__, __FILE__);")
         assert reply["content"]["status"] == "ok", reply
         assert stdout_of(msgs).startswith("3 In ["), stdout_of(msgs)
+
+
+def test_long_names_reach_device_code():
+    """Names longer than any buffer of the splitter or the device prelude:
+    a host constant of 300 characters is declared whole for device code,
+    and two __device__ functions whose names differ only in their last
+    character are two definitions, not one replacing the other."""
+    name = "n" * 299
+    with shared_kernel() as k:
+        reply, _ = k.execute(f"const int {name}C = 64;")
+        assert reply["content"]["status"] == "ok", reply
+        reply, _ = k.execute(f"__device__ float {name}1() {{ return 1; }}")
+        assert reply["content"]["status"] == "ok", reply
+        reply, _ = k.execute(f"__device__ float {name}2() {{ return 2; }}")
+        assert reply["content"]["status"] == "ok", reply
+        reply, _ = k.execute(f"__global__ void uses_long(float *x) {{ x[0] = {name}1() + {name}2() + {name}C; }}")
+        assert reply["content"]["status"] == "ok", reply["content"]

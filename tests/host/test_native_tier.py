@@ -9,6 +9,7 @@ import random
 import re
 import shutil
 import tempfile
+import time
 
 import support
 from support import kernel, shared_kernel, stdout_of
@@ -92,5 +93,41 @@ def test_timeit_times_one_tier():
             assert m and int(m.group(1)) == 4, out
             # and the session's own hot loops go back to compiling in the background
             ok(k, f"for (int i = 0; i < n; i++) s -= i % {salt + 1};")
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def test_interrupt_abandons_a_foreground_compile():
+    """The tier forced on compiles a loop in the foreground: the interpreter
+    waits for the C compiler. An interrupt then kills the compiler and ends
+    the cell with KeyboardInterrupt, and the session goes on. The compiler
+    here never finishes (it writes its pid, then sleeps)."""
+    d = tempfile.mkdtemp(prefix="icuda-stuck-cc-")
+    try:
+        cc, pidfile = os.path.join(d, "cc"), os.path.join(d, "pid")
+        with open(cc, "w") as f:
+            f.write(f'#!/bin/sh\necho $$ > {pidfile}.tmp && mv {pidfile}.tmp {pidfile}\nexec sleep 600\n')
+        os.chmod(cc, 0o755)
+        with kernel(env={"ICUDA_HOST_CC": cc, "XDG_CACHE_HOME": d}) as k:
+            ok(k, "%host_tier always\nint before = 1;")
+            msg_id = k.kc.execute("long s = 0;\nfor (;;) s++;")
+            for _ in range(6000):  # the compiler has started
+                if os.path.exists(pidfile):
+                    break
+                time.sleep(0.01)
+            assert os.path.exists(pidfile), "the compiler never started"
+            k.request("interrupt_request", channel="control")
+            c = k.reply_to(msg_id, "shell", timeout=120)["content"]
+            assert c["status"] == "error" and c["ename"] == "KeyboardInterrupt", c
+            with open(pidfile) as f:
+                pid = int(f.read())
+            try:
+                os.kill(pid, 0)
+                alive = True
+            except ProcessLookupError:
+                alive = False
+            assert not alive, f"the compiler (pid {pid}) still runs"
+            ok(k, "%host_tier off")
+            assert stdout_of(ok(k, 'printf("%d\\n", before + 1);')) == "2\n"
     finally:
         shutil.rmtree(d, ignore_errors=True)

@@ -54,4 +54,5 @@ def test_time_gpu_work():
             v, u = s.split()
             return float(v) * {"s": 1, "ms": 1e-3, "µs": 1e-6, "ns": 1e-9}[u]
         wall, gpu = secs(m.group(1)), secs(m.group(2))
-        assert 0.045 < gpu < 0.2 and gpu <= wall + 0.005, (gpu, wall)
+        # at least the 50 ms the kernel spins (a loaded GPU only adds), and within the wall time
+        assert gpu > 0.045 and gpu <= wall + 0.005, (gpu, wall)

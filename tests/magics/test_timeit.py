@@ -2,8 +2,9 @@
 host clock's exact output shape, -o results that host code reads, --bytes
 and --flops expressions, setup code, errors and interrupts inside the timed
 statement, %roofline without measurements; and on a GPU (make test-gpu):
-launches timed with CUDA events, -o against a hand-written event measurement,
-GB/s against the device's peak, and the roofline picture."""
+launches timed with CUDA events, -o measuring a kernel of known length,
+GB/s as fractions of the device's peaks, and the roofline picture. How
+close the figures come to raw measurements is bench/'s (docs/performance.md)."""
 import re
 import time
 
@@ -181,7 +182,8 @@ def test_interrupt_stops_timing():
     with shared_kernel() as k:
         ok(k, "long runs = 0;")
         msg_id = k.kc.execute("%timeit -n 1000000000 -r 7 runs++")
-        time.sleep(1.0)
+        k.started(msg_id)
+        time.sleep(0.5)  # the statement runs a while (runs > 0 below)
         k.request("interrupt_request", channel="control")
         reply = k.reply_to(msg_id, "shell", timeout=10)
         assert reply["content"]["status"] == "error"
@@ -252,26 +254,33 @@ def test_gpu_launch_timed_with_events():
         out = stdout_of(ok(k, "%timeit -o t busy<<<132, 256>>>(o, 2000)"))
         assert "of 7 runs" in out and "; CUDA events)" in out, out
         assert value(k, 'strcmp(t.clock, "CUDA events")') == "(int) 0"
-        assert value(k, "t.n * t.mean >= 0.2 * 0.9") == "(int) 1"
+        # 1, 2, 5, 10, ... until a repeat takes 0.2 s (the n each size of
+        # kernel gets: bench/timeit_accuracy.py)
+        assert re.fullmatch(r"\(long\) [125]0*", value(k, "t.n")), value(k, "t.n")
+        assert value(k, "t.r") == "(long) 7"
 
 
 @needs_gpu
-def test_gpu_result_agrees_with_hand_written_events():
+def test_gpu_result_measures_the_kernel():
+    """A kernel that spins for 1 ms of its clock: every run %timeit reports
+    is at least that long (a loaded GPU only adds), and all the runs it
+    timed fit in the cell's wall time. How close %timeit comes to a
+    hand-written event measurement is a benchmark figure, not a test
+    (bench/timeit_accuracy.py, docs/performance.md)."""
     with shared_kernel() as k:
-        ok(k, BUSY)
-        ok(k, ALLOC)
-        ok(k, "%timeit -q -n 200 -r 5 -o t busy<<<132, 256>>>(o, 50000)")
-        msgs = ok(k, """cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
-for (int i = 0; i < 20; i++) busy<<<132, 256>>>(o, 50000);
-cudaEventRecord(a, 0);
-for (int i = 0; i < 200; i++) busy<<<132, 256>>>(o, 50000);
-cudaEventRecord(b, 0); cudaEventSynchronize(b);
-float ms; cudaEventElapsedTime(&ms, a, b);
-double hand = ms * 1e-3 / 200;
-printf("%.9f %.9f\\n", hand, t.mean);""")
-        hand, mean = map(float, stdout_of(msgs).split())
-        assert abs(mean - hand) / hand < 0.05, (mean, hand)
-        assert value(k, "t.min <= t.mean && t.mean <= t.max") == "(int) 1"
+        ok(k, "__global__ void spin_ms(long long cycles) { long long t0 = clock64(); "
+              "while (clock64() - t0 < cycles) { } }")
+        ok(k, "int rate_khz; cudaDeviceGetAttribute(&rate_khz, cudaDevAttrClockRate, 0);")
+        t0 = time.time()
+        ok(k, "%timeit -q -n 20 -r 5 -o t spin_ms<<<1, 1>>>((long long)rate_khz)")
+        wall = time.time() - t0
+        assert value(k, 'strcmp(t.clock, "CUDA events")') == "(int) 0"
+        assert value(k, "t.runs") == "(long) 100"
+        # the clock rate is the highest the SMs run at: 1 ms or more
+        assert value(k, "t.min >= 0.00099 && t.min <= t.mean && t.mean <= t.max") == "(int) 1", value(k, "t.min")
+        # seconds, not milliseconds: the runs fit in the wall time
+        runs_s = float(value(k, "t.runs * t.mean").split()[-1])
+        assert runs_s <= wall, (runs_s, wall)
 
 
 @needs_gpu
@@ -281,11 +290,21 @@ def test_gpu_bytes_give_bandwidth_and_fraction_of_peak():
         ok(k, ALLOC)
         out = stdout_of(ok(k, "%timeit -n 20 -r 3 -o t --bytes 3*N*sizeof(double) --flops N "
                               "vecadd<<<(N + 255) / 256, 256>>>(z, x, y, N)"))
-        m = re.search(r"^memory: ([0-9.e+]+) GB/s = ([0-9.]+)% of the measured peak [0-9.]+ [GT]B/s "
-                      r"\(([0-9.]+)% of the theoretical [0-9.]+ [GT]B/s\)$", out, re.M)
+        m = re.search(r"^memory: ([0-9.e+]+) GB/s = ([0-9.]+)% of the measured peak ([0-9.]+) ([GT])B/s "
+                      r"\(([0-9.]+)% of the theoretical ([0-9.]+) ([GT])B/s\)$", out, re.M)
         assert m, out
-        gbs, frac, frac_theory = float(m.group(1)), float(m.group(2)), float(m.group(3))
-        assert 10 < frac < 130 and 10 < frac_theory < 110, out
+        gbs, frac, frac_theory = float(m.group(1)), float(m.group(2)), float(m.group(5))
+        peak = float(m.group(3)) * (1e3 if m.group(4) == "T" else 1)
+        theory = float(m.group(6)) * (1e3 if m.group(7) == "T" else 1)
+        # the fractions are the rate over each peak (how near the peak a
+        # vector add comes is a benchmark figure: docs/performance.md)
+        assert abs(frac - 100 * gbs / peak) <= 0.02 * frac + 0.1, out
+        assert abs(frac_theory - 100 * gbs / theory) <= 0.02 * frac_theory + 0.1, out
+        # nothing measured moves more than the memory can: a load only lowers
+        # both rates, a wrong unit would raise them a thousandfold
+        assert gbs <= 1.1 * theory and peak <= 1.1 * theory, out
+        assert value(k, "fabs(t.bytes_per_s * t.mean - 3.0 * N * sizeof(double)) < 1e-3 * 3.0 * N * sizeof(double)") \
+            == "(int) 1"
         assert re.search(r"^compute: [0-9.e+]+ GFLOP/s = [0-9.]+% of the FP32 peak [0-9.]+ [GT]FLOP/s, "
                          r"[0-9.]+% of the FP64 peak [0-9.]+ [GT]FLOP/s$", out, re.M), out
         assert "arithmetic intensity: 0.0417 FLOP/byte" in out, out

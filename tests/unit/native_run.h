@@ -25,7 +25,7 @@
 
 /* runs the cells (separated by "\n%%\n") in a fresh interpreter; returns
  * what it printed and how each cell ended, as one string; *entries: how
- * many times compiled code was entered */
+ * many times compiled code was entered (a call that gave up included) */
 static long g_clean_runs, g_nest_runs, g_lean_misses; /* of the last run_cells: clean copies of loops, of whole
                                                      * nests; lean code that fell back (NT_LEAN) */
 static long g_failures; /* of the last run_cells: generated code the C compiler refused (a generator bug) */
@@ -57,7 +57,7 @@ static char *run_cells(const char *cells, int mode, long *entries) {
         if (v) json_decref(v);
         cell_error_clear(&err);
     }
-    *entries = native_stats(in).entries;
+    *entries = native_stats(in).entries + native_stats(in).gave_up;
     g_clean_runs = native_stats(in).clean_runs[0] + native_stats(in).clean_runs[1];
     g_nest_runs = native_stats(in).clean_runs[1];
     g_lean_misses = native_stats(in).lean_misses;

@@ -1,6 +1,8 @@
 /* The host-C interpreter against the tests/lang case files (format in the file
  * header of tests/lang/core.cases), each case in a fresh interpreter; plus
- * the interrupt check (a thread raises the flag while `while (1) {}` runs).
+ * the interrupt check (a thread raises the flag while `while (1) {}` runs:
+ * the cell ends with KeyboardInterrupt and the session goes on; how soon is
+ * bench/interrupt_latency.py's figure, not a test's).
  * Usage: test_lang [dir-or-file ...]   (default tests/lang) */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -294,13 +296,8 @@ static void run_path(const char *path) {
 static void *raiser(void *arg) {
     struct timespec ts = {0, 50 * 1000 * 1000};
     nanosleep(&ts, NULL);
-    clock_gettime(CLOCK_MONOTONIC, (struct timespec *)arg);
     interrupt_raise();
     return NULL;
-}
-
-static double secs(struct timespec *a, struct timespec *b) {
-    return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) * 1e-9;
 }
 
 static void test_interrupt(const char *code) {
@@ -309,17 +306,12 @@ static void test_interrupt(const char *code) {
     json_t *v = NULL;
     interrupt_clear();
     interp_run(in, "int before = 1;", "In [1]", NULL, &v, &err);
-    struct timespec raised, done;
     pthread_t th;
-    pthread_create(&th, NULL, raiser, &raised);
+    pthread_create(&th, NULL, raiser, NULL);
     int rc = interp_run(in, code, "In [2]", NULL, &v, &err);
-    clock_gettime(CLOCK_MONOTONIC, &done);
     pthread_join(th, NULL);
     CHECK(rc == -1);
     CHECK(err.ename && strcmp(err.ename, "KeyboardInterrupt") == 0);
-    double lag = secs(&raised, &done);
-    if (lag >= 0.1) fprintf(stderr, "interrupt took %.3f s for: %s\n", lag, code);
-    CHECK(lag < 0.1);
     err_clear(&err);
     /* the session goes on */
     rc = interp_run(in, "before + 1", "In [3]", NULL, &v, &err);

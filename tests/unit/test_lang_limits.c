@@ -88,6 +88,39 @@ int main(void) {
     CHECK_STR(run(in, ok, buf, sizeof buf), "");
     free(ok);
 
+    /* macros nested past the bound are an error that says so, naming the chain */
+    {
+        char *chain = malloc(10000 * 32), *q = chain;
+        q += sprintf(q, "#define M0 1\n");
+        for (int i = 1; i < 10000; i++) q += sprintf(q, "#define M%d M%d\n", i, i - 1);
+        sprintf(q, "int deep = M9999;");
+        expect_error(in, "macro chain", chain, "SyntaxError: macro expansion nested more than 200 deep (M9999 \u2192 M9998");
+        chain = malloc(200 * 32), q = chain;
+        q += sprintf(q, "#define N0 1\n");
+        for (int i = 1; i < 150; i++) q += sprintf(q, "#define N%d N%d\n", i, i - 1);
+        sprintf(q, "int shallow = N149;");
+        CHECK_STR(run(in, chain, buf, sizeof buf), "");
+        free(chain);
+        /* an alias of a function-like macro, used many times in one cell: each
+         * use is rescanned at its own depth, not one deeper than the last */
+        char *uses = repeat("#define f_impl(x) (x)\n#define F f_impl\nint sum = 0;\n", "sum += F(1);\n", 1000, "");
+        CHECK_STR(run(in, uses, buf, sizeof buf), "");
+        free(uses);
+    }
+
+    /* an identifier of any length that fits the cell is one name */
+    {
+        char *name = repeat("", "v", 100000, "");
+        size_t n = strlen(name);
+        char *code = malloc(6 * n + 100);
+        sprintf(code, "long %s1 = 3; long %s2 = 4; long %s3 = %s1 * 10 + %s2;", name, name, name, name, name);
+        CHECK_STR(run(in, code, buf, sizeof buf), "");
+        sprintf(code, "%s3 == 34 ? 0 : 1 / 0", name);
+        CHECK_STR(run(in, code, buf, sizeof buf), "");
+        free(code);
+        free(name);
+    }
+
     /* printf */
     CHECK(strstr(run(in, "printf(\"%2147483647d\", 1);", buf, sizeof buf), "larger than the limit"));
     CHECK(strstr(run(in, "printf(\"%*d\", 1000000000, 1);", buf, sizeof buf), "larger than the limit"));
@@ -110,6 +143,12 @@ int main(void) {
     for (int i = 0; i < 20; i++) { /* sprintf's and snprintf's text, when the destination is too small (fuzz_interp) */
         CHECK(strstr(run(in, "{ char sd[4]; sprintf(sd, \"%d\", 123456); }", buf, sizeof buf), "RuntimeError"));
         CHECK(strstr(run(in, "{ char sn[4]; snprintf(sn, 16, \"%d\", 123456); }", buf, sizeof buf), "RuntimeError"));
+    }
+    for (int i = 0; i < 20; i++) { /* ... and when the destination overlaps what the format reads */
+        CHECK(strstr(run(in, "{ char so[64] = \"abc\"; sprintf(so, \"%s%d\", so, 1); }", buf, sizeof buf),
+                     "'sprintf' argument 3 overlaps destination object 'so'"));
+        CHECK(strstr(run(in, "{ char so[64] = \"abc\"; snprintf(so + 1, 8, \"%s\", so); }", buf, sizeof buf),
+                     "'snprintf' argument 4 overlaps destination object 'so + 1'"));
     }
     CHECK_STR(run(in, "int sw = 0; switch (3) { case 1: sw = 1; break; case 3: sw = 3; break; }", buf, sizeof buf), "");
     interp_free(in);

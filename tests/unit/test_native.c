@@ -9,6 +9,7 @@
 #endif
 #include <libgen.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -413,7 +414,27 @@ static void *raise_later(void *arg) {
     return NULL;
 }
 
-/* an interrupt stops compiled code with KeyboardInterrupt */
+/* Raises the interrupt once the compiler has finished and the interpreter
+ * has reaped it: the loop's code is loaded and entered then, whatever the
+ * machine's load (an interrupt during the compile abandons it and the loop
+ * runs interpreted, which is another test). The compiler, named by
+ * ICUDA_HOST_CC, writes its pid to this file first. */
+static void *raise_once_compiled(void *pidfile) {
+    long pid = 0;
+    for (int i = 0; i < 120000 && pid <= 0; i++) {
+        FILE *f = fopen(pidfile, "r");
+        if (f) {
+            if (fscanf(f, "%ld", &pid) != 1) pid = 0;
+            fclose(f);
+        }
+        if (pid <= 0) usleep(1000);
+    }
+    /* a zombie still takes signals: kill fails once waitpid has reaped it */
+    for (int i = 0; i < 120000 && pid > 0 && kill((pid_t)pid, 0) == 0; i++) usleep(1000);
+    interrupt_raise();
+    return NULL;
+}
+
 /* A long loop body over many arrays: its access caches are shared per
  * pointer (ic_share) and past 16 live in memory (ic[], nt_imiss); the
  * interpreter's output, and its error at the same line for a short array. */
@@ -440,36 +461,173 @@ static void test_many_access_sites(void) {
     }
 }
 
+/* the compiler below writes its pid to this file, then sleeps: the raiser
+ * waits for the file, so the interrupt comes while the compile runs */
+static void *raise_when_compiling(void *pidfile) {
+    for (int i = 0; i < 60000 && access(pidfile, F_OK) != 0; i++) usleep(1000);
+    interrupt_raise();
+    return NULL;
+}
+
+/* An interrupt while the interpreter waits for a compile (the tier forced
+ * on compiles a loop in the foreground) abandons the compile: the compiler
+ * is killed, the cell ends with KeyboardInterrupt, and the session goes on.
+ * ICUDA_HOST_CC names a compiler that never finishes. */
+static void test_interrupt_abandons_a_foreground_compile(void) {
+    char dir[] = "/tmp/icuda-slow-cc-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char cc[64], pidfile[64];
+    snprintf(cc, sizeof cc, "%s/cc", dir);
+    snprintf(pidfile, sizeof pidfile, "%s/pid", dir);
+    FILE *f = fopen(cc, "w");
+    char pids[64]; /* every compile's pid, one a line */
+    snprintf(pids, sizeof pids, "%s/pids", dir);
+    fprintf(f, "#!/bin/sh\necho $$ >> %s\necho $$ > %s.tmp && mv %s.tmp %s\nexec sleep 600\n", pids, pidfile, pidfile,
+            pidfile);
+    fclose(f);
+    chmod(cc, 0700);
+    setenv("ICUDA_HOST_CC", cc, 1);
+    interp_t *in = interp_new();
+    native_set_mode(in, NATIVE_ALWAYS);
+    cell_error_t err = {0};
+    json_t *v = NULL;
+    interrupt_clear();
+    CHECK(interp_run(in, "int before = 1;", "In [1]", NULL, &v, &err) == 0);
+    pthread_t t;
+    pthread_create(&t, NULL, raise_when_compiling, pidfile);
+    /* a block: the cell keeps nothing, so its code is pure and could be
+     * compiled whole */
+    int rc = interp_run(in, "{ long s = 0;\n  for (;;) s++; }\n", "In [2]", NULL, &v, &err);
+    pthread_join(t, NULL);
+    interrupt_clear();
+    CHECK_MSG(rc == -1 && err.ename && !strcmp(err.ename, "KeyboardInterrupt"), "interrupted compile: %s",
+              err.ename ? err.ename : "the cell succeeded");
+    CHECK_MSG(native_stats(in).abandoned == 1 && native_stats(in).compiles == 0 && native_stats(in).failures == 0,
+              "interrupted compile: %ld abandoned, %ld compiled, %ld failed", native_stats(in).abandoned,
+              native_stats(in).compiles, native_stats(in).failures);
+    cell_error_clear(&err);
+    /* the compiler is gone */
+    long pid = 0;
+    if ((f = fopen(pidfile, "r"))) {
+        if (fscanf(f, "%ld", &pid) != 1) pid = 0;
+        fclose(f);
+    }
+    CHECK_MSG(pid > 0 && kill((pid_t)pid, 0) != 0, "interrupted compile: the compiler (pid %ld) still runs", pid);
+    /* the loop's was the cell's only compile (a cell runs once: it is not
+     * compiled whole as a function, a compile that would outlive it) */
+    int ncompiles = 0, nalive = 0;
+    if ((f = fopen(pids, "r"))) {
+        long p;
+        while (fscanf(f, "%ld", &p) == 1) {
+            ncompiles++;
+            nalive += kill((pid_t)p, 0) == 0;
+        }
+        fclose(f);
+    }
+    CHECK_MSG(ncompiles == 1 && nalive == 0, "interrupted cell: %d compiles started, %d still run", ncompiles, nalive);
+    /* the same for a pure function compiled on its first call (foreground:
+     * sync): the call runs interpreted, the function stays compilable and
+     * compiles on a later call (it was marked uncompilable for good) */
+    unsetenv("ICUDA_HOST_CC");
+    native_set_sync(in, true);
+    CHECK(interp_run(in, "long tw(long x) { return x * 2 + 1; }", "In [3]", NULL, &v, &err) == 0);
+    setenv("ICUDA_HOST_CC", cc, 1);
+    unlink(pidfile);
+    long a0 = native_stats(in).abandoned;
+    pthread_create(&t, NULL, raise_when_compiling, pidfile);
+    interp_run(in, "tw(3)", "In [4]", NULL, &v, &err); /* KeyboardInterrupt or not: no loop polls after the call */
+    pthread_join(t, NULL);
+    interrupt_clear();
+    CHECK_MSG(native_stats(in).abandoned > a0, "interrupted function compile: nothing abandoned");
+    json_decref(v);
+    v = NULL;
+    cell_error_clear(&err);
+    if ((f = fopen(pidfile, "r"))) {
+        if (fscanf(f, "%ld", &pid) != 1) pid = 0;
+        fclose(f);
+        CHECK(pid > 0 && kill((pid_t)pid, 0) != 0);
+    }
+    unsetenv("ICUDA_HOST_CC");
+    long e0 = native_stats(in).entries;
+    CHECK(interp_run(in, "tw(4)", "In [5]", NULL, &v, &err) == 0);
+    CHECK_MSG(native_stats(in).entries > e0, "interrupted function compile: not compiled on a later call");
+    json_decref(v);
+    v = NULL;
+    cell_error_clear(&err);
+    native_set_sync(in, false);
+    /* the session goes on, and the loop can still compile */
+    CHECK(interp_run(in, "before + 1", "In [6]", NULL, &v, &err) == 0 && v);
+    if (v) CHECK_STR(json_string_value(json_object_get(v, "text/plain")), "(int) 2");
+    json_decref(v);
+    v = NULL;
+    cell_error_clear(&err);
+    CHECK(interp_run(in, "long z = 0;\nfor (int i = 0; i < 100; i++) z += i;", "In [7]", NULL, &v, &err) == 0);
+    CHECK(native_stats(in).entries > 0);
+    cell_error_clear(&err);
+    interp_free(in);
+    unlink(pidfile);
+    unlink(pids);
+    unlink(cc);
+    rmdir(dir);
+}
+
+/* An interrupt stops compiled code with KeyboardInterrupt. Each loop is
+ * new to the code cache (a constant of this run), so it is compiled, and
+ * the interrupt comes once its compiler is done: the compiled code runs. */
 static void test_interrupt_compiled(void) {
+    char dir[] = "/tmp/icuda-pid-cc-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char cc[64], pidfile[64];
+    snprintf(cc, sizeof cc, "%s/cc", dir);
+    snprintf(pidfile, sizeof pidfile, "%s/pid", dir);
+    FILE *f = fopen(cc, "w");
+    fprintf(f, "#!/bin/sh\necho $$ > %s.tmp && mv %s.tmp %s\nexec cc \"$@\"\n", pidfile, pidfile, pidfile);
+    fclose(f);
+    chmod(cc, 0700);
+    setenv("ICUDA_HOST_CC", cc, 1);
+    unsigned salt = 3 + ((unsigned)getpid() * 2654435761u ^ (unsigned)time(NULL)) % 100000;
+    char cell[300];
     interp_t *in = interp_new();
     native_set_mode(in, NATIVE_ALWAYS);
     cell_error_t err = {0};
     json_t *v = NULL;
     interrupt_clear();
     pthread_t t;
-    pthread_create(&t, NULL, raise_later, NULL);
-    int rc = interp_run(in, "long s = 0;\nfor (long i = 0; i >= 0; i++) s += i & 3;\n", "In [1]", NULL, &v, &err);
+    pthread_create(&t, NULL, raise_once_compiled, pidfile);
+    snprintf(cell, sizeof cell, "long s = 0;\nfor (long i = 0; i >= 0; i++) s += i %% %u;\n", salt);
+    int rc = interp_run(in, cell, "In [1]", NULL, &v, &err);
     pthread_join(t, NULL);
     interrupt_clear();
     CHECK(rc == -1 && err.ename && !strcmp(err.ename, "KeyboardInterrupt"));
-    CHECK(native_stats(in).entries > 0);
+    CHECK_MSG(native_stats(in).entries > 0 && native_stats(in).abandoned == 0,
+              "interrupted loop: %ld entries, %ld compiles abandoned", native_stats(in).entries,
+              native_stats(in).abandoned);
     cell_error_clear(&err);
     /* a clean nest polls on its outermost loop only: still stopped */
     CHECK(interp_run(in, "int *a = (int *)malloc(64 * sizeof(int));", "In [2]", NULL, &v, &err) == 0);
     interrupt_clear();
-    pthread_create(&t, NULL, raise_later, NULL);
-    rc = interp_run(in, "for (long r = 0; r < 4000000000000L; r++)\n  for (int j = 0; j < 64; j++) a[j] = (int)(r & 7) + j;\n",
-                    "In [3]", NULL, &v, &err);
+    unlink(pidfile);
+    pthread_create(&t, NULL, raise_once_compiled, pidfile);
+    snprintf(cell, sizeof cell,
+             "for (long r = 0; r < 4000000000000L; r++)\n  for (int j = 0; j < 64; j++) a[j] = (int)(r %% %u) + j;\n", salt);
+    rc = interp_run(in, cell, "In [3]", NULL, &v, &err);
     pthread_join(t, NULL);
     interrupt_clear();
     CHECK(rc == -1 && err.ename && !strcmp(err.ename, "KeyboardInterrupt"));
-    CHECK(native_stats(in).clean_runs[1] > 0);
+    CHECK_MSG(native_stats(in).clean_runs[1] > 0, "interrupted nest: the clean nest never ran");
     cell_error_clear(&err);
+    unsetenv("ICUDA_HOST_CC");
+    unlink(pidfile);
+    unlink(cc);
+    rmdir(dir);
     /* a compiled recursive function has no loop: its one test a call (the
-     * guard word) sees the interrupt, called from a cell and from a loop */
+     * guard word) sees the interrupt, called from a cell and from a loop.
+     * Compiled on its first call (sync), before any interrupt comes. */
+    native_set_sync(in, true);
     CHECK(interp_run(in, "long fibl(long k) { return k < 2 ? k : fibl(k - 1) + fibl(k - 2); }\nlong warm = 0;\n"
                          "for (int w = 0; w < 300; w++) warm += fibl(12);",
                      "In [4]", NULL, &v, &err) == 0);
+    native_set_sync(in, false);
     const char *calls[] = {"fibl(90)", "long q = 0;\nfor (int i = 0; i < 100000; i++) q += fibl(i < 90000 ? 3 : 90);"};
     for (int i = 0; i < 2; i++) {
         native_stats_t st = native_stats(in);
@@ -551,6 +709,7 @@ static void fuzz(int programs) {
 int main(int argc, char **argv) {
     for (size_t i = 0; i < sizeof progs / sizeof progs[0]; i++) same(progs[i][0], progs[i][1], progs[i][2][0] == '1');
     test_interrupt_compiled();
+    test_interrupt_abandons_a_foreground_compile();
     test_enter_outer_loop();
     test_versioned_loops();
     test_nests();

@@ -180,6 +180,31 @@ static void cxx_items(void) {
     if (sp.n) CHECK_STR(sp.items[0].key, "using:cuda::std");
 }
 
+/* Names longer than an item's key holds still make distinct keys: two
+ * kernels whose names differ only in their last character are two
+ * definitions, not one replacing the other. */
+static void long_names(void) {
+    char code[2048], a[301];
+    memset(a, 'k', 300);
+    a[300] = 0;
+    snprintf(code, sizeof code, "__global__ void %s1(int *p) { }\n__global__ void %s2(int *p) { }\n"
+                                "struct %s1 { int x; };\nstruct %s2 { int y; };\n", a, a, a, a);
+    split(code);
+    CHECK(sp.n == 4);
+    if (sp.n == 4) {
+        CHECK(strcmp(sp.items[0].key, sp.items[1].key) != 0);
+        CHECK(strcmp(sp.items[2].key, sp.items[3].key) != 0);
+        CHECK(!strncmp(sp.items[0].key, "fn:kkkk", 7) && !strncmp(sp.items[2].key, "type:struct kkkk", 16));
+    }
+    split(code); /* the same names, the same keys */
+    if (sp.n == 4) {
+        cell_split_t again = {0};
+        split_cell(code, &again);
+        for (size_t i = 0; i < 4 && i < again.n; i++) CHECK_STR(sp.items[i].key, again.items[i].key);
+        split_free(&again);
+    }
+}
+
 int main(void) {
     char buf[512];
     const char *c1 =
@@ -265,6 +290,7 @@ int main(void) {
     free(v);
     routes();
     cxx_items();
+    long_names();
     split_free(&sp);
     return check_report();
 }

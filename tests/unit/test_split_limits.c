@@ -1,24 +1,13 @@
-/* The splitter on hostile cells: a 10 MB cell splits in linear
- * time with the right line numbers, brackets nested past SPLIT_MAX_DEPTH are
- * flagged with their line, and garbage splits without a fault. */
+/* The splitter on hostile cells: a 10 MB cell and an 80,000-line item
+ * split with the right items and line numbers, brackets nested past
+ * SPLIT_MAX_DEPTH are flagged with their line, and garbage splits without a
+ * fault. How long the big cells take is bench/split_cell.c's figure (the
+ * quadratic splitter took 50 minutes on the 10 MB cell: the test's time
+ * limit would end it, no assertion on time needed). */
 #include <stdlib.h>
-#include <time.h>
 
 #include "check.h"
 #include "runtime/cell/split.h"
-
-/* under AddressSanitizer every access is checked: a few times slower */
-#ifdef __SANITIZE_ADDRESS__
-#define SPLIT_10MB_SECONDS 4.0
-#else
-#define SPLIT_10MB_SECONDS 1.0
-#endif
-
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t); /* CPU time: other jobs on the machine do not count */
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
 
 static char *repeat(const char *head, const char *unit, size_t n, const char *tail) {
     size_t h = strlen(head), u = strlen(unit), t = strlen(tail);
@@ -33,12 +22,8 @@ int main(void) {
     cell_split_t sp;
     /* 10 MB, 1,000,000 lines: was quadratic (line_of from the start per item) */
     char *big = repeat("int x = 0;\n", "x += 1; /* c */\n", 625000, "x");
-    double t0 = now();
     split_cell(big, &sp);
-    double dt = now() - t0;
-    printf("split %zu bytes into %zu items in %.3f s\n", strlen(big), sp.n, dt);
     CHECK(sp.n == 625002);
-    CHECK(dt < SPLIT_10MB_SECONDS);
     CHECK(sp.items[sp.n - 1].first_line == 625002);
     CHECK(sp.items[sp.n - 2].first_line == 625001 && sp.items[sp.n - 2].last_line == 625001);
     CHECK(sp.too_deep_line == 0);
@@ -47,10 +32,8 @@ int main(void) {
 
     /* one item of 80,000 lines, and 80,000 one-line items */
     char *lines = repeat("void f(void) {\n", "  g();\n", 80000, "}\nint y;\n");
-    t0 = now();
     split_cell(lines, &sp);
-    CHECK(now() - t0 < SPLIT_10MB_SECONDS / 10);
-    CHECK(sp.n == 2 && sp.items[1].first_line == 80003);
+    CHECK(sp.n == 2 && sp.items[0].first_line == 1 && sp.items[0].last_line == 80002 && sp.items[1].first_line == 80003);
     split_free(&sp);
     free(lines);
 

@@ -304,8 +304,10 @@ enum { S_VAR_GLOBAL = 1, S_VAR_LOCAL, S_TYPEDEF, S_FUNC, S_ENUMC, S_BUILTIN, S_T
 /* a small string->pointer hash map */
 typedef struct hmap { int cap, n; const char **keys; void **vals; unsigned puts; /* hmap_put calls ever */ } hmap_t;
 void *hmap_get(hmap_t *m, const char *k);
+void *hmap_getn(hmap_t *m, const char *k, size_t n); /* the key is the n bytes at k */
 void hmap_put(hmap_t *m, const char *k, void *v);
 void hmap_del(hmap_t *m, const char *k);
+void hmap_deln(hmap_t *m, const char *k, size_t n);
 void hmap_free(hmap_t *m);
 
 /* A session's buffer table, raw-address index, managed-memory list and
@@ -405,6 +407,13 @@ struct interp {
 extern interp_t *g_in;   /* the interpreter running now */
 /* s copied once into in->keep (session-lived), by content. */
 const char *lang_intern(interp_t *in, const char *s);
+/* A name made with printf for a lookup (a token's text, "ns::name"): in buf
+ * when it fits in cap bytes, else in the session's pool, so that a name of
+ * any length is looked up whole, never cut at the buffer's size. */
+char *lang_name_fmt(interp_t *in, char *buf, size_t cap, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* ... the n bytes at s (a token's text) as a string, the same way */
+char *lang_name(interp_t *in, char *buf, size_t cap, const char *s, size_t n);
 
 /* ---------- errors (errors.c) ---------- */
 /* The memory a cell may take in the session's pools (budget.c): from
@@ -447,6 +456,7 @@ type_t *ty_promote(type_t *t);
 type_t *ty_common(type_t *a, type_t *b);
 char *ty_name(type_t *t, char *buf, size_t n);          /* "unsigned long", "int *", "int[5]" */
 char *ty_decl(type_t *t, const char *name, char *buf, size_t n); /* declaration spelling */
+char *ty_decl_alloc(type_t *t, const char *name);      /* ... whole, malloc'd */
 const char *ty_plural(type_t *t, char *buf, size_t n);   /* "doubles" */
 /* per-session types from the prelude */
 #define ty_dim3 (g_in->dim3_type)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core.h"
+#include "runtime/base/strbuf.h"
 
 #define BT(nm, k, sz, u) type_t nm = {.kind = k, .size = sz, .align = sz ? sz : 1, .is_unsigned = u}
 BT(ty_void, T_VOID, 0, 0);
@@ -218,48 +219,60 @@ static const char *basic_name(type_t *t) {
     }
 }
 
-/* Spells a declaration of name with type t: the inside-out C syntax. */
-char *ty_decl(type_t *t, const char *name, char *buf, size_t n) {
-    char inner[512], tmp[600];
-    snprintf(inner, sizeof inner, "%s", name ? name : "");
+/* Spells a declaration of name with type t: the inside-out C syntax, whole
+ * whatever the names' lengths (a template instance's key, a constant of the
+ * device prelude). Caller frees. */
+char *ty_decl_alloc(type_t *t, const char *name) {
+    strbuf_t inner = {0};
+    sb_puts(&inner, name ? name : "");
     for (;;) {
-        if (t->name && !(t->kind == T_PTR && 0)) break;
+        if (t->name) break;
         if (t->kind == T_PTR) {
             bool paren = t->base->kind == T_ARRAY || t->base->kind == T_FUNC;
-            snprintf(tmp, sizeof tmp, paren ? "(%s%s%s)" : "%s%s%s", t->is_ref ? "&" : "*", t->is_const ? "const " : "", inner);
-            { memcpy(inner, tmp, sizeof inner - 1); inner[sizeof inner - 1] = 0; }
+            strbuf_t w = {0};
+            sb_printf(&w, "%s%s%s", paren ? "(" : "", t->is_ref ? "&" : "*", t->is_const ? "const " : "");
+            sb_append(&w, inner.data, inner.len);
+            if (paren) sb_putc(&w, ')');
+            free(inner.data);
+            inner = w;
             t = t->base;
         } else if (t->kind == T_ARRAY) {
-            if (t->count >= 0 && !t->vla) snprintf(tmp, sizeof tmp, "%s[%ld]", inner, t->count);
-            else snprintf(tmp, sizeof tmp, "%s[]", inner);
-            { memcpy(inner, tmp, sizeof inner - 1); inner[sizeof inner - 1] = 0; }
+            if (t->count >= 0 && !t->vla) sb_printf(&inner, "[%ld]", t->count);
+            else sb_puts(&inner, "[]");
             t = t->base;
         } else if (t->kind == T_FUNC) {
-            size_t k = (size_t)snprintf(tmp, sizeof tmp, "%s(", inner);
-            for (int i = 0; i < t->nparams && k < sizeof tmp; i++) {
-                char pb[200];
-                k += (size_t)snprintf(tmp + k, sizeof tmp - k, "%s%s", i ? ", " : "",
-                                      ty_decl(t->params[i], NULL, pb, sizeof pb));
+            sb_putc(&inner, '(');
+            for (int i = 0; i < t->nparams; i++) {
+                char *pd = ty_decl_alloc(t->params[i], NULL);
+                if (i) sb_puts(&inner, ", ");
+                sb_puts(&inner, pd);
+                free(pd);
             }
-            if (t->variadic && k < sizeof tmp) k += (size_t)snprintf(tmp + k, sizeof tmp - k, "%s...", t->nparams ? ", " : "");
-            if (!t->nparams && !t->variadic && !t->oldstyle && k < sizeof tmp)
-                k += (size_t)snprintf(tmp + k, sizeof tmp - k, "void");
-            if (k < sizeof tmp) snprintf(tmp + k, sizeof tmp - k, ")");
-            { memcpy(inner, tmp, sizeof inner - 1); inner[sizeof inner - 1] = 0; }
+            if (t->variadic) sb_puts(&inner, t->nparams ? ", ..." : "...");
+            if (!t->nparams && !t->variadic && !t->oldstyle) sb_puts(&inner, "void");
+            sb_putc(&inner, ')');
             t = t->base;
         } else break;
     }
-    char base[256];
+    strbuf_t d = {0};
     const char *cq = t->is_const ? "const " : "";
-    if (t->name) snprintf(base, sizeof base, "%s%s", cq, t->name);
+    if (t->name) sb_printf(&d, "%s%s", cq, t->name);
     else if (t->kind == T_STRUCT || t->kind == T_UNION)
-        snprintf(base, sizeof base, "%s%s %s", cq, t->kind == T_STRUCT ? "struct" : "union",
-                 t->sd && t->sd->tag ? t->sd->tag : "<anonymous>");
-    else if (t->is_enum) snprintf(base, sizeof base, "%senum %s", cq, t->enum_tag ? t->enum_tag : "<anonymous>");
-    else snprintf(base, sizeof base, "%s%s", cq, basic_name(t) ? basic_name(t) : "?");
-    if (inner[0] == 0) snprintf(buf, n, "%s", base);
-    else if (inner[0] == '[' || inner[0] == '(') snprintf(buf, n, "%s%s", base, inner);
-    else snprintf(buf, n, "%s %s", base, inner);
+        sb_printf(&d, "%s%s %s", cq, t->kind == T_STRUCT ? "struct" : "union",
+                  t->sd && t->sd->tag ? t->sd->tag : "<anonymous>");
+    else if (t->is_enum) sb_printf(&d, "%senum %s", cq, t->enum_tag ? t->enum_tag : "<anonymous>");
+    else sb_printf(&d, "%s%s", cq, basic_name(t) ? basic_name(t) : "?");
+    if (inner.len && inner.data[0] != '[' && inner.data[0] != '(') sb_putc(&d, ' ');
+    if (inner.len) sb_append(&d, inner.data, inner.len);
+    free(inner.data);
+    return sb_take(&d);
+}
+
+/* ... into buf, cut at n bytes: for messages */
+char *ty_decl(type_t *t, const char *name, char *buf, size_t n) {
+    char *d = ty_decl_alloc(t, name);
+    snprintf(buf, n, "%s", d);
+    free(d);
     return buf;
 }
 

@@ -1,6 +1,8 @@
 /* Small containers for the interpreter: a bump pool (compiled code, types and
  * names live as long as the session), a string-keyed hash map and the
  * session's interned strings; and g_in, the session running now. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -177,31 +179,35 @@ void pool_free(pool_t *p) {
     p->head = NULL;
 }
 
-static unsigned hstr(const char *s) {
+static unsigned hstr(const char *s, size_t n) {
     unsigned h = 2166136261u;
-    while (*s) h = (h ^ (unsigned char)*s++) * 16777619u;
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
     return h;
 }
 
-static int hfind(hmap_t *m, const char *k) {
-    unsigned i = hstr(k) & (unsigned)(m->cap - 1);
+/* keys are the n bytes at k (no NUL needed): a name is looked up as its
+ * token spells it, whatever its length */
+static int hfind(hmap_t *m, const char *k, size_t n) {
+    unsigned i = hstr(k, n) & (unsigned)(m->cap - 1);
     while (m->keys[i]) {
-        if (m->keys[i] != (const char *)1 && strcmp(m->keys[i], k) == 0) return (int)i;
+        if (m->keys[i] != (const char *)1 && strncmp(m->keys[i], k, n) == 0 && m->keys[i][n] == 0) return (int)i;
         i = (i + 1) & (unsigned)(m->cap - 1);
     }
     return -1;
 }
 
-void *hmap_get(hmap_t *m, const char *k) {
+void *hmap_getn(hmap_t *m, const char *k, size_t n) {
     if (!m->cap) return NULL;
-    int i = hfind(m, k);
+    int i = hfind(m, k, n);
     return i < 0 ? NULL : m->vals[i];
 }
+
+void *hmap_get(hmap_t *m, const char *k) { return hmap_getn(m, k, strlen(k)); }
 
 void hmap_put(hmap_t *m, const char *k, void *v) {
     m->puts++;
     if (m->cap) {
-        int i = hfind(m, k);
+        int i = hfind(m, k, strlen(k));
         if (i >= 0) { m->vals[i] = v; return; }
     }
     if ((m->n + 1) * 2 > m->cap) {
@@ -219,18 +225,20 @@ void hmap_put(hmap_t *m, const char *k, void *v) {
         free(m->vals);
         *m = nm;
     }
-    unsigned i = hstr(k) & (unsigned)(m->cap - 1);
+    unsigned i = hstr(k, strlen(k)) & (unsigned)(m->cap - 1);
     while (m->keys[i] && m->keys[i] != (const char *)1) i = (i + 1) & (unsigned)(m->cap - 1);
     m->keys[i] = k; /* keys are owned by the caller (pool) */
     m->vals[i] = v;
     m->n++;
 }
 
-void hmap_del(hmap_t *m, const char *k) {
+void hmap_deln(hmap_t *m, const char *k, size_t n) {
     if (!m->cap) return;
-    int i = hfind(m, k);
+    int i = hfind(m, k, n);
     if (i >= 0) { m->keys[i] = (const char *)1; m->vals[i] = NULL; }
 }
+
+void hmap_del(hmap_t *m, const char *k) { hmap_deln(m, k, strlen(k)); }
 
 void hmap_free(hmap_t *m) {
     free(m->keys);
@@ -244,4 +252,24 @@ const char *lang_intern(interp_t *in, const char *s) {
     k = pool_strndup(&in->keep, s, strlen(s));
     hmap_put(&in->interned, k, (void *)k);
     return k;
+}
+
+char *lang_name(interp_t *in, char *buf, size_t cap, const char *s, size_t n) {
+    char *r = n < cap ? buf : pool_alloc(&in->pool, n + 1);
+    memcpy(r, s, n);
+    r[n] = 0;
+    return r;
+}
+
+char *lang_name_fmt(interp_t *in, char *buf, size_t cap, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int need = vsnprintf(buf, cap, fmt, ap);
+    va_end(ap);
+    if (need < 0 || (size_t)need < cap) return buf;
+    char *r = pool_alloc(&in->pool, (size_t)need + 1);
+    va_start(ap, fmt);
+    vsnprintf(r, (size_t)need + 1, fmt, ap);
+    va_end(ap);
+    return r;
 }

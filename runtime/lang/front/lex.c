@@ -74,6 +74,11 @@ static void *scratch(size_t n) { return pool_alloc(&g_in->scratch, n); }
  * of another, eight deep, is 10^8 of them, each with its own body (10 GB
  * before a single vector reached LEX_MAX_TOKENS). */
 #define LEX_MAX_EXPANSIONS 2000000
+/* How deep macro expansions may nest (a macro used in another's body or
+ * argument): each level is a C call of the expander, so the depth is
+ * bounded, and past it is an error that says so (a chain of 10,000 macros,
+ * each the next one's name, was left half expanded: "'M9936' is undeclared"). */
+#define LEX_MAX_MACRO_DEPTH 200
 
 static void vpush(tokvec_t *v, token_t *t) {
     if (v->n >= LEX_MAX_TOKENS)
@@ -332,7 +337,9 @@ static bool teq(token_t *t, const char *s) {
 }
 static char *tname(interp_t *in, token_t *t) { return pool_strndup(&in->pool, t->s, (size_t)t->n); }
 
-typedef struct { const char *names[64]; int n; } active_t;
+/* the macros being expanded, outermost first: never more than the depth
+ * (each one pushed is expanded one level deeper) */
+typedef struct { const char *names[LEX_MAX_MACRO_DEPTH + 2]; int n; } active_t;
 
 static bool is_active(active_t *a, const char *nm, int nl) {
     for (int i = 0; i < a->n; i++)
@@ -344,11 +351,7 @@ static void expand(interp_t *in, token_t *v, int n, tokvec_t *out, active_t *act
 
 static macro_t *find_macro(interp_t *in, token_t *t) {
     if (!is_ident(t) || t->no_expand) return NULL;
-    char nb[128];
-    if (t->n >= (int)sizeof nb) return NULL;
-    memcpy(nb, t->s, (size_t)t->n);
-    nb[t->n] = 0;
-    return hmap_get(&in->macros, nb);
+    return hmap_getn(&in->macros, t->s, (size_t)t->n);
 }
 
 /* relexes the spelling made by ## */
@@ -511,35 +514,69 @@ static void line_file_token(token_t *t) {
     t->slen = (int)n + 1;
 }
 
-/* An expansion that ends in a function-like macro's name takes its
- * arguments from what follows it in the source (#define CHECK check_impl,
- * then CHECK(x)): the name and its argument list are scanned again
- * together, as often as the result ends in such a name again. Returns where
- * the caller goes on in v (next when nothing was taken). Only the argument
- * list is copied: copying the whole rest of the cell, as this did, took
- * memory quadratic in the cell for a line of such calls. */
-static int rescan_with_rest(interp_t *in, token_t *v, int next, int n, tokvec_t *out, size_t before, active_t *act,
-                            int depth) {
-    while ((size_t)out->n > before && next < n && v[next].kind == TK_PUNCT && v[next].id == P_LPAREN) {
-        token_t last = out->v[out->n - 1];
-        macro_t *m = find_macro(in, &last);
-        if (!m || !m->fnlike || is_active(act, last.s, last.n)) break;
-        int close = next + 1, lvl = 0;
-        for (; close < n; close++) {
-            if (v[close].kind != TK_PUNCT) continue;
-            if (v[close].id == P_LPAREN) lvl++;
-            else if (v[close].id == P_RPAREN && lvl-- == 0) break;
+/* A function-like macro's use: its name t, then v[lp] the '(' of its
+ * arguments; expanded into out. The index of its ')'. */
+static int expand_call(interp_t *in, macro_t *m, token_t *t, token_t *v, int lp, int n, tokvec_t *out, active_t *act,
+                       int depth) {
+    int j = lp + 1, lvl = 0, argc = 0, cap = 8;
+    token_t **args = scratch(sizeof *args * (size_t)cap);
+    int *nargs = scratch(sizeof *nargs * (size_t)cap);
+    args[0] = &v[j];
+    nargs[0] = 0;
+    bool empty = true;
+    for (; j < n; j++) {
+        token_t *a = &v[j];
+        if (a->kind == TK_PUNCT && (a->id == P_LPAREN)) lvl++;
+        if (a->kind == TK_PUNCT && a->id == P_RPAREN) {
+            if (lvl == 0) break;
+            lvl--;
         }
-        int take = (close < n ? close + 1 : n) - next; /* unterminated: the rest, for expand's error */
-        out->n--;
-        before = (size_t)out->n;
-        token_t *joined = scratch(sizeof(token_t) * (size_t)(take + 1));
-        joined[0] = last;
-        memcpy(joined + 1, v + next, sizeof(token_t) * (size_t)take);
-        expand(in, joined, take + 1, out, act, depth + 1);
-        next += take;
+        if (lvl == 0 && a->kind == TK_PUNCT && a->id == P_COMMA &&
+            !(m->variadic && argc == m->nparams - 1)) {
+            argc++;
+            if (argc >= cap) {
+                cap *= 2;
+                token_t **na = scratch(sizeof *args * (size_t)cap);
+                int *nn = scratch(sizeof *nargs * (size_t)cap);
+                memcpy(na, args, sizeof *args * (size_t)argc);
+                memcpy(nn, nargs, sizeof *nargs * (size_t)argc);
+                args = na;
+                nargs = nn;
+            }
+            args[argc] = &v[j + 1];
+            nargs[argc] = 0;
+            continue;
+        }
+        nargs[argc]++;
+        empty = false;
     }
-    return next;
+    if (j >= n) { syntax_error(&t->loc, "unterminated argument list invoking macro \"%.*s\"", t->n, t->s); }
+    argc = empty && argc == 0 ? 0 : argc + 1;
+    if (argc != m->nparams && !(m->variadic && argc >= m->nparams - 1) && !(m->nparams == 1 && argc == 0)) {
+        syntax_error(&t->loc, "macro \"%s\" %s %d argument%s, but takes %d", m->name,
+                     argc > m->nparams ? "passed" : "requires", argc, argc == 1 ? "" : "s", m->nparams);
+    }
+    token_t call = *t;
+    call.loc.len = v[j].loc.line == t->loc.line ? v[j].loc.col + 1 - t->loc.col : t->n;
+    expand_macro(in, m, &call, args, nargs, argc, out, act, depth);
+    return j;
+}
+
+/* The chain of macros being expanded, for the depth error: the outermost
+ * three, then the innermost two. */
+static const char *active_chain(active_t *act, char *buf, size_t cap) {
+    size_t k = 0;
+    buf[0] = 0;
+    for (int i = 0; i < act->n && k < cap; i++) {
+        if (act->n > 5 && i == 3) {
+            k += (size_t)snprintf(buf + k, cap - k, " \u2192 \u2026");
+            i = act->n - 3;
+            continue;
+        }
+        k += (size_t)snprintf(buf + k, cap - k, "%s%.40s", i ? " \u2192 " : " (", act->names[i]);
+    }
+    if (act->n && k < cap) snprintf(buf + k, cap - k, ")");
+    return buf;
 }
 
 /* The cell's raw tokens that preprocessing is past go back as it goes
@@ -559,7 +596,11 @@ static inline void raw_discard_to(token_t *at) {
 }
 
 static void expand(interp_t *in, token_t *v, int n, tokvec_t *out, active_t *act, int depth) {
-    if (depth > 200) syntax_error(&v[0].loc, "macro expansion too deep");
+    if (depth > LEX_MAX_MACRO_DEPTH) {
+        char chain[400];
+        syntax_error(&v[0].loc, "macro expansion nested more than %d deep%s", LEX_MAX_MACRO_DEPTH,
+                     active_chain(act, chain, sizeof chain));
+    }
     bool raw = depth == 0 && g_raw.base && v >= g_raw.base && v < g_raw.base + g_raw.n;
     for (int i = 0; i < n; i++) {
         token_t *t = &v[i];
@@ -576,60 +617,28 @@ static void expand(interp_t *in, token_t *v, int n, tokvec_t *out, active_t *act
             line_file_token(&out->v[out->n - 1]);
             continue;
         }
-        if (!m || act->n >= 63) { vpush(out, t); continue; }
+        if (!m) { vpush(out, t); continue; }
         size_t before = (size_t)out->n;
-        if (!m->fnlike) {
-            expand_macro(in, m, t, NULL, NULL, 0, out, act, depth);
-            i = rescan_with_rest(in, v, i + 1, n, out, before, act, depth) - 1;
-            continue;
-        }
-        if (i + 1 >= n || v[i + 1].kind != TK_PUNCT || v[i + 1].id != P_LPAREN) {
+        int end = i; /* the use's last token */
+        if (!m->fnlike) expand_macro(in, m, t, NULL, NULL, 0, out, act, depth);
+        else if (i + 1 >= n || v[i + 1].kind != TK_PUNCT || v[i + 1].id != P_LPAREN) {
             vpush(out, t); /* a function-like macro's name alone */
             continue;
+        } else
+            end = expand_call(in, m, t, v, i + 1, n, out, act, depth);
+        /* An expansion that ends in a function-like macro's name takes its
+         * arguments from what follows it in the source (#define CHECK
+         * check_impl, then CHECK(x)): at this depth, so that a cell may do
+         * so any number of times. */
+        while ((size_t)out->n > before && end + 1 < n && v[end + 1].kind == TK_PUNCT && v[end + 1].id == P_LPAREN) {
+            token_t last = out->v[out->n - 1];
+            macro_t *lm = find_macro(in, &last);
+            if (!lm || !lm->fnlike || is_active(act, last.s, last.n)) break;
+            out->n--;
+            before = (size_t)out->n;
+            end = expand_call(in, lm, &last, v, end + 1, n, out, act, depth);
         }
-        /* collect arguments */
-        int j = i + 2, lvl = 0, argc = 0, cap = 8;
-        token_t **args = scratch(sizeof *args * (size_t)cap);
-        int *nargs = scratch(sizeof *nargs * (size_t)cap);
-        args[0] = &v[j];
-        nargs[0] = 0;
-        bool empty = true;
-        for (; j < n; j++) {
-            token_t *a = &v[j];
-            if (a->kind == TK_PUNCT && (a->id == P_LPAREN)) lvl++;
-            if (a->kind == TK_PUNCT && a->id == P_RPAREN) {
-                if (lvl == 0) break;
-                lvl--;
-            }
-            if (lvl == 0 && a->kind == TK_PUNCT && a->id == P_COMMA &&
-                !(m->variadic && argc == m->nparams - 1)) {
-                argc++;
-                if (argc >= cap) {
-                    cap *= 2;
-                    token_t **na = scratch(sizeof *args * (size_t)cap);
-                    int *nn = scratch(sizeof *nargs * (size_t)cap);
-                    memcpy(na, args, sizeof *args * (size_t)argc);
-                    memcpy(nn, nargs, sizeof *nargs * (size_t)argc);
-                    args = na;
-                    nargs = nn;
-                }
-                args[argc] = &v[j + 1];
-                nargs[argc] = 0;
-                continue;
-            }
-            nargs[argc]++;
-            empty = false;
-        }
-        if (j >= n) { syntax_error(&t->loc, "unterminated argument list invoking macro \"%.*s\"", t->n, t->s); }
-        argc = empty && argc == 0 ? 0 : argc + 1;
-        if (argc != m->nparams && !(m->variadic && argc >= m->nparams - 1) && !(m->nparams == 1 && argc == 0)) {
-            syntax_error(&t->loc, "macro \"%s\" %s %d argument%s, but takes %d", m->name,
-                         argc > m->nparams ? "passed" : "requires", argc, argc == 1 ? "" : "s", m->nparams);
-        }
-        token_t call = *t;
-        call.loc.len = v[j].loc.line == t->loc.line ? v[j].loc.col + 1 - t->loc.col : t->n;
-        expand_macro(in, m, &call, args, nargs, argc, out, act, depth);
-        i = rescan_with_rest(in, v, j + 1, n, out, before, act, depth) - 1;
+        i = end;
     }
 }
 
@@ -896,11 +905,7 @@ static void preprocess_tokens(interp_t *in, tokvec_t *raw, tokvec_t *out, bool b
             } else if (!strcmp(dn, "define")) {
                 define(in, v + s + 1, e - s - 1, builtin);
             } else if (!strcmp(dn, "undef")) {
-                if (e - s >= 2) {
-                    char nb[128];
-                    snprintf(nb, sizeof nb, "%.*s", v[s + 1].n, v[s + 1].s);
-                    hmap_del(&in->macros, nb);
-                }
+                if (e - s >= 2) hmap_deln(&in->macros, v[s + 1].s, (size_t)v[s + 1].n);
             } else if (!strcmp(dn, "error")) {
                 syntax_error(&d->loc, "#error %.*s", e - s > 1 ? (int)(v[e - 1].s + v[e - 1].n - v[s + 1].s) : 0,
                              e - s > 1 ? v[s + 1].s : "");

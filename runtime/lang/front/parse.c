@@ -30,62 +30,51 @@ void scope_add(P *p, sym_t *s) {
 
 /* Where a name may be found, in order: as written (its first part through a
  * namespace alias), in each `using namespace` in force, and std:: names also
- * bare (std::sqrt is the C sqrt). */
-int cxx_name_candidates(interp_t *in, const char *name, char out[][256], int max) {
+ * bare (std::sqrt is the C sqrt). out[k] is buf[k] or, for a longer name,
+ * the session's pool: a name is never cut. */
+int cxx_name_candidates(interp_t *in, const char *name, char buf[][256], const char **out, int max) {
     int n = 0;
-#define ADD(...) do { if (n < max && snprintf(out[n], 256, __VA_ARGS__) < 256) n++; } while (0)
+#define ADD(...) do { if (n < max) { out[n] = lang_name_fmt(in, buf[n], 256, __VA_ARGS__); n++; } } while (0)
     if (!strncmp(name, "::", 2)) { /* ::x is the global x and nothing else */
         ADD("%s", name + 2);
         return n;
     }
     const char *sep = strstr(name, "::");
     size_t head = sep ? (size_t)(sep - name) : strlen(name);
-    char first[256];
-    if (head < sizeof first) {
-        memcpy(first, name, head);
-        first[head] = 0;
-        const char *al = hmap_get(&in->ns_alias, first);
-        if (al) ADD("%s%s", al, name + head);
-        else ADD("%s", name);
-    } else
-        ADD("%s", name);
+    const char *al = hmap_getn(&in->ns_alias, name, head);
+    if (al) ADD("%s%s", al, name + head);
+    else ADD("%s", name);
     /* using namespace std; chrono::milliseconds is std::chrono::milliseconds too */
     for (int i = in->nusings - 1; i >= 0; i--) ADD("%s::%s", in->usings[i], name);
     int k = n;
     for (int i = 0; i < k; i++)
-        if (!strncmp(out[i], "std::", 5) && !strchr(out[i] + 5, ':')) {
-            char bare[256];
-            snprintf(bare, sizeof bare, "%s", out[i] + 5);
-            ADD("%s", bare);
-        }
+        if (!strncmp(out[i], "std::", 5) && !strchr(out[i] + 5, ':')) ADD("%s", out[i] + 5);
 #undef ADD
     return n;
 }
 
 static sym_t *lookup_n(P *p, const char *s, int n) {
-    char nb[256];
-    if (n >= (int)sizeof nb) return NULL;
-    memcpy(nb, s, (size_t)n);
-    nb[n] = 0;
+    char nbuf[256];
+    const char *nb = lang_name(p->in, nbuf, sizeof nbuf, s, (size_t)n);
     for (int i = p->nscope - 1; i >= 0; i--)
         if (strcmp(p->scope[i]->name, nb) == 0) return p->scope[i];
-    char outer[512];
+    char outer[512], qb[800];
+    char *up_ns = NULL; /* a copy of the namespace, cut at each level up */
     for (const char *ns = strncmp(nb, "::", 2) ? p->ns : NULL; ns;) { /* inside a namespace block: its names first */
-        char q[800];
-        snprintf(q, sizeof q, "%.500s::%s", ns, nb);
+        const char *q = lang_name_fmt(p->in, qb, sizeof qb, "%s::%s", ns, nb);
         sym_t *r = hmap_get(&p->cell, q);
         if (!r) r = hmap_get(&p->in->globals, q);
         if (r) return r;
         const char *up = NULL;
         for (const char *c = ns; (c = strstr(c, "::")); c += 2) up = c;
         if (!up) break;
-        size_t k = (size_t)(up - ns) < sizeof outer - 1 ? (size_t)(up - ns) : sizeof outer - 1;
-        if (ns != outer) memcpy(outer, ns, k); /* the enclosing namespace (outer may already hold ns) */
-        outer[k] = 0;
-        ns = outer;
+        if (!up_ns) up_ns = lang_name_fmt(p->in, outer, sizeof outer, "%.*s", (int)(up - ns), ns);
+        else up_ns[up - ns] = 0;
+        ns = up_ns; /* the enclosing namespace */
     }
-    char cand[8][256];
-    int nc = cxx_name_candidates(p->in, nb, cand, 8);
+    char cb[8][256];
+    const char *cand[8];
+    int nc = cxx_name_candidates(p->in, nb, cb, cand, 8);
     for (int k = 0; k < nc; k++) {
         for (P *q = p; q; q = q->parent) {
             sym_t *r = hmap_get(&q->cell, cand[k]);

@@ -50,9 +50,7 @@ static void scan_ref_bindings(P *p) {
         if (callee->kind == TK_KW) continue; /* if (x), sizeof(x), while (x) ... */
         if (tok_punct(callee, P_GT) || callee->kind == TK_IDENT) {
             if (callee->kind == TK_IDENT) {
-                char nb[256];
-                snprintf(nb, sizeof nb, "%.*s", callee->n, callee->s);
-                if (hmap_get(&p->in->builtins, nb) || !strncmp(nb, "cuda", 4) || !strncmp(nb, "cu", 2)) continue;
+                if (hmap_getn(&p->in->builtins, callee->s, (size_t)callee->n) || !strncmp(callee->s, "cu", 2)) continue;
                 sym_t *s = lookup(p, callee);
                 if (s && s->kind == S_FUNC && s->ty->kind == T_FUNC) {
                     bool any = false;

@@ -639,10 +639,9 @@ static void member_inits(P *p, cx_class_t *c, cx_method_t *m, node_t *thisv, ili
             for (k = 0; k < nf; k++)
                 if (sd->fields[k].name && tok_is(nm, sd->fields[k].name)) break;
             if (k == nf) {
-                char b[128];
-                snprintf(b, sizeof b, "%.*s", nm->n, nm->s);
-                if (hmap_get(&p->in->tags, b) || hmap_get(&p->ctags, b)) not_interp(&nm->loc, "a base class initialiser (inheritance)");
-                type_error(&nm->loc, "'%s' is not a member of %s", b, c->name);
+                if (hmap_getn(&p->in->tags, nm->s, (size_t)nm->n) || hmap_getn(&p->ctags, nm->s, (size_t)nm->n))
+                    not_interp(&nm->loc, "a base class initialiser (inheritance)");
+                type_error(&nm->loc, "'%.*s' is not a member of %s", nm->n, nm->s, c->name);
             }
             if (given[k] >= 0) type_error(&nm->loc, "member '%s' is initialised twice", sd->fields[k].name);
             p->i++;
@@ -770,8 +769,8 @@ static void compile_method(P *p, cx_class_t *c, cx_method_t *m, nsdmi_t *nsdmi) 
 
 /* float Timer::stop() {...}: a member function defined outside its class */
 bool cxx_method_def(P *p, type_t *ft, token_t *name) {
-    char nb[256];
-    snprintf(nb, sizeof nb, "%.*s", name->n, name->s);
+    char nbuf[256];
+    char *nb = lang_name(p->in, nbuf, sizeof nbuf, name->s, (size_t)name->n);
     char *sep = strstr(nb, "::");
     if (!sep) return false;
     char *last = nb + strlen(nb);
@@ -811,12 +810,13 @@ bool cxx_outofclass_def(P *p) {
     for (int k = t->n - 2; k > 0; k--)
         if (t->s[k] == ':' && t->s[k + 1] == ':') { sep = t->s + k; break; }
     bool dtor = false;
-    char cname[256];
+    char cbuf[256];
+    const char *cname;
     if (!sep && PEEK(1)->kind == TK_PUNCT && PEEK(1)->id == P_SCOPE && PEEK(2)->kind == TK_PUNCT && PEEK(2)->id == P_TILDE) {
         dtor = true;
-        snprintf(cname, sizeof cname, "%.*s", t->n, t->s);
+        cname = lang_name(p->in, cbuf, sizeof cbuf, t->s, (size_t)t->n);
     } else if (sep && PEEK(1)->kind == TK_PUNCT && PEEK(1)->id == P_LPAREN) {
-        snprintf(cname, sizeof cname, "%.*s", (int)(sep - t->s), t->s);
+        cname = lang_name(p->in, cbuf, sizeof cbuf, t->s, (size_t)(sep - t->s));
         const char *mn = sep + 2;
         const char *tail = strrchr(cname, ':');
         const char *shortc = tail ? tail + 1 : cname;

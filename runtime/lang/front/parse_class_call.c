@@ -264,8 +264,8 @@ node_t *cxx_member(P *p, node_t *e, bool arrow, token_t *nm, loc_t *l0) {
     } else st = e->ty;
     cx_class_t *c = cx_class_of(st);
     if (!c) return NULL;
-    char nb[128];
-    snprintf(nb, sizeof nb, "%.*s", nm->n, nm->s);
+    char nbuf[128];
+    const char *nb = lang_name(p->in, nbuf, sizeof nbuf, nm->s, (size_t)nm->n);
     cx_method_t *m = cx_find_method(c, nb);
     if (!m) {
         if (c->is_lib) {
@@ -289,8 +289,8 @@ static node_t *static_call(P *p, const char *name, loc_t *l) {
     const char *sep = NULL;
     for (const char *q = name; (q = strstr(q, "::")); q += 2) sep = q;
     if (!sep) return NULL;
-    char cn[256];
-    snprintf(cn, sizeof cn, "%.*s", (int)(sep - name), name);
+    char cbuf[256];
+    const char *cn = lang_name(p->in, cbuf, sizeof cbuf, name, (size_t)(sep - name));
     sym_t *s = lookup_name(p, cn);
     cx_class_t *c = s && s->kind == S_TYPEDEF ? cx_class_of(s->ty) : NULL;
     if (!c) return NULL;
@@ -312,8 +312,9 @@ static node_t *static_call(P *p, const char *name, loc_t *l) {
 
 node_t *cxx_libfn(P *p, const char *name, loc_t *l) {
     cx_state_t *cs = cx_state(p->in);
-    char cand[8][256];
-    int nc = cxx_name_candidates(p->in, name, cand, 8);
+    char cb[8][256];
+    const char *cand[8];
+    int nc = cxx_name_candidates(p->in, name, cb, cand, 8);
     for (int k = 0; k < nc; k++) {
         cx_libfn *fp = hmap_get(&cs->libfns, cand[k]);
         if (fp) return (*fp)(p, l);

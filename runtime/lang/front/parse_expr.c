@@ -306,8 +306,8 @@ node_t *member(P *p, node_t *e, bool arrow, loc_t *l0) {
             type_error(&e->loc, "'->' needs a pointer to a struct, but %s has type %s", "the left side", tyname(r->ty));
         st = r->ty->base;
         if (!st->sd->complete) type_error(&e->loc, "'%s' is an incomplete type", tyname(st));
-        char nb[128];
-        snprintf(nb, sizeof nb, "%.*s", nm->n, nm->s);
+        char nbuf[128];
+        const char *nb = lang_name(p->in, nbuf, sizeof nbuf, nm->s, (size_t)nm->n);
         int64_t off = 0;
         field_t *f = find_field(st, nb, &off);
         if (!f) type_error(&nm->loc, "%s has no member named '%s'", tyname(st), nb);
@@ -322,8 +322,8 @@ node_t *member(P *p, node_t *e, bool arrow, loc_t *l0) {
     }
     st = e->ty;
     base = e->is_place ? e : pl_temp(&e->loc, e->ty, e);
-    char nb[128];
-    snprintf(nb, sizeof nb, "%.*s", nm->n, nm->s);
+    char nbuf[128];
+    const char *nb = lang_name(p->in, nbuf, sizeof nbuf, nm->s, (size_t)nm->n);
     int64_t off = 0;
     field_t *f = find_field(st, nb, &off);
     if (!f) type_error(&nm->loc, "%s has no member named '%s'", tyname(st), nb);
@@ -368,9 +368,7 @@ static node_t *device_name_word(P *p, int close) {
     token_t *nx = PEEK(1);
     if (close && nx->kind == TK_PUNCT && nx->id == P_RPAREN) nx = PEEK(2);
     if (nx->kind != TK_PUNCT || (nx->id != P_COMMA && nx->id != P_RPAREN)) return NULL;
-    char nb[128];
-    snprintf(nb, sizeof nb, "%.*s", t->n, t->s);
-    if (hmap_get(&p->in->builtins, nb)) return NULL;
+    if (hmap_getn(&p->in->builtins, t->s, (size_t)t->n)) return NULL;
     p->i += close ? 2 : 1;
     char *s = palloc(p, (size_t)t->n + 1);
     memcpy(s, t->s, (size_t)t->n);
@@ -624,10 +622,11 @@ static node_t *primary(P *p) {
                 syntax_error(&l, "unexpected type name '%.*s'", t->n, t->s);
             }
         }
-        char nb[128];
-        snprintf(nb, sizeof nb, "%.*s", t->n, t->s);
-        char cand[8][256];
-        int nc = cxx_name_candidates(p->in, nb, cand, 8);
+        char nbuf[128];
+        const char *nb = lang_name(p->in, nbuf, sizeof nbuf, t->s, (size_t)t->n);
+        char cb[8][256];
+        const char *cand[8];
+        int nc = cxx_name_candidates(p->in, nb, cb, cand, 8);
         for (int k = 0; k < nc; k++) {
             builtin_t *b = hmap_get(&p->in->builtins, cand[k]);
             if (b) {

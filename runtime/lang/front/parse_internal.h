@@ -118,7 +118,7 @@ int64_t new_mem(P *p, type_t *t, int64_t size);
 int new_handle(P *p, int64_t off, int64_t size, const char *name);
 fbox_t *fbox_get(P *p, const char *name);
 void pend(P *p, int kind, const char *name, void *a, void *b);
-int cxx_name_candidates(interp_t *in, const char *name, char out[][256], int max);
+int cxx_name_candidates(interp_t *in, const char *name, char buf[][256], const char **out, int max);
 
 /* parse_cell.c: a child parse (a template's instance) of the cell parent's tokens */
 P *p_child(P *parent, token_t *t, int n);

@@ -5,6 +5,7 @@
  * standard algorithms CUDA host code uses, written the same way. */
 #include <stdlib.h>
 #include "parse_internal.h"
+#include "runtime/base/strbuf.h"
 #include "cxx_class.h"
 
 #define TMAX 8
@@ -169,17 +170,22 @@ static bool deduce(type_t *pat, type_t *arg, type_t **bind, int nexplicit, bool 
 }
 
 static sym_t *instantiate(P *p, tmpl_t *tp, type_t **types, loc_t *l) {
-    char key[512];
-    size_t k = (size_t)snprintf(key, sizeof key, "%s<", tp->name);
-    for (int i = 0; i < tp->nparams && k < sizeof key; i++) {
-        char b[200];
-        k += (size_t)snprintf(key + k, sizeof key - k, "%s%s", i ? ", " : "", ty_name(types[i], b, sizeof b));
+    /* the instance's name is its key: whole, so that types whose names
+     * differ only past some length are different instances */
+    strbuf_t kb = {0};
+    sb_printf(&kb, "%s<", tp->name);
+    for (int i = 0; i < tp->nparams; i++) {
+        char *tn = ty_decl_alloc(types[i], NULL);
+        sb_printf(&kb, "%s%s", i ? ", " : "", tn);
+        free(tn);
     }
-    if (k < sizeof key) snprintf(key + k, sizeof key - k, ">");
+    sb_putc(&kb, '>');
+    char *key = sb_take(&kb);
     for (inst_t *i = tp->inst; i; i = i->next)
-        if (!strcmp(i->key, key)) return i->s;
+        if (!strcmp(i->key, key)) { free(key); return i->s; }
     sym_t *s;
     char *name = pool_strndup(&p->in->pool, key, strlen(key));
+    free(key);
     P *c = p_child(p, tp->toks, tp->ntoks + 1);
     scope_push(c);
     for (int i = 0; i < tp->nparams; i++) {

@@ -225,11 +225,8 @@ static void directive(pp_t *p, size_t from, size_t hash, size_t to, int line) {
             syntax_error(&tv.v[1].loc, "macro names must be identifiers");
         if (dn[0] == 'd') {
             lex_pp_define(p->in, tv.v + 2, tv.n - 3);
-        } else {
-            char nb[128];
-            snprintf(nb, sizeof nb, "%.*s", tv.v[2].n, tv.v[2].s);
-            hmap_del(&p->in->macros, nb);
-        }
+        } else
+            hmap_deln(&p->in->macros, tv.v[2].s, (size_t)tv.v[2].n);
     } else if (!strcmp(dn, "error") && ours) {
         loc_t l = at_line(p, line);
         l.col = (int)(hash - from);

@@ -47,6 +47,7 @@ static const char protos[] =
     "float __builtin_inff(void); float __builtin_nanf(const char *);\n"
     "void *malloc(size_t); void *calloc(size_t, size_t); void free(void *); void *realloc(void *, size_t);\n"
     "int rand(void); void srand(unsigned int); int abs(int); long labs(long); long long llabs(long long);\n"
+    "intmax_t imaxabs(intmax_t);\n"
     "int atoi(const char *); long atol(const char *); long long atoll(const char *); double atof(const char *);\n"
     "long strtol(const char *, char **, int); long long strtoll(const char *, char **, int);\n"
     "unsigned long strtoul(const char *, char **, int); unsigned long long strtoull(const char *, char **, int);\n"
@@ -70,7 +71,9 @@ static const char protos[] =
     "int toupper(int); int tolower(int);\n"
     "void *bsearch(const void *, const void *, size_t, size_t, int (*)(const void *, const void *));\n"
     "typedef struct { int quot, rem; } div_t; typedef struct { long quot, rem; } ldiv_t;\n"
-    "div_t div(int, int); ldiv_t ldiv(long, long); char *strtok(char *, const char *);\n";
+    "typedef struct { long long quot, rem; } lldiv_t; typedef struct { intmax_t quot, rem; } imaxdiv_t;\n"
+    "div_t div(int, int); ldiv_t ldiv(long, long); lldiv_t lldiv(long long, long long);\n"
+    "imaxdiv_t imaxdiv(intmax_t, intmax_t); char *strtok(char *, const char *);\n";
 
 /* The C library's prototypes, then CUDA's types (builtins_cuda.c), then the
  * C++ runtime's functions (builtins_cxx.c). */

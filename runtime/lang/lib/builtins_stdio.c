@@ -133,9 +133,21 @@ static void literal_fields(const char *sb, int64_t *w, int64_t *pr) {
 }
 
 /* formats into a malloc'd string */
-static int format_printf(node_t *call, val_t *args, int nargs, int fi, char **out, size_t *outlen) {
+/* sprintf's destination and, of what the format and its %s arguments read,
+ * the lowest range that ends past the destination's start (its argument,
+ * 0-based): sprintf writing over what it reads is undefined, and the text
+ * would depend on the order of the copy. */
+typedef struct { const char *dst; const char *lo; int arg; } overlap_t;
+static void note_read(overlap_t *ov, const char *p, size_t n, int arg) {
+    if (!ov || !ov->dst || !n || p + n <= ov->dst) return;
+    if (!ov->lo || p < ov->lo) { ov->lo = p; ov->arg = arg; }
+}
+
+static int format_printf(node_t *call, val_t *args, int nargs, int fi, char **out, size_t *outlen, overlap_t *ov) {
     builtin_t *bi = call->p;
-    const char *fmt = str_at(args[fi].u, call->list[fi], NULL);
+    size_t fmtlen;
+    const char *fmt = str_at(args[fi].u, call->list[fi], &fmtlen);
+    note_read(ov, fmt, fmtlen + 1, fi);
     if (!call->list[fi]->str) check_fmt(call, fmt, fi, bi->name, true);
     size_t cap = 256, n = 0;
     char *o = g_in->fmt_buf = malloc(cap); /* freed by lang_recover if a conversion fails */
@@ -169,7 +181,7 @@ static int format_printf(node_t *call, val_t *args, int nargs, int fi, char **ou
         size_t k = strlen(sb);
         val_t v = args[ai];
         node_t *an = call->list[ai];
-        ai++;
+        int vi = ai++;
         switch (s.conv) {
         case 'd': case 'i': case 'u': case 'o': case 'x': case 'X': {
             sb[k++] = 'l'; sb[k++] = 'l'; sb[k++] = s.conv; sb[k] = 0;
@@ -204,6 +216,14 @@ static int format_printf(node_t *call, val_t *args, int nargs, int fi, char **ou
                     if (prec >= 0 && !memchr(base, 0, (size_t)(avail < (uint64_t)prec ? avail : (uint64_t)prec)) && avail < (uint64_t)prec)
                         str_at(v.u, an, NULL);
                     str = base;
+                    if (prec < 0) { /* a negative precision is none: the whole string, checked */
+                        size_t sl;
+                        str = str_at(v.u, an, &sl);
+                        note_read(ov, str, sl + 1, vi);
+                    } else {
+                        size_t rn = strnlen(base, avail < (uint64_t)prec ? avail : (uint64_t)prec);
+                        note_read(ov, base, rn < (size_t)prec ? rn + 1 : rn, vi);
+                    }
                     if (prec >= 0 && !memchr(base, 0, avail < (uint64_t)prec ? avail : (uint64_t)prec)) {
                         char *tmp = strndup(base, (size_t)prec);
                         if (s.star_w && s.star_p) PUT(sb, w, pr, tmp);
@@ -213,7 +233,11 @@ static int format_printf(node_t *call, val_t *args, int nargs, int fi, char **ou
                         free(tmp);
                         break;
                     }
-                } else str = str_at(v.u, an, NULL);
+                } else {
+                    size_t sl;
+                    str = str_at(v.u, an, &sl);
+                    note_read(ov, str, sl + 1, vi);
+                }
             }
             if (s.star_w && s.star_p) PUT(sb, w, pr, str);
             else if (s.star_w) PUT(sb, w, str);
@@ -257,7 +281,7 @@ static int format_printf(node_t *call, val_t *args, int nargs, int fi, char **ou
 static val_t bi_printf(node_t *c, val_t *a, int n, frame_t *f) {
     char *s;
     size_t len;
-    format_printf(c, a, n, 0, &s, &len);
+    format_printf(c, a, n, 0, &s, &len, NULL);
     out_write("stdout", s, len);
     free(s);
     return (val_t){.i = (int64_t)len};
@@ -274,18 +298,36 @@ static val_t bi_fprintf(node_t *c, val_t *a, int n, frame_t *f) {
     const char *st = file_stream(a[0].u, c->list[0]);
     char *s;
     size_t len;
-    format_printf(c, a, n, 1, &s, &len);
+    format_printf(c, a, n, 1, &s, &len, NULL);
     out_write(st, s, len);
     free(s);
     return (val_t){.i = (int64_t)len};
 }
 
+/* where a destination word points in host memory, when it is a live buffer */
+static const char *dest_addr(uint64_t p) {
+    int64_t off;
+    buf_t *b = ptr_live_buf(p, &off);
+    return b && b->base && off >= 0 && (uint64_t)off <= b->size ? b->base + off : NULL;
+}
+
+/* in GCC's words (-Wrestrict): ASan does not check the printf family */
+static void check_overlap(node_t *c, overlap_t *ov, size_t written) {
+    if (ov->lo && ov->lo < ov->dst + written) {
+        char b[100];
+        rt_error(c, "'%s' argument %d overlaps destination object '%s'", ((builtin_t *)c->p)->name, ov->arg + 1,
+                 loc_text(&c->list[0]->loc, b, sizeof b));
+    }
+}
+
 static val_t bi_sprintf(node_t *c, val_t *a, int n, frame_t *f) {
     char *s;
     size_t len;
-    format_printf(c, a, n, 1, &s, &len);
+    overlap_t ov = {dest_addr(a[0].u), NULL, 0};
+    format_printf(c, a, n, 1, &s, &len, &ov);
     g_in->fmt_buf = s; /* a destination too small raises: lang_recover frees it (fuzz_interp: it leaked) */
     char *d = mem_at(a[0].u, len + 1, 1, c->list[0]);
+    check_overlap(c, &ov, len + 1);
     memcpy(d, s, len + 1);
     g_in->fmt_buf = NULL;
     free(s);
@@ -295,12 +337,14 @@ static val_t bi_sprintf(node_t *c, val_t *a, int n, frame_t *f) {
 static val_t bi_snprintf(node_t *c, val_t *a, int n, frame_t *f) {
     char *s;
     size_t len;
-    format_printf(c, a, n, 2, &s, &len);
     uint64_t cap = a[1].u;
+    overlap_t ov = {cap ? dest_addr(a[0].u) : NULL, NULL, 0};
+    format_printf(c, a, n, 2, &s, &len, &ov);
     if (cap) {
         uint64_t k = len + 1 < cap ? len + 1 : cap;
         g_in->fmt_buf = s; /* as in sprintf */
         char *d = mem_at(a[0].u, cap, 1, c->list[0]);
+        check_overlap(c, &ov, k);
         memcpy(d, s, k - 1);
         d[k - 1] = 0;
         g_in->fmt_buf = NULL;

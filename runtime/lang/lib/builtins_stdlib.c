@@ -8,6 +8,7 @@
 #include <time.h>
 #include "lib.h"
 #include "runtime/hostmem/arena.h"
+#include "runtime/lang/eval/ub_checks.h"
 
 #define ARG(i) (c->list[i])
 
@@ -73,12 +74,17 @@ int32_t rand_next(interp_t *in) {
 static val_t b_rand(node_t *c, val_t *a, int n, frame_t *f) { return (val_t){.i = rand_next(g_in)}; }
 static val_t b_srand(node_t *c, val_t *a, int n, frame_t *f) { rand_seed(g_in, (uint32_t)a[0].u); return (val_t){.u = 0}; }
 
+/* abs of the lowest value is undefined (its negation does not fit), as the
+ * unary minus is: the same error, in the call's type */
 static val_t b_abs(node_t *c, val_t *a, int n, frame_t *f) {
     int32_t x = (int32_t)a[0].i;
-    return (val_t){.i = x < 0 ? (int32_t)(0u - (uint32_t)x) : x};
+    if (x == INT32_MIN) ub_negation(c, x);
+    return (val_t){.i = x < 0 ? -x : x};
 }
+/* labs, llabs, imaxabs */
 static val_t b_labs(node_t *c, val_t *a, int n, frame_t *f) {
-    return (val_t){.i = a[0].i < 0 ? (int64_t)(0 - a[0].u) : a[0].i};
+    if (a[0].i == INT64_MIN) ub_negation(c, a[0].i);
+    return (val_t){.i = a[0].i < 0 ? -a[0].i : a[0].i};
 }
 static val_t b_atoi(node_t *c, val_t *a, int n, frame_t *f) { return (val_t){.i = (int32_t)atoi(str_at(a[0].u, ARG(0), NULL))}; }
 static val_t b_atol(node_t *c, val_t *a, int n, frame_t *f) { return (val_t){.i = atol(str_at(a[0].u, ARG(0), NULL))}; }
@@ -211,6 +217,7 @@ void builtins_stdlib_register(interp_t *in) {
     builtin_add(in, "abs", b_abs, 0);
     builtin_add(in, "labs", b_labs, 0);
     builtin_add(in, "llabs", b_labs, 0);
+    builtin_add(in, "imaxabs", b_labs, 0);
     builtin_add(in, "atoi", b_atoi, 0);
     builtin_add(in, "atol", b_atol, 0);
     builtin_add(in, "atoll", b_atol, 0);
@@ -266,17 +273,21 @@ static val_t b_div(node_t *c, val_t *a, int n, frame_t *f) {
     char *r = divring[divk++ & 15];
     int32_t x = (int32_t)a[0].i, y = (int32_t)a[1].i;
     if (y == 0) rt_error(c, "integer division by zero in div()");
-    if (y == -1 && x == INT32_MIN) rt_error(c, "integer overflow in div()");
+    if (y == -1 && x == INT32_MIN) rt_error(c, "division of %d by -1 cannot be represented in type 'int'", x);
     int32_t q = x / y, m = x % y;
     memcpy(r, &q, 4);
     memcpy(r + 4, &m, 4);
     return (val_t){.p = r};
 }
+/* ldiv, lldiv, imaxdiv */
 static val_t b_ldiv(node_t *c, val_t *a, int n, frame_t *f) {
     char *r = divring[divk++ & 15];
     int64_t x = a[0].i, y = a[1].i;
-    if (y == 0) rt_error(c, "integer division by zero in ldiv()");
-    if (y == -1 && x == INT64_MIN) rt_error(c, "integer overflow in ldiv()");
+    const char *fn = ((builtin_t *)c->p)->name;
+    if (y == 0) rt_error(c, "integer division by zero in %s()", fn);
+    if (y == -1 && x == INT64_MIN)
+        rt_error(c, "division of %" PRId64 " by -1 cannot be represented in type '%s'", x,
+                 !strcmp(fn, "lldiv") ? "long long" : "long");
     int64_t q = x / y, m = x % y;
     memcpy(r, &q, 8);
     memcpy(r + 8, &m, 8);
@@ -317,5 +328,7 @@ void builtins_stdlib2_register(interp_t *in) {
     builtin_add(in, "bsearch", b_bsearch, 0);
     builtin_add(in, "div", b_div, 0);
     builtin_add(in, "ldiv", b_ldiv, 0);
+    builtin_add(in, "lldiv", b_ldiv, 0);
+    builtin_add(in, "imaxdiv", b_ldiv, 0);
     builtin_add(in, "strtok", b_strtok, 0);
 }

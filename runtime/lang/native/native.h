@@ -41,6 +41,7 @@ typedef struct native_stats {
     long gave_up; /* compiled calls of pure functions that gave up (run again interpreted) */
     long lean_misses; /* lean code whose nest's entry test failed (NT_LEAN): made whole */
     long refused; /* code not loaded: the session holds NATIVE_MAX_LOADED objects (since it began) */
+    long abandoned; /* compiles the interpreter waited for, stopped by an interrupt (the loop or call went on interpreted) */
     long ticks; /* polls of counted loops run by the interpreter's own evaluator (native_loop_tick) */
     double compile_s;
 } native_stats_t;

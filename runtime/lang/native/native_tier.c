@@ -287,6 +287,12 @@ static nfunc_t *fn_record(func_t *fn) {
     double secs = 0;
     if (s->sync) {
         code = native_compile(&s->libs, F->pend.text, s->opt, &how, &secs);
+        if (how < 0) { /* an interrupt stopped the compile: a later hot call tries again */
+            s->st.abandoned++;
+            native_src_free(&F->pend);
+            fn->native = NULL;
+            return NULL;
+        }
         fn_install(F, &F->pend, code, how, secs);
         return F;
     }
@@ -333,7 +339,7 @@ int native_call(func_t *fn, val_t *args, val_t *r) {
                 F = NULL; /* a function it calls was redefined: compile again */
                 break;
             }
-    if (!F) F = fn_record(fn);
+    if (!F && !(F = fn_record(fn))) return 0; /* interpreted: its poll raises the interrupt */
     if (F->state == NF_COMPILING) fn_poll(F);
     if (F->state == NF_COMPILING) return 0;
     if (F->state != NF_READY) {
@@ -449,6 +455,7 @@ static bool finish_job(nloop_t *L, bool wait) {
     native_src_t src = L->pend;
     memset(&L->pend, 0, sizeof L->pend);
     if (r < 0) {
+        s->st.abandoned++;
         native_src_free(&src);
         L->state = ST_OK;
         return true;
@@ -474,6 +481,7 @@ static void use_code(nloop_t *L, native_src_t *s_, bool build) {
         return;
     }
     if (!fn && how < 0) { /* interrupted: still compilable; the interpreter raises */
+        s->st.abandoned++;
         free(src.k);
         free(src.loops);
         return;

@@ -170,16 +170,12 @@ json_t *interp_completions(interp_t *in, const char *prefix) {
  * ->field and [index] steps. NULL when it is anything else. */
 static type_t *chain_type(interp_t *in, const char *p) {
     while (*p == ' ') p++;
-    char id[128];
     size_t n = 0;
-    while ((p[n] == '_' || (p[n] >= 'a' && p[n] <= 'z') || (p[n] >= 'A' && p[n] <= 'Z') ||
-            (n && p[n] >= '0' && p[n] <= '9')) && n < sizeof id - 1)
+    while (p[n] == '_' || (p[n] >= 'a' && p[n] <= 'z') || (p[n] >= 'A' && p[n] <= 'Z') || (n && p[n] >= '0' && p[n] <= '9'))
         n++;
     if (!n) return NULL;
-    memcpy(id, p, n);
-    id[n] = 0;
+    sym_t *s = hmap_getn(&in->globals, p, n);
     p += n;
-    sym_t *s = hmap_get(&in->globals, id);
     if (!s || s->kind != S_VAR_GLOBAL) return NULL;
     type_t *t = s->ty;
     for (;;) {

@@ -225,6 +225,10 @@ static int run(interp_t *in_arg, const char *text, const char *name, const cell_
     lex_cell(in, src, &tv);
     parse_cell(in, &tv, src, &cc, expr_only);
     pool_free(&in->scratch);
+    /* a cell runs once: compiling it whole as a function (the native tier
+     * does for %timeit's repeats) would be a compile nothing uses, left
+     * running after the cell ends; its loops still compile */
+    cc.fn->hot = INT32_MIN;
     run_cell(in, &cc);
     drop_uncommitted(&cc);
     out_flush();
@@ -303,7 +307,7 @@ char *interp_device_constants(interp_t *in) {
         sym_t *s = in->globals.vals[i];
         if (!s || s->kind != S_VAR_GLOBAL || !s->gv->committed || !s->ty->is_const || !ty_is_arith(s->ty)) continue;
         if (strstr(k, "::")) continue; /* std::string::npos, ns::N: no such declaration compiles on its own */
-        char line[400], tn[100], v[64];
+        char v[64];
         type_t *t = s->ty;
         val_t x;
         memset(&x, 0, sizeof x);
@@ -324,10 +328,11 @@ char *interp_device_constants(interp_t *in) {
             else if (t->is_unsigned) snprintf(v, sizeof v, "%lluu", (unsigned long long)iv);
             else snprintf(v, sizeof v, "%lld", (long long)iv);
         }
-        int l = snprintf(line, sizeof line, "constexpr %s = %s;\n", ty_decl(ty_unqual(t), s->name, tn, sizeof tn), v);
-        while (n + (size_t)l + 1 > cap) o = realloc(o, cap *= 2);
-        memcpy(o + n, line, (size_t)l + 1);
-        n += (size_t)l;
+        char *decl = ty_decl_alloc(ty_unqual(t), s->name); /* whole: the device code names it */
+        size_t l = strlen(decl) + strlen(v) + 16;
+        while (n + l + 1 > cap) o = realloc(o, cap *= 2);
+        n += (size_t)snprintf(o + n, cap - n, "constexpr %s = %s;\n", decl, v);
+        free(decl);
     }
     return o;
 }
