@@ -20,6 +20,24 @@ interp_t *g_in;
 #define UNPOISON(a, n) ((void)(a), (void)(n))
 #endif
 
+/* LeakSanitizer reads malloc's blocks for pointers, not mappings: a mapped
+ * chunk's blocks point at malloc'd tables (a session's maps), which would
+ * read as leaked. (gcc says ASan with __SANITIZE_ADDRESS__, clang with
+ * __has_feature.) */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define LSAN_ROOTS 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(LSAN_ROOTS)
+#include <sanitizer/lsan_interface.h>
+#define ROOT(a, n) __lsan_register_root_region(a, n)
+#define UNROOT(a, n) __lsan_unregister_root_region(a, n)
+#else
+#define ROOT(a, n) ((void)(a), (void)(n))
+#define UNROOT(a, n) ((void)(a), (void)(n))
+#endif
+
 /* Chunks: a pool's first ones are small (malloc's); one that keeps growing
  * gets larger ones, each mapped on its own, so that a big cell's tokens and
  * syntax tree go back to the system when they are freed or rolled back
@@ -47,6 +65,7 @@ static pool_chunk_t *chunk_new(size_t cap) {
         c = m;
         c->mapped = total;
         c->cap = total - sizeof *c;
+        ROOT(c, total);
     } else {
         c = calloc(1, total);
         if (!c) lang_out_of_memory(total, "compiling this cell");
@@ -59,7 +78,10 @@ static pool_chunk_t *chunk_new(size_t cap) {
 static void chunk_free(pool_chunk_t *c) {
     UNPOISON(c->data, c->cap);
     g_pool_bytes -= chunk_bytes(c);
-    if (c->mapped) munmap(c, c->mapped);
+    if (c->mapped) {
+        UNROOT(c, c->mapped);
+        munmap(c, c->mapped);
+    }
     else free(c);
 }
 
@@ -98,8 +120,11 @@ void *pool_regrow(pool_t *p, void *old, size_t oldn, size_t n) {
         size_t total = (sizeof *c + n + 4095) & ~(size_t)4095;
         lang_budget_check(total - c->mapped);
         UNPOISON(c->data, c->cap);
+        size_t was = c->mapped;
         void *m = mremap(c, c->mapped, total, MREMAP_MAYMOVE); /* the new pages are zero */
         if (m == MAP_FAILED) lang_out_of_memory(total, "compiling this cell");
+        UNROOT(c, was);
+        ROOT(m, total);
         c = m;
         g_pool_bytes += total - c->mapped;
         c->mapped = total;
