@@ -203,9 +203,7 @@ void *arena_map_at(int fd, size_t size, uintptr_t addr) {
     return p;
 }
 
-/* What this process may use: the machine's memory, or its cgroup's limit
- * when lower (a container's); 0 when unknown. */
-static size_t memory_size(void) {
+size_t host_memory_size(void) {
     long pages = sysconf(_SC_PHYS_PAGES), pg = sysconf(_SC_PAGESIZE);
     size_t m = pages > 0 && pg > 0 ? (size_t)pages * (size_t)pg : 0;
     static const char *const limits[] = {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"};
@@ -282,7 +280,7 @@ int arena_init(size_t reserve) {
      * cell that allocates more than the machine has would be killed, with
      * its session, by the kernel's OOM killer; past three quarters of the
      * memory, allocations fail as malloc does (NULL) instead. */
-    size_t mem = memory_size();
+    size_t mem = host_memory_size();
     A.limit = mem ? mem / 4 * 3 : reserve;
     if (A.limit > reserve) A.limit = reserve;
     A.top = 0;

@@ -34,6 +34,10 @@ bool arena_contains(const void *p, size_t n);
 uint64_t arena_offset(const void *p);  /* byte offset of p in the memfd */
 int arena_fd(void);                    /* for the worker to map (inherit or SCM_RIGHTS) */
 size_t arena_reserved(void);
+
+/* What this process may use: the machine's memory, or its cgroup's limit
+ * when lower (a container's); 0 when unknown. */
+size_t host_memory_size(void);
 size_t arena_in_use(void);             /* bytes in live allocations */
 size_t arena_limit(void);              /* what arena_in_use may reach */
 size_t arena_available(void);          /* bytes arena_alloc may still give before the limit */

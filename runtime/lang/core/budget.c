@@ -10,25 +10,10 @@
 #include <sys/resource.h>
 #include <unistd.h>
 #include "core.h"
+#include "runtime/hostmem/arena.h"
 
 /* growth below this needs no look at the system's figures */
 #define BUDGET_FREE ((size_t)64 << 20)
-
-/* What this process may use: the machine's memory, or its cgroup's limit
- * when lower; 0 when unknown. */
-static size_t memory_size(void) {
-    long pages = sysconf(_SC_PHYS_PAGES), pg = sysconf(_SC_PAGESIZE);
-    size_t m = pages > 0 && pg > 0 ? (size_t)pages * (size_t)pg : 0;
-    static const char *const limits[] = {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"};
-    for (int i = 0; i < 2; i++) {
-        FILE *f = fopen(limits[i], "r");
-        unsigned long long v;
-        if (!f) continue;
-        if (fscanf(f, "%llu", &v) == 1 && v > 0 && (m == 0 || v < m)) m = (size_t)v;
-        fclose(f);
-    }
-    return m;
-}
 
 /* Address space left under RLIMIT_AS, or SIZE_MAX without a limit. */
 static size_t address_space_left(void) {
@@ -48,7 +33,7 @@ static size_t address_space_left(void) {
  * the cell began: the rest is for the cell's text, its items, the session
  * and what the cell then allocates. */
 size_t lang_cell_budget(void) {
-    size_t mem = memory_size(), b = mem ? mem / 4 : (size_t)4 << 30;
+    size_t mem = host_memory_size(), b = mem ? mem / 4 : (size_t)4 << 30;
     size_t as = address_space_left();
     if (as != SIZE_MAX && as / 2 < b) b = as / 2;
     return b < BUDGET_FREE ? BUDGET_FREE : b;
