@@ -134,6 +134,11 @@ static void test_accumulators(void) {
           "for (int i = 0; i < n; i++) a[i] = 2000000000 - i;\nlong big = 0;\n"
           "for (int i = 0; i < n; i++) big += a[i];\nprintf(\"%ld\\n\", big);\n\x01"
           "int small = 0;\nfor (int i = 0; i < n; i++) small += a[i];\n", "clean", "overflow");
+    shape("subtracting a long of any value, and the most negative one where it overflows",
+          "int n = 20000; long long *a = (long long *)malloc(n * sizeof(long long));\n"
+          "for (int i = 0; i < n; i++) a[i] = i % 5 - 2;\nlong long s = 0;\n"
+          "for (int i = 0; i < n; i++) s -= a[i];\nprintf(\"%lld\\n\", s);\n\x01"
+          "for (int i = 0; i < n; i++)\n    s -= i < n - 1 ? -1 : (-9223372036854775807LL - 1);\n", "", "overflow");
     shape("a variable also assigned in the loop is no accumulator",
           "int n = 9000; int *a = (int *)malloc(n * sizeof(int)); for (int i = 0; i < n; i++) a[i] = i % 11;\n"
           "int run = 0, best = 0;\nfor (int i = 0; i < n; i++) { if (a[i] == 0) run = 0; else run++; if (run > best) best = run; }\n"

@@ -533,8 +533,9 @@ static void acc_write(accums_t *A, node_t *n) {
              ty_opkind(n->c->ty) == (pc == T_INT ? K_I32 : K_I64) && gen_static_ival(n->b, &lo, &hi)) {
         if (n->op == P_MINUS) {
             int64_t t = lo;
-            lo = -hi;
-            hi = -t;
+            ok = lo != INT64_MIN && hi != INT64_MIN; /* its negation is no int64_t */
+            lo = ok ? -hi : 0;
+            hi = ok ? -t : 0;
         }
     } else ok = false;
     if (!ok) {
