@@ -93,3 +93,24 @@ def test_a_10_mb_cell_peaks_below_1_gb_and_gives_its_memory_back():
         assert peak < GB, (before, peak)
         assert after - before < 64 * MiB, (before, peak, after)
         assert_session_kept(k, pid)
+
+
+@timeout(90)
+def test_a_big_cell_that_also_defines_gives_back_its_statements():
+    # the declarations stay (u, twice, S, the buffer's record); the syntax
+    # of 1,000,000 top-level statements goes when the cell ends (it was
+    # kept whole, 400 MiB, until %reset)
+    with kernel(PLAIN_KERNEL, env={"ICUDA_NO_WARMUP": "1"}) as k:
+        k.execute("int kept = 41;")
+        pid = k.pid()
+        before = k.memory("VmRSS")
+        cell = ("int u = 0;\nint twice(int x) { return 2 * x; }\nstruct S { int a; };\n"
+                "char *buf = (char *)malloc(8);\n" + "u++;\n" * 1_000_000 +
+                "for (int i = 0; i < 300000; i++) u += i % 3;\n" + 'printf("%d\\n", u);')
+        reply, msgs = k.execute(cell, timeout=60)
+        assert stdout_of(msgs) == "1300000\n", reply["content"]
+        after = k.memory("VmRSS")
+        assert after - before < 128 * MiB, (before, after)
+        reply, msgs = k.execute("struct S s = {twice(u)}; free(buf);\nprintf(\"%d\\n\", s.a);")
+        assert stdout_of(msgs) == "2600000\n", reply["content"]
+        assert_session_kept(k, pid)

@@ -52,12 +52,16 @@ void pool_discard(pool_t *p, void *x, size_t n);
 extern size_t g_pool_bytes;            /* bytes in all pools' chunks */
 char *pool_strndup(pool_t *p, const char *s, size_t n);
 void pool_free(pool_t *p);
+/* from's blocks become into's (they live as long as into's do); from is
+ * left empty. Marks of into taken before stay valid. */
+void pool_splice(pool_t *into, pool_t *from);
 typedef struct { pool_chunk_t *head; size_t used; } pool_mark_t;
 static inline pool_mark_t pool_mark(pool_t *p) { return (pool_mark_t){p->head, p->head ? p->head->used : 0}; }
 /* Frees what was allocated since m; the space is zeroed for reuse (under
  * ASan: poisoned and never reused, so that a stale pointer is caught). */
 void pool_rollback(pool_t *p, pool_mark_t m);
-/* Was x allocated since m (and not yet rolled back)? */
+/* Was x allocated since m (and not yet rolled back)? With an empty mark,
+ * (pool_mark_t){0}: is x in p at all? */
 bool pool_since(pool_t *p, pool_mark_t m, const void *x);
 
 /* ---------- source of one cell: kept for error carets ---------- */
@@ -382,6 +386,16 @@ struct interp {
     pool_t keep;
     hmap_t strlits, interned;
     unsigned defs;
+    /* The syntax of a cell's top-level statements (not its declarations),
+     * apart from the pool while session.c's run of a cell asks for it
+     * (stmts_split): no definition can point into it, so it goes when the
+     * cell ends even where the cell's declarations stay (a cell of one
+     * declaration and megabytes of statements keeps only the declaration).
+     * stmts_escaped: a statement's parse made something lasting (a static
+     * local, a template instance), so it is kept after all. */
+    pool_t stmts;
+    bool stmts_split, stmts_swapped, stmts_escaped;
+    unsigned long gdecl_puts; /* top-level variables that joined the session as their cell ran */
     uint64_t tok_next;   /* strtok's place: a pointer word of this session */
     json_t *value_json;  /* the cell's value, set by its last statement */
     interp_hooks_t *hooks;   /* the GPU side's (interp_set_hooks), NULL until set */

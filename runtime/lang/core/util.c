@@ -204,6 +204,15 @@ void pool_free(pool_t *p) {
     p->head = NULL;
 }
 
+void pool_splice(pool_t *into, pool_t *from) {
+    pool_chunk_t *tail = from->head;
+    if (!tail) return;
+    while (tail->next) tail = tail->next;
+    tail->next = into->head;
+    into->head = from->head;
+    from->head = NULL;
+}
+
 static unsigned hstr(const char *s, size_t n) {
     unsigned h = 2166136261u;
     for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;

@@ -332,6 +332,7 @@ static int sx_gdecl(node_t *n, frame_t *f) {
         s->ty = g->ty;
         s->gv = g;
         hmap_put(&in->globals, g->name, s);
+        in->gdecl_puts++; /* a definition made as the cell runs that points at no statement */
     }
     g->committed = true;
     return X_NORMAL;

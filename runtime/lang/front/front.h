@@ -41,6 +41,11 @@ void parse_cell(interp_t *in, tokvec_t *toks, src_t *src, cell_code_t *out, bool
 /* the session's prelude: the builtins' prototypes (each names a builtin
  * already registered) and the library's types, then the C++ library */
 void parse_prelude(interp_t *in, const char *protos);
+/* A count that every lasting definition of the session raises (a function,
+ * type, variable, macro, template instance, ...: each goes through one of
+ * the session's maps or counts): equal before and after a cell, the cell
+ * defined nothing that outlives it. */
+unsigned long parse_lasting(interp_t *in);
 /* frees what a parse that an error stopped had made */
 void parse_abort_cleanup(void);
 void lex_abort_cleanup(void);             /* after an error: forget the cell being lexed */

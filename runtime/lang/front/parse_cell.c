@@ -133,6 +133,31 @@ static void commit(P *p) {
     }
 }
 
+unsigned long parse_lasting(interp_t *in) {
+    unsigned long n = in->globals.puts + in->tags.puts + in->macros.puts + in->builtins.puts + in->fboxes.puts +
+                      in->ns_alias.puts + (unsigned)in->ngvars + (unsigned)in->nusings + (unsigned)g_nfboxes +
+                      in->defs;
+    if (in->cxx) n += in->cxx->instances.puts + in->cxx->gconstructed.puts + in->cxx->libfns.puts + 1;
+    return n;
+}
+
+/* what the session and this parse have defined so far: a statement that
+ * changes it made something lasting */
+static unsigned long parse_made(P *p) {
+    return parse_lasting(p->in) + (unsigned)p->npend + (unsigned)p->nnewg + p->cell.puts + p->ctags.puts;
+}
+
+/* A top-level statement's syntax goes to in->stmts (struct interp): the
+ * two pools trade places while it is parsed. */
+static void stmts_swap(interp_t *in) {
+    pool_t t = in->pool;
+    in->pool = in->stmts;
+    in->stmts = t;
+    in->stmts_swapped = !in->stmts_swapped;
+}
+
+static void top_statement(P *p, token_t *t);
+
 static void top_item(P *p) {
     token_t *t = TOK;
     if (accept(p, P_SEMI)) return;
@@ -169,7 +194,19 @@ static void top_item(P *p) {
         for (int i = 0; i < o.n; i++) vadd(&p->top, &p->ntop, &p->captop, o.v[i]);
         return;
     }
-    /* a statement; an expression without ';' at the very end is the cell's value */
+    if (!p->split_stmts || p->f != p->cellf || p->ns) {
+        top_statement(p, t);
+        return;
+    }
+    unsigned long made = parse_made(p);
+    stmts_swap(p->in);
+    top_statement(p, t);
+    stmts_swap(p->in);
+    if (parse_made(p) != made) p->in->stmts_escaped = true;
+}
+
+/* a statement; an expression without ';' at the very end is the cell's value */
+static void top_statement(P *p, token_t *t) {
     bool exprstart = !(t->kind == TK_KW && t->id != KW_SIZEOF && t->id != KW_TRUE && t->id != KW_FALSE &&
                        t->id != KW_NULLPTR && t->id != KW_ALIGNOF && !cxx_functional_cast_ahead(p, p->i, true)) &&
                      !(t->kind == TK_PUNCT && (t->id == P_LBRACE)) &&
@@ -247,6 +284,7 @@ static void free_children(P *p) {
 }
 
 void parse_abort_cleanup(void) {
+    if (g_in && g_in->stmts_swapped) stmts_swap(g_in); /* an error inside a statement */
     if (!g_p) return;
     /* storage of variables this cell would have made */
     for (int i = 0; i < g_p->nnewg; i++) {
@@ -288,6 +326,8 @@ void parse_cell(interp_t *in, tokvec_t *toks, src_t *src, cell_code_t *out, bool
     p->n = toks->n;
     p->src = src;
     p->expr_only = expr_only;
+    p->split_stmts = in->stmts_split; /* this parse's own statements only, not a nested one's */
+    in->stmts_split = false;
     cxx_join_qualified(in, toks);
     p->n = toks->n;
     scan_addressed(p);

@@ -54,6 +54,7 @@ typedef struct P {
     int nest;            /* how deeply the parse nests now (nest_enter) */
     int tokens_kept;     /* the cell's tokens before this were given back (p_tokens_done) */
     bool iconst;         /* parsing an array size or a case label: const integers fold (C++) */
+    bool split_stmts;    /* the cell's top-level statements go to in->stmts (parse_cell.c) */
 } P;
 
 enum { PEND_FUNC = 1, PEND_TYPEDEF, PEND_ENUMC, PEND_TAG, PEND_PROTO };

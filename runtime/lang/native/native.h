@@ -53,6 +53,8 @@ void native_unload(interp_t *in);
 void native_stop_jobs(interp_t *in); /* cancels background compiles (teardown, %reset) */
 /* cancels those of loops allocated after m (a cell whose pool goes back to m) */
 void native_stop_jobs_since(interp_t *in, pool_mark_t m);
+/* ... and those of loops whose syntax is in pool nodes (a cell's statements, going) */
+void native_stop_jobs_in(interp_t *in, pool_t *nodes);
 
 /* the loop statement n was just built (for, while, do): the evaluator
  * calls it through the session's upcalls (core.h lang_upcalls_t) */

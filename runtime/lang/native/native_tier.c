@@ -141,6 +141,10 @@ static bool in_rolled_back(interp_t *in, const nloop_t *L, const void *mark) {
     return pool_since(&in->pool, *(const pool_mark_t *)mark, L);
 }
 void native_stop_jobs_since(interp_t *in, pool_mark_t m) { stop_jobs(in, in_rolled_back, &m); }
+static bool loop_in(interp_t *in, const nloop_t *L, const void *nodes) {
+    return pool_since((pool_t *)nodes, (pool_mark_t){0}, L->n);
+}
+void native_stop_jobs_in(interp_t *in, pool_t *nodes) { stop_jobs(in, loop_in, nodes); }
 void native_unload(interp_t *in) {
     native_stop_jobs(in);
     if (in->native) native_libs_close(&in->native->libs);

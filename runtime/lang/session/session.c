@@ -7,6 +7,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,7 @@ static void teardown(interp_t *in) {
     if (in->value_json) json_decref(in->value_json);
     in->value_json = NULL;
     pool_free(&in->pool);
+    pool_free(&in->stmts);
     pool_free(&in->scratch);
     pool_free(&in->keep);
     hmap_free(&in->strlits);
@@ -144,31 +146,45 @@ static void drop_uncommitted(cell_code_t *cc) {
 
 /* ---- a cell's share of the pool ----
  * A cell's source, tokens' names and syntax tree go into in->pool after a
- * mark; when the cell defined nothing that lasts (no function, type,
- * variable, macro, template instance, ...: every such definition goes
- * through a session map's hmap_put or one of the counts below), the pool
- * goes back to the mark when it ends. What must outlive it in any case is
- * elsewhere: string literal bytes and cell names in in->keep, and the
- * names buffer records keep are copied there below. */
-static unsigned long lasting(interp_t *in) {
-    unsigned long n = in->globals.puts + in->tags.puts + in->macros.puts + in->builtins.puts + in->fboxes.puts +
-                      in->ns_alias.puts + (unsigned)in->ngvars + (unsigned)in->nusings + (unsigned)g_nfboxes +
-                      in->defs;
-    if (in->cxx) n += in->cxx->instances.puts + in->cxx->gconstructed.puts + in->cxx->libfns.puts + 1;
-    return n;
-}
+ * mark, its top-level statements' syntax into in->stmts; when the cell
+ * defined nothing that lasts (parse_lasting), both go when it ends. When it
+ * did, its statements' syntax still goes, unless making them made
+ * something lasting too (in->stmts_escaped) or running the cell did (a
+ * definition made while it ran may point anywhere into it). What must
+ * outlive the cell in any case is elsewhere: string literal bytes and cell
+ * names in in->keep, and the names buffer records keep are copied there
+ * below. */
 
-static void cell_end(interp_t *in, pool_mark_t m, unsigned long before) {
-    if (lasting(in) != before) return;
-    /* buffer records outlive the cell (a freed block's "allocated at",
-     * a dead local's name): their names move to in->keep */
+/* buffer records outlive the cell (a freed block's "allocated at", a dead
+ * local's name): their names in pool p since m move to in->keep */
+static void keep_buffer_names(interp_t *in, pool_t *p, pool_mark_t m) {
     for (uint32_t i = SLOT_FIRST_BUF; i < g_nbufs; i++) {
         buf_t *b = &g_bufs[i];
         if (b->state == BUF_FREE_SLOT) continue;
-        if (b->what && pool_since(&in->pool, m, b->what)) b->what = lang_intern(in, b->what);
-        if (b->fname && pool_since(&in->pool, m, b->fname)) b->fname = lang_intern(in, b->fname);
-        if (b->cell && pool_since(&in->pool, m, b->cell)) b->cell = lang_intern(in, b->cell);
+        if (b->what && pool_since(p, m, b->what)) b->what = lang_intern(in, b->what);
+        if (b->fname && pool_since(p, m, b->fname)) b->fname = lang_intern(in, b->fname);
+        if (b->cell && pool_since(p, m, b->cell)) b->cell = lang_intern(in, b->cell);
     }
+}
+
+/* before: parse_lasting when the cell began; parsed: after its parse, or
+ * ULONG_MAX when the parse did not end; gdecls: in->gdecl_puts then (the
+ * cell's own variables joining the session as it runs make nothing that
+ * points into its statements) */
+static void cell_end(interp_t *in, pool_mark_t m, unsigned long before, unsigned long parsed, unsigned long gdecls) {
+    const pool_mark_t all = {0};
+    unsigned long now = parse_lasting(in);
+    in->stmts_split = false;
+    bool ran_defs = parsed == ULONG_MAX || now - (in->gdecl_puts - gdecls) != parsed;
+    if (now != before && (in->stmts_escaped || ran_defs)) {
+        pool_splice(&in->pool, &in->stmts);
+        return;
+    }
+    keep_buffer_names(in, &in->stmts, all);
+    native_stop_jobs_in(in, &in->stmts);
+    pool_free(&in->stmts);
+    if (now != before) return;
+    keep_buffer_names(in, &in->pool, m);
     native_stop_jobs_since(in, m);
     pool_rollback(&in->pool, m);
 }
@@ -181,7 +197,11 @@ static int run(interp_t *in_arg, const char *text, const char *name, const cell_
     jmp_buf jb;
     lang_enter(in, io, err, &jb, STACK_HERE());
     const pool_mark_t mark = pool_mark(&in->pool);
-    const unsigned long before = lasting(in);
+    const unsigned long before = parse_lasting(in);
+    volatile unsigned long parsed = ULONG_MAX, gdecls = ULONG_MAX;
+    /* a nested run (none today) would find the statements' pool in use */
+    in->stmts_split = !in->stmts.head && !in->stmts_swapped;
+    in->stmts_escaped = false;
     cell_code_t cc;
     memset(&cc, 0, sizeof cc);
     cell_code_t *volatile ccp = &cc;
@@ -216,7 +236,7 @@ static int run(interp_t *in_arg, const char *text, const char *name, const cell_
         }
         in->jb = NULL;
         in->err = NULL;
-        cell_end(in, mark, before);
+        cell_end(in, mark, before, parsed, gdecls);
         lang_use(saved ? saved : in);
         return rc;
     }
@@ -224,6 +244,8 @@ static int run(interp_t *in_arg, const char *text, const char *name, const cell_
     tokvec_t tv = {0};
     lex_cell(in, src, &tv);
     parse_cell(in, &tv, src, &cc, expr_only);
+    parsed = parse_lasting(in);
+    gdecls = in->gdecl_puts;
     pool_free(&in->scratch);
     /* a cell runs once: compiling it whole as a function (the native tier
      * does for %timeit's repeats) would be a compile nothing uses, left
@@ -237,7 +259,7 @@ static int run(interp_t *in_arg, const char *text, const char *name, const cell_
     in->value_json = NULL;
     in->jb = NULL;
     in->err = NULL;
-    cell_end(in, mark, before);
+    cell_end(in, mark, before, parsed, gdecls);
     lang_use(saved ? saved : in);
     return 0;
 }
