@@ -718,10 +718,13 @@ int main(int argc, char **argv) {
     test_loaded_code_is_bounded();
     fuzz(40);
     /* the conformance suite with the tier forced on */
-    char *self = strdup(argv[0]), cmd[4200];
-    snprintf(cmd, sizeof cmd, "ICUDA_HOST_TIER=always %s/test_lang >/tmp/icuda-native-parity.log 2>&1", dirname(self));
-    free(self);
+    /* the log beside the binary: checkouts side by side do not share it */
+    char *self = strdup(argv[0]), cmd[4200], log[2100];
+    const char *dir = dirname(self);
+    snprintf(log, sizeof log, "%s/test_native-parity.log", dir);
+    snprintf(cmd, sizeof cmd, "ICUDA_HOST_TIER=always %s/test_lang >%s 2>&1", dir, log);
     int rc = system(cmd);
-    CHECK_MSG(rc == 0, "tests/lang with the native tier forced on failed: see /tmp/icuda-native-parity.log");
+    CHECK_MSG(rc == 0, "tests/lang with the native tier forced on failed: see %s", log);
+    free(self);
     return check_report();
 }
