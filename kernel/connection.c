@@ -3,10 +3,15 @@
  * that silently never answers. */
 #include "connection.h"
 
+#include <errno.h>
+#include <stdbool.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static int get_port(json_t *root, const char *name, int *out, char *why, size_t whylen) {
     json_t *v = json_object_get(root, name);
@@ -91,11 +96,42 @@ out:
     return rc;
 }
 
+/* A connection file is a small regular file: the open does not block (a
+ * FIFO's would wait for a writer, and the kernel would never start) and
+ * nothing else is read (/dev/zero would never end). */
+#define CONNECTION_FILE_MAX (1 << 20)
+
 int connection_load(const char *path, connection_t *c, char *why, size_t whylen) {
     memset(c, 0, sizeof *c);
-    json_error_t jerr;
-    json_t *root = json_load_file(path, 0, &jerr);
-    return check(root, &jerr, path, c, why, whylen);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        snprintf(why, whylen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    bool stated = fstat(fd, &st) == 0;
+    if (!stated || !S_ISREG(st.st_mode) || st.st_size > CONNECTION_FILE_MAX) {
+        snprintf(why, whylen, "%s: %s", path, !stated ? strerror(errno) : !S_ISREG(st.st_mode) ? "not a regular file"
+                                                                 : "larger than a connection file can be (1 MiB)");
+        close(fd);
+        return -1;
+    }
+    char *text = malloc((size_t)st.st_size + 1);
+    size_t n = 0;
+    while (text && n < (size_t)st.st_size) {
+        ssize_t r = read(fd, text + n, (size_t)st.st_size - n);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        n += (size_t)r;
+    }
+    close(fd);
+    if (!text) {
+        snprintf(why, whylen, "%s: no memory to read it", path);
+        return -1;
+    }
+    int rc = connection_parse(text, n, path, c, why, whylen);
+    free(text);
+    return rc;
 }
 
 int connection_parse(const char *text, size_t len, const char *name, connection_t *c, char *why, size_t whylen) {

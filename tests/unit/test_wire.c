@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kernel/connection.h"
@@ -322,6 +323,13 @@ static void test_connection(void) {
     CHECK(connection_load(path, &c, why, sizeof why) == -1);
     unlink(path);
     CHECK(connection_load("/nonexistent/icuda.json", &c, why, sizeof why) == -1);
+    /* a FIFO (no writer: a blocking open waits forever) and a device are refused at once */
+    CHECK(mkfifo(path, 0600) == 0);
+    CHECK(connection_load(path, &c, why, sizeof why) == -1);
+    CHECK(strstr(why, "not a regular file") != NULL);
+    unlink(path);
+    CHECK(connection_load("/dev/zero", &c, why, sizeof why) == -1);
+    CHECK(strstr(why, "not a regular file") != NULL);
 }
 
 static void test_history(void) {
