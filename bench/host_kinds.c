@@ -252,6 +252,13 @@ static const bench_t benches[] = {
      "for (int i = 0; i < N; i++) { vx[i] = (i % 17) * 0.5f; vy[i] = (i % 5) * 1.5f; len[i] = 0; }\n",
      "for (int i = 0; i < N; i++) len[i] = sqrtf(vx[i] * vx[i] + vy[i] * vy[i]);\n",
      "double ls = 0;\nfor (int i = 0; i < N; i++) ls += len[i];\nprintf(\"%.2f\\n\", ls);\n"},
+    {"copy records (struct assignment), reversed",
+     "struct rec { int key; float w; char tag[12]; };\n",
+     "int N = 1 << 21;\n"
+     "struct rec *r = (struct rec *)malloc(N * sizeof(struct rec)), *out = (struct rec *)malloc(N * sizeof(struct rec));\n"
+     "for (int i = 0; i < N; i++) { r[i].key = i % 1009; r[i].w = i * 0.5f; r[i].tag[0] = (char)('a' + i % 26); out[i].key = 0; }\n",
+     "for (int i = 0; i < N; i++) out[i] = r[N - 1 - i];\n",
+     "long ks = 0;\nfor (int i = 0; i < N; i++) ks += out[i].key + out[i].tag[0];\nprintf(\"%ld\\n\", ks);\n"},
     {"classify bytes with a switch", NULL,
      "long n = 1L << 24;\nchar *s = (char *)malloc(n);\n"
      "const char *txt = \"int x1 = 42; /* y */ z += 7;\\n\";\n"

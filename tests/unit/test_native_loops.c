@@ -184,6 +184,35 @@ static void test_switches(void) {
           "printf(\"%ld %ld\\n\", v, sp);", "", NULL);
 }
 
+/* Struct assignment in a loop (records moved by a sort, particles copied):
+ * the source read-checked, the target write-checked, the bytes moved; an
+ * out-of-bounds copy raised where the interpreter raises it. */
+static void test_struct_copies(void) {
+    static const char *const recs =
+        "struct rec { int key; float w; char tag[6]; };\n"
+        "int n = 3000; struct rec *r = (struct rec *)malloc(n * sizeof(struct rec));\n"
+        "for (int i = 0; i < n; i++) { r[i].key = (i * 7919) % 1009; r[i].w = i * 0.5f; r[i].tag[0] = (char)('a' + i % 26); }\n\x01";
+    char cells[4096];
+    snprintf(cells, sizeof cells, "%s%s", recs,
+             "for (int i = 1; i < n; i++) {\n    struct rec v = r[i];\n    int j = i - 1;\n"
+             "    while (j >= 0 && r[j].key > v.key) { r[j + 1] = r[j]; j--; }\n    r[j + 1] = v;\n}\n"
+             "long s = 0; for (int i = 0; i < n; i++) s += (long)r[i].key * (i + 1) + r[i].tag[0];\n"
+             "printf(\"%ld %d %d %.1f\\n\", s, r[0].key, r[n - 1].key, r[n / 2].w);");
+    shape("an insertion sort of records by key", cells, "", NULL);
+    snprintf(cells, sizeof cells, "%s%s", recs,
+             "struct rec *out = (struct rec *)malloc(n * sizeof(struct rec));\n"
+             "for (int i = 0; i < n; i++) out[i] = r[n - 1 - i];\n"
+             "printf(\"%d %c\\n\", out[0].key, out[5].tag[0]);\n\x01"
+             "for (int i = 0; i < n; i++) out[i + 1] = r[i];\n");
+    shape("records copied reversed, then one past the end: the write's error", cells, "", "out-of-bounds");
+    shape("a struct of a session variable copied in a loop",
+          "struct p3 { double x, y, z; }; struct p3 best = {0, 0, 0};\n"
+          "int m = 20000; struct p3 *pts = (struct p3 *)malloc(m * sizeof(struct p3));\n"
+          "for (int i = 0; i < m; i++) { pts[i].x = i % 97; pts[i].y = i % 13; pts[i].z = 1; }\n\x01"
+          "for (int i = 0; i < m; i++) if (pts[i].x + pts[i].y > best.x + best.y) best = pts[i];\n"
+          "printf(\"%.0f %.0f\\n\", best.x, best.y);", "", NULL);
+}
+
 /* Helper functions a hot loop calls are compiled with it, static in its
  * unit (gcc inlines them): values, and an error inside one raised with
  * the interpreter's traceback (the call run again interpreted). */
@@ -374,6 +403,7 @@ int main(void) {
     test_chunks();
     test_accumulators();
     test_switches();
+    test_struct_copies();
     test_helpers();
     printf("%d passed, %d failed, %d skipped\n", check_passed, check_failed, check_skipped);
     return check_failed ? 1 : 0;

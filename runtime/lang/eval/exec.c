@@ -1092,6 +1092,7 @@ int exec_expr_kind(node_t *n) {
                       f == ev_xload_##nm) return NK_LOAD;
     LOADFNS(X)
 #undef X
+    if (f == ev_load_aggr) return NK_LOAD; /* a struct's place: the native tier copies from it (a = b) */
 #define X(nm, c) if (f == ev_xassign_##nm) return NK_ASSIGN;
     LOADFNS(X)
 #undef X
@@ -1115,7 +1116,7 @@ int exec_expr_kind(node_t *n) {
     if (f == ev_not) return NK_NOT;
     if (f == ev_cond) return NK_COND;
     if (f == ev_comma) return NK_COMMA;
-    if (f == ev_assign_slot || f == ev_assign || f == ev_assign_g || f == ev_assign_f64_idx) return NK_ASSIGN;
+    if (f == ev_assign_slot || f == ev_assign || f == ev_assign_g || f == ev_assign_f64_idx || f == ev_assign_aggr) return NK_ASSIGN;
     if (f == ev_compound || f == ev_addeq_f64_g || f == ev_addeq_f64_s || f == ev_addeq_i64_s ||
         f == ev_addeq_i32_s || f == ev_addeq_s64_s || f == ev_dot)
         return NK_COMPOUND;

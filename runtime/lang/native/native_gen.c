@@ -638,9 +638,30 @@ static char *waddr(gen_t *g, node_t *pl) {
     return addr(g, pl, 1);
 }
 
+/* a = b of a struct (exec.c ev_assign_aggr): b's place read-checked, then
+ * a's write-checked, for the struct's size, and the bytes moved (they may
+ * overlap). Only from a struct in memory, not a call's result. Session
+ * variables the unit keeps in C locals (a member of a session struct
+ * among them) go to memory before the copy and come back after it, since
+ * the bytes copied may be theirs, on either side. */
+static char *assign_aggr(gen_t *g, node_t *n) {
+    node_t *pl = n->a, *src = n->b;
+    if (!n->esz || pl->place == PL_SLOT || eval_expr_kind(src) != NK_LOAD || !src->a || !src->a->is_place ||
+        src->a->place == PL_SLOT || !ty_is_aggr(src->a->ty))
+        return bad(g);
+    /* a clean copy's proven sites were checked clear of those variables at its entry (nt_rcheck) */
+    bool clear = g->in_clean && site_ra(g, pl) >= 0 && site_ra(g, src->a) >= 0;
+    char *from = addr(g, src->a, 0), *to = addr(g, pl, 1);
+    bool cached = !g->collect && g->ncached && !clear;
+    char *r = xasprintf("({ char *f_ = %s; char *t_ = %s;%s __builtin_memmove(t_, f_, %" PRId64 "u);%s (int64_t)0; })",
+                        from, to, cached ? " NT_SYNC();" : "", n->esz, cached ? " NT_RELOAD(); NT_INVAL();" : "");
+    frees(2, from, to);
+    return r;
+}
+
 static char *assign(gen_t *g, node_t *n) {
     node_t *pl = n->a;
-    if (ty_is_aggr(pl->ty)) return bad(g);
+    if (ty_is_aggr(pl->ty)) return assign_aggr(g, n);
     char *v = gen_expr(g, n->b);
     char *a = waddr(g, pl), *rl = after_store(g);
     char *st0 = store_to(g, pl, "v_", "a_"), *st = xasprintf("%s%s", st0, rl);
