@@ -259,6 +259,20 @@ static const bench_t benches[] = {
      "for (int i = 0; i < N; i++) { r[i].key = i % 1009; r[i].w = i * 0.5f; r[i].tag[0] = (char)('a' + i % 26); out[i].key = 0; }\n",
      "for (int i = 0; i < N; i++) out[i] = r[N - 1 - i];\n",
      "long ks = 0;\nfor (int i = 0; i < N; i++) ks += out[i].key + out[i].tag[0];\nprintf(\"%ld\\n\", ks);\n"},
+    {"word lengths by pointer differences", NULL,
+     "long n = 1L << 24;\nchar *s = (char *)malloc(n + 1);\n"
+     "const char *w = \"alpha be gamma delta  x \";\n"
+     "for (long i = 0; i < n; i++) s[i] = w[i % 24];\ns[n] = 0;\n"
+     "long words = 0, total = 0, longest = 0;\n",
+     "words = total = longest = 0;\nchar *p = s;\n"
+     "while (*p) {\n"
+     "    while (*p == ' ') p++;\n"
+     "    char *start = p;\n"
+     "    while (*p && *p != ' ') p++;\n"
+     "    long len = p - start;\n"
+     "    if (len) { words++; total += len; if (len > longest) longest = len; }\n"
+     "}\n",
+     "printf(\"%ld %ld %ld\\n\", words, total, longest);\n"},
     {"classify bytes with a switch", NULL,
      "long n = 1L << 24;\nchar *s = (char *)malloc(n);\n"
      "const char *txt = \"int x1 = 42; /* y */ z += 7;\\n\";\n"

@@ -296,7 +296,8 @@ static void test_nests(void) {
  * compiler costs the loop nothing, and is stopped when the session ends. */
 static void test_background_compile(void) {
     g_sync = false;
-    const char *loop = "long t = 0; int n = 3000000;\nfor (int i = 0; i < n; i++) t += i % 7;\nprintf(\"%ld\\n\", t);";
+    /* long enough that the compile ends inside it on a loaded 2-core machine */
+    const char *loop = "long t = 0; int n = 20000000;\nfor (int i = 0; i < n; i++) t += i % 7;\nprintf(\"%ld\\n\", t);";
     long e0, e1;
     char *a = run_cells(loop, NATIVE_OFF, &e0), *b = run_cells(loop, NATIVE_AUTO, &e1);
     CHECK_MSG(!strcmp(a, b), "background compile: interpreted:\n%s\ntiered:\n%s", a, b);
@@ -304,7 +305,7 @@ static void test_background_compile(void) {
     free(b);
     /* a pure function compiles in the background too, its calls interpreted meanwhile */
     const char *calls = "int fib(int k) { return k < 2 ? k : fib(k - 1) + fib(k - 2); }\x01"
-                        "long t = 0;\nfor (int r = 0; r < 300; r++) t += fib(18);\nprintf(\"%ld\\n\", t);";
+                        "long t = 0;\nfor (int r = 0; r < 1500; r++) t += fib(18);\nprintf(\"%ld\\n\", t);";
     char *fa = run_cells(calls, NATIVE_OFF, &e0), *fb = run_cells(calls, NATIVE_AUTO, &e1);
     CHECK_MSG(!strcmp(fa, fb), "background compile of a function: interpreted:\n%s\ntiered:\n%s", fa, fb);
     CHECK_MSG(e1 > 0, "background compile: the function never switched to compiled code");

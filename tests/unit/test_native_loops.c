@@ -213,6 +213,27 @@ static void test_struct_copies(void) {
           "printf(\"%.0f %.0f\\n\", best.x, best.y);", "", NULL);
 }
 
+/* Pointer differences (a token's length, an index found by a moving
+ * pointer): offsets within one buffer; two buffers subtracted raise the
+ * interpreter's error at its line. */
+static void test_pointer_differences(void) {
+    static const char *const text =
+        "long n = 40000; char *s = (char *)malloc(n + 1); const char *w = \"alpha be gamma delta  x \";\n"
+        "for (long i = 0; i < n; i++) s[i] = w[i % 24];\ns[n] = 0;\n\x01";
+    char cells[4096];
+    snprintf(cells, sizeof cells, "%s%s", text,
+             "long words = 0, total = 0, longest = 0; char *p = s;\n"
+             "while (*p) {\n    while (*p == ' ') p++;\n    char *start = p;\n    while (*p && *p != ' ') p++;\n"
+             "    long len = p - start;\n    if (len) { words++; total += len; if (len > longest) longest = len; }\n}\n"
+             "printf(\"%ld %ld %ld %ld\\n\", words, total, longest, (long)(p - s));");
+    shape("words measured by pointer differences", cells, "", NULL);
+    snprintf(cells, sizeof cells, "%s%s", text,
+             "int *ia = (int *)malloc(64 * sizeof(int)); long acc = 0;\n"
+             "for (long i = 0; i < n; i++) acc += (s + i) - s;\nprintf(\"%ld\\n\", acc);\n\x01"
+             "char *other = (char *)malloc(16);\nfor (long i = 0; i < n; i++)\n    acc += i < n - 5 ? (s + i) - s : other - s;\n");
+    shape("a difference of two buffers after many of one: the interpreter's error", cells, "", "different buffers");
+}
+
 /* Helper functions a hot loop calls are compiled with it, static in its
  * unit (gcc inlines them): values, and an error inside one raised with
  * the interpreter's traceback (the call run again interpreted). */
@@ -404,6 +425,7 @@ int main(void) {
     test_accumulators();
     test_switches();
     test_struct_copies();
+    test_pointer_differences();
     test_helpers();
     printf("%d passed, %d failed, %d skipped\n", check_passed, check_failed, check_skipped);
     return check_failed ? 1 : 0;

@@ -99,6 +99,7 @@ enum {
     NK_CONST, NK_SLOT, NK_LOAD, NK_CAST, NK_ARITH, NK_CMP, NK_PTRADD, NK_PTRSUB, NK_PTRADDK,
     NK_NEG, NK_BNOT, NK_LAND, NK_LOR, NK_NOT, NK_COND, NK_COMMA,
     NK_ASSIGN, NK_COMPOUND, NK_INCDEC, NK_BUILTIN,
+    NK_PTRDIFF, /* a - b of two pointers: esz the element's size */
     /* statements */
     NK_S_EXPR, NK_S_BLOCK, NK_S_NOP, NK_S_IF, NK_S_WHILE, NK_S_DO, NK_S_FOR, NK_S_JUMP, NK_S_RETURN,
     NK_S_SWITCH, /* a: the value; b: the body (its list); p: k.i case values, then their statements' indexes; slot: default's, or -1 */
@@ -115,6 +116,7 @@ func_t *eval_call_target(node_t *n, void **box);
 /* the evaluator's own errors, for compiled code's failed checks */
 _Noreturn void eval_index_fail(node_t *n, int64_t i, int wr);
 _Noreturn void eval_div0(node_t *n);
+_Noreturn void eval_ptrdiff_error(node_t *n); /* p - q, p and q in different buffers */
 _Noreturn void eval_divovf(node_t *n);
 
 /* ---------- launches and CUDA calls (gpu_hooks.c) ---------- */

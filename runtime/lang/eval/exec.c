@@ -592,13 +592,14 @@ static val_t ev_ptrdiff(node_t *n, frame_t *f) {
         r.i = (int64_t)(a.u - b.u) / n->esz;
         return r;
     }
-    if (ptr_slot(a.u) != ptr_slot(b.u) || ptr_is_raw(a.u) != ptr_is_raw(b.u)) {
-        char x[100], y[100];
-        rt_error(n, "subtraction of pointers into different buffers: %s and %s",
-                 loc_text(&n->a->loc, x, sizeof x), loc_text(&n->b->loc, y, sizeof y));
-    }
+    if (ptr_slot(a.u) != ptr_slot(b.u) || ptr_is_raw(a.u) != ptr_is_raw(b.u)) eval_ptrdiff_error(n);
     r.i = (ptr_off(a.u) - ptr_off(b.u)) / n->esz;
     return r;
+}
+_Noreturn void eval_ptrdiff_error(node_t *n) {
+    char x[100], y[100];
+    rt_error(n, "subtraction of pointers into different buffers: %s and %s", loc_text(&n->a->loc, x, sizeof x),
+             loc_text(&n->b->loc, y, sizeof y));
 }
 node_t *mk_ptrdiff(loc_t *l, node_t *a, node_t *b, int64_t esz) {
     node_t *n = node_new(l);
@@ -1098,6 +1099,7 @@ int exec_expr_kind(node_t *n) {
 #undef X
     if (f == ev_ptr_add) return NK_PTRADD;
     if (f == ev_ptr_sub) return NK_PTRSUB;
+    if (f == ev_ptrdiff) return NK_PTRDIFF;
     if (f == ev_ptr_addk) return NK_PTRADDK;
     if (f == ev_arith || f == add_i32 || f == sub_i32 || f == mul_i32 || f == add_u32 || f == sub_u32 ||
         f == mul_u32 || f == add_64 || f == sub_64 || f == mul_64 || f == add_s64 || f == sub_s64 ||

@@ -806,6 +806,18 @@ char *gen_expr(gen_t *g, node_t *n) {
         frees(3, a, b, pa);
         return r;
     }
+    case NK_PTRDIFF: { /* as exec.c's ev_ptrdiff: real addresses as C has them, else offsets in one buffer */
+        char *a = gen_expr(g, n->a), *b = gen_expr(g, n->b);
+        char *r = xasprintf("({ uint64_t pa_ = (uint64_t)%s, pb_ = (uint64_t)%s; int64_t d_;"
+                            " if (pa_ < %lluULL && pb_ < %lluULL) d_ = (int64_t)(pa_ - pb_) / %" PRId64 ";"
+                            " else { if ((pa_ >> %d) != (pb_ >> %d) || (pa_ < %lluULL) != (pb_ < %lluULL)) { NT_SYNC();"
+                            " NT_RAISE(rt->ptrdiff(k%d)); } d_ = (nt_off(pa_) - nt_off(pb_)) / %" PRId64 "; } d_; })",
+                            a, b, (unsigned long long)PTR_RAW_LIMIT, (unsigned long long)PTR_RAW_LIMIT, n->esz,
+                            PTR_SLOT_SHIFT, PTR_SLOT_SHIFT, (unsigned long long)PTR_RAW_LIMIT,
+                            (unsigned long long)PTR_RAW_LIMIT, gen_kidx(g, n), n->esz);
+        frees(2, a, b);
+        return r;
+    }
     case NK_PTRADDK: {
         char *a = gen_expr(g, n->a), *dd = xasprintf("(int64_t)%" PRId64 "LL", n->k.i), *pa = padd(g, n, "pk_", dd);
         char *r = xasprintf("({ uint64_t pk_ = (uint64_t)%s; %s; })", a, pa);

@@ -41,6 +41,8 @@
         /* what compiled functions test their frame against: stack_lo, or past every stack when  \
          * the interrupt was raised (interrupt.h) */                                                 \
         char *volatile *guard;                                                                      \
+        /* p - q of pointers into different buffers (exec.c's error, at the same node) */           \
+        __attribute__((noreturn)) void (*ptrdiff)(void *node);                                      \
     } nrt_t;
 
 NATIVE_RT_DEFS

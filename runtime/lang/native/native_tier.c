@@ -208,6 +208,7 @@ static char *rt_deref(void *node, uint64_t p, int wr, ndc_t *c) {
 __attribute__((noreturn)) static void rt_index_fail(void *node, int64_t i, int wr) { eval_index_fail(node, i, wr); }
 __attribute__((noreturn)) static void rt_div0(void *node) { eval_div0(node); }
 __attribute__((noreturn)) static void rt_divovf(void *node) { eval_divovf(node); }
+__attribute__((noreturn)) static void rt_ptrdiff(void *node) { eval_ptrdiff_error(node); }
 __attribute__((noreturn)) static void rt_interrupt(void *node) { raise_interrupt(node); }
 static uint64_t rt_ptr_add(uint64_t p, int64_t d) { return ptr_add(p, d); }
 static int32_t rt_rand(void) { return rand_next(g_in); }
@@ -245,7 +246,8 @@ static int rt_range(uint64_t p, int64_t esz, int wr, nic_t *c) {
 static const nrt_t g_rt = { /* clean_runs: the session's, at each entry */
                            rt_idx, rt_deref, rt_index_fail, rt_div0, rt_divovf, rt_interrupt, rt_ptr_add, rt_rand,
                            (volatile int *)&icuda_interrupt_flag, rt_ovf, rt_ovf_place, rt_shift, rt_f2i, rt_neg,
-                           rt_pwrap, rt_range, NULL, NULL, NULL, (char *volatile *)&icuda_interrupt_guard};
+                           rt_pwrap, rt_range, NULL, NULL, NULL, (char *volatile *)&icuda_interrupt_guard,
+                           rt_ptrdiff};
 
 /* ---- pure functions (native_func.c) ----
  * A compiled pure function never raises: where a check fails it gives up
