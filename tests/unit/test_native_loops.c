@@ -205,6 +205,22 @@ static void test_struct_copies(void) {
              "printf(\"%d %c\\n\", out[0].key, out[5].tag[0]);\n\x01"
              "for (int i = 0; i < n; i++) out[i + 1] = r[i];\n");
     shape("records copied reversed, then one past the end: the write's error", cells, "", "out-of-bounds");
+    shape("records shifted down one (overlapping copies), and a member struct copied",
+          "struct in2 { short a, b; }; struct rec2 { int k; struct in2 in; double d; };\n"
+          "int n = 20000; struct rec2 *v = (struct rec2 *)malloc(n * sizeof(struct rec2));\n"
+          "for (int i = 0; i < n; i++) { v[i].k = i; v[i].in.a = (short)(i % 300); v[i].in.b = 7; v[i].d = i * 0.25; }\n\x01"
+          "for (int i = 0; i < n - 1; i++) v[i] = v[i + 1];\n"
+          "for (int i = 1; i < n; i++) v[i].in = v[i - 1].in;\n"
+          "printf(\"%d %d %d %.2f\\n\", v[0].k, v[n - 1].in.a, v[5].in.b, v[n - 2].d);", "", NULL);
+    shape("a copy from a freed buffer: the interpreter's error",
+          "struct q { int a, b; }; int n = 30000; struct q *src = (struct q *)malloc(n * sizeof(struct q));\n"
+          "struct q *dst = (struct q *)malloc(n * sizeof(struct q)); for (int i = 0; i < n; i++) { src[i].a = i; src[i].b = -i; }\n\x01"
+          "for (int i = 0; i < n; i++) dst[i] = src[i];\nprintf(\"%d\\n\", dst[n - 1].b);\nfree(src);\n\x01"
+          "for (int i = 0; i < n; i++) dst[i] = src[i];\n", "", "freed");
+    shape("a session struct copied into an array and back",
+          "struct q { int a, b; }; struct q cur = {1, 2}; int n = 30000; struct q *hist = (struct q *)malloc(n * sizeof(struct q));\n\x01"
+          "for (int i = 0; i < n; i++) { hist[i] = cur; cur.a += cur.b % 5; cur.b = cur.a % 11; if (i % 1000 == 999) cur = hist[i / 2]; }\n"
+          "printf(\"%d %d %d %d\\n\", cur.a, cur.b, hist[n - 1].a, hist[n / 3].b);", "", NULL);
     shape("a struct of a session variable copied in a loop",
           "struct p3 { double x, y, z; }; struct p3 best = {0, 0, 0};\n"
           "int m = 20000; struct p3 *pts = (struct p3 *)malloc(m * sizeof(struct p3));\n"
