@@ -246,6 +246,17 @@ static const bench_t benches[] = {
      "for (int i = 0; i < N - 1; i++)\n    for (int j = 0; j < N - 1 - i; j++)\n"
      "        if (a[j] > a[j + 1]) { int t = a[j]; a[j] = a[j + 1]; a[j + 1] = t; }\n",
      "printf(\"%d %d %d\\n\", a[0], a[N / 2], a[N - 1]);\n"},
+    {"walk a linked list", "struct lnode { long v; struct lnode *next; };\n",
+     "int N = 1 << 23;\nstruct lnode *nodes = (struct lnode *)malloc(N * sizeof(struct lnode));\n"
+     "for (int i = 0; i < N; i++) { nodes[i].v = (i * 7) % 1000; nodes[i].next = i + 1 < N ? &nodes[i + 1] : NULL; }\n"
+     "long ls = 0;\n",
+     "ls = 0;\n{ struct lnode *q = nodes;\n  while (q) { ls += q->v; q = q->next; } }\n",
+     "printf(\"%ld\\n\", ls);\n"},
+    {"Collatz steps, do-while", NULL,
+     "int N = 1 << 17;\nlong steps = 0;\n",
+     "steps = 0;\nfor (long s = 1; s < N; s++) {\n    long x = s;\n"
+     "    do { x = (x & 1) ? 3 * x + 1 : x / 2; steps++; } while (x > 1);\n}\n",
+     "printf(\"%ld\\n\", steps);\n"},
     {"vector lengths with sqrt", NULL,
      "int N = 1 << 22;\nfloat *vx = (float *)malloc(N * sizeof(float)), *vy = (float *)malloc(N * sizeof(float));\n"
      "float *len = (float *)malloc(N * sizeof(float));\n"
