@@ -684,7 +684,10 @@ static int sx_native(node_t *n, frame_t *f) {
         return L->head.orig(n, f);
     }
     if (mode == NATIVE_ALWAYS && L->state != ST_READY) compile_loop(L, f);
-    if (L->state == ST_COMPILING) finish_job(L, false);
+    /* its compile in flight: an entry counts as 64 back-edges, so a short
+     * loop entered a million times (a quicksort's partition) looks at the
+     * compiler now and then, not at every entry */
+    if (L->state == ST_COMPILING && every_wait(L, 64)) finish_job(L, false);
     if (L->state == ST_READY) {
         int rc = run_compiled(L, f, 0);
         if (rc != NT_STALE) return rc;
