@@ -264,6 +264,22 @@ static const bench_t benches[] = {
      "for (int i = 0; i < N; i++) { vx[i] = (i % 17) * 0.5f; vy[i] = (i % 5) * 1.5f; len[i] = 0; }\n",
      "for (int i = 0; i < N; i++) len[i] = sqrtf(vx[i] * vx[i] + vy[i] * vy[i]);\n",
      "double ls = 0;\nfor (int i = 0; i < N; i++) ls += len[i];\nprintf(\"%.2f\\n\", ls);\n"},
+    {"classify bytes with a switch", NULL,
+     "long n = 1L << 24;\nchar *s = (char *)malloc(n);\n"
+     "const char *txt = \"int x1 = 42; /* y */ z += 7;\\n\";\n"
+     "for (long i = 0; i < n; i++) s[i] = txt[i % 30];\n"
+     "int digits = 0, spaces = 0, punct = 0, lines = 0, other = 0;\n",
+     "digits = spaces = punct = lines = other = 0;\n"
+     "for (long i = 0; i < n; i++) {\n"
+     "    switch (s[i]) {\n"
+     "    case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': case '8': case '9': digits++; break;\n"
+     "    case ' ': spaces++; break;\n"
+     "    case '\\n': lines++; break;\n"
+     "    case ';': case '=': case '+': case '*': case '/': punct++; break;\n"
+     "    default: other++;\n"
+     "    }\n"
+     "}\n",
+     "printf(\"%d %d %d %d %d\\n\", digits, spaces, punct, lines, other);\n"},
 };
 enum { NB = sizeof benches / sizeof benches[0] };
 

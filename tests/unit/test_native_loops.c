@@ -145,6 +145,45 @@ static void test_accumulators(void) {
           "printf(\"%d %d\\n\", run, best);", "clean", NULL);
 }
 
+/* A switch in a loop (a parser's classes, a state machine): compiled with
+ * the loop, fall-through, default, break out of the switch, continue of
+ * the loop, a loop inside a case, and an error inside a case raised where
+ * the interpreter raises it. */
+static void test_switches(void) {
+    static const char *const text =
+        "long n = 60000; char *s = (char *)malloc(n); const char *txt = \"int x1 = 42; /* y */ z += 7;\\n\";\n"
+        "for (long i = 0; i < n; i++) s[i] = txt[i % 30];\n\x01";
+    char cells[4096];
+    snprintf(cells, sizeof cells, "%s%s", text,
+             "int digits = 0, letters = 0, spaces = 0, other = 0, lines = 0;\n"
+             "for (long i = 0; i < n; i++) {\n    switch (s[i]) {\n"
+             "    case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': case '8': case '9':\n"
+             "        digits++; break;\n    case ' ': spaces++; break;\n    case '\\n': lines++; /* fall through */\n"
+             "    case ';': other += 2; break;\n    default:\n        if (s[i] >= 'a' && s[i] <= 'z') { letters++; continue; }\n"
+             "        other++;\n    }\n    other++;\n}\nprintf(\"%d %d %d %d %d\\n\", digits, letters, spaces, other, lines);");
+    shape("a switch over bytes: cases, fall-through, default, continue", cells, "", NULL);
+    shape("a state machine: a switch on a state variable, a loop inside a case",
+          "int n = 50000; int *a = (int *)malloc(n * sizeof(int)); for (int i = 0; i < n; i++) a[i] = (i * 7) % 13;\n\x01"
+          "int state = 0; long acc = 0;\nfor (int i = 0; i < n; i++) {\n    switch (state) {\n"
+          "    case 0: if (a[i] > 6) state = 1; acc += a[i]; break;\n"
+          "    case 1: for (int k = 0; k < 3; k++) acc += k * a[i]; state = 2; break;\n"
+          "    case 2: state = a[i] & 1 ? 0 : 1; acc -= 1; break;\n    }\n}\nprintf(\"%d %ld\\n\", state, acc);",
+          "", NULL);
+    shape("a switch without a default, on a long, and one with only a default",
+          "long n = 40000; long t = 0;\nfor (long i = 0; i < n; i++) {\n"
+          "    switch (i % 5000000000L) { case 3: t += 3; break; case 4000000000L: t -= 1; break; }\n"
+          "    switch (i & 3) { default: t++; }\n}\nprintf(\"%ld\\n\", t);", "", NULL);
+    shape("an overflow inside a case: the interpreter's error at its line",
+          "int n = 100000; int big = 2147483647 - 30000;\n\x01"
+          "for (int i = 0; i < n; i++) {\n    switch (i % 3) {\n    case 0: break;\n    case 1:\n        big++;\n        break;\n"
+          "    default: break;\n    }\n}\n", "", "overflow");
+    shape("a switch in a function a loop calls",
+          "static int cls(int c) { switch (c) { case 'a': case 'e': case 'i': case 'o': case 'u': return 1; case ' ': return 2; default: return 0; } }\n\x01"
+          "const char *w = \"the quick brown fox jumps over the lazy dog\"; long v = 0, sp = 0;\n"
+          "for (int r = 0; r < 3000; r++)\n    for (int i = 0; w[i]; i++) { int k = cls(w[i]); v += k == 1; sp += k == 2; }\n"
+          "printf(\"%ld %ld\\n\", v, sp);", "", NULL);
+}
+
 /* Helper functions a hot loop calls are compiled with it, static in its
  * unit (gcc inlines them): values, and an error inside one raised with
  * the interpreter's traceback (the call run again interpreted). */
@@ -407,6 +446,7 @@ int main(void) {
     test_data_indexes();
     test_chunks();
     test_accumulators();
+    test_switches();
     test_helpers();
     printf("%d passed, %d failed, %d skipped\n", check_passed, check_failed, check_skipped);
     return check_failed ? 1 : 0;

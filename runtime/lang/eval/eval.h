@@ -101,6 +101,7 @@ enum {
     NK_ASSIGN, NK_COMPOUND, NK_INCDEC, NK_BUILTIN,
     /* statements */
     NK_S_EXPR, NK_S_BLOCK, NK_S_NOP, NK_S_IF, NK_S_WHILE, NK_S_DO, NK_S_FOR, NK_S_JUMP, NK_S_RETURN,
+    NK_S_SWITCH, /* a: the value; b: the body (its list); p: k.i case values, then their statements' indexes; slot: default's, or -1 */
 };
 int eval_expr_kind(node_t *n);   /* of n->fn */
 int eval_stmt_kind(sfn_t s);     /* of a statement evaluator */

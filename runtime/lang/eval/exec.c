@@ -1060,7 +1060,8 @@ bool counted_head(node_t *c, node_t *step, counted_t *hp, int *cmp) {
     h.edge = sf == ev_inc_i32_s ? INT32_MAX : sf == ev_dec_i32_s ? INT32_MIN : sf == ev_inc_s64_s ? INT64_MAX
            : sf == ev_dec_s64_s ? INT64_MIN : 0;
     h.checked = sf != ev_inc_i64_s && sf != ev_dec_i64_s;
-    node_t *lim = c->b;
+    node_t *lim = c->b; /* none where c is unary: for (...; !i; i++) */
+    if (!lim) return false;
     if (lim->fn == ev_const) { h.lk = LK_CONST; h.k = lim->k.i; }
     else if (lim->fn == ev_slot) { h.lk = LK_SLOT; h.ls = lim->slot; }
     else if (lim->fn == ev_gload_i64) { h.lk = LK_G64; h.lg = lim->k.p; }

@@ -274,9 +274,10 @@ node_t *st_for(loc_t *l, node_t *init, node_t *c, node_t *step, node_t *body) {
 static int sx_switch(node_t *n, frame_t *f) {
     int64_t v = EV(n->a, f).i;
     int64_t *vals = n->p;
-    int *idx = (int *)(vals + n->nlist);
+    int ncase = (int)n->k.i;
+    int *idx = (int *)(vals + ncase);
     int start = n->slot;
-    for (int i = 0; i < n->nlist; i++)
+    for (int i = 0; i < ncase; i++)
         if (vals[i] == v) { start = idx[i]; break; }
     if (start < 0) return X_NORMAL;
     node_t *body = n->b;
@@ -297,7 +298,7 @@ node_t *st_switch(loc_t *l, node_t *c, node_t *body, int64_t *vals, int *idx, in
         memcpy(tab + ncase, idx, sizeof(int) * (size_t)ncase);
     }
     n->p = tab;
-    n->nlist = ncase;
+    n->k.i = ncase; /* not nlist: walkers of the tree read nlist as list's length */
     n->slot = defidx;
     n->sfn = sx_switch;
     return n;
@@ -429,6 +430,7 @@ int eval_stmt_kind(sfn_t s) {
     if (s == sx_do) return NK_S_DO;
     if (s == sx_jump) return NK_S_JUMP;
     if (s == sx_return) return NK_S_RETURN;
+    if (s == sx_switch) return NK_S_SWITCH;
     if (s == sx_for || s == sx_for_expr) return NK_S_FOR;
 #define C(name) if (s == sx_cnt_e_##name || s == sx_cnt_s_##name) return NK_S_FOR;
     C(lt_s) C(le_s) C(gt_s) C(ge_s) C(lt_u) C(le_u) C(gt_u) C(ge_u) C(ne)

@@ -911,6 +911,37 @@ void gen_loop_core(gen_t *g, node_t *n, int kind, int L, bool init) {
     g->depth--;
 }
 
+/* A switch as the interpreter runs it (exec_stmt.c sx_switch): the value
+ * picks the statement of the body to start at (a case's, default's, or
+ * none), and the body's statements run from there on; `break` leaves the
+ * switch, `continue` goes to the loop around it. */
+static void switch_stmt(gen_t *g, node_t *n) {
+    if (g->depth == MAXDEPTH || !n->b) { g->fail = true; return; } /* its body: a list the switch runs from an index */
+    int L = gen_new_label(g, NULL); /* never entered: no loop head */
+    const int64_t *vals = n->p;
+    const int ncase = (int)n->k.i;
+    const int *idx = (const int *)(vals + ncase);
+    node_t *body = n->b;
+    char *v = gen_expr(g, n->a);
+    sb_printf(&g->body, "{\nint64_t sw%d_ = (int64_t)(%s);\nswitch (sw%d_) {\n", L, v, L);
+    free(v);
+    for (int i = 0; i < ncase; i++)
+        sb_printf(&g->body, "case (int64_t)%" PRIu64 "ULL: goto S%d_%d;\n", (uint64_t)vals[i], L, idx[i]);
+    if (n->slot >= 0) sb_printf(&g->body, "default: goto S%d_%d;\n", L, n->slot);
+    else sb_printf(&g->body, "default: goto B%d;\n", L);
+    sb_printf(&g->body, "}\n");
+    g->brk[g->depth] = L;
+    g->cont[g->depth] = g->depth ? g->cont[g->depth - 1] : -1;
+    g->depth++;
+    for (int i = 0; i < body->nlist; i++) {
+        sb_printf(&g->body, "S%d_%d:;\n", L, i);
+        gen_stmt(g, body->list[i]);
+    }
+    sb_printf(&g->body, "S%d_%d:;\n", L, body->nlist); /* a label last in the body: nothing after it */
+    g->depth--;
+    sb_printf(&g->body, "B%d:;\n}\n", L);
+}
+
 void gen_stmt(gen_t *g, node_t *n) {
     if (g->fail) return;
     int kind = native_stmt_kind(n);
@@ -934,8 +965,10 @@ void gen_stmt(gen_t *g, node_t *n) {
         return;
     }
     case NK_S_FOR: case NK_S_WHILE: case NK_S_DO: loop(g, n, kind); return;
+    case NK_S_SWITCH: switch_stmt(g, n); return;
     case NK_S_JUMP:
         if (!g->depth || (n->op != X_BREAK && n->op != X_CONTINUE)) break;
+        if (n->op == X_CONTINUE && g->cont[g->depth - 1] < 0) break; /* a switch in no loop: not C */
         sb_printf(&g->body, "goto %c%d;\n", n->op == X_BREAK ? 'B' : 'C',
                n->op == X_BREAK ? g->brk[g->depth - 1] : g->cont[g->depth - 1]);
         return;

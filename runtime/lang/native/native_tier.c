@@ -381,6 +381,7 @@ static void adopt(node_t *n, nloop_t *L) {
         for (int i = 0; i < n->nlist; i++) adopt(n->list[i], L);
         break;
     case NK_S_IF: adopt(n->b, L); adopt(n->c, L); break;
+    case NK_S_SWITCH: adopt(n->b, L); break;
     default: break;
     }
 }

@@ -130,6 +130,7 @@ void gen_vscan_stmt(vscan_t *s, node_t *n) {
         for (int i = 0; i < n->nlist; i++) gen_vscan_stmt(s, n->list[i]);
         return;
     case NK_S_IF: vscan_expr(s, n->a); gen_vscan_stmt(s, n->b); gen_vscan_stmt(s, n->c); return;
+    case NK_S_SWITCH: vscan_expr(s, n->a); gen_vscan_stmt(s, n->b); return; /* control flow, as if's */
     case NK_S_NOP: case NK_S_JUMP: return;
     case NK_S_FOR: { /* in a nest, a counted loop with its init */
         int v = gen_counted_var(n);
