@@ -4,7 +4,8 @@
  * gcc -O2, in the same run; the figures are medians of several runs, the
  * compiled code's from its second run on (the first one compiles).
  * Usage: build/bench/host_kinds [runs] [name filter]   (make bench-kinds)
- * HOST_KINDS_INTERP=1 adds the interpreter's time (the tier off). */
+ * HOST_KINDS_INTERP=1 adds the interpreter's time (the tier off);
+ * HOST_KINDS_WAIT=1 times the loops while their compile is in flight. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -246,6 +247,17 @@ static const bench_t benches[] = {
      "for (int i = 0; i < N - 1; i++)\n    for (int j = 0; j < N - 1 - i; j++)\n"
      "        if (a[j] > a[j + 1]) { int t = a[j]; a[j] = a[j + 1]; a[j + 1] = t; }\n",
      "printf(\"%d %d %d\\n\", a[0], a[N / 2], a[N - 1]);\n"},
+    {"walk a linked list", "struct lnode { long v; struct lnode *next; };\n",
+     "int N = 1 << 23;\nstruct lnode *nodes = (struct lnode *)malloc(N * sizeof(struct lnode));\n"
+     "for (int i = 0; i < N; i++) { nodes[i].v = (i * 7) % 1000; nodes[i].next = i + 1 < N ? &nodes[i + 1] : NULL; }\n"
+     "long ls = 0;\n",
+     "ls = 0;\n{ struct lnode *q = nodes;\n  while (q) { ls += q->v; q = q->next; } }\n",
+     "printf(\"%ld\\n\", ls);\n"},
+    {"Collatz steps, do-while", NULL,
+     "int N = 1 << 17;\nlong steps = 0;\n",
+     "steps = 0;\nfor (long s = 1; s < N; s++) {\n    long x = s;\n"
+     "    do { x = (x & 1) ? 3 * x + 1 : x / 2; steps++; } while (x > 1);\n}\n",
+     "printf(\"%ld\\n\", steps);\n"},
     {"vector lengths with sqrt", NULL,
      "int N = 1 << 22;\nfloat *vx = (float *)malloc(N * sizeof(float)), *vy = (float *)malloc(N * sizeof(float));\n"
      "float *len = (float *)malloc(N * sizeof(float));\n"
@@ -292,10 +304,50 @@ static const bench_t benches[] = {
 };
 enum { NB = sizeof benches / sizeof benches[0] };
 
+/* HOST_KINDS_WAIT=1: each loop in a session with the tier off and in one
+ * with the tier on whose compile never ends (ICUDA_HOST_CC a compiler that
+ * only sleeps), their runs alternating, in the cell's thread CPU time:
+ * what a loop costs while its compile is in flight, against the
+ * interpreter alone, each the least of its runs (the least disturbed) */
+static void wait_table(int runs, const char *filter) {
+    printf("%d runs of each, alternating; thread CPU time, seconds: least (median)\n", runs);
+    printf("%-34s %17s %17s %7s\n", "loop", "interp", "compile in flight", "ratio");
+    double *ti = malloc(sizeof *ti * (size_t)runs), *tw = malloc(sizeof *tw * (size_t)runs);
+    for (int i = 0; i < NB; i++) {
+        const bench_t *b = &benches[i];
+        if (filter && !strstr(b->name, filter)) continue;
+        bench_session_t *off = bench_session_new(b, NATIVE_OFF), *on = bench_session_new(b, NATIVE_AUTO);
+        native_stats_t v;
+        long entries = 0;
+        int n = 0;
+        for (int r = 0; off && on && r < runs; r++, n++) {
+            if (bench_session_run(off, &ti[n], &v) || bench_session_run(on, &tw[n], &v)) break;
+            entries += v.entries;
+        }
+        if (n) {
+            double li = ti[0], lw = tw[0];
+            for (int r = 1; r < n; r++) { li = ti[r] < li ? ti[r] : li; lw = tw[r] < lw ? tw[r] : lw; }
+            printf("%-34.34s %8.4f (%6.4f) %8.4f (%6.4f) %6.2fx%s\n", b->name, li, bench_median(ti, n), lw,
+                   bench_median(tw, n), lw / li, entries ? " (compiled code ran: the compiler does not sleep)" : "");
+        }
+        fflush(stdout);
+        bench_session_free(off);
+        bench_session_free(on);
+    }
+    free(ti);
+    free(tw);
+}
+
 int main(int argc, char **argv) {
     int runs = argc > 1 ? atoi(argv[1]) : 7;
     const char *filter = argc > 2 ? argv[2] : NULL;
     if (runs < 2) runs = 2;
+    if (getenv("HOST_KINDS_WAIT")) {
+        bench_cache_begin();
+        wait_table(runs, filter);
+        bench_cache_done();
+        return 0;
+    }
     bool interp = getenv("HOST_KINDS_INTERP") != NULL;
     bench_cache_begin();
     printf("%d runs; icuda's run r and the program's run r alternate, ratio = the median of their ratios, runs 2..%d\n"

@@ -29,7 +29,7 @@
 static long g_clean_runs, g_nest_runs, g_lean_misses; /* of the last run_cells: clean copies of loops, of whole
                                                      * nests; lean code that fell back (NT_LEAN) */
 static long g_failures; /* of the last run_cells: generated code the C compiler refused (a generator bug) */
-static long g_ticks; /* of the last run_cells: counted loops' polls the tier took (native_loop_tick) */
+static long g_ticks; /* of the last run_cells: loops' polls the tier took (native_loop_tick) */
 static bool g_sync = true; /* hot loops compiled in the foreground */
 static char *run_cells(const char *cells, int mode, long *entries) {
     interp_t *in = interp_new();

@@ -430,8 +430,81 @@ static void test_counted_loops_while_waiting(void) {
     g_sync = true;
 }
 
+/* Loops that are not counted (while, do-while, a for of another form) run
+ * the same way: the interpreter's own loop, which asks the tier where it
+ * polls; the tier compiles the loop when it is hot (here in the
+ * foreground) and enters the code at the loop's head from that poll. What
+ * the loop does after the switch is compiled: break and continue, an
+ * error (its message, line and traceback, the session's variables as the
+ * interpreter leaves them), a return from the function the loop is in. */
+static void test_other_loops_entered_from_a_poll(void) {
+    /* a constant of this run only: no cached code, which would run the
+     * loop compiled from its start */
+    unsigned salt = 7 + ((unsigned)getpid() * 2654435761u ^ (unsigned)time(NULL)) % 100000;
+    static const struct {
+        const char *title, *cells, *must;
+    } forms[] = {
+        {"a while loop with continue and break",
+         "long t = 0, i = 0;\x01" "while (1) {\n    i++;\n    if (i %% 7 == 3) continue;\n    if (i > 400000) break;\n"
+         "    t += i %% %u;\n}\nprintf(\"%%ld %%ld\\n\", t, i);", NULL},
+        {"a do-while loop with continue (to its test)",
+         "long t = 0, i = 0;\x01" "do {\n    i++;\n    if (i %% 5 == 0) continue;\n    t += i %% %u;\n} while (i < 400000);\n"
+         "printf(\"%%ld %%ld\\n\", t, i);", NULL},
+        {"a for loop that is not counted (a step of 3)",
+         "long t = 0; long i;\x01" "for (i = 1; i < 1200000; i += 3) t += i %% %u;\nprintf(\"%%ld %%ld\\n\", t, i);", NULL},
+        {"a signed overflow in a while loop after the switch: its line, the variables as interpreted",
+         "int x = 2147483647 - 300000; long k = 0, t = 0;\x01"
+         "while (k < 1000000) {\n    t += k %% %u;\n    x++;\n    k++;\n}\x01" "printf(\"%%d %%ld %%ld\\n\", x, k, t);",
+         "overflow"},
+        {"an out-of-bounds write in a while loop after the switch",
+         "int n = 250000; int *a = (int *)malloc(n * sizeof(int)); long j = 0;\x01"
+         "while (j < n + 1000) {\n    a[j] = (int)(j %% %u);\n    j++;\n}\x01" "printf(\"%%ld %%d\\n\", j, a[n - 1]);",
+         "out-of-bounds write"},
+        {"a division by zero in a do-while loop after the switch",
+         "long k = 0, t = 0;\x01" "do {\n    t += 1000000 / (250000 - k) + k %% %u;\n    k++;\n} while (k < 400000);\x01"
+         "printf(\"%%ld %%ld\\n\", k, t);", "zero"},
+        {"a while loop left by return inside a function",
+         "int n = 500000; int *a = (int *)malloc(n * sizeof(int));\nfor (int i = 0; i < n; i++) a[i] = i %% 1000;\n"
+         "a[350000] = -1;\x01" "long find(const int *p, long m, int v) {\n    long i = 0;\n"
+         "    while (i < m) {\n        if (p[i] == v && i != %u) return i;\n        i++;\n    }\n    return -1;\n}\x01"
+         "printf(\"%%ld %%ld\\n\", find(a, n, a[350000]), find(a, n, -2));", NULL},
+        {"a do-while loop left by return inside a function, and its error's traceback",
+         "long walk(long m, long z) {\n    long i = 0, t = 0;\n    do {\n        t += i %% (i < z ? 7 : 0);\n"
+         "        if (i == 300000 + %u) return t;\n        i++;\n    } while (i < m);\n    return -t;\n}\x01"
+         "printf(\"%%ld\\n\", walk(3000000, 1L << 40));\x01" "printf(\"%%ld\\n\", walk(3000000, 200000));", "zero"},
+        {"an inner while entered in its outer loop's code: insertion sort",
+         "int n = 3000; int *a = (int *)malloc(n * sizeof(int)); srand(3);\nfor (int i = 0; i < n; i++) a[i] = rand() %% 100000;\x01"
+         "for (int i = 1; i < n; i++) {\n    int v = a[i], j = i - 1;\n    while (j >= 0 && a[j] > v) { a[j + 1] = a[j]; j--; }\n"
+         "    a[j + 1] = v + (i == -%u);\n}\nlong bad = 0; for (int i = 1; i < n; i++) bad += a[i - 1] > a[i];\n"
+         "printf(\"%%ld %%d %%d\\n\", bad, a[0], a[n - 1]);", NULL},
+        {"a nest whose outer loop got lean code, entered at the outer loop's next poll",
+         "int n = 600; int *a = (int *)malloc(n * sizeof(int)); long t = 0;\x01"
+         "for (int i = 0; i < n; i++) {\n    for (int j = 0; j < n; j++) t += j %% %u;\n    a[i + 400] = 1;\n}\x01"
+         "printf(\"%%ld\\n\", t);", "out-of-bounds write"},
+        {"nested while loops, an out-of-bounds read after the switch",
+         "int n = 700; int *a = (int *)malloc(n * n * sizeof(int));\nfor (int i = 0; i < n * n; i++) a[i] = i %% 1000;\n"
+         "long s = 0; int r = 0;\x01" "while (r <= n) {\n    int c = 0;\n    while (c < n) {\n        s += a[r * n + c] %% %u;\n"
+         "        c++;\n    }\n    r++;\n}\x01" "printf(\"%%ld %%d\\n\", s, r);", "out-of-bounds read"},
+    };
+    for (size_t k = 0; k < sizeof forms / sizeof forms[0]; k++) {
+        char cells[1024];
+        snprintf(cells, sizeof cells, forms[k].cells, salt);
+        long e0, e1;
+        char *a = run_cells(cells, NATIVE_OFF, &e0), *b = run_cells(cells, NATIVE_AUTO, &e1);
+        CHECK_MSG(!strcmp(a, b), "%s: interpreted:\n%s\ntiered:\n%s", forms[k].title, a, b);
+        CHECK_MSG(g_ticks > 0, "%s: the interpreter's loop never asked the tier", forms[k].title);
+        CHECK_MSG(e1 > 0, "%s: never switched to compiled code", forms[k].title);
+        CHECK_MSG(g_failures == 0, "%s: the C compiler refused %ld generated units", forms[k].title, g_failures);
+        if (forms[k].must) CHECK_MSG(strstr(b, forms[k].must) != NULL, "%s: no '%s' in:\n%s", forms[k].title, forms[k].must, b);
+        if (getenv("SHAPE_SHOW")) fprintf(stderr, "%s: %ld entries, %ld ticks\n%s", forms[k].title, e1, g_ticks, b);
+        free(a);
+        free(b);
+    }
+}
+
 int main(void) {
     test_counted_loops_while_waiting();
+    test_other_loops_entered_from_a_poll();
     test_bounds_from_memory();
     test_lets();
     test_static_arithmetic();

@@ -336,7 +336,7 @@ typedef struct lang_upcalls {
     /* the native tier: loop statement n (kind NK_S_FOR, NK_S_WHILE or
      * NK_S_DO) was just built, and the tier may put its evaluator in front */
     void (*loop_built)(node_t *n, int kind);
-    /* ... a counted loop the tier stands in front of, where it polls the
+    /* ... a loop the tier stands in front of, where it polls the
      * interrupt (every 1024 ticks, at a back-edge): -1 go on; otherwise
      * leave the loop at once with that result (compiled code ran it) */
     int (*loop_tick)(node_t *n, frame_t *f);

@@ -106,7 +106,6 @@ enum {
 };
 int eval_expr_kind(node_t *n);   /* of n->fn */
 int eval_stmt_kind(sfn_t s);     /* of a statement evaluator */
-bool eval_stmt_counted(sfn_t s);  /* a counted for loop's: it calls up.loop_tick where it polls */
 /* Is place pl addressed by exec.c's own pa_* routine? 0 no; PL_INDEX: 1
  * through a pointer, 2 into an array. */
 int eval_place_kind(node_t *pl);

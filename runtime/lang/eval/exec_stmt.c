@@ -100,12 +100,26 @@ node_t *st_if(loc_t *l, node_t *c, node_t *a, node_t *b) {
     n->sfn = sx_if;
     return n;
 }
+/* A loop's back-edge poll, in a loop evaluator: where the interrupt is
+ * looked at (every 1024 ticks) the native tier is asked too (up.loop_tick)
+ * when it waits on this loop (not hot yet, or its compile in flight); it
+ * may enter compiled code there, at the loop's head, which runs the loop
+ * to its end: its result (>= 0) is the loop's. So a loop the tier waits on
+ * runs at the interpreter's own speed. */
+#define LOOP_POLL(n, f)                                                                     \
+    do {                                                                                    \
+        if (UNLIKELY(--g_tick <= 0)) {                                                      \
+            poll_interrupt(n);                                                              \
+            int t_ = (n)->native && g_in->up.loop_tick ? g_in->up.loop_tick(n, f) : -1;     \
+            if (t_ >= 0) return t_;                                                         \
+        }                                                                                   \
+    } while (0)
 static int sx_while(node_t *n, frame_t *f) {
     while (EV(n->a, f).i) {
         int r = n->b->sfn(n->b, f);
         if (r == X_BREAK) break;
         if (r >= X_RETURN) return r;
-        poll_interrupt(n);
+        LOOP_POLL(n, f);
     }
     return X_NORMAL;
 }
@@ -122,7 +136,7 @@ static int sx_do(node_t *n, frame_t *f) {
         int r = n->b->sfn(n->b, f);
         if (r == X_BREAK) break;
         if (r >= X_RETURN) return r;
-        poll_interrupt(n);
+        LOOP_POLL(n, f); /* compiled code enters a do loop at its test */
     } while (EV(n->a, f).i);
     return X_NORMAL;
 }
@@ -143,7 +157,7 @@ static int sx_for(node_t *n, frame_t *f) {
         if (r == X_BREAK) break;
         if (r >= X_RETURN) return r;
         if (step) step->fn(step, f);
-        poll_interrupt(n);
+        LOOP_POLL(n, f);
     }
     return X_NORMAL;
 }
@@ -156,7 +170,7 @@ static int sx_for_expr(node_t *n, frame_t *f) {
         if (c && !EV(c, f).i) break;
         ef(e, f);
         if (sf) sf(step, f);
-        if (UNLIKELY(--g_tick <= 0)) poll_interrupt(n);
+        LOOP_POLL(n, f);
     }
     return X_NORMAL;
 }
@@ -190,11 +204,7 @@ static inline const char *counted_limp(const counted_t *h, frame_t *f) {
                 ub_overflow_typed(n->c, n->c->ty, h->delta > 0 ? P_PLUS : P_MINUS, sv->i, 1); \
             uint64_t x_ = sv->u + d;                                                   \
             sv->i = s32 ? NI32(x_) : (int64_t)x_;                                      \
-            if (UNLIKELY(--g_tick <= 0)) {                                             \
-                poll_interrupt(n);                                                     \
-                int t_ = n->native && g_in->up.loop_tick ? g_in->up.loop_tick(n, f) : -1; \
-                if (t_ >= 0) return t_;                                                \
-            }                                                                          \
+            LOOP_POLL(n, f);                                                           \
         }                                                                              \
         return X_NORMAL;                                                               \
     }                                                                                  \
@@ -222,11 +232,7 @@ static inline const char *counted_limp(const counted_t *h, frame_t *f) {
                 ub_overflow_typed(n->c, n->c->ty, h->delta > 0 ? P_PLUS : P_MINUS, sv->i, 1); \
             uint64_t x_ = sv->u + d;                                                   \
             sv->i = s32 ? NI32(x_) : (int64_t)x_;                                      \
-            if (UNLIKELY(--g_tick <= 0)) {                                             \
-                poll_interrupt(n);                                                     \
-                int t_ = n->native && g_in->up.loop_tick ? g_in->up.loop_tick(n, f) : -1; \
-                if (t_ >= 0) return t_;                                                \
-            }                                                                          \
+            LOOP_POLL(n, f);                                                           \
         }                                                                              \
         return X_NORMAL;                                                               \
     }
@@ -415,12 +421,6 @@ void run_cell(interp_t *in, cell_code_t *cc) {
 }
 
 /* what each statement evaluator computes (eval.h, for the native tier) */
-bool eval_stmt_counted(sfn_t s) {
-#define C(name) if (s == sx_cnt_e_##name || s == sx_cnt_s_##name) return true;
-    C(lt_s) C(le_s) C(gt_s) C(ge_s) C(lt_u) C(le_u) C(gt_u) C(ge_u) C(ne)
-#undef C
-    return false;
-}
 int eval_stmt_kind(sfn_t s) {
     if (s == sx_expr) return NK_S_EXPR;
     if (s == sx_block || s == sx_block1) return NK_S_BLOCK;

@@ -42,7 +42,7 @@ typedef struct native_stats {
     long lean_misses; /* lean code whose nest's entry test failed (NT_LEAN): made whole */
     long refused; /* code not loaded: the session holds NATIVE_MAX_LOADED objects (since it began) */
     long abandoned; /* compiles the interpreter waited for, stopped by an interrupt (the loop or call went on interpreted) */
-    long ticks; /* polls of counted loops run by the interpreter's own evaluator (native_loop_tick) */
+    long ticks; /* polls of loops the tier waits on, run by the interpreter's own evaluator (native_loop_tick) */
     double compile_s;
 } native_stats_t;
 native_stats_t native_stats(interp_t *in);
@@ -59,8 +59,8 @@ void native_stop_jobs_in(interp_t *in, pool_t *nodes);
 /* the loop statement n was just built (for, while, do): the evaluator
  * calls it through the session's upcalls (core.h lang_upcalls_t) */
 void native_hook_loop(node_t *n, int kind);
-/* a counted loop's poll (lang_upcalls_t.loop_tick): its compiled code run
- * from here, or -1 */
+/* a loop's poll (lang_upcalls_t.loop_tick): its compiled code run from
+ * here (the loop's result), or -1 */
 int native_loop_tick(node_t *n, frame_t *f);
 
 /* ---- native_gen.c ---- */

@@ -2,8 +2,9 @@
  * file's evaluator in front of its own. On its first run the loop's nodes
  * are checked for what the tier compiles; a loop that holds anything else
  * gets its own evaluator back and is never looked at again. A compilable
- * loop runs interpreted here (the same steps as exec_stmt.c's loops) counting
- * back-edges; when it (or a loop inside it) has run long, the outermost
+ * loop runs as the interpreter's own loop, which asks this file where it
+ * polls the interrupt (native_loop_tick: every 1024 ticks, so 1024
+ * back-edges); when it (or a loop inside it) has run long, the outermost
  * compilable loop around it is compiled and entered at its next loop head
  * with the interpreter's current variables. Compiled code calls back into
  * this file for every slow path and every error, and the interpreter's own
@@ -34,7 +35,7 @@ typedef struct nloop {
     native_src_t pend;      /* its constants and loops, kept until it is done */
     struct nloop *waiting;  /* hot, and waiting for this outer loop's compile */
     bool whole;             /* its lean code met a case it lacks (NT_LEAN): made whole from now on */
-    bool counted;           /* its own evaluator is a counted loop's (native_loop_tick) */
+    bool enter_outer;       /* an outer loop's code is ready but has no head for this loop (lean code) */
 } nloop_t;
 
 /* a pure function's record (native_func.c, native_call below) */
@@ -392,7 +393,6 @@ void native_hook_loop(node_t *n, int kind) {
     L->head.orig = n->sfn;
     L->head.kind = kind;
     L->n = n;
-    L->counted = kind == NK_S_FOR && eval_stmt_counted(n->sfn);
     n->native = L;
     n->sfn = sx_native;
     if (kind == NK_S_FOR) { adopt(n->a, L); adopt(n->d, L); }
@@ -617,19 +617,22 @@ static int run_compiled_at(nloop_t *top, nloop_t *L, frame_t *f) {
 
 /* At a back-edge of interpreted loop L: enter compiled code now? true:
  * L's own, at its head; or *rc >= 0: an outer loop's code ran (its result) */
-/* step back-edges more: at most one poll of a compiler per 256 */
-static bool every256(nloop_t *L, int step) {
-    if ((L->backedges += step) < 256) return false;
+/* step back-edges more: at most one look at a compiler (a waitpid) per
+ * 4096, every fourth poll, a few per cent of an interpreted loop's time
+ * when made at every poll */
+#define WAIT_BACKEDGES 4096
+static bool every_wait(nloop_t *L, int step) {
+    if ((L->backedges += step) < WAIT_BACKEDGES) return false;
     L->backedges = 0;
     return true;
 }
 static bool backedge(nloop_t *L, frame_t *f, int *rc, int step) {
     if (L->state == ST_READY) return true;
     if (L->state == ST_COMPILING && L->whole) /* its own whole code on the way (NT_LEAN) */
-        return every256(L, step) && finish_job(L, false) && L->state == ST_READY;
+        return every_wait(L, step) && finish_job(L, false) && L->state == ST_READY;
     nloop_t *top = L->waiting;
-    if (top) { /* an outer loop's compiler runs: look every 256 iterations */
-        if (!every256(L, step)) return false;
+    if (top) { /* an outer loop's compiler runs: look at it now and then */
+        if (!every_wait(L, step)) return false;
         if (top->state == ST_COMPILING && !finish_job(top, false)) return false;
         L->waiting = NULL;
         L->backedges = 0;
@@ -651,34 +654,22 @@ static bool backedge(nloop_t *L, frame_t *f, int *rc, int step) {
     if (top == L) return true;
     /* go on in top's code now, at L's next iteration */
     *rc = run_compiled_at(top, L, f);
-    if (*rc < 0) *rc = -1;
+    if (*rc < 0) {
+        *rc = -1;
+        L->enter_outer = true;
+    }
     return false;
 }
 
-#define BODY_RESULT(r)                                                        \
-    do {                                                                      \
-        if ((r) == X_NATIVE_DONE && state(g_in)->unwind_to == L) {            \
-            state(g_in)->unwind_to = NULL;                                    \
-            return X_NORMAL;                                                  \
-        }                                                                     \
-        if ((r) == X_BREAK) goto done;                                        \
-        if ((r) >= X_RETURN) return (r);                                      \
-    } while (0)
-/* after the back-edge's poll: compiled code entered here or further out */
-#define BACKEDGE()                                                            \
-    do {                                                                      \
-        int rc_ = -1;                                                         \
-        if (UNLIKELY(backedge(L, f, &rc_, 1)) && (rc_ = run_compiled(L, f, 1)) != NT_STALE) return rc_; \
-        if (UNLIKELY(rc_ >= 0)) return rc_;                                   \
-    } while (0)
-
-/* A counted loop's poll, every 1024 ticks at a back-edge: as BACKEDGE()
- * for that many iterations. The counted loop runs at the interpreter's
- * own speed while the tier waits for the loop to get hot or for its
- * compile (the generic loop below was up to 2x slower than it). */
+/* A loop's poll, every 1024 ticks at a back-edge (LOOP_POLL in
+ * exec_stmt.c): as that many back-edges. The loop runs as the
+ * interpreter's own while the tier waits for it to get hot or for its
+ * compile, at the interpreter's speed (the tier's own interpreted loop,
+ * which counted every back-edge, was up to 2x slower); compiled code is
+ * entered from here, at the loop's head: its own, or an outer loop's. */
 int native_loop_tick(node_t *n, frame_t *f) {
     nloop_t *L = n->native;
-    if (!L || !L->counted || n->sfn != sx_native || state(g_in)->mode == NATIVE_OFF || L->state == ST_BAD ||
+    if (!L || n->sfn != sx_native || state(g_in)->mode == NATIVE_OFF || L->state == ST_BAD ||
         L->state == ST_NEW)
         return -1;
     state(g_in)->st.ticks++;
@@ -696,51 +687,27 @@ static int sx_native(node_t *n, frame_t *f) {
         return L->head.orig(n, f);
     }
     if (mode == NATIVE_ALWAYS && L->state != ST_READY) compile_loop(L, f);
-    if (L->state == ST_COMPILING) finish_job(L, false);
+    /* its compile in flight: an entry counts as 64 back-edges, so a short
+     * loop entered a million times (a quicksort's partition) looks at the
+     * compiler now and then, not at every entry */
+    if (L->state == ST_COMPILING && every_wait(L, 64)) finish_job(L, false);
     if (L->state == ST_READY) {
         int rc = run_compiled(L, f, 0);
         if (rc != NT_STALE) return rc;
     }
-    if (L->state == ST_BAD) return L->head.orig(n, f);
-    if (L->counted) { /* the interpreter's own counted loop, at its speed: native_loop_tick counts */
-        int r = L->head.orig(n, f);
-        if (r == X_NATIVE_DONE && state(g_in)->unwind_to == L) {
-            state(g_in)->unwind_to = NULL;
-            return X_NORMAL;
-        }
-        return r;
+    /* the interpreter's own loop, at its speed: native_loop_tick counts and
+     * enters compiled code; an outer loop's code that ran this loop to its
+     * end unwinds to here */
+    int r = L->head.orig(n, f);
+    if (UNLIKELY(L->enter_outer)) {
+        /* the outer loop enters its code at its next poll: make that poll
+         * the next one, not a thousand of this loop's later */
+        L->enter_outer = false;
+        g_tick = 1;
     }
-    /* interpreted, as exec_stmt.c's sx_for / sx_while / sx_do, counting */
-    int r;
-    switch (L->head.kind) {
-    case NK_S_FOR:
-        if (n->a) n->a->sfn(n->a, f);
-        for (;;) {
-            if (n->b && !EV(n->b, f).i) break;
-            r = n->d->sfn(n->d, f);
-            BODY_RESULT(r);
-            if (n->c) n->c->fn(n->c, f);
-            poll_interrupt(n);
-            BACKEDGE();
-        }
-        break;
-    case NK_S_WHILE:
-        while (EV(n->a, f).i) {
-            r = n->b->sfn(n->b, f);
-            BODY_RESULT(r);
-            poll_interrupt(n);
-            BACKEDGE();
-        }
-        break;
-    default: /* do */
-        do {
-            r = n->b->sfn(n->b, f);
-            BODY_RESULT(r);
-            poll_interrupt(n);
-            BACKEDGE();
-        } while (EV(n->a, f).i);
-        break;
+    if (r == X_NATIVE_DONE && state(g_in)->unwind_to == L) {
+        state(g_in)->unwind_to = NULL;
+        return X_NORMAL;
     }
-done:
-    return X_NORMAL;
+    return r;
 }
