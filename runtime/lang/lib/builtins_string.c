@@ -82,28 +82,23 @@ static val_t s_strcmp(node_t *c, val_t *a, int n, frame_t *f) {
     int r = strcmp(str_at(a[0].u, ARG(0), NULL), str_at(a[1].u, ARG(1), NULL));
     return (val_t){.i = r};
 }
-static val_t s_strncmp(node_t *c, val_t *a, int n, frame_t *f) {
+/* strncmp and strncasecmp: at most k bytes of each string, each read only
+ * as far as its NUL or k; fold: compare letters without case */
+static val_t bounded_cmp(node_t *c, val_t *a, bool fold) {
     uint64_t k = a[2].u;
     size_t l1 = bounded_len(a[0].u, k, ARG(0)), l2 = bounded_len(a[1].u, k, ARG(1));
     const char *x = mem_at(a[0].u, l1, 0, ARG(0)), *y = mem_at(a[1].u, l2, 0, ARG(1));
     size_t m = l1 < l2 ? l1 : l2;
-    int r = memcmp(x, y, m);
+    int r = fold ? strncasecmp(x, y, m) : memcmp(x, y, m);
     if (!r && m < k && l1 != l2) r = l1 < l2 ? -1 : 1;
     return (val_t){.i = r};
 }
+static val_t s_strncmp(node_t *c, val_t *a, int n, frame_t *f) { return bounded_cmp(c, a, false); }
 static val_t s_strcasecmp(node_t *c, val_t *a, int n, frame_t *f) {
     int r = strcasecmp(str_at(a[0].u, ARG(0), NULL), str_at(a[1].u, ARG(1), NULL));
     return (val_t){.i = r};
 }
-static val_t s_strncasecmp(node_t *c, val_t *a, int n, frame_t *f) {
-    uint64_t k = a[2].u;
-    size_t l1 = bounded_len(a[0].u, k, ARG(0)), l2 = bounded_len(a[1].u, k, ARG(1));
-    const char *x = mem_at(a[0].u, l1, 0, ARG(0)), *y = mem_at(a[1].u, l2, 0, ARG(1));
-    size_t m = l1 < l2 ? l1 : l2;
-    int r = strncasecmp(x, y, m);
-    if (!r && m < k && l1 != l2) r = l1 < l2 ? -1 : 1;
-    return (val_t){.i = r};
-}
+static val_t s_strncasecmp(node_t *c, val_t *a, int n, frame_t *f) { return bounded_cmp(c, a, true); }
 static val_t s_bzero(node_t *c, val_t *a, int n, frame_t *f) {
     char *d = mem_at(a[0].u, a[1].u, 1, ARG(0));
     if (a[1].u) memset(d, 0, a[1].u);
