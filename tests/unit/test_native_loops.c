@@ -38,26 +38,30 @@ static void shape(const char *title, const char *cells, const char *want, const 
     free(b);
 }
 
+/* shape() of the cells setup followed by more: the shared first cells of a group */
+static void shape_after(const char *title, const char *setup, const char *more, const char *want, const char *must) {
+    char cells[8192];
+    int len = snprintf(cells, sizeof cells, "%s%s", setup, more);
+    CHECK_MSG(len >= 0 && (size_t)len < sizeof cells, "%s: the cells are longer than %zu bytes", title, sizeof cells);
+    shape(title, cells, want, must);
+}
+
 /* A written index the data decide (a histogram, a scatter): one compare
  * against the buffer's bounds, found at the loop's entry. */
 static void test_data_indexes(void) {
     static const char *const bytes =
         "int n = 20000; unsigned char *d = (unsigned char *)malloc(n);\n"
         "for (int i = 0; i < n; i++) d[i] = (unsigned char)((unsigned)i * 2654435761u >> 24);\n\x01";
-    char cells[4096];
-    snprintf(cells, sizeof cells, "%s%s", bytes,
+    shape_after("a histogram of bytes: the index proven by its type", bytes,
              "int *h = (int *)calloc(256, sizeof(int));\nfor (int i = 0; i < n; i++) h[d[i]]++;\n"
-             "long s = 0; for (int i = 0; i < 256; i++) s += (long)h[i] * i;\nprintf(\"%ld %d\\n\", s, h[7]);");
-    shape("a histogram of bytes: the index proven by its type", cells, "clean", NULL);
-    snprintf(cells, sizeof cells, "%s%s", bytes,
+             "long s = 0; for (int i = 0; i < 256; i++) s += (long)h[i] * i;\nprintf(\"%ld %d\\n\", s, h[7]);", "clean", NULL);
+    shape_after("a histogram too short for a byte: the out-of-bounds write at its line", bytes,
              "int *h = (int *)calloc(200, sizeof(int)); long t = 0;\nfor (int i = 0; i < n; i++) {\n"
-             "    t += i;\n    h[d[i]] += 2;\n}\n\x01printf(\"%ld %d\\n\", t, h[3]);");
-    shape("a histogram too short for a byte: the out-of-bounds write at its line", cells, "clean", "out-of-bounds write");
-    snprintf(cells, sizeof cells, "%s%s", bytes,
+             "    t += i;\n    h[d[i]] += 2;\n}\n\x01printf(\"%ld %d\\n\", t, h[3]);", "clean", "out-of-bounds write");
+    shape_after("a pointer into the middle: negative data indexes, then one before the start", bytes,
              "int *h = (int *)calloc(256, sizeof(int)) + 8;\nfor (int i = 0; i < n; i++) h[d[i] - 8]--;\n"
              "printf(\"%d %d\\n\", h[-8], h[247]);\n\x01"
-             "for (int i = 0; i < n; i++) h[d[i] - 9]--;\n");
-    shape("a pointer into the middle: negative data indexes, then one before the start", cells, "clean",
+             "for (int i = 0; i < n; i++) h[d[i] - 9]--;\n", "clean",
           "out-of-bounds write");
     shape("a scatter-add through a random index",
           "int n = 30000; int *idx = (int *)malloc(n * sizeof(int)); float *x = (float *)malloc(n * sizeof(float));\n"
@@ -114,21 +118,17 @@ static void test_accumulators(void) {
     static const char *const text =
         "long n = 50000; char *s = (char *)malloc(n); const char *txt = \"the quick brown fox jumps over the lazy dog \";\n"
         "for (long i = 0; i < n; i++) s[i] = txt[i % 44];\n\x01";
-    char cells[4096];
-    snprintf(cells, sizeof cells, "%s%s", text,
+    shape_after("a count, a sum of bytes and a decrement", text,
              "int cnt = 0; unsigned char *u = (unsigned char *)s; int sum = 0; long neg = 0;\n"
              "for (long i = 0; i < n; i++) { if (s[i] == 'e') cnt++; sum += u[i]; neg -= s[i] == ' '; }\n"
-             "printf(\"%d %d %ld\\n\", cnt, sum, neg);");
-    shape("a count, a sum of bytes and a decrement", cells, "clean", NULL);
-    snprintf(cells, sizeof cells, "%s%s", text,
+             "printf(\"%d %d %ld\\n\", cnt, sum, neg);", "clean", NULL);
+    shape_after("a count that overflows int in a chunk: the interpreter's error, the count as it was", text,
              "int cnt = 2147483647 - 2000;\nfor (long i = 0; i < n; i++)\n    if (s[i] == 'o') cnt++;\n"
-             "\x01printf(\"%d\\n\", cnt);");
-    shape("a count that overflows int in a chunk: the interpreter's error, the count as it was", cells, "clean",
+             "\x01printf(\"%d\\n\", cnt);", "clean",
           "overflow");
-    snprintf(cells, sizeof cells, "%s%s", text,
+    shape_after("a byte sum that overflows downwards", text,
              "int low = -2147483647 + 300000; unsigned char *u = (unsigned char *)s;\n"
-             "for (long i = 0; i < n; i++)\n    low -= u[i];\n\x01printf(\"%d\\n\", low);");
-    shape("a byte sum that overflows downwards", cells, "clean", "overflow");
+             "for (long i = 0; i < n; i++)\n    low -= u[i];\n\x01printf(\"%d\\n\", low);", "clean", "overflow");
     shape("a sum of ints into a long, and into an int that overflows",
           "int n = 20000; int *a = (int *)malloc(n * sizeof(int));\n"
           "for (int i = 0; i < n; i++) a[i] = 2000000000 - i;\nlong big = 0;\n"
@@ -153,15 +153,13 @@ static void test_switches(void) {
     static const char *const text =
         "long n = 60000; char *s = (char *)malloc(n); const char *txt = \"int x1 = 42; /* y */ z += 7;\\n\";\n"
         "for (long i = 0; i < n; i++) s[i] = txt[i % 30];\n\x01";
-    char cells[4096];
-    snprintf(cells, sizeof cells, "%s%s", text,
+    shape_after("a switch over bytes: cases, fall-through, default, continue", text,
              "int digits = 0, letters = 0, spaces = 0, other = 0, lines = 0;\n"
              "for (long i = 0; i < n; i++) {\n    switch (s[i]) {\n"
              "    case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': case '8': case '9':\n"
              "        digits++; break;\n    case ' ': spaces++; break;\n    case '\\n': lines++; /* fall through */\n"
              "    case ';': other += 2; break;\n    default:\n        if (s[i] >= 'a' && s[i] <= 'z') { letters++; continue; }\n"
-             "        other++;\n    }\n    other++;\n}\nprintf(\"%d %d %d %d %d\\n\", digits, letters, spaces, other, lines);");
-    shape("a switch over bytes: cases, fall-through, default, continue", cells, "", NULL);
+             "        other++;\n    }\n    other++;\n}\nprintf(\"%d %d %d %d %d\\n\", digits, letters, spaces, other, lines);", "", NULL);
     shape("a state machine: a switch on a state variable, a loop inside a case",
           "int n = 50000; int *a = (int *)malloc(n * sizeof(int)); for (int i = 0; i < n; i++) a[i] = (i * 7) % 13;\n\x01"
           "int state = 0; long acc = 0;\nfor (int i = 0; i < n; i++) {\n    switch (state) {\n"
@@ -192,19 +190,16 @@ static void test_struct_copies(void) {
         "struct rec { int key; float w; char tag[6]; };\n"
         "int n = 3000; struct rec *r = (struct rec *)malloc(n * sizeof(struct rec));\n"
         "for (int i = 0; i < n; i++) { r[i].key = (i * 7919) % 1009; r[i].w = i * 0.5f; r[i].tag[0] = (char)('a' + i % 26); }\n\x01";
-    char cells[4096];
-    snprintf(cells, sizeof cells, "%s%s", recs,
+    shape_after("an insertion sort of records by key", recs,
              "for (int i = 1; i < n; i++) {\n    struct rec v = r[i];\n    int j = i - 1;\n"
              "    while (j >= 0 && r[j].key > v.key) { r[j + 1] = r[j]; j--; }\n    r[j + 1] = v;\n}\n"
              "long s = 0; for (int i = 0; i < n; i++) s += (long)r[i].key * (i + 1) + r[i].tag[0];\n"
-             "printf(\"%ld %d %d %.1f\\n\", s, r[0].key, r[n - 1].key, r[n / 2].w);");
-    shape("an insertion sort of records by key", cells, "", NULL);
-    snprintf(cells, sizeof cells, "%s%s", recs,
+             "printf(\"%ld %d %d %.1f\\n\", s, r[0].key, r[n - 1].key, r[n / 2].w);", "", NULL);
+    shape_after("records copied reversed, then one past the end: the write's error", recs,
              "struct rec *out = (struct rec *)malloc(n * sizeof(struct rec));\n"
              "for (int i = 0; i < n; i++) out[i] = r[n - 1 - i];\n"
              "printf(\"%d %c\\n\", out[0].key, out[5].tag[0]);\n\x01"
-             "for (int i = 0; i < n; i++) out[i + 1] = r[i];\n");
-    shape("records copied reversed, then one past the end: the write's error", cells, "", "out-of-bounds");
+             "for (int i = 0; i < n; i++) out[i + 1] = r[i];\n", "", "out-of-bounds");
     shape("records shifted down one (overlapping copies), and a member struct copied",
           "struct in2 { short a, b; }; struct rec2 { int k; struct in2 in; double d; };\n"
           "int n = 20000; struct rec2 *v = (struct rec2 *)malloc(n * sizeof(struct rec2));\n"
@@ -236,18 +231,15 @@ static void test_pointer_differences(void) {
     static const char *const text =
         "long n = 40000; char *s = (char *)malloc(n + 1); const char *w = \"alpha be gamma delta  x \";\n"
         "for (long i = 0; i < n; i++) s[i] = w[i % 24];\ns[n] = 0;\n\x01";
-    char cells[4096];
-    snprintf(cells, sizeof cells, "%s%s", text,
+    shape_after("words measured by pointer differences", text,
              "long words = 0, total = 0, longest = 0; char *p = s;\n"
              "while (*p) {\n    while (*p == ' ') p++;\n    char *start = p;\n    while (*p && *p != ' ') p++;\n"
              "    long len = p - start;\n    if (len) { words++; total += len; if (len > longest) longest = len; }\n}\n"
-             "printf(\"%ld %ld %ld %ld\\n\", words, total, longest, (long)(p - s));");
-    shape("words measured by pointer differences", cells, "", NULL);
-    snprintf(cells, sizeof cells, "%s%s", text,
-             "int *ia = (int *)malloc(64 * sizeof(int)); long acc = 0;\n"
+             "printf(\"%ld %ld %ld %ld\\n\", words, total, longest, (long)(p - s));", "", NULL);
+    shape_after("a difference of two buffers after many of one: the interpreter's error", text,
+             "long acc = 0;\n"
              "for (long i = 0; i < n; i++) acc += (s + i) - s;\nprintf(\"%ld\\n\", acc);\n\x01"
-             "char *other = (char *)malloc(16);\nfor (long i = 0; i < n; i++)\n    acc += i < n - 5 ? (s + i) - s : other - s;\n");
-    shape("a difference of two buffers after many of one: the interpreter's error", cells, "", "different buffers");
+             "char *other = (char *)malloc(16);\nfor (long i = 0; i < n; i++)\n    acc += i < n - 5 ? (s + i) - s : other - s;\n", "", "different buffers");
 }
 
 /* Helper functions a hot loop calls are compiled with it, static in its
@@ -345,18 +337,15 @@ static void test_lets(void) {
     static const char *const grid =
         "int n = 64; double *u = (double *)malloc(n * n * sizeof(double)), *v = (double *)malloc(n * n * sizeof(double));\n"
         "for (int i = 0; i < n * n; i++) { u[i] = (i % 37) * 0.01; v[i] = 0; }\n\x01";
-    char cells[4096];
-    snprintf(cells, sizeof cells, "%s%s", grid,
+    shape_after("a stencil with clamped edges: its lets proven", grid,
              "for (int i = 0; i < n; i++)\n    for (int j = 0; j < n; j++) {\n"
              "        int im = i > 0 ? i - 1 : 0, ip = i < n - 1 ? i + 1 : n - 1;\n"
              "        int jm = j > 0 ? j - 1 : 0, jp = j < n - 1 ? j + 1 : n - 1;\n"
              "        v[i * n + j] = 0.25 * (u[im * n + j] + u[ip * n + j] + u[i * n + jm] + u[i * n + jp]);\n    }\n"
-             "double s = 0; for (int i = 0; i < n * n; i++) s += v[i] * (i % 7);\nprintf(\"%.17g\\n\", s);");
-    shape("a stencil with clamped edges: its lets proven", cells, "nest", NULL);
-    snprintf(cells, sizeof cells, "%s%s", grid,
+             "double s = 0; for (int i = 0; i < n * n; i++) s += v[i] * (i % 7);\nprintf(\"%.17g\\n\", s);", "nest", NULL);
+    shape_after("a let one row past the end: the read past the end, at its line", grid,
              "for (int i = 0; i < n; i++)\n    for (int j = 0; j < n; j++) {\n"
-             "        int ip = i + 1;\n        v[i * n + j] = u[ip * n + j];\n    }\n");
-    shape("a let one row past the end: the read past the end, at its line", cells, "", "out-of-bounds read");
+             "        int ip = i + 1;\n        v[i * n + j] = u[ip * n + j];\n    }\n", "", "out-of-bounds read");
 }
 
 /* Arithmetic whose operands' types bound it (bytes, chars) has no
@@ -382,20 +371,16 @@ static void test_bounds_from_memory(void) {
         "for (int i = 0; i <= rows; i++) rp[i] = i * per;\nsrand(2);\n"
         "for (int k = 0; k < nnz; k++) { col[k] = rand() % rows; val[k] = (k % 7) * 0.5; }\n"
         "for (int i = 0; i < rows; i++) { x[i] = (i % 11) * 0.1; y[i] = 0; }\n\x01";
-    char cells[4096];
-    snprintf(cells, sizeof cells, "%s%s", csr,
+    shape_after("a sparse matrix-vector product: row bounds from memory", csr,
              "for (int i = 0; i < rows; i++) {\n    double s = 0;\n"
              "    for (int k = rp[i]; k < rp[i + 1]; k++) s += val[k] * x[col[k]];\n    y[i] = s;\n}\n"
-             "double t = 0; for (int i = 0; i < rows; i++) t += y[i] * (i % 3);\nprintf(\"%.17g\\n\", t);");
-    shape("a sparse matrix-vector product: row bounds from memory", cells, "clean", NULL);
-    snprintf(cells, sizeof cells, "%s%s", csr,
+             "double t = 0; for (int i = 0; i < rows; i++) t += y[i] * (i % 3);\nprintf(\"%.17g\\n\", t);", "clean", NULL);
+    shape_after("a row bound past the end of the values: the read past the end", csr,
              "rp[rows] = nnz + 3;\nfor (int i = 0; i < rows; i++) {\n    double s = 0;\n"
-             "    for (int k = rp[i]; k < rp[i + 1]; k++) s += val[k] * x[col[k]];\n    y[i] = s;\n}\n");
-    shape("a row bound past the end of the values: the read past the end", cells, "clean", "out-of-bounds read");
-    snprintf(cells, sizeof cells, "%s%s", csr,
+             "    for (int k = rp[i]; k < rp[i + 1]; k++) s += val[k] * x[col[k]];\n    y[i] = s;\n}\n", "clean", "out-of-bounds read");
+    shape_after("a column index past the end of x", csr,
              "col[nnz - 2] = rows;\nfor (int i = 0; i < rows; i++) {\n    double s = 0;\n"
-             "    for (int k = rp[i]; k < rp[i + 1]; k++) s += val[k] * x[col[k]];\n    y[i] = s;\n}\n");
-    shape("a column index past the end of x", cells, "clean", "out-of-bounds read");
+             "    for (int k = rp[i]; k < rp[i + 1]; k++) s += val[k] * x[col[k]];\n    y[i] = s;\n}\n", "clean", "out-of-bounds read");
     shape("a bound from memory the body writes: not taken as invariant",
           "int *lim = (int *)malloc(2 * 4); lim[0] = 50; int *a = (int *)malloc(100 * 4); long t = 0;\n"
           "for (int i = 0; i < lim[0]; i++) { a[i] = i; if (i == 10) lim[0] = 20; t += i; }\nprintf(\"%ld\\n\", t);", "", NULL);
