@@ -156,14 +156,18 @@ static void drop_uncommitted(cell_code_t *cc) {
  * below. */
 
 /* buffer records outlive the cell (a freed block's "allocated at", a dead
- * local's name): their names in pool p since m move to in->keep */
-static void keep_buffer_names(interp_t *in, pool_t *p, pool_mark_t m) {
+ * local's name): their names in the statements' pool, and in the session's
+ * pool since m when it goes back there too (rolled), move to in->keep */
+static bool going(interp_t *in, pool_mark_t m, bool rolled, const char *x) {
+    return x && (pool_since(&in->stmts, (pool_mark_t){0}, x) || (rolled && pool_since(&in->pool, m, x)));
+}
+static void keep_buffer_names(interp_t *in, pool_mark_t m, bool rolled) {
     for (uint32_t i = SLOT_FIRST_BUF; i < g_nbufs; i++) {
         buf_t *b = &g_bufs[i];
         if (b->state == BUF_FREE_SLOT) continue;
-        if (b->what && pool_since(p, m, b->what)) b->what = lang_intern(in, b->what);
-        if (b->fname && pool_since(p, m, b->fname)) b->fname = lang_intern(in, b->fname);
-        if (b->cell && pool_since(p, m, b->cell)) b->cell = lang_intern(in, b->cell);
+        if (going(in, m, rolled, b->what)) b->what = lang_intern(in, b->what);
+        if (going(in, m, rolled, b->fname)) b->fname = lang_intern(in, b->fname);
+        if (going(in, m, rolled, b->cell)) b->cell = lang_intern(in, b->cell);
     }
 }
 
@@ -172,7 +176,6 @@ static void keep_buffer_names(interp_t *in, pool_t *p, pool_mark_t m) {
  * cell's own variables joining the session as it runs make nothing that
  * points into its statements) */
 static void cell_end(interp_t *in, pool_mark_t m, unsigned long before, unsigned long parsed, unsigned long gdecls) {
-    const pool_mark_t all = {0};
     unsigned long now = parse_lasting(in);
     in->stmts_split = false;
     bool ran_defs = parsed == ULONG_MAX || now - (in->gdecl_puts - gdecls) != parsed;
@@ -180,11 +183,11 @@ static void cell_end(interp_t *in, pool_mark_t m, unsigned long before, unsigned
         pool_splice(&in->pool, &in->stmts);
         return;
     }
-    keep_buffer_names(in, &in->stmts, all);
+    bool rolled = now == before;
+    keep_buffer_names(in, m, rolled);
     native_stop_jobs_in(in, &in->stmts);
     pool_free(&in->stmts);
-    if (now != before) return;
-    keep_buffer_names(in, &in->pool, m);
+    if (!rolled) return;
     native_stop_jobs_since(in, m);
     pool_rollback(&in->pool, m);
 }
