@@ -71,7 +71,13 @@ kfn table[2] = {deriv_x, deriv_y};
 float *f = NULL, *df = NULL;
 printf("%d %d\\n", table[0] == deriv_x, table[1] == deriv_x);"""))
         assert out == "1 0\n", out
-        gpu_or_no_device(k, "for (int i = 0; i < 2; i++) table[i]<<<1, 1>>>(f, df);")
+        out = gpu_or_no_device(k, """float h[2] = {1, 1}, r[2] = {0, 0};
+cudaMalloc(&f, sizeof h); cudaMalloc(&df, sizeof h);
+cudaMemcpy(f, h, sizeof h, cudaMemcpyHostToDevice);
+for (int i = 0; i < 2; i++) table[i]<<<1, 1>>>(f, df + i);
+cudaMemcpy(r, df, sizeof r, cudaMemcpyDeviceToHost);
+printf("%g %g\\n", r[0], r[1]);""")
+        assert out in ("", "2 3\n"), out  # empty where there is no GPU
         e, v = err(k, "table[1]<<<1, 1>>>(f);")
         assert e == "TypeError" and "deriv_y takes 2 arguments" in v, v
         e, v = err(k, "kfn none = NULL; none<<<1, 1>>>(f, df);")
