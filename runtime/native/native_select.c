@@ -10,11 +10,13 @@
 #include "runtime/base/xalloc.h"
 
 /* The name an entry defines, from its names or its key ("type:struct P" ->
- * "P", "macro:N" -> "N"); NULL when it defines none a cell could name. */
+ * "P", "macro:N" -> "N"); NULL when it defines none a cell could name (a
+ * using-directive names nothing: it changes what unqualified names find,
+ * so every later cell takes it). */
 static const char *name_of(const native_entry_t *e, char *buf, size_t cap) {
     if (e->nnames) return e->names[0];
     const char *colon = strchr(e->key, ':');
-    if (!colon || !colon[1] || !strncmp(e->key, "text:", 5)) return NULL;
+    if (!colon || !colon[1] || !strncmp(e->key, "text:", 5) || !strncmp(e->key, "using:", 6)) return NULL;
     const char *last = strrchr(colon + 1, ' ');
     const char *n = last ? last + 1 : colon + 1;
     size_t len = strcspn(n, "<(");

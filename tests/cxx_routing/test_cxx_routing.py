@@ -213,3 +213,36 @@ def test_every_routed_header_compiles_where_it_goes():
                                 "int32_t host_side = INT32_MAX;\nhost_side")
         assert "all_headers(uint32_t *p, __half *h):" in stdout_of(msgs), stdout_of(msgs)
         assert result_of(msgs) == "(int32_t) 2147483647", result_of(msgs)
+
+
+def test_a_native_cell_declares_for_later_cells_even_without_a_gpu():
+    """What a native cell declares stands once it compiled, so a program
+    pasted as two cells compiles its second half here too, without a GPU; a
+    kernel's prototype, a prototype whose parameters are of a named type and
+    an aligned anonymous struct are declarations, not statements."""
+    with shared_kernel() as k:
+        c, msgs = run(k, "#include <map>\ntypedef float real_t;\n"
+                         "typedef struct __align__(8) { unsigned lo, hi; } pair8_t;\n"
+                         "static __global__ void scale_k(real_t *, int);\n"
+                         "real_t twice(real_t a);\nint pad(pair8_t *, int);\n"
+                         "std::map<int, int> counts;\nint total = 0;\n"
+                         "void add_one(int key) { counts[key]++; total++; }\n"
+                         "real_t twice(real_t a) { return 2 * a; }\n"
+                         "int pad(pair8_t *p, int n) { return n + (int)sizeof *p; }\n", t=300)
+        assert "it includes <map>" in stdout_of(msgs, "stderr")
+        if support.GPU:
+            assert c["status"] == "ok", c
+        else:
+            assert c["ename"] == "cudaErrorNoDevice" and "compiled, but cannot run" in c["evalue"], c
+        later = ("static __global__ void scale_k(real_t *p, int n) { if (n) p[0] *= 2; }\n"
+                 "add_one(3);\nscale_k<<<1, 1>>>(nullptr, 0);\npair8_t q = {1, 2};\n"
+                 "printf(\"%d %g %d %u\\n\", total, twice(1.5f), pad(&q, 1), q.hi);\n")
+        c, msgs = run(k, later, t=300)
+        assert "which a native C++ cell defined" in stdout_of(msgs, "stderr")
+        if support.GPU:
+            assert c["status"] == "ok" and "1 3 9 2\n" in stdout_of(msgs), (c, stdout_of(msgs))
+        else:
+            assert c["ename"] == "cudaErrorNoDevice" and "compiled, but cannot run" in c["evalue"], c
+        # a name no cell declared is still nvcc's error at its line
+        c, _ = run(k, "add_one(4);\nnever_declared_here(1);\n", t=300)
+        assert c["ename"] == "CompileError" and "never_declared_here" in c["evalue"] and "line 2" in c["evalue"], c

@@ -89,6 +89,19 @@ int main(void) {
     native_bounds_free(&bounds);
     native_items_free(&items);
     split_free(&sp);
+
+    /* a using-directive names nothing, yet a later cell's unqualified names need it */
+    add_cell(&ns, "#include <chrono>\nusing namespace std::chrono;\n", "In [5]");
+    const char *timed = "auto t0 = steady_clock::now();\n";
+    split_cell(timed, &sp);
+    native_items(timed, &sp, &items);
+    unit = native_unit(&ns, 42, timed, &items, "In [6]", &bounds);
+    CHECK(unit && strstr(unit, "using namespace std::chrono;") != NULL);
+    if (check_failed && unit) fputs(unit, stderr);
+    free(unit);
+    native_bounds_free(&bounds);
+    native_items_free(&items);
+    split_free(&sp);
     native_session_free(&ns);
     return check_report();
 }
