@@ -50,14 +50,22 @@ static char **copy_names(char *const *names, int n) {
 }
 
 /* Drops the entries that key replaces. */
-static void drop_key(native_session_t *ns, const char *key) {
-    if (!key[0]) return;
-    size_t o = 0;
+/* Drops what the first `old` entries (earlier cells') define under key, and
+ * returns how many of those are left: a definition replaces an earlier
+ * cell's, while overloads of one cell (f(int), f(float)) all stand. */
+static size_t drop_key(native_session_t *ns, const char *key, size_t old) {
+    if (!key[0]) return old;
+    size_t o = 0, left = 0;
     for (size_t i = 0; i < ns->prelude.n; i++) {
-        if (!strcmp(ns->prelude.v[i].key, key)) entry_free(&ns->prelude.v[i]);
-        else ns->prelude.v[o++] = ns->prelude.v[i];
+        if (i < old && !strcmp(ns->prelude.v[i].key, key)) {
+            entry_free(&ns->prelude.v[i]);
+            continue;
+        }
+        ns->prelude.v[o++] = ns->prelude.v[i];
+        left += i < old;
     }
     ns->prelude.n = o;
+    return left;
 }
 
 static bool is_include(const char *text, size_t n) {
@@ -128,6 +136,7 @@ int native_pp_rank(const char *code, const native_items_t *items, size_t i) {
 }
 
 void native_session_add_items(native_session_t *ns, const char *code, const native_items_t *items, const char *cell) {
+    size_t old = ns->prelude.n;
     for (size_t i = 0; i < items->n; i++) {
         const native_item_t *it = &items->v[i];
         if (it->kind == NI_STATEMENT || it->kind == NI_SHARED) continue;
@@ -149,7 +158,7 @@ void native_session_add_items(native_session_t *ns, const char *code, const nati
                        !memcmp(ns->prelude.v[k].text, code + it->start, it->end - it->start);
             if (same) continue;
         } else {
-            drop_key(ns, e.key);
+            old = drop_key(ns, e.key, old);
         }
         snprintf(e.cell, sizeof e.cell, "%s", cell);
         e.first_line = it->first_line;

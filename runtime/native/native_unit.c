@@ -270,7 +270,14 @@ static void program_arguments(const native_session_t *ns, const char *code, cons
     native_strv_free(used);
     if (want[0] || want[1]) sb_puts(b, "\n#line 1 \"<icuda>\"\n");
     if (want[0]) sb_puts(b, "static int argc = 1;\n");
-    if (want[1]) sb_puts(b, "static char icuda_argv0[] = \"cell\";\nstatic char *argv[] = {icuda_argv0, nullptr};\n");
+    /* main(int argc, char **argv) and main(int argc, const char **argv)
+     * alike: argv goes where either is taken */
+    if (want[1])
+        sb_puts(b, "static char icuda_argv0[] = \"cell\";\n"
+                   "static struct icuda_argv_t {\n    char *v[2];\n    operator char **() { return v; }\n"
+                   "    operator const char **() { return const_cast<const char **>(v); }\n"
+                   "    char *&operator[](long i) { return v[i]; }\n    char *operator*() { return v[0]; }\n"
+                   "} argv = {{icuda_argv0, nullptr}};\n");
 }
 
 char *native_unit(const native_session_t *ns, int live, const char *code, const native_items_t *items,

@@ -246,3 +246,18 @@ def test_a_native_cell_declares_for_later_cells_even_without_a_gpu():
         # a name no cell declared is still nvcc's error at its line
         c, _ = run(k, "add_one(4);\nnever_declared_here(1);\n", t=300)
         assert c["ename"] == "CompileError" and "never_declared_here" in c["evalue"] and "line 2" in c["evalue"], c
+
+
+def test_main_body_takes_argv_as_either_signature_has_it():
+    """main's body pasted as a native cell reads argv as a program with no
+    arguments has it, whether main took char ** or const char **."""
+    with shared_kernel() as k:
+        run(k, "#include <map>\nint takes_const(int n, const char **a) { return n + (a[0] != nullptr); }\n"
+               "int takes_plain(int n, char **a) { return n + (a[0] != nullptr); }\n", t=300)
+        c, msgs = run(k, "std::map<int, int> seen;\n"
+                         "printf(\"%d %d %d %s %s\\n\", takes_const(argc, argv), takes_plain(argc, argv),\n"
+                         "       takes_const(argc, (const char **)argv), argv[0], argc > 1 ? argv[1] : \"none\");\n", t=300)
+        if support.GPU:
+            assert c["status"] == "ok" and "2 2 2 cell none\n" in stdout_of(msgs), (c, stdout_of(msgs))
+        else:
+            assert c["ename"] == "cudaErrorNoDevice" and "compiled, but cannot run" in c["evalue"], c
