@@ -119,6 +119,19 @@ int main(void) {
     native_bounds_free(&bounds);
     native_items_free(&items);
     split_free(&sp);
+
+    /* a conditional's alternatives of one type: the last stands, once */
+    add_cell(&ns, "#ifdef USE_DP\ntypedef double real;\n#else\ntypedef float real;\n#endif\n", "In [9]");
+    const char *reals = "real r = 1;\n";
+    split_cell(reals, &sp);
+    native_items(reals, &sp, &items);
+    unit = native_unit(&ns, 42, reals, &items, "In [10]", &bounds);
+    CHECK(unit && strstr(unit, "typedef float real;") && !strstr(unit, "typedef double real;"));
+    if (check_failed && unit) fputs(unit, stderr);
+    free(unit);
+    native_bounds_free(&bounds);
+    native_items_free(&items);
+    split_free(&sp);
     native_session_free(&ns);
     return check_report();
 }
