@@ -261,3 +261,19 @@ def test_main_body_takes_argv_as_either_signature_has_it():
             assert c["status"] == "ok" and "2 2 2 cell none\n" in stdout_of(msgs), (c, stdout_of(msgs))
         else:
             assert c["ename"] == "cudaErrorNoDevice" and "compiled, but cannot run" in c["evalue"], c
+
+
+def test_main_locals_beside_using_namespace_std_are_no_ambiguity():
+    """main's body pasted as a native cell after `using namespace std;`:
+    its locals (int size, int count) and the session's variables it reads
+    are found before std::size and std::count, as in main."""
+    with shared_kernel() as k:
+        ok(k, "int size = 5;")
+        run(k, "#include <map>\n#include <vector>\n#include <algorithm>\nusing namespace std;\nmap<int, int> seen;\n", t=300)
+        c, msgs = run(k, "std::vector<int> v(3, 1);\nint count = 2;\nseen[1] = 1;\nint total = size + count + (int)v.size();\n"
+                         "printf(\"%d %d\\n\", total, (int)std::count(v.begin(), v.end(), 1));\n", t=300)
+        assert "runs as native C++" in stdout_of(msgs, "stderr")
+        if support.GPU:
+            assert c["status"] == "ok" and "10 3\n" in stdout_of(msgs), (c, stdout_of(msgs))
+        else:
+            assert c["ename"] == "cudaErrorNoDevice" and "compiled, but cannot run" in c["evalue"], c
