@@ -103,6 +103,15 @@ def test_constexpr_constants_reach_device_code():
         assert "declared but never referenced" not in stdout_of(msgs, "stderr"), stdout_of(msgs, "stderr")
 
 
+def test_limits_reach_device_code_unasked():
+    """As in a program nvcc builds, where cuda_runtime.h brings limits.h."""
+    with shared_kernel() as k:
+        msgs = ok(k, "#include <iostream>\n__global__ void lim(int *p, unsigned *q) { p[0] = INT_MIN; p[1] = INT_MAX;\n"
+                     "    q[0] = UINT_MAX; }")
+        assert "lim(int *p, unsigned int *q):" in stdout_of(msgs) or "lim(int *p, unsigned *q):" in stdout_of(msgs), \
+            stdout_of(msgs)
+
+
 def test_namespaces_reach_device_code():
     with shared_kernel() as k:
         msgs = ok(k, "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\nusing namespace std;\n"
