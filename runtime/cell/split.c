@@ -499,11 +499,17 @@ static void push(cell_split_t *out, const char *s, size_t start, size_t end, ite
 /* Does the '{' that opened the top-level brace begin a body that ends the item
  * at its '}' (function, control statement, block, namespace, extern "C")
  * rather than a type body or an initializer that continues to ';'? */
-static bool brace_ends_item(const scan_t *sc, size_t item_start, tok_t before_brace, bool head_has_type_word) {
+static bool brace_ends_item(const scan_t *sc, size_t item_start, tok_t before_brace, bool head_has_type_word,
+                            tok_t paren_callee) {
     if (!before_brace.kind) return true; /* a bare block */
     const char *s = sc->s;
     if (before_brace.kind == 'p') {
         char c = s[before_brace.start];
+        /* struct __align__(8) { ... } T; is a type whose body goes on to ';' */
+        if (c == ')' && head_has_type_word && paren_callee.kind == 'i' &&
+            (tok_is(sc, paren_callee, "__align__") || tok_is(sc, paren_callee, "alignas") ||
+             tok_is(sc, paren_callee, "__attribute__") || tok_is(sc, paren_callee, "__declspec")))
+            return false;
         if (c == ')') return true;
         if (c == '=' || c == ',' || c == '(' || c == '[' || c == ']') return false;
         return false;
@@ -541,7 +547,7 @@ void split_cell(const char *code, cell_split_t *out) {
     size_t item_start = 0;
     int depth = 0;          /* (), [] and {} together */
     bool in_item = false;
-    tok_t prev = {0, 0, 0}, before_top_brace = {0, 0, 0};
+    tok_t prev = {0, 0, 0}, before_top_brace = {0, 0, 0}, paren_callee = {0, 0, 0};
     bool head_type = false, head_do = false, do_saw_while = false;
     size_t brace_head_start = 0;
     int pp_depth = 0;       /* the cell's own #if nesting */
@@ -577,6 +583,7 @@ void split_cell(const char *code, cell_split_t *out) {
             in_item = true;
             item_start = t.start;
             prev = (tok_t){0, 0, 0};
+            paren_callee = (tok_t){0, 0, 0};
             head_type = false;
             head_do = tok_is(&sc, t, "do");
             do_saw_while = false;
@@ -594,12 +601,13 @@ void split_cell(const char *code, cell_split_t *out) {
             char c = code[t.start];
             if (c == '(' || c == '[' || c == '{') {
                 if (c == '{' && depth == 0) before_top_brace = prev;
+                if (c == '(' && depth == 0) paren_callee = prev; /* what the last top-level ( follows */
                 if (++depth > SPLIT_MAX_DEPTH && !out->too_deep_line)
                     out->too_deep_line = line_from(code, 0, 1, t.start);
             } else if (c == ')' || c == ']' || c == '}') {
                 if (depth > 0) depth--;
                 if (c == '}' && depth == 0 &&
-                    brace_ends_item(&sc, brace_head_start, before_top_brace, head_type))
+                    brace_ends_item(&sc, brace_head_start, before_top_brace, head_type, paren_callee))
                     would_end = true;
             } else if (c == ';' && depth == 0) {
                 would_end = true;

@@ -67,6 +67,9 @@ int device_options(device_session_t *ds, char ***out) {
         if (!strcmp(ds->user_options[i], "-lineinfo") || !strcmp(ds->user_options[i], "--generate-line-info"))
             user_lineinfo = true;
     if (!user_lineinfo) v[n++] = fmt("-lineinfo");
+    /* nvcc's device code sees <limits.h> without asking (cuda_runtime.h
+     * brings it): INT_MIN, INT_MAX, UINT_MAX as a program has them */
+    v[n++] = fmt("--pre-include=climits");
     v[n++] = fmt("-pch");       /* see device_unit_build */
     v[n++] = fmt("--pch-messages=false");
     for (int i = 0; i < ds->nuser_options; i++) {

@@ -269,7 +269,15 @@ int native_cell_run(const native_ctx_t *x, const char *code, const char *cell, c
     free(unit);
     program_strings_free(inc);
     if (rc == 0 && !gc) {
+        /* no GPU: what the cell declares still stands, so that later cells
+         * compile against it (and fail only where they would run); no
+         * worker holds its objects, so each later unit repeats them whole */
         cell_error_set(err, "cudaErrorNoDevice", NULL, "%s compiled, but cannot run: %s", cell, msg);
+        for (size_t i = 0; i < items.n; i++)
+            if (items.v[i].kind == NI_KERNEL || items.v[i].kind == NI_VARIABLE || items.v[i].kind == NI_DEVICE_VAR)
+                items.v[i].kind = NI_REPEAT;
+        native_session_add_items(ns, code, &items, cell);
+        native_session_keep_source(ns, cell, code);
         rc = -1;
     }
 

@@ -225,8 +225,15 @@ static bool declarator(cur_t *c, decl_t *d, bool first) {
     if (!(is(nx, ";") || is(nx, "=") || is(nx, "(") || is(nx, "{") || is(nx, "[") || is(nx, ","))) return false;
     if (is(nx, "(") && first) {
         const tok_t *in = at(c, 1);
+        const tok_t *in2 = at(c, 2), *in3 = at(c, 3);
         if (is(in, ")") || is_one_of(in, builtin_types) || is(in, "const") || is(in, "struct") || is(in, "...") ||
             is(in, "volatile"))
+            d->is_function = true;
+        /* a parameter of a named type: (Complex a, ...) or (Complex *, ...);
+         * no expression has two names in a row or ends with '*' or '&' */
+        else if (in && in->k == TK_ID && in2 &&
+                 ((in2->k == TK_ID && !is_one_of(in2, keywords)) ||
+                  ((is(in2, "*") || is(in2, "&")) && (is(in3, ",") || is(in3, ")")))))
             d->is_function = true;
     }
     VEC_PUSH(d->names, tok_str(name));
@@ -501,6 +508,19 @@ static bool device_specified(const toks_t *t) {
     return false;
 }
 
+/* __global__ among a declaration's specifiers and a ';' after its
+ * parameters: a kernel's prototype, a declaration like a function's. */
+static bool kernel_prototype(const toks_t *t) {
+    bool global = false;
+    for (size_t k = 0; k < t->n; k++) {
+        const tok_t *x = &t->v[k];
+        if (is(x, "=") || is(x, "{")) return false;
+        if (is(x, "__global__")) global = true;
+        if (is(x, "(") && global) return is(&t->v[t->n - 1], ";");
+    }
+    return false;
+}
+
 static void classify(const char *code, const cell_item_t *ci, native_item_t *it) {
     toks_t t = {0};
     lex(code + ci->start, ci->end - ci->start, &t);
@@ -515,6 +535,9 @@ static void classify(const char *code, const cell_item_t *ci, native_item_t *it)
     } else if (ci->is_kernel && !ci->is_template) {
         it->kind = NI_KERNEL;
         kernel_parts(code, ci->start, &t, it);
+    } else if (!ci->is_template && !ci->is_function && kernel_prototype(&t)) {
+        it->kind = NI_REPEAT; /* each cell its own copy of the prototype */
+        snprintf(it->key, sizeof it->key, "proto:%s", ci->name);
     } else if (ci->is_variable && !ci->is_template && device_specified(&t)) {
         it->kind = NI_DEVICE_VAR;
         toks_t rest = {0};

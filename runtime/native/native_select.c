@@ -10,11 +10,13 @@
 #include "runtime/base/xalloc.h"
 
 /* The name an entry defines, from its names or its key ("type:struct P" ->
- * "P", "macro:N" -> "N"); NULL when it defines none a cell could name. */
+ * "P", "macro:N" -> "N"); NULL when it defines none a cell could name (a
+ * using-directive names nothing: it changes what unqualified names find,
+ * so every later cell takes it). */
 static const char *name_of(const native_entry_t *e, char *buf, size_t cap) {
     if (e->nnames) return e->names[0];
     const char *colon = strchr(e->key, ':');
-    if (!colon || !colon[1] || !strncmp(e->key, "text:", 5)) return NULL;
+    if (!colon || !colon[1] || !strncmp(e->key, "text:", 5) || !strncmp(e->key, "using:", 6)) return NULL;
     const char *last = strrchr(colon + 1, ' ');
     const char *n = last ? last + 1 : colon + 1;
     size_t len = strcspn(n, "<(");
@@ -30,12 +32,42 @@ static bool in(char **ids, const char *name) {
     return false;
 }
 
+/* A typedef declares the names outside its braces: typedef struct tag {
+ * ... } name_t; is wanted by a cell that names name_t (or the types it
+ * builds on, which the selection then takes in turn). */
+static bool typedef_named(const char *t, char **ids) {
+    static const char *const words[] = {"typedef", "struct", "union", "enum", "class", "const", "volatile",
+                                        "unsigned", "signed", "int", "long", "short", "char", "float", "double",
+                                        "void", "bool", NULL};
+    t += strspn(t, " \t\n");
+    if (strncmp(t, "typedef", 7)) return false;
+    int depth = 0;
+    for (const char *p = t; *p;) {
+        if (*p == '{') depth++;
+        if (*p == '}') depth--;
+        if (!(*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'))) {
+            p++;
+            continue;
+        }
+        const char *a = p;
+        while (*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')) p++;
+        char w[128];
+        if (depth || (size_t)(p - a) >= sizeof w) continue;
+        memcpy(w, a, (size_t)(p - a));
+        w[p - a] = 0;
+        bool keyword = false;
+        for (int k = 0; words[k] && !keyword; k++) keyword = !strcmp(words[k], w);
+        if (!keyword && in(ids, w)) return true;
+    }
+    return false;
+}
+
 static bool named(const native_entry_t *e, char **ids) {
     for (int k = 0; k < e->nnames; k++)
         if (in(ids, e->names[k])) return true;
     char buf[128];
     const char *n = e->nnames ? NULL : name_of(e, buf, sizeof buf);
-    return n && in(ids, n);
+    return (n && in(ids, n)) || (e->kind == NI_REPEAT && e->text && typedef_named(e->text, ids));
 }
 
 /* Thrust's and CUB's headers take seconds to compile: a cell gets them only

@@ -50,14 +50,34 @@ static char **copy_names(char *const *names, int n) {
 }
 
 /* Drops the entries that key replaces. */
-static void drop_key(native_session_t *ns, const char *key) {
-    if (!key[0]) return;
-    size_t o = 0;
+/* A function of the cell's own with another head than the one before
+ * (f(int) and f(float)): an overload, which stands beside it. The same head
+ * again, or a type or variable defined twice, is one of a conditional's
+ * alternatives (#ifdef USE_DP typedef double real; #else ...): the last
+ * stands, as later units take no conditional around it. */
+static bool overload(const native_entry_t *e, const char *text, size_t n) {
+    if (strncmp(e->key, "fn:", 3)) return false;
+    size_t a = strcspn(e->text, "{"), b = 0;
+    while (b < n && text[b] != '{') b++;
+    return a != b || memcmp(e->text, text, a) != 0;
+}
+
+/* Drops what entries define under key: an earlier cell's always, one of
+ * this cell's (from index old on) unless text is its overload. Returns how
+ * many of the first old entries are left. */
+static size_t drop_key(native_session_t *ns, const char *key, size_t old, const char *text, size_t n) {
+    if (!key[0]) return old;
+    size_t o = 0, left = 0;
     for (size_t i = 0; i < ns->prelude.n; i++) {
-        if (!strcmp(ns->prelude.v[i].key, key)) entry_free(&ns->prelude.v[i]);
-        else ns->prelude.v[o++] = ns->prelude.v[i];
+        if (!strcmp(ns->prelude.v[i].key, key) && (i < old || !overload(&ns->prelude.v[i], text, n))) {
+            entry_free(&ns->prelude.v[i]);
+            continue;
+        }
+        ns->prelude.v[o++] = ns->prelude.v[i];
+        left += i < old;
     }
     ns->prelude.n = o;
+    return left;
 }
 
 static bool is_include(const char *text, size_t n) {
@@ -128,6 +148,7 @@ int native_pp_rank(const char *code, const native_items_t *items, size_t i) {
 }
 
 void native_session_add_items(native_session_t *ns, const char *code, const native_items_t *items, const char *cell) {
+    size_t old = ns->prelude.n;
     for (size_t i = 0; i < items->n; i++) {
         const native_item_t *it = &items->v[i];
         if (it->kind == NI_STATEMENT || it->kind == NI_SHARED) continue;
@@ -149,7 +170,7 @@ void native_session_add_items(native_session_t *ns, const char *code, const nati
                        !memcmp(ns->prelude.v[k].text, code + it->start, it->end - it->start);
             if (same) continue;
         } else {
-            drop_key(ns, e.key);
+            old = drop_key(ns, e.key, old, code + it->start, it->end - it->start);
         }
         snprintf(e.cell, sizeof e.cell, "%s", cell);
         e.first_line = it->first_line;

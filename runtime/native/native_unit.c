@@ -13,6 +13,7 @@
 
 #include "native_select.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,12 +180,32 @@ bool native_type_spellable(const char *type) {
  * declaration. */
 static bool runs(const native_item_t *it) { return it->kind == NI_STATEMENT || it->kind == NI_SHARED; }
 
+/* main's locals become the cell's variables, the session's when bound: in
+ * namespace MAIN_NS, with the cell's statements, they are found before what
+ * a using-directive brings (int size beside using namespace std is no
+ * ambiguity with std::size, as a local of main is none); the global
+ * using-directive after them lets the cell's functions see them too. */
+#define MAIN_NS "icuda_main"
+
+/* Whether the variable is defined by a qualified name (int Counter::n = 0;),
+ * which only its class's enclosing namespace may define. */
+static bool qualified_definition(const char *text, size_t n, const char *name) {
+    size_t len = strlen(name);
+    for (size_t i = 2; i + len <= n; i++) {
+        if (text[i] == '=' || text[i] == '{' || text[i] == ';') break;
+        if (text[i - 1] == ':' && text[i - 2] == ':' && !strncmp(text + i, name, len) &&
+            !(i + len < n && (isalnum((unsigned char)text[i + len]) || text[i + len] == '_')))
+            return true;
+    }
+    return false;
+}
+
 static void cell_body(const char *code, const native_items_t *items, const char *cell, strbuf_t *b) {
     int k = 0;
     for (size_t i = 0; i < items->n;) {
         const native_item_t *it = &items->v[i];
         if (runs(it)) {
-            sb_printf(b, "\n#line 1 \"<icuda>\"\nint icuda_run_%d(void) {", k);
+            sb_printf(b, "\n#line 1 \"<icuda>\"\nnamespace " MAIN_NS " {\nint icuda_run_%d(void) {", k);
             for (; i < items->n && runs(&items->v[i]); i++) {
                 const native_item_t *s = &items->v[i];
                 if (s->kind == NI_SHARED && !s->share_init) continue;
@@ -192,7 +213,8 @@ static void cell_body(const char *code, const native_items_t *items, const char 
                 if (s->kind == NI_SHARED) sb_puts(b, s->share_init);
                 else sb_append(b, code + s->start, s->end - s->start);
             }
-            sb_printf(b, "\n#line 1 \"<icuda>\"\nreturn 0; }\nstatic int icuda_ran_%d = icuda_native::run(icuda_run_%d);\n", k, k);
+            sb_printf(b, "\n#line 1 \"<icuda>\"\nreturn 0; }\nstatic int icuda_ran_%d = icuda_native::run(icuda_run_%d);\n}\n", k,
+                      k);
             k++;
             continue;
         }
@@ -200,12 +222,16 @@ static void cell_body(const char *code, const native_items_t *items, const char 
             i++;
             continue;
         }
+        bool in_ns = it->kind == NI_VARIABLE && it->nnames &&
+                     !qualified_definition(code + it->start, it->end - it->start, it->names[0]);
+        if (in_ns) sb_puts(b, "\n#line 1 \"<icuda>\"\nnamespace " MAIN_NS " {");
         line(b, it->first_line, cell);
         sb_append(b, code + it->start, it->end - it->start);
         sb_puts(b, "\n#line 1 \"<icuda>\"\n");
         if (it->kind == NI_VARIABLE || it->kind == NI_DEVICE_VAR)
             for (int n = 0; n < it->nnames; n++)
                 sb_printf(b, "static int icuda_reg_%d_%d = icuda_native::reg(\"%s\", %s);\n", k, n, it->names[n], it->names[n]);
+        if (in_ns) sb_puts(b, "}\nusing namespace " MAIN_NS ";\n");
         if (it->kind == NI_KERNEL && it->nnames)
             sb_printf(b, "static int icuda_reg_%d = icuda_native::reg_kernel(\"%s\", (const void *)%s);\n", k, it->key,
                       it->names[0]);
@@ -229,7 +255,7 @@ static void session_variables(const native_session_t *ns, const char *code, cons
         if (native_session_defines(ns, *p) || native_session_global(ns, *p) || native_items_define(items, *p)) continue;
         native_binding_t v;
         if (!ns->links.bind(ns->links.ctx, *p, &v)) continue;
-        if (!any) sb_puts(b, "\n#line 1 \"<session variables>\"\n");
+        if (!any) sb_puts(b, "\n#line 1 \"<session variables>\"\nnamespace " MAIN_NS " {\n");
         any = true;
         if (v.pointer)
             sb_printf(b, "static %s %s = (%s)icuda_native_lookup(\"%s\");\n", v.type, *p, v.type, *p);
@@ -238,6 +264,7 @@ static void session_variables(const native_session_t *ns, const char *code, cons
                          "\"the session\"));\n", *p, v.type, *p, *p, *p, *p);
         VEC_PUSH(*bounds, ((native_bound_t){xstrdup(*p), v.value}));
     }
+    if (any) sb_puts(b, "}\nusing namespace " MAIN_NS ";\n");
     native_strv_free(ids);
 }
 
@@ -270,7 +297,14 @@ static void program_arguments(const native_session_t *ns, const char *code, cons
     native_strv_free(used);
     if (want[0] || want[1]) sb_puts(b, "\n#line 1 \"<icuda>\"\n");
     if (want[0]) sb_puts(b, "static int argc = 1;\n");
-    if (want[1]) sb_puts(b, "static char icuda_argv0[] = \"cell\";\nstatic char *argv[] = {icuda_argv0, nullptr};\n");
+    /* main(int argc, char **argv) and main(int argc, const char **argv)
+     * alike: argv goes where either is taken */
+    if (want[1])
+        sb_puts(b, "static char icuda_argv0[] = \"cell\";\n"
+                   "static struct icuda_argv_t {\n    char *v[2];\n    operator char **() { return v; }\n"
+                   "    operator const char **() { return const_cast<const char **>(v); }\n"
+                   "    char *&operator[](long i) { return v[i]; }\n    char *operator*() { return v[0]; }\n"
+                   "} argv = {{icuda_argv0, nullptr}};\n");
 }
 
 char *native_unit(const native_session_t *ns, int live, const char *code, const native_items_t *items,

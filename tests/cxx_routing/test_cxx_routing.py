@@ -103,6 +103,15 @@ def test_constexpr_constants_reach_device_code():
         assert "declared but never referenced" not in stdout_of(msgs, "stderr"), stdout_of(msgs, "stderr")
 
 
+def test_limits_reach_device_code_unasked():
+    """As in a program nvcc builds, where cuda_runtime.h brings limits.h."""
+    with shared_kernel() as k:
+        msgs = ok(k, "#include <iostream>\n__global__ void lim(int *p, unsigned *q) { p[0] = INT_MIN; p[1] = INT_MAX;\n"
+                     "    q[0] = UINT_MAX; }")
+        assert "lim(int *p, unsigned int *q):" in stdout_of(msgs) or "lim(int *p, unsigned *q):" in stdout_of(msgs), \
+            stdout_of(msgs)
+
+
 def test_namespaces_reach_device_code():
     with shared_kernel() as k:
         msgs = ok(k, "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\nusing namespace std;\n"
@@ -213,3 +222,67 @@ def test_every_routed_header_compiles_where_it_goes():
                                 "int32_t host_side = INT32_MAX;\nhost_side")
         assert "all_headers(uint32_t *p, __half *h):" in stdout_of(msgs), stdout_of(msgs)
         assert result_of(msgs) == "(int32_t) 2147483647", result_of(msgs)
+
+
+def test_a_native_cell_declares_for_later_cells_even_without_a_gpu():
+    """What a native cell declares stands once it compiled, so a program
+    pasted as two cells compiles its second half here too, without a GPU; a
+    kernel's prototype, a prototype whose parameters are of a named type and
+    an aligned anonymous struct are declarations, not statements."""
+    with shared_kernel() as k:
+        c, msgs = run(k, "#include <map>\ntypedef float real_t;\n"
+                         "typedef struct __align__(8) { unsigned lo, hi; } pair8_t;\n"
+                         "static __global__ void scale_k(real_t *, int);\n"
+                         "real_t twice(real_t a);\nint pad(pair8_t *, int);\n"
+                         "std::map<int, int> counts;\nint total = 0;\n"
+                         "void add_one(int key) { counts[key]++; total++; }\n"
+                         "real_t twice(real_t a) { return 2 * a; }\n"
+                         "int pad(pair8_t *p, int n) { return n + (int)sizeof *p; }\n", t=300)
+        assert "it includes <map>" in stdout_of(msgs, "stderr")
+        if support.GPU:
+            assert c["status"] == "ok", c
+        else:
+            assert c["ename"] == "cudaErrorNoDevice" and "compiled, but cannot run" in c["evalue"], c
+        later = ("static __global__ void scale_k(real_t *p, int n) { if (n) p[0] *= 2; }\n"
+                 "add_one(3);\nscale_k<<<1, 1>>>(nullptr, 0);\npair8_t q = {1, 2};\n"
+                 "printf(\"%d %g %d %u\\n\", total, twice(1.5f), pad(&q, 1), q.hi);\n")
+        c, msgs = run(k, later, t=300)
+        assert "which a native C++ cell defined" in stdout_of(msgs, "stderr")
+        if support.GPU:
+            assert c["status"] == "ok" and "1 3 9 2\n" in stdout_of(msgs), (c, stdout_of(msgs))
+        else:
+            assert c["ename"] == "cudaErrorNoDevice" and "compiled, but cannot run" in c["evalue"], c
+        # a name no cell declared is still nvcc's error at its line
+        c, _ = run(k, "add_one(4);\nnever_declared_here(1);\n", t=300)
+        assert c["ename"] == "CompileError" and "never_declared_here" in c["evalue"] and "line 2" in c["evalue"], c
+
+
+def test_main_body_takes_argv_as_either_signature_has_it():
+    """main's body pasted as a native cell reads argv as a program with no
+    arguments has it, whether main took char ** or const char **."""
+    with shared_kernel() as k:
+        run(k, "#include <map>\nint takes_const(int n, const char **a) { return n + (a[0] != nullptr); }\n"
+               "int takes_plain(int n, char **a) { return n + (a[0] != nullptr); }\n", t=300)
+        c, msgs = run(k, "std::map<int, int> seen;\n"
+                         "printf(\"%d %d %d %s %s\\n\", takes_const(argc, argv), takes_plain(argc, argv),\n"
+                         "       takes_const(argc, (const char **)argv), argv[0], argc > 1 ? argv[1] : \"none\");\n", t=300)
+        if support.GPU:
+            assert c["status"] == "ok" and "2 2 2 cell none\n" in stdout_of(msgs), (c, stdout_of(msgs))
+        else:
+            assert c["ename"] == "cudaErrorNoDevice" and "compiled, but cannot run" in c["evalue"], c
+
+
+def test_main_locals_beside_using_namespace_std_are_no_ambiguity():
+    """main's body pasted as a native cell after `using namespace std;`:
+    its locals (int size, int count) and the session's variables it reads
+    are found before std::size and std::count, as in main."""
+    with shared_kernel() as k:
+        ok(k, "int size = 5;")
+        run(k, "#include <map>\n#include <vector>\n#include <algorithm>\nusing namespace std;\nmap<int, int> seen;\n", t=300)
+        c, msgs = run(k, "std::vector<int> v(3, 1);\nint count = 2;\nseen[1] = 1;\nint total = size + count + (int)v.size();\n"
+                         "printf(\"%d %d\\n\", total, (int)std::count(v.begin(), v.end(), 1));\n", t=300)
+        assert "runs as native C++" in stdout_of(msgs, "stderr")
+        if support.GPU:
+            assert c["status"] == "ok" and "10 3\n" in stdout_of(msgs), (c, stdout_of(msgs))
+        else:
+            assert c["ename"] == "cudaErrorNoDevice" and "compiled, but cannot run" in c["evalue"], c

@@ -84,6 +84,12 @@ static void what_is_repeated(void) {
 }
 
 static void kernels_and_device_variables(void) {
+    /* prototypes are declarations every later cell repeats, whatever their
+     * specifiers or the names of their parameters' types */
+    expect("static __global__ void scale(Complex *, const Complex *, int, float);", "repeat", NULL);
+    expect("__global__ void __launch_bounds__(256) fill(float *p);", "repeat", NULL);
+    expect("Complex twice(Complex a);\nint pad(Complex *, int);\nint count(Complex &);", "repeat repeat repeat", NULL);
+    expect("Widget w(size);\nWidget v(a * b);", "variable variable", "w|v");
     const char *code = "__global__ void add(int n, float *x, float *y) { }";
     cell_split_t sp;
     split_cell(code, &sp);

@@ -89,6 +89,49 @@ int main(void) {
     native_bounds_free(&bounds);
     native_items_free(&items);
     split_free(&sp);
+
+    /* a using-directive names nothing, yet a later cell's unqualified names need it */
+    add_cell(&ns, "#include <chrono>\nusing namespace std::chrono;\n", "In [5]");
+    const char *timed = "auto t0 = steady_clock::now();\n";
+    split_cell(timed, &sp);
+    native_items(timed, &sp, &items);
+    unit = native_unit(&ns, 42, timed, &items, "In [6]", &bounds);
+    CHECK(unit && strstr(unit, "using namespace std::chrono;") != NULL);
+    if (check_failed && unit) fputs(unit, stderr);
+    free(unit);
+    native_bounds_free(&bounds);
+    native_items_free(&items);
+    split_free(&sp);
+
+    /* a cell's overloads all stand; a typedef is taken for the name it
+     * declares after its braces, through a function that uses it */
+    add_cell(&ns, "void show(int x) { printf(\"%d\", x); }\nvoid show(float x) { printf(\"%g\", x); }\n"
+                  "typedef struct tagged_s { int n; } tagged_t;\nint count_of(void *p) { return ((tagged_t *)p)->n; }\n",
+                  "In [7]");
+    const char *uses = "show(1);\nshow(2.0f);\nint c = count_of(nullptr);\n";
+    split_cell(uses, &sp);
+    native_items(uses, &sp, &items);
+    unit = native_unit(&ns, 42, uses, &items, "In [8]", &bounds);
+    CHECK(unit && strstr(unit, "void show(int x)") && strstr(unit, "void show(float x)"));
+    CHECK(unit && strstr(unit, "} tagged_t;") != NULL);
+    if (check_failed && unit) fputs(unit, stderr);
+    free(unit);
+    native_bounds_free(&bounds);
+    native_items_free(&items);
+    split_free(&sp);
+
+    /* a conditional's alternatives of one type: the last stands, once */
+    add_cell(&ns, "#ifdef USE_DP\ntypedef double real;\n#else\ntypedef float real;\n#endif\n", "In [9]");
+    const char *reals = "real r = 1;\n";
+    split_cell(reals, &sp);
+    native_items(reals, &sp, &items);
+    unit = native_unit(&ns, 42, reals, &items, "In [10]", &bounds);
+    CHECK(unit && strstr(unit, "typedef float real;") && !strstr(unit, "typedef double real;"));
+    if (check_failed && unit) fputs(unit, stderr);
+    free(unit);
+    native_bounds_free(&bounds);
+    native_items_free(&items);
+    split_free(&sp);
     native_session_free(&ns);
     return check_report();
 }

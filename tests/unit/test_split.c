@@ -271,6 +271,19 @@ int main(void) {
     CHECK(sp.n == 1 && sp.items[0].is_kernel);
     if (sp.n) CHECK_STR(sp.items[0].name, "k2");
 
+    /* an aligned anonymous type goes on past its '}' to the name and ';' */
+    const char *al = "typedef struct __align__(8) { unsigned a, b; } pair8;\n"
+                     "struct alignas(16) { float v[4]; } q4;\nint after = 1;\n";
+    split(al);
+    CHECK(sp.n == 3);
+    if (sp.n == 3) {
+        CHECK_STR(text(al, 0, buf), "typedef struct __align__(8) { unsigned a, b; } pair8;");
+        CHECK_STR(text(al, 1, buf), "struct alignas(16) { float v[4]; } q4;");
+    }
+    /* ... while a function still ends at its '}' */
+    split("struct P make2(int x) __attribute__((unused));\nstruct P make3(int x) { struct P p = {x, x}; return p; }\nint z;");
+    CHECK(sp.n == 3);
+
     /* unbalanced: the rest is one item, no crash */
     split("__global__ void k(int *p) { p[0] = 1;\n");
     CHECK(sp.n == 1);

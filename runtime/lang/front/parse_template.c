@@ -251,6 +251,9 @@ static const char library[] =
     "template <typename T> T std::min(T a, T b) { return b < a ? b : a; }\n"
     "template <typename T> T std::max(T a, T b) { return a < b ? b : a; }\n"
     "template <typename T> T std::abs(T a) { return a < 0 ? -a : a; }\n"
+    /* CUDA's own min and max, which nvcc gives host code too (math_functions.h) */
+    "template <typename T> T min(T a, T b) { return b < a ? b : a; }\n"
+    "template <typename T> T max(T a, T b) { return a < b ? b : a; }\n"
     "template <typename T> void std::swap(T &a, T &b) { T t = a; a = b; b = t; }\n"
     "template <typename P, typename T> void std::fill(P first, P last, const T &v) {\n"
     "    for (; first != last; ++first) *first = v; }\n"
