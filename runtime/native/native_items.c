@@ -187,6 +187,7 @@ typedef struct {
     bool has_lambda;   /* an initializer is a lambda */
     bool has_init;
     bool plain_spec;   /* the type before the declarators is numbers only: int, unsigned long, size_t, ... */
+    bool void_spec;    /* the type before the declarators names void: no object has it */
     size_t spec_end;   /* where the first declarator starts */
     VEC(char *) names;
     VEC(dtor_t) dtors;
@@ -227,7 +228,7 @@ static bool declarator(cur_t *c, decl_t *d, bool first) {
         const tok_t *in = at(c, 1);
         const tok_t *in2 = at(c, 2), *in3 = at(c, 3);
         if (is(in, ")") || is_one_of(in, builtin_types) || is(in, "const") || is(in, "struct") || is(in, "...") ||
-            is(in, "volatile"))
+            is(in, "volatile") || (d->void_spec && !ptr))
             d->is_function = true;
         /* a parameter of a named type: (Complex a, ...) or (Complex *, ...);
          * no expression has two names in a row or ends with '*' or '&' */
@@ -333,6 +334,7 @@ static void parse_decl(const toks_t *t, decl_t *d) {
     d->spec_end = c.i;
     d->plain_spec = c.i > 0;
     for (size_t k = 0; k < c.i; k++) d->plain_spec = d->plain_spec && is_one_of(&t->v[k], number_types);
+    for (size_t k = 0; k < c.i; k++) d->void_spec = d->void_spec || is(&t->v[k], "void");
     if (!declarator(&c, d, true)) {
         decl_free(d);
         memset(d, 0, sizeof *d);

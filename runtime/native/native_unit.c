@@ -61,6 +61,11 @@ static const char header[] =
     "    }\n"
     "    return p;\n"
     "}\n"
+    "inline void *kernel_later(const char *key, const char *name) {\n"
+    "    void *p = icuda_native_lookup(key);\n"
+    "    if (!p) std::fprintf(stderr, \"icuda: kernel %s is declared, but no cell has defined it yet\\n\", name);\n"
+    "    return p;\n"
+    "}\n"
     "template <class F> inline int run(F body) {\n"
     "    if (icuda_native_failed()) return 0;\n"
     "    try {\n"
@@ -78,6 +83,37 @@ static const char header[] =
     "#pragma nv_diag_suppress 177\n"; /* the statements' runners are never used by name */
 
 static void line(strbuf_t *b, int n, const char *cell) { sb_printf(b, "\n#line %d \"%s\"\n", n, cell); }
+
+/* A kernel's prototype ("proto:NAME") whose definition neither the cell nor
+ * an earlier cell has made: a program's kernel defined after main, in a
+ * later cell. Launches through it look the kernel up when they run, so the
+ * cell links, and runs until such a launch. */
+static bool kernel_pending(const native_session_t *ns, int live, const native_items_t *items, const char *key) {
+    if (strncmp(key, "proto:", 6)) return false;
+    char fn[160];
+    snprintf(fn, sizeof fn, "fn:%s", key + 6);
+    if (native_items_have_key(items, fn)) return false;
+    for (size_t i = 0; i < ns->prelude.n; i++)
+        if (ns->prelude.v[i].kind == NI_KERNEL && !strcmp(ns->prelude.v[i].key, fn)) return false;
+    const native_global_t *g = native_session_global(ns, fn);
+    return !(g && g->worker == live);
+}
+
+static void kernel_later(strbuf_t *b, const char *key) {
+    const char *name = key + 6;
+    sb_printf(b, "#line 1 \"<icuda>\"\n#define %s (reinterpret_cast<decltype(&%s)>(icuda_native::kernel_later(\"fn:%s\", "
+                 "\"%s\")))\n", name, name, name, name);
+}
+
+/* The same prototype after its kernel is in the worker: the kernel's entry
+ * declares the name as a pointer to the defining cell's stub. */
+static bool kernel_known(const native_session_t *ns, int live, const char *key) {
+    if (strncmp(key, "proto:", 6)) return false;
+    char fn[160];
+    snprintf(fn, sizeof fn, "fn:%s", key + 6);
+    const native_global_t *g = native_session_global(ns, fn);
+    return g && g->worker == live;
+}
 
 /* A C identifier made of a key: for the names this file invents. */
 static void ident_of(const char *key, char *out, size_t cap) {
@@ -130,9 +166,11 @@ static void prelude(const native_session_t *ns, const native_selection_t *sel, i
         switch (e->kind) {
         case NI_PP:
         case NI_REPEAT:
+            if (kernel_known(ns, live, e->key)) break;
             line(b, e->first_line, e->cell);
             sb_puts(b, e->text);
             sb_putc(b, '\n');
+            if (kernel_pending(ns, live, items, e->key)) kernel_later(b, e->key);
             break;
         case NI_KERNEL: {
             const native_global_t *g = native_session_global(ns, e->key);
@@ -200,8 +238,10 @@ static bool qualified_definition(const char *text, size_t n, const char *name) {
     return false;
 }
 
-static void cell_body(const char *code, const native_items_t *items, const char *cell, strbuf_t *b) {
+static void cell_body(const native_session_t *ns, int live, const char *code, const native_items_t *items,
+                      const char *cell, strbuf_t *b) {
     int k = 0;
+    strbuf_t kernels = {0};
     for (size_t i = 0; i < items->n;) {
         const native_item_t *it = &items->v[i];
         if (runs(it)) {
@@ -222,6 +262,10 @@ static void cell_body(const char *code, const native_items_t *items, const char 
             i++;
             continue;
         }
+        if (kernel_known(ns, live, it->key)) { /* declared by the prelude */
+            i++;
+            continue;
+        }
         bool in_ns = it->kind == NI_VARIABLE && it->nnames &&
                      !qualified_definition(code + it->start, it->end - it->start, it->names[0]);
         if (in_ns) sb_puts(b, "\n#line 1 \"<icuda>\"\nnamespace " MAIN_NS " {");
@@ -232,12 +276,18 @@ static void cell_body(const char *code, const native_items_t *items, const char 
             for (int n = 0; n < it->nnames; n++)
                 sb_printf(b, "static int icuda_reg_%d_%d = icuda_native::reg(\"%s\", %s);\n", k, n, it->names[n], it->names[n]);
         if (in_ns) sb_puts(b, "}\nusing namespace " MAIN_NS ";\n");
+        if (kernel_pending(ns, live, items, it->key)) kernel_later(b, it->key);
         if (it->kind == NI_KERNEL && it->nnames)
-            sb_printf(b, "static int icuda_reg_%d = icuda_native::reg_kernel(\"%s\", (const void *)%s);\n", k, it->key,
-                      it->names[0]);
+            sb_printf(&kernels, "    icuda_native::reg_kernel(\"%s\", (const void *)%s);\n", it->key, it->names[0]);
         k++;
         i++;
     }
+    /* the cell's kernels are in the registry before its statements run, which
+     * may launch one defined below them through an earlier cell's function */
+    if (kernels.len)
+        sb_printf(b, "\n#line 1 \"<icuda>\"\nstatic void __attribute__((constructor(101))) icuda_reg_kernels(void) {\n%s}\n",
+                  kernels.data);
+    free(kernels.data);
 }
 
 /* The interpreter's variables that the cell, or an interpreted function it
@@ -327,6 +377,6 @@ char *native_unit(const native_session_t *ns, int live, const char *code, const 
     prelude(ns, &sel, live, items, &b);
     native_selection_free(&sel);
     program_arguments(ns, code, items, bounds, &b);
-    cell_body(code, items, cell, &b);
+    cell_body(ns, live, code, items, cell, &b);
     return sb_take(&b);
 }

@@ -90,6 +90,10 @@ static void kernels_and_device_variables(void) {
     expect("__global__ void __launch_bounds__(256) fill(float *p);", "repeat", NULL);
     expect("Complex twice(Complex a);\nint pad(Complex *, int);\nint count(Complex &);", "repeat repeat repeat", NULL);
     expect("Widget w(size);\nWidget v(a * b);", "variable variable", "w|v");
+    /* no object is void: a void declarator with parentheses is a function */
+    expect("void timing(real *h_x, real *d_x, const int method);", "repeat", NULL);
+    expect("static void report(Stats &s);", "repeat", NULL);
+    expect("void *buffer(pool);", "variable", "buffer");
     const char *code = "__global__ void add(int n, float *x, float *y) { }";
     cell_split_t sp;
     split_cell(code, &sp);
