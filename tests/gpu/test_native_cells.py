@@ -96,6 +96,15 @@ cudaMemcpy(&last, dy + n - 1, 4, cudaMemcpyDeviceToHost);
 cudaMemcpyFromSymbol(&c, calls, sizeof c);
 printf("last %.1f calls %d err %s\\n", last, c, cudaGetErrorString(cudaGetLastError()));""")
         assert "last 22.0 calls 2 err no error" in stdout_of(msgs), stdout_of(msgs)
+        # a program's closing cudaDeviceReset waits for the device, as in
+        # interpreted cells: the session's buffers and kernels stay
+        ok(k, "%%cxx\ncudaDeviceReset();")
+        msgs = ok(k, """%%cxx
+axpy<<<(n + 255) / 256, 256>>>(n, dx, dy);
+float again = 0;
+cudaMemcpy(&again, dy + n - 1, 4, cudaMemcpyDeviceToHost);
+printf("again %.1f %s\\n", again, cudaGetErrorString(cudaGetLastError()));""")
+        assert "again 32.0 no error" in stdout_of(msgs), stdout_of(msgs)
 
 
 @needs_gpu

@@ -247,6 +247,19 @@ static int serve_func(const ch_cmd_t *c, size_t len, const cuda_driver_t *D, uin
     return r;
 }
 
+/* A program's last call, cudaDeviceReset, made by a native cell would
+ * destroy the context that the session's buffers, modules and the other
+ * cells' objects live in; as in interpreted cells it waits for the device
+ * instead. The worker exports the name (the Makefile's
+ * --export-dynamic-symbol), so a cell's object binds it here before
+ * libcudart, the same library the cell's object loaded. */
+cudaError_t CUDARTAPI cudaDeviceReset(void) {
+    static cudaError_t (*sync)(void);
+    char msg[8];
+    if (!sync && load(msg, sizeof msg) == 0) *(void **)&sync = dlsym(lib, "cudaDeviceSynchronize");
+    return sync ? sync() : cudaSuccess;
+}
+
 int worker_cudart_serve(const ch_cmd_t *c, size_t len, const cuda_driver_t *D, int dev, uint64_t v[4], void *payload,
                         size_t *plen, size_t cap) {
     char *msg = payload;
