@@ -105,6 +105,16 @@ static void kernel_later(strbuf_t *b, const char *key) {
                  "\"%s\")))\n", name, name, name, name);
 }
 
+/* A function's prototype and nothing more: it stays before the cell that
+ * defines the function, whose code may call it above its definition (a
+ * program's functions defined after main, main's body above them). */
+static bool prototype_only(const native_entry_t *e) {
+    if (e->kind != NI_REPEAT || strncmp(e->key, "fn:", 3) || !e->text || strchr(e->text, '{')) return false;
+    size_t n = strlen(e->text);
+    while (n && isspace((unsigned char)e->text[n - 1])) n--;
+    return n && e->text[n - 1] == ';';
+}
+
 /* The same prototype after its kernel is in the worker: the kernel's entry
  * declares the name as a pointer to the defining cell's stub. */
 static bool kernel_known(const native_session_t *ns, int live, const char *key) {
@@ -162,7 +172,8 @@ static void prelude(const native_session_t *ns, const native_selection_t *sel, i
                     strbuf_t *b) {
     for (size_t i = 0; i < ns->prelude.n; i++) {
         const native_entry_t *e = &ns->prelude.v[i];
-        if (e->kind == NI_PP || !sel->prelude[i] || native_items_have_key(items, e->key)) continue; /* # lines: pp_lines */
+        if (e->kind == NI_PP || !sel->prelude[i] || (native_items_have_key(items, e->key) && !prototype_only(e)))
+            continue; /* # lines: pp_lines */
         switch (e->kind) {
         case NI_PP:
         case NI_REPEAT:
@@ -182,8 +193,10 @@ static void prelude(const native_session_t *ns, const native_selection_t *sel, i
             }
             /* the kernel is the defining cell's host stub, the function
              * the CUDA runtime registered: launches, occupancy and
-             * attributes all take it, and launch its one copy */
-            sb_printf(b, "#line 1 \"<icuda>\"\nstatic void (*const %s)(%s) = reinterpret_cast<void (*)(%s)>("
+             * attributes all take it, and launch its one copy; a reference
+             * to it, so that &name is a pointer to the kernel as in the
+             * defining cell (a table of kernels, kernel = &name) */
+            sb_printf(b, "#line 1 \"<icuda>\"\nstatic void (&%s)(%s) = *reinterpret_cast<void (*)(%s)>("
                          "icuda_native::need(\"%s\", \"%s\"));\n", e->names[0], e->params, e->params, e->key, e->cell);
             break;
         }

@@ -229,11 +229,14 @@ def test_a_kernel_defined_after_main_is_launched_by_an_earlier_cells_function():
     defined after it, pasted as two cells: the first cell's function that
     launches a kernel links (the launch finds the kernel when it runs), and
     the second cell's statements, which call it, run after the kernel below
-    them is known; a void function's prototype is no variable."""
+    them is known; the first cell's prototypes of the second's functions
+    stand above the statements that call them; a void function's prototype
+    is no variable."""
     with shared_kernel() as k:
         first = ("#include <map>\n"
                  "static __global__ void fill_k(float *p, float v);\n"
                  "void report(float *h, int n);\n"
+                 "static float half_of(float v);\n"
                  "void fill(float *d, float v) { fill_k<<<1, 4>>>(d, v); cudaDeviceSynchronize(); }\n")
         c, msgs = run(k, first, t=300)
         assert "it includes <map>" in stdout_of(msgs, "stderr")
@@ -242,12 +245,13 @@ def test_a_kernel_defined_after_main_is_launched_by_an_earlier_cells_function():
         else:
             assert c["ename"] == "cudaErrorNoDevice" and "compiled, but cannot run" in c["evalue"], c
         second = ("float *d, h[4];\ncudaMalloc(&d, sizeof h);\nfill(d, 2.5f);\n"
-                  "cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);\nreport(h, 4);\n"
+                  "cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);\nreport(h, 4);\nprintf(\"%g\\n\", half_of(3));\n"
+                  "static float half_of(float v) { return v / 2; }\n"
                   "static __global__ void fill_k(float *p, float v) { p[threadIdx.x] = v * threadIdx.x; }\n"
                   "void report(float *h, int n) { for (int i = 0; i < n; i++) printf(\"%g \", h[i]); printf(\"\\n\"); }\n")
         c, msgs = run(k, second, t=300)
         if support.GPU:
-            assert c["status"] == "ok" and stdout_of(msgs) == "0 2.5 5 7.5 \n", (c, stdout_of(msgs))
+            assert c["status"] == "ok" and stdout_of(msgs) == "0 2.5 5 7.5 \n1.5\n", (c, stdout_of(msgs))
         else:
             assert c["ename"] == "cudaErrorNoDevice" and "compiled, but cannot run" in c["evalue"], c
 

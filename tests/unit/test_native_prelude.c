@@ -80,7 +80,7 @@ int main(void) {
     char *unit = native_unit(&ns, 42, next, &items, "In [4]", &bounds);
     CHECK(unit && open_conditionals(unit) == 0);
     /* an earlier cell's kernel is its registered host stub: launches and occupancy take it */
-    CHECK(unit && strstr(unit, "static void (*const twice)(float *v, int n) = reinterpret_cast<void (*)(float *v, int n)>("
+    CHECK(unit && strstr(unit, "static void (&twice)(float *v, int n) = *reinterpret_cast<void (*)(float *v, int n)>("
                                "icuda_native::need(\"fn:twice\", \"In [3]\"));") != NULL);
     CHECK(unit && !strstr(unit, "__global__ void twice"));
     CHECK(unit && strstr(unit, "#include <sys/mman.h>") != NULL);
@@ -127,6 +127,55 @@ int main(void) {
     native_items(reals, &sp, &items);
     unit = native_unit(&ns, 42, reals, &items, "In [10]", &bounds);
     CHECK(unit && strstr(unit, "typedef float real;") && !strstr(unit, "typedef double real;"));
+    if (check_failed && unit) fputs(unit, stderr);
+    free(unit);
+    native_bounds_free(&bounds);
+    native_items_free(&items);
+    split_free(&sp);
+    native_session_free(&ns);
+
+    /* a program's kernels and functions prototyped before main and defined
+     * after it: the first cell launches through the registry, looked up when
+     * the launch runs; the second keeps the prototypes above its statements
+     * and registers its kernels before they run; a third finds the kernel */
+    native_session_init(&ns);
+    ns.links.bind = no_binding;
+    const char *before = "__global__ void later_k(float *p);\nstatic int helper(int x);\n"
+                         "void launch(float *p) { later_k<<<1, 1>>>(p); }\n";
+    split_cell(before, &sp);
+    native_items(before, &sp, &items);
+    unit = native_unit(&ns, 42, before, &items, "In [1]", &bounds);
+    CHECK(unit && strstr(unit, "#define later_k (reinterpret_cast<decltype(&later_k)>(icuda_native::kernel_later("
+                               "\"fn:later_k\", \"later_k\")))") != NULL);
+    if (check_failed && unit) fputs(unit, stderr);
+    free(unit);
+    native_bounds_free(&bounds);
+    native_items_free(&items);
+    split_free(&sp);
+    add_cell(&ns, before, "In [1]");
+    const char *after = "launch(nullptr);\nint h = helper(1);\n__global__ void later_k(float *p) { p[0] = 1; }\n"
+                        "static int helper(int x) { return x; }\n";
+    split_cell(after, &sp);
+    native_items(after, &sp, &items);
+    unit = native_unit(&ns, 42, after, &items, "In [2]", &bounds);
+    const char *proto = unit ? strstr(unit, "static int helper(int x);") : NULL;
+    CHECK(proto && strstr(unit, "launch(nullptr);") > proto);
+    CHECK(unit && !strstr(unit, "#define later_k"));
+    const char *reg = unit ? strstr(unit, "__attribute__((constructor(101)))") : NULL;
+    CHECK(reg && strstr(reg, "icuda_native::reg_kernel(\"fn:later_k\", (const void *)later_k);") != NULL);
+    if (check_failed && unit) fputs(unit, stderr);
+    free(unit);
+    native_bounds_free(&bounds);
+    native_items_free(&items);
+    split_free(&sp);
+    add_cell(&ns, after, "In [2]");
+    native_session_add_global(&ns, "fn:later_k", "", false, true, "In [2]", 42);
+    const char *third = "later_k<<<1, 1>>>(nullptr);\n";
+    split_cell(third, &sp);
+    native_items(third, &sp, &items);
+    unit = native_unit(&ns, 42, third, &items, "In [3]", &bounds);
+    CHECK(unit && strstr(unit, "static void (&later_k)(float *p)") != NULL);
+    CHECK(unit && !strstr(unit, "__global__ void later_k(float *p);") && !strstr(unit, "#define later_k"));
     if (check_failed && unit) fputs(unit, stderr);
     free(unit);
     native_bounds_free(&bounds);
