@@ -31,7 +31,7 @@ import sys
 
 HEADERS = ('driver_types.h', 'vector_types.h', 'surface_types.h', 'texture_types.h', 'device_types.h',
            'cuda_runtime_api.h', 'library_types.h', 'driver_functions.h', 'vector_functions.h',
-           'vector_functions.hpp')
+           'vector_functions.hpp', 'cuda_profiler_api.h')
 SKIP_TYPES = {'dim3'}
 SYSTEM_TYPEDEFS = {'size_t': 'unsigned long', 'ptrdiff_t': 'long', 'int8_t': 'signed char', 'int16_t': 'short',
                    'int32_t': 'int', 'int64_t': 'long', 'uint8_t': 'unsigned char', 'uint16_t': 'unsigned short',
@@ -345,7 +345,7 @@ def preprocess(cc, cuda):
     # C++ default arguments (cudaStreamWaitEvent(s, e) means flags 0) travel
     # as a marker the parser reads: the header defines __dv only when unset
     src = ('#define __dv(v) __icuda_dv(v)\n#include <cuda_runtime_api.h>\n#include <driver_functions.h>\n'
-           '#include <vector_functions.h>\n')
+           '#include <vector_functions.h>\n#include <cuda_profiler_api.h>\n')
     try:
         p = subprocess.run(cc.split() + ['-E', '-dD', '-x', 'c', '-I' + os.path.join(cuda, 'include'), '-'],
                            input=src, capture_output=True, text=True, check=False)

@@ -120,3 +120,12 @@ def test_cub_block_level_compiles_whatever_cub_header_the_cell_includes():
                          f"__global__ void sum_{name}(int *p) {{ typedef cub::BlockReduce<int, 128> R; "
                          "__shared__ typename R::TempStorage t; p[0] = R(t).Sum(p[threadIdx.x]); }", t=300)
             assert f"sum_{name}(int *p)" in stdout_of(msgs), (header, stdout_of(msgs))
+
+
+def test_the_profiler_api_of_cuda_profiler_api_h():
+    """cudaProfilerStart and cudaProfilerStop, which programs that mark the
+    part to profile call, are functions of the runtime like the others."""
+    with shared_kernel() as k:
+        ok(k, "#include <cuda_profiler_api.h>")
+        out = gpu_or_no_device(k, 'cudaProfilerStart();\ncudaProfilerStop();\nprintf("marked\\n");')
+        assert out in ("", "marked\n"), out
