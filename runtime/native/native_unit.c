@@ -303,14 +303,21 @@ static void cell_body(const native_session_t *ns, int live, const char *code, co
     free(kernels.data);
 }
 
-/* The interpreter's variables that the cell, or an interpreted function it
- * takes, names, and that no native cell made, bound where they live. */
-static void session_variables(const native_session_t *ns, const char *code, const char *host,
-                              const native_items_t *items, native_bounds_t *bounds, strbuf_t *b) {
+/* The interpreter's variables that the cell, or a function it takes,
+ * names, and that no native cell made, bound where they live. */
+static void session_variables(const native_session_t *ns, const native_selection_t *sel, const char *code,
+                              const char *host, const native_items_t *items, native_bounds_t *bounds, strbuf_t *b) {
     strbuf_t uses = {0};
     sb_puts(&uses, code);
     sb_putc(&uses, '\n');
     if (host) sb_puts(&uses, host);
+    /* and what the earlier native cells' functions it takes name: a
+     * native cell's numbers are the interpreter's variables */
+    for (size_t i = 0; i < ns->prelude.n; i++)
+        if (sel->prelude[i] && ns->prelude.v[i].kind == NI_REPEAT && ns->prelude.v[i].text) {
+            sb_putc(&uses, '\n');
+            sb_puts(&uses, ns->prelude.v[i].text);
+        }
     char **ids = native_identifiers(uses.data);
     free(uses.data);
     bool any = false;
@@ -384,7 +391,7 @@ char *native_unit(const native_session_t *ns, int live, const char *code, const 
         sb_puts(&b, "\n#line 1 \"<device cells>\"\n");
         ns->links.device(ns->links.ctx, &b);
     }
-    if (ns->links.bind) session_variables(ns, code, host.data, items, bounds, &b);
+    if (ns->links.bind) session_variables(ns, &sel, code, host.data, items, bounds, &b);
     if (host.len) sb_append(&b, host.data, host.len);
     free(host.data);
     prelude(ns, &sel, live, items, &b);

@@ -11,6 +11,15 @@
 
 static bool no_binding(void *ctx, const char *name, native_binding_t *out) { return false; }
 
+/* The interpreter holds total, a number a native cell defined. */
+static bool bind_total(void *ctx, const char *name, native_binding_t *out) {
+    if (strcmp(name, "total")) return false;
+    snprintf(out->type, sizeof out->type, "int");
+    out->value = 0x1000;
+    out->pointer = false;
+    return true;
+}
+
 static void add_cell(native_session_t *ns, const char *code, const char *cell) {
     cell_split_t sp;
     split_cell(code, &sp);
@@ -176,6 +185,25 @@ int main(void) {
     unit = native_unit(&ns, 42, third, &items, "In [3]", &bounds);
     CHECK(unit && strstr(unit, "static void (&later_k)(float *p)") != NULL);
     CHECK(unit && !strstr(unit, "__global__ void later_k(float *p);") && !strstr(unit, "#define later_k"));
+    if (check_failed && unit) fputs(unit, stderr);
+    free(unit);
+    native_bounds_free(&bounds);
+    native_items_free(&items);
+    split_free(&sp);
+    native_session_free(&ns);
+
+    /* a function of an earlier cell that counts in a number the interpreter
+     * holds: a cell that calls it binds the number, though it names it not */
+    native_session_init(&ns);
+    ns.links.bind = bind_total;
+    add_cell(&ns, "void add_one(int key) { total += key; }\n", "In [1]");
+    const char *calls = "add_one(4);\n";
+    split_cell(calls, &sp);
+    native_items(calls, &sp, &items);
+    unit = native_unit(&ns, 42, calls, &items, "In [2]", &bounds);
+    const char *bind = unit ? strstr(unit, "static icuda_i_total &total = ") : NULL;
+    CHECK(bind && strstr(unit, "void add_one(int key)") > bind);
+    CHECK(bounds.n == 1);
     if (check_failed && unit) fputs(unit, stderr);
     free(unit);
     native_bounds_free(&bounds);
