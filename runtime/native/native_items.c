@@ -523,6 +523,23 @@ static bool kernel_prototype(const toks_t *t) {
     return false;
 }
 
+/* A specifier only functions take (__host__, inline) before parentheses
+ * and a ';': a function's prototype, whose parameters may be bare type
+ * names (Complex Mul(Complex, Complex);) that read like a constructor's
+ * arguments. */
+static bool function_prototype(const toks_t *t) {
+    static const char *const only_functions[] = {"__host__", "inline", "__inline__", "__forceinline__", "__noinline__",
+                                                 NULL};
+    bool marked = false;
+    for (size_t k = 0; k < t->n; k++) {
+        const tok_t *x = &t->v[k];
+        if (is(x, "=") || is(x, "{")) return false;
+        for (int w = 0; only_functions[w]; w++) marked |= is(x, only_functions[w]);
+        if (is(x, "(")) return marked && t->n && is(&t->v[t->n - 1], ";");
+    }
+    return false;
+}
+
 static void classify(const char *code, const cell_item_t *ci, native_item_t *it) {
     toks_t t = {0};
     lex(code + ci->start, ci->end - ci->start, &t);
@@ -540,6 +557,9 @@ static void classify(const char *code, const cell_item_t *ci, native_item_t *it)
     } else if (!ci->is_template && !ci->is_function && kernel_prototype(&t)) {
         it->kind = NI_REPEAT; /* each cell its own copy of the prototype */
         snprintf(it->key, sizeof it->key, "proto:%s", ci->name);
+    } else if (ci->is_variable && !ci->is_template && function_prototype(&t)) {
+        it->kind = NI_REPEAT;
+        snprintf(it->key, sizeof it->key, "fn:%s", ci->name);
     } else if (ci->is_variable && !ci->is_template && device_specified(&t)) {
         it->kind = NI_DEVICE_VAR;
         toks_t rest = {0};

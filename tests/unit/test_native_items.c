@@ -94,6 +94,10 @@ static void kernels_and_device_variables(void) {
     expect("void timing(real *h_x, real *d_x, const int method);", "repeat", NULL);
     expect("static void report(Stats &s);", "repeat", NULL);
     expect("void *buffer(pool);", "variable", "buffer");
+    /* __host__ or inline: a function's, though its parameters are bare type names */
+    expect("static __device__ __host__ inline Complex ComplexMul(Complex, Complex);", "repeat", NULL);
+    expect("inline Vec3 cross_of(Vec3, Vec3);", "repeat", NULL);
+    expect("__device__ Counter hits(0);", "device_var", "hits");
     const char *code = "__global__ void add(int n, float *x, float *y) { }";
     cell_split_t sp;
     split_cell(code, &sp);
