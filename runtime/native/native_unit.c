@@ -84,12 +84,25 @@ static const char header[] =
 
 static void line(strbuf_t *b, int n, const char *cell) { sb_printf(b, "\n#line %d \"%s\"\n", n, cell); }
 
+/* Whether text holds name as a whole identifier. */
+static bool has_word(const char *text, const char *name) {
+    size_t n = strlen(name);
+    for (const char *p = strstr(text, name); p; p = strstr(p + 1, name)) {
+        bool before = p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
+        bool after = isalnum((unsigned char)p[n]) || p[n] == '_';
+        if (!before && !after) return true;
+    }
+    return false;
+}
+
 /* A kernel's prototype ("proto:NAME") whose definition neither the cell nor
  * an earlier cell has made: a program's kernel defined after main, in a
  * later cell. Launches through it look the kernel up when they run, so the
  * cell links, and runs until such a launch. */
-static bool kernel_pending(const native_session_t *ns, int live, const native_items_t *items, const char *key) {
+static bool kernel_pending(const native_session_t *ns, int live, const native_items_t *items, const char *dev,
+                           const char *key) {
     if (strncmp(key, "proto:", 6)) return false;
+    if (dev && has_word(dev, key + 6)) return false; /* a device cell's kernel: the unit compiles a copy */
     char fn[160];
     snprintf(fn, sizeof fn, "fn:%s", key + 6);
     if (native_items_have_key(items, fn)) return false;
@@ -169,7 +182,7 @@ static void host_side(const native_session_t *ns, const native_selection_t *sel,
 /* The earlier cells' things, in their order, but for what this cell
  * defines again (its own definition stands; a cell run again is one). */
 static void prelude(const native_session_t *ns, const native_selection_t *sel, int live, const native_items_t *items,
-                    strbuf_t *b) {
+                    const char *dev,                     strbuf_t *b) {
     for (size_t i = 0; i < ns->prelude.n; i++) {
         const native_entry_t *e = &ns->prelude.v[i];
         if (e->kind == NI_PP || !sel->prelude[i] || (native_items_have_key(items, e->key) && !prototype_only(e)))
@@ -181,7 +194,7 @@ static void prelude(const native_session_t *ns, const native_selection_t *sel, i
             line(b, e->first_line, e->cell);
             sb_puts(b, e->text);
             sb_putc(b, '\n');
-            if (kernel_pending(ns, live, items, e->key)) kernel_later(b, e->key);
+            if (kernel_pending(ns, live, items, dev, e->key)) kernel_later(b, e->key);
             break;
         case NI_KERNEL: {
             const native_global_t *g = native_session_global(ns, e->key);
@@ -251,8 +264,8 @@ static bool qualified_definition(const char *text, size_t n, const char *name) {
     return false;
 }
 
-static void cell_body(const native_session_t *ns, int live, const char *code, const native_items_t *items,
-                      const char *cell, strbuf_t *b) {
+static void cell_body(const native_session_t *ns, int live, const char *dev, const char *code,
+                      const native_items_t *items, const char *cell, strbuf_t *b) {
     int k = 0;
     strbuf_t kernels = {0};
     for (size_t i = 0; i < items->n;) {
@@ -289,7 +302,7 @@ static void cell_body(const native_session_t *ns, int live, const char *code, co
             for (int n = 0; n < it->nnames; n++)
                 sb_printf(b, "static int icuda_reg_%d_%d = icuda_native::reg(\"%s\", %s);\n", k, n, it->names[n], it->names[n]);
         if (in_ns) sb_puts(b, "}\nusing namespace " MAIN_NS ";\n");
-        if (kernel_pending(ns, live, items, it->key)) kernel_later(b, it->key);
+        if (kernel_pending(ns, live, items, dev, it->key)) kernel_later(b, it->key);
         if (it->kind == NI_KERNEL && it->nnames)
             sb_printf(&kernels, "    icuda_native::reg_kernel(\"%s\", (const void *)%s);\n", it->key, it->names[0]);
         k++;
@@ -387,16 +400,20 @@ char *native_unit(const native_session_t *ns, int live, const char *code, const 
     host_side(ns, &sel, &b, &host);
     pp_lines(ns, &sel, code, items, cell, 1, &b);
     pp_lines(ns, &sel, code, items, cell, 2, &b);
+    char *dev = NULL; /* what device cells defined, kernels among it */
     if (ns->links.device) {
         sb_puts(&b, "\n#line 1 \"<device cells>\"\n");
+        size_t from = b.len;
         ns->links.device(ns->links.ctx, &b);
+        dev = xstrndup(b.data + from, b.len - from);
     }
     if (ns->links.bind) session_variables(ns, &sel, code, host.data, items, bounds, &b);
     if (host.len) sb_append(&b, host.data, host.len);
     free(host.data);
-    prelude(ns, &sel, live, items, &b);
+    prelude(ns, &sel, live, items, dev, &b);
     native_selection_free(&sel);
     program_arguments(ns, code, items, bounds, &b);
-    cell_body(ns, live, code, items, cell, &b);
+    cell_body(ns, live, dev, code, items, cell, &b);
+    free(dev);
     return sb_take(&b);
 }
