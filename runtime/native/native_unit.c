@@ -130,10 +130,11 @@ static bool prototype_only(const native_entry_t *e) {
 
 /* The same prototype after its kernel is in the worker: the kernel's entry
  * declares the name as a pointer to the defining cell's stub. */
-static bool kernel_known(const native_session_t *ns, int live, const char *key) {
+static bool kernel_known(const native_session_t *ns, int live, const native_items_t *items, const char *key) {
     if (strncmp(key, "proto:", 6)) return false;
     char fn[160];
     snprintf(fn, sizeof fn, "fn:%s", key + 6);
+    if (native_items_have_key(items, fn)) return false; /* defined again here, below its prototype */
     const native_global_t *g = native_session_global(ns, fn);
     return g && g->worker == live;
 }
@@ -190,7 +191,7 @@ static void prelude(const native_session_t *ns, const native_selection_t *sel, i
         switch (e->kind) {
         case NI_PP:
         case NI_REPEAT:
-            if (kernel_known(ns, live, e->key)) break;
+            if (kernel_known(ns, live, items, e->key)) break;
             line(b, e->first_line, e->cell);
             sb_puts(b, e->text);
             sb_putc(b, '\n');
@@ -288,7 +289,7 @@ static void cell_body(const native_session_t *ns, int live, const char *dev, con
             i++;
             continue;
         }
-        if (kernel_known(ns, live, it->key)) { /* declared by the prelude */
+        if (kernel_known(ns, live, items, it->key)) { /* declared by the prelude */
             i++;
             continue;
         }
