@@ -86,15 +86,31 @@ def run_cell(page, i):
 def run_until(page, i, words):
     """Runs cell i until its output holds words. The first run may go
     before the page's kernel connection is up, and be dropped: it is
-    tried again while the cell's prompt shows it never ran."""
+    tried again once the cell's prompt shows it never ran while the
+    kernel sat idle (a run that was taken shows [*] at once)."""
     for attempt in range(3):
         run_cell(page, i)
-        try:
+        if attempt == 2:
             return output_of(page, i, words, 20)
-        except AssertionError:
-            prompt = cell(page, i).locator(".jp-InputPrompt").inner_text()
-            if attempt == 2 or "[ ]" not in prompt:
-                raise
+        out = cell(page, i).locator(".jp-OutputArea")
+        prompt = cell(page, i).locator(".jp-InputPrompt")
+        status = page.locator(".jp-Notebook-ExecutionIndicator").first
+        deadline = time.time() + 20
+        idle_since = None
+        while time.time() < deadline:
+            if out.count() and words in out.inner_text():
+                return out.inner_text()
+            if "[ ]" in prompt.inner_text() and status.get_attribute("data-status") == "idle":
+                idle_since = idle_since or time.time()
+                if time.time() - idle_since > 2:
+                    break  # dropped: run it again
+            else:
+                idle_since = None
+            time.sleep(0.2)
+        else:
+            if "[ ]" not in prompt.inner_text():
+                raise AssertionError(f"cell {i}: no {words!r} in its output after 20 s: "
+                                     f"{out.inner_text() if out.count() else ''!r}")
 
 
 def run_first_after_restart(page, i, words, timeout=60):

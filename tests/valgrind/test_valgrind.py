@@ -1,6 +1,8 @@
 """valgrind over the C code, beside the ASan builds that the other tests
 use: the unit tests built without sanitizers (build/tests-plain/), and a
 kernel session of host cells and magics. Skipped where valgrind is missing."""
+import concurrent.futures
+import glob
 import json
 import os
 import shutil
@@ -18,6 +20,7 @@ FLAGS = ["--error-exitcode=99", "--leak-check=full", "--errors-for-leak-kinds=de
 UNITS = ["test_split", "test_wire", "test_arena", "test_lang", "test_sanitizer_log", "test_occupancy",
          "test_device_pointers", "test_prepared", "test_profile_report", "test_program_detect", "test_program_log",
          "test_program_run", "test_cuda_api", "test_file_read", "test_history"]
+LONGEST = ("test_lang", "test_history")  # under valgrind, a minute and half a minute
 
 
 def errors_in(log):
@@ -27,22 +30,52 @@ def errors_in(log):
     return -1
 
 
+def _halves(folder):
+    """The case files of folder in two lists of about equal size: test_lang
+    runs the files it is given, and the halves run side by side."""
+    files = sorted(glob.glob(os.path.join(folder, "*.cases")), key=os.path.getsize, reverse=True)
+    halves = ([], [])
+    sizes = [0, 0]
+    for f in files:
+        i = sizes.index(min(sizes))
+        halves[i].append(os.path.relpath(f, ROOT))
+        sizes[i] += os.path.getsize(f)
+    return [sorted(h) for h in halves if h]
+
+
 @support.timeout(900)
 def test_unit_tests_under_valgrind():
     if not VALGRIND:
         print("valgrind not installed: skipped")
         return
     # a small shared arena for the interpreter's tests: valgrind's leak check
-    # reads the whole mapping, and the default reserve costs minutes and
-    # gigabytes (test_arena checks the reserve itself)
-    small = dict(os.environ, ICUDA_ARENA_MB="2048")
+    # reads the whole mapping at exit (2 GiB cost each binary 6 s more than
+    # 256 MiB), and the default reserve costs minutes and gigabytes
+    # (test_arena checks the reserve itself)
+    small = dict(os.environ, ICUDA_ARENA_MB="256")
+    runs = []
     for name in UNITS:
         env = small if name in ("test_lang", "test_prepared", "test_device_pointers", "test_cuda_api") else None
         exe = os.path.join(PLAIN, name)
         assert os.path.exists(exe), f"{exe} missing (make builds it for make test)"
-        p = subprocess.run([VALGRIND, "-q"] + FLAGS + [exe], capture_output=True, text=True,
+        if name == "test_lang":  # the longest by far: its case files in two runs
+            runs += [(name, [exe] + half, env) for half in _halves(os.path.join(ROOT, "tests", "lang"))]
+        else:
+            runs.append((name, [exe], env))
+
+    runs.sort(key=lambda job: job[0] not in LONGEST)
+
+    def run(job):
+        name, argv, env = job
+        p = subprocess.run([VALGRIND, "-q"] + FLAGS + argv, capture_output=True, text=True,
                            errors="replace", cwd=ROOT, timeout=800, env=env)
-        assert p.returncode == 0, f"{name} under valgrind: exit {p.returncode}\n{p.stderr[-4000:]}"
+        return name, p
+
+    # two at a time, the longest first
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        done = list(pool.map(run, runs))
+    bad = [f"{name} under valgrind: exit {p.returncode}\n{p.stderr[-4000:]}" for name, p in done if p.returncode != 0]
+    assert not bad, "\n".join(bad)
 
 
 @support.timeout(600)
