@@ -190,6 +190,20 @@ int main(void) {
     native_bounds_free(&bounds);
     native_items_free(&items);
     split_free(&sp);
+    /* the defining cell run again: its prototype stays above its launch */
+    const char *again = "__global__ void later_k(float *p);\nlater_k<<<1, 1>>>(nullptr);\n"
+                        "__global__ void later_k(float *p) { p[0] = 2; }\n";
+    split_cell(again, &sp);
+    native_items(again, &sp, &items);
+    unit = native_unit(&ns, 42, again, &items, "In [4]", &bounds);
+    proto = unit ? strstr(unit, "__global__ void later_k(float *p);") : NULL;
+    CHECK(proto && strstr(unit, "later_k<<<1, 1>>>(nullptr);") > proto);
+    CHECK(unit && !strstr(unit, "static void (&later_k)"));
+    if (check_failed && unit) fputs(unit, stderr);
+    free(unit);
+    native_bounds_free(&bounds);
+    native_items_free(&items);
+    split_free(&sp);
     native_session_free(&ns);
 
     /* a function of an earlier cell that counts in a number the interpreter
