@@ -341,3 +341,14 @@ def test_a_program_that_launches_from_device_code_compiles():
         c, msgs = run(k, code, t=300)
         assert c["status"] == "ok", c
         assert "launched" in stdout_of(msgs)
+
+
+def test_a_device_cell_that_launches_from_device_code_says_where_it_runs():
+    """A device cell's module has no device runtime linked in: a kernel that
+    launches a kernel is refused with a note that says where it does run."""
+    with shared_kernel() as k:
+        c, _ = run(k, "__global__ void leaf_k(int *p) { p[threadIdx.x] = 1; }\n"
+                      "__global__ void root_k(int *p) { leaf_k<<<1, 4>>>(p); }\n", t=300)
+        assert c["status"] == "error" and c["ename"] == "CompileError", c
+        assert any("dynamic parallelism" in line and "main()" in line for line in c["traceback"]), c["traceback"]
+        assert result_of(ok(k, "int still = 4;\nstill")) == "(int) 4"
