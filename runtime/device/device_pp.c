@@ -100,6 +100,8 @@ void device_log_drop_pch(char *log) {
 
 void device_library_hint(const char *log, cell_error_t *err) {
     if (!log || !err->traceback) return;
+    if (strstr(log, "device-side kernel launch could not be processed"))
+        json_array_append_new(err->traceback, json_string("Note: " DEVICE_LAUNCH_NOTE));
     /* "has no member", or "name followed by '::' must be a class" over the quoted line */
     if (!strstr(log, "namespace \"cub\" has no member \"Device") && !strstr(log, "cub::Device")) return;
     json_array_append_new(err->traceback, json_string("Note: " DEVICE_LIBRARIES_NOTE));

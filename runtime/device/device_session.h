@@ -102,8 +102,14 @@ bool device_log_names(const char *log, const char *cell, const char *what, int f
     "<cub/cub.cuh> gives CUB's block, warp and thread level (BlockReduce, BlockScan, WarpReduce, ...); "  \
     "its device-wide algorithms (cub::DeviceReduce, DeviceScan, DeviceRadixSort, ...) are host code "    \
     "that launches kernels: run them with %%program."
+/* A kernel that launches kernels needs relocatable device code and the
+ * device runtime linked in, which a whole program gets and a device cell's
+ * module does not. */
+#define DEVICE_LAUNCH_NOTE                                                                             \
+    "A kernel that launches kernels (dynamic parallelism) runs in a whole program: put it in a cell "   \
+    "with main() (or %%program), which nvcc builds with -rdc=true."
 /* A hint appended to a compile error whose log names a host-only part of a
- * device library (cub::Device...). */
+ * device library (cub::Device...) or launches a kernel from device code. */
 void device_library_hint(const char *log, cell_error_t *err);
 /* Takes NVRTC's precompiled-header messages out of a compile log (in place). */
 void device_log_drop_pch(char *log);

@@ -287,6 +287,15 @@ static program_status_t run_nvcc(char *nvcc, const char *arch, const program_spe
     return st;
 }
 
+/* whether the options already say how device code is compiled for linking */
+static bool chooses_rdc(char *const *opts, int n) {
+    for (int i = 0; i < n; i++)
+        if (!strncmp(opts[i], "-rdc", 4) || !strncmp(opts[i], "--relocatable-device-code", 25) ||
+            !strcmp(opts[i], "-dc") || !strcmp(opts[i], "--device-c"))
+            return true;
+    return false;
+}
+
 /* program_build once the options and the key are known. */
 static program_status_t build_in(const program_spec_t *s, char *const *opts, int nopts, char *nvcc, bool add_arch,
                                  const char *hex, program_binary_t *b) {
@@ -335,6 +344,18 @@ static program_status_t build_in(const program_spec_t *s, char *const *opts, int
         b->log = NULL;
         b->arch_refused = true;
         st = run_nvcc(nvcc, NULL, s, opts, nopts, b);
+    }
+    if (st == PROGRAM_FAILED && b->log && strstr(b->log, "requires separate compilation mode") &&
+        !chooses_rdc(opts, nopts)) {
+        /* a kernel launched from device code (dynamic parallelism) links
+         * only as relocatable device code: built so, as its Makefile would */
+        free(b->log);
+        b->log = NULL;
+        char **with = xcalloc((size_t)nopts + 1, sizeof *with);
+        for (int i = 0; i < nopts; i++) with[i] = opts[i];
+        with[nopts] = "-rdc=true";
+        st = run_nvcc(nvcc, add_arch && !b->arch_refused ? s->arch : NULL, s, with, nopts + 1, b);
+        free(with);
     }
     if (st != PROGRAM_BUILT) {
         program_remove_tree(b->dir);

@@ -3,6 +3,8 @@ runtime/cell/include_routes.c): host headers stay with the host and never reach
 NVRTC, a header icuda does not have is an error naming it, constants and
 namespaces reach the device side, C++ host items stay on the host, and a
 launch written with spaces is a launch. Through jupyter_client, no GPU."""
+import random
+
 import support
 from support import kernel, ok, result_of, run, shared_kernel, stdout_of
 
@@ -323,3 +325,30 @@ def test_main_locals_beside_using_namespace_std_are_no_ambiguity():
             assert c["status"] == "ok" and "10 3\n" in stdout_of(msgs), (c, stdout_of(msgs))
         else:
             assert c["ename"] == "cudaErrorNoDevice" and "compiled, but cannot run" in c["evalue"], c
+
+
+def test_a_program_that_launches_from_device_code_compiles():
+    """A kernel that launches a kernel (dynamic parallelism) needs relocatable
+    device code: a whole program with one is built so, not refused. Salted so
+    that no compile cache answers it."""
+    salt = random.getrandbits(48)
+    code = ("#include <cstdio>\n"
+            f"__global__ void child_{salt}(int *p) {{ p[threadIdx.x] = 1; }}\n"
+            f"__global__ void parent_{salt}(int *p) {{ child_{salt}<<<1, 4>>>(p); }}\n"
+            "int main() {\n  int *d = NULL;\n  cudaMalloc(&d, 4 * sizeof(int));\n"
+            f"  parent_{salt}<<<1, 1>>>(d);\n  cudaDeviceSynchronize();\n  printf(\"launched\\n\");\n  return 0;\n}}\n")
+    with shared_kernel() as k:
+        c, msgs = run(k, code, t=300)
+        assert c["status"] == "ok", c
+        assert "launched" in stdout_of(msgs)
+
+
+def test_a_device_cell_that_launches_from_device_code_says_where_it_runs():
+    """A device cell's module has no device runtime linked in: a kernel that
+    launches a kernel is refused with a note that says where it does run."""
+    with shared_kernel() as k:
+        c, _ = run(k, "__global__ void leaf_k(int *p) { p[threadIdx.x] = 1; }\n"
+                      "__global__ void root_k(int *p) { leaf_k<<<1, 4>>>(p); }\n", t=300)
+        assert c["status"] == "error" and c["ename"] == "CompileError", c
+        assert any("dynamic parallelism" in line and "main()" in line for line in c["traceback"]), c["traceback"]
+        assert result_of(ok(k, "int still = 4;\nstill")) == "(int) 4"
