@@ -66,10 +66,12 @@ static const char header[] =
     "    if (!p) std::fprintf(stderr, \"icuda: kernel %s is declared, but no cell has defined it yet\\n\", name);\n"
     "    return p;\n"
     "}\n"
+    "const int ran_on = -2147483647 - 1; /* a run of statements that ended without a return */\n"
     "template <class F> inline int run(F body) {\n"
     "    if (icuda_native_failed()) return 0;\n"
     "    try {\n"
-    "        icuda_native_returned(body());\n"
+    "        int r = body();\n"
+    "        if (r != ran_on) icuda_native_returned(r);\n"
     "    } catch (const std::exception &e) {\n"
     "        char *d = type_name(typeid(e).name());\n"
     "        icuda_native_fail(d ? d : typeid(e).name(), e.what());\n"
@@ -280,8 +282,8 @@ static void cell_body(const native_session_t *ns, int live, const char *dev, con
                 if (s->kind == NI_SHARED) sb_puts(b, s->share_init);
                 else sb_append(b, code + s->start, s->end - s->start);
             }
-            sb_printf(b, "\n#line 1 \"<icuda>\"\nreturn 0; }\nstatic int icuda_ran_%d = icuda_native::run(icuda_run_%d);\n}\n", k,
-                      k);
+            sb_printf(b, "\n#line 1 \"<icuda>\"\nreturn icuda_native::ran_on; }\nstatic int icuda_ran_%d = "
+                         "icuda_native::run(icuda_run_%d);\n}\n", k, k);
             k++;
             continue;
         }

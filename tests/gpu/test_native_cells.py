@@ -105,6 +105,15 @@ float again = 0;
 cudaMemcpy(&again, dy + n - 1, 4, cudaMemcpyDeviceToHost);
 printf("again %.1f %s\\n", again, cudaGetErrorString(cudaGetLastError()));""")
         assert "again 32.0 no error" in stdout_of(msgs), stdout_of(msgs)
+        # return 0 among the statements ends the cell's code, as main's ends a
+        # program: what follows a declaration below it does not run either
+        msgs = ok(k, """%%cxx
+printf("first\\n");
+if (n > 0) return 0;
+printf("never\\n");
+struct Tag { int v; };
+printf("never either\\n");""")
+        assert stdout_of(msgs) == "first\n", stdout_of(msgs)
 
 
 @needs_gpu

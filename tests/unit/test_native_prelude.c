@@ -196,6 +196,9 @@ int main(void) {
     split_cell(again, &sp);
     native_items(again, &sp, &items);
     unit = native_unit(&ns, 42, again, &items, "In [4]", &bounds);
+    /* a run of statements that ends without a return says so: return 0
+     * among them ends the cell's code, which another value would not tell */
+    CHECK(unit && strstr(unit, "return icuda_native::ran_on; }") && !strstr(unit, "\nreturn 0; }"));
     proto = unit ? strstr(unit, "__global__ void later_k(float *p);") : NULL;
     CHECK(proto && strstr(unit, "later_k<<<1, 1>>>(nullptr);") > proto);
     CHECK(unit && !strstr(unit, "static void (&later_k)"));

@@ -43,6 +43,7 @@ typedef struct {
 static VEC(entry_t) registry;
 static unsigned run_id;       /* the current CH_NATIVE_RUN, counted from 1 */
 static int cell_failed;       /* an exception or a non-zero return ended the cell's code */
+static int cell_returned;     /* return 0 among its statements ended the cell's code, as main's ends a program */
 static char report[CH_MAX_RECORD / 2];
 static size_t report_len;
 
@@ -80,7 +81,7 @@ void *icuda_native_lookup(const char *name) {
     return NULL;
 }
 
-int icuda_native_failed(void) { return cell_failed; }
+int icuda_native_failed(void) { return cell_failed || cell_returned; }
 
 void icuda_native_fail(const char *kind, const char *what) {
     if (cell_failed) return;
@@ -93,7 +94,11 @@ void icuda_native_fail(const char *kind, const char *what) {
 }
 
 void icuda_native_returned(int code) {
-    if (cell_failed || code == 0) return;
+    if (cell_failed || cell_returned) return;
+    if (code == 0) {
+        cell_returned = 1;
+        return;
+    }
     cell_failed = 1;
     say("R\t%d\n", code);
 }
@@ -117,6 +122,7 @@ int worker_native_run(const char *args, size_t len, uint32_t nbinds, uint64_t v[
     report_len = 0;
     report[0] = 0;
     cell_failed = 0;
+    cell_returned = 0;
     run_id++;
     size_t before = registry.n;
     /* the cell's code runs after dlopen, outside the dynamic linker's lock
