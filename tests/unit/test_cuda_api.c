@@ -101,14 +101,27 @@ static void constants(interp_t *in) {
     CHECK(bad == 0);
 }
 
-/* The functions of the header, read with a plain scan (not the generator's
- * parser): "extern ... cudaName(" outside comments. */
+/* The functions of the header and of cuda_profiler_api.h beside it, read
+ * with a plain scan (not the generator's parser): "extern ... cudaName("
+ * outside comments. */
 static void functions(const char *header) {
-    char *s = header_text(header, true);
-    if (!s) {
+    char *runtime = header_text(header, true);
+    if (!runtime) {
         CHECK_SKIP(1, "no cuda_runtime_api.h to read");
         return;
     }
+    char profiler_path[1024];
+    const char *slash = strrchr(header, '/');
+    snprintf(profiler_path, sizeof profiler_path, "%.*scuda_profiler_api.h", slash ? (int)(slash - header + 1) : 0, header);
+    char *profiler = header_text(profiler_path, true);
+    CHECK(profiler != NULL);
+    size_t nr = strlen(runtime), np = profiler ? strlen(profiler) : 0;
+    char *s = malloc(nr + np + 2);
+    memcpy(s, runtime, nr);
+    s[nr] = '\n';
+    memcpy(s + nr + 1, profiler ? profiler : "", np + 1);
+    free(runtime);
+    free(profiler);
     int found = 0, missing = 0, nseen = 0;
     static char *seen[1024];
     for (char *p = strstr(s, "extern"); p; p = strstr(p + 6, "extern")) {
@@ -198,7 +211,7 @@ static void coverage_page(const char *path) {
     cs_coverage_t cv;
     cs_api_coverage(&cv);
     char want[256];
-    snprintf(want, sizeof want, "| all functions of cuda_runtime_api.h | %d |", cv.total);
+    snprintf(want, sizeof want, "| all functions of cuda_runtime_api.h and cuda_profiler_api.h | %d |", cv.total);
     CHECK(all && strstr(all, want));
     if (!all || !strstr(all, want)) fprintf(stderr, "  the page should have: %s\n", want);
     snprintf(want, sizeof want, "| run by icuda's own code | %d |", cv.own);
