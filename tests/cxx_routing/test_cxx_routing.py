@@ -16,6 +16,15 @@ def host_takes(k, code):
     return c["status"] == "ok"
 
 
+def ran_natively(c):
+    """A native cell's reply: it ran (a GPU), or it compiled and could not
+    run (no GPU)."""
+    if support.GPU:
+        assert c["status"] == "ok", c
+    else:
+        assert c["ename"] == "cudaErrorNoDevice" and "compiled, but cannot run" in c["evalue"], c
+
+
 def test_host_headers_stay_with_the_host():
     with shared_kernel() as k:
         # NVRTC cannot open <iostream>, <vector>, cuda_profiler_api.h: the kernel compiles only if they stay out
@@ -66,10 +75,7 @@ def test_a_header_only_nvcc_takes_makes_the_cell_native():
             assert c["status"] == "error", c
         c, msgs = run(k, "#include <fstream>\nstd::ofstream never_opened;", t=300)
         assert "it includes <fstream>" in stdout_of(msgs, "stderr")
-        if support.GPU:
-            assert c["status"] == "ok", c
-        else:
-            assert c["ename"] == "cudaErrorNoDevice" and "compiled, but cannot run" in c["evalue"], c
+        ran_natively(c)
         # the next cell works, device code included
         msgs = ok(k, "__global__ void fine(int *p) { p[0] = 2; }\nint y = 2;\ny")
         assert "fine(int *p):" in stdout_of(msgs) and result_of(msgs) == "(int) 2"
@@ -247,10 +253,7 @@ def test_a_kernel_defined_after_main_is_launched_by_an_earlier_cells_function():
                  "void fill(float *d, float v) { fill_k<<<1, 4>>>(d, v); cudaDeviceSynchronize(); }\n")
         c, msgs = run(k, first, t=300)
         assert "it includes <map>" in stdout_of(msgs, "stderr")
-        if support.GPU:
-            assert c["status"] == "ok", c
-        else:
-            assert c["ename"] == "cudaErrorNoDevice" and "compiled, but cannot run" in c["evalue"], c
+        ran_natively(c)
         second = ("float *d, h[4];\ncudaMalloc(&d, sizeof h);\nfill(d, 2.5f);\n"
                   "cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);\nreport(h, 4);\nprintf(\"%g\\n\", half_of(3));\n"
                   "static float half_of(float v) { return v / 2; }\n"
@@ -278,10 +281,7 @@ def test_a_native_cell_declares_for_later_cells_even_without_a_gpu():
                          "real_t twice(real_t a) { return 2 * a; }\n"
                          "int pad(pair8_t *p, int n) { return n + (int)sizeof *p; }\n", t=300)
         assert "it includes <map>" in stdout_of(msgs, "stderr")
-        if support.GPU:
-            assert c["status"] == "ok", c
-        else:
-            assert c["ename"] == "cudaErrorNoDevice" and "compiled, but cannot run" in c["evalue"], c
+        ran_natively(c)
         later = ("static __global__ void scale_k(real_t *p, int n) { if (n) p[0] *= 2; }\n"
                  "add_one(3);\nscale_k<<<1, 1>>>(nullptr, 0);\npair8_t q = {1, 2};\n"
                  "printf(\"%d %g %d %u\\n\", total, twice(1.5f), pad(&q, 1), q.hi);\n")

@@ -30,6 +30,25 @@ static void add_cell(native_session_t *ns, const char *code, const char *cell) {
     split_free(&sp);
 }
 
+/* The unit of a cell run after what ns holds, its worker 42. */
+static char *unit_of(native_session_t *ns, const char *code, const char *cell, native_bounds_t *bounds) {
+    cell_split_t sp;
+    split_cell(code, &sp);
+    native_items_t items;
+    native_items(code, &sp, &items);
+    char *unit = native_unit(ns, 42, code, &items, cell, bounds);
+    native_items_free(&items);
+    split_free(&sp);
+    return unit;
+}
+
+/* Shows the unit once a check failed, and frees it. */
+static void done(char *unit, native_bounds_t *bounds) {
+    if (check_failed && unit) fputs(unit, stderr);
+    free(unit);
+    native_bounds_free(bounds);
+}
+
 static int rank_of(const char *code, const char *line) {
     cell_split_t sp;
     split_cell(code, &sp);
@@ -82,35 +101,21 @@ int main(void) {
     native_session_add_global(&ns, "fn:twice", "", false, true, "In [3]", 42);
     native_bounds_t bounds = {0};
     const char *next = "int x = pinned() + more() + PINNED + ALIGN;\ntwice<<<1, 32>>>(nullptr, 0);\n";
-    cell_split_t sp;
-    split_cell(next, &sp);
-    native_items_t items;
-    native_items(next, &sp, &items);
-    char *unit = native_unit(&ns, 42, next, &items, "In [4]", &bounds);
+    char *unit = unit_of(&ns, next, "In [4]", &bounds);
     CHECK(unit && open_conditionals(unit) == 0);
     /* an earlier cell's kernel is its registered host stub: launches and occupancy take it */
     CHECK(unit && strstr(unit, "static void (&twice)(float *v, int n) = *reinterpret_cast<void (*)(float *v, int n)>("
                                "icuda_native::need(\"fn:twice\", \"In [3]\"));") != NULL);
     CHECK(unit && !strstr(unit, "__global__ void twice"));
     CHECK(unit && strstr(unit, "#include <sys/mman.h>") != NULL);
-    if (check_failed && unit) fputs(unit, stderr);
-    free(unit);
-    native_bounds_free(&bounds);
-    native_items_free(&items);
-    split_free(&sp);
+    done(unit, &bounds);
 
     /* a using-directive names nothing, yet a later cell's unqualified names need it */
     add_cell(&ns, "#include <chrono>\nusing namespace std::chrono;\n", "In [5]");
     const char *timed = "auto t0 = steady_clock::now();\n";
-    split_cell(timed, &sp);
-    native_items(timed, &sp, &items);
-    unit = native_unit(&ns, 42, timed, &items, "In [6]", &bounds);
+    unit = unit_of(&ns, timed, "In [6]", &bounds);
     CHECK(unit && strstr(unit, "using namespace std::chrono;") != NULL);
-    if (check_failed && unit) fputs(unit, stderr);
-    free(unit);
-    native_bounds_free(&bounds);
-    native_items_free(&items);
-    split_free(&sp);
+    done(unit, &bounds);
 
     /* a cell's overloads all stand; a typedef is taken for the name it
      * declares after its braces, through a function that uses it */
@@ -118,29 +123,17 @@ int main(void) {
                   "typedef struct tagged_s { int n; } tagged_t;\nint count_of(void *p) { return ((tagged_t *)p)->n; }\n",
                   "In [7]");
     const char *uses = "show(1);\nshow(2.0f);\nint c = count_of(nullptr);\n";
-    split_cell(uses, &sp);
-    native_items(uses, &sp, &items);
-    unit = native_unit(&ns, 42, uses, &items, "In [8]", &bounds);
+    unit = unit_of(&ns, uses, "In [8]", &bounds);
     CHECK(unit && strstr(unit, "void show(int x)") && strstr(unit, "void show(float x)"));
     CHECK(unit && strstr(unit, "} tagged_t;") != NULL);
-    if (check_failed && unit) fputs(unit, stderr);
-    free(unit);
-    native_bounds_free(&bounds);
-    native_items_free(&items);
-    split_free(&sp);
+    done(unit, &bounds);
 
     /* a conditional's alternatives of one type: the last stands, once */
     add_cell(&ns, "#ifdef USE_DP\ntypedef double real;\n#else\ntypedef float real;\n#endif\n", "In [9]");
     const char *reals = "real r = 1;\n";
-    split_cell(reals, &sp);
-    native_items(reals, &sp, &items);
-    unit = native_unit(&ns, 42, reals, &items, "In [10]", &bounds);
+    unit = unit_of(&ns, reals, "In [10]", &bounds);
     CHECK(unit && strstr(unit, "typedef float real;") && !strstr(unit, "typedef double real;"));
-    if (check_failed && unit) fputs(unit, stderr);
-    free(unit);
-    native_bounds_free(&bounds);
-    native_items_free(&items);
-    split_free(&sp);
+    done(unit, &bounds);
     native_session_free(&ns);
 
     /* a program's kernels and functions prototyped before main and defined
@@ -151,62 +144,38 @@ int main(void) {
     ns.links.bind = no_binding;
     const char *before = "__global__ void later_k(float *p);\nstatic int helper(int x);\n"
                          "void launch(float *p) { later_k<<<1, 1>>>(p); }\n";
-    split_cell(before, &sp);
-    native_items(before, &sp, &items);
-    unit = native_unit(&ns, 42, before, &items, "In [1]", &bounds);
+    unit = unit_of(&ns, before, "In [1]", &bounds);
     CHECK(unit && strstr(unit, "#define later_k (reinterpret_cast<decltype(&later_k)>(icuda_native::kernel_later("
                                "\"fn:later_k\", \"later_k\")))") != NULL);
-    if (check_failed && unit) fputs(unit, stderr);
-    free(unit);
-    native_bounds_free(&bounds);
-    native_items_free(&items);
-    split_free(&sp);
+    done(unit, &bounds);
     add_cell(&ns, before, "In [1]");
     const char *after = "launch(nullptr);\nint h = helper(1);\n__global__ void later_k(float *p) { p[0] = 1; }\n"
                         "static int helper(int x) { return x; }\n";
-    split_cell(after, &sp);
-    native_items(after, &sp, &items);
-    unit = native_unit(&ns, 42, after, &items, "In [2]", &bounds);
+    unit = unit_of(&ns, after, "In [2]", &bounds);
     const char *proto = unit ? strstr(unit, "static int helper(int x);") : NULL;
     CHECK(proto && strstr(unit, "launch(nullptr);") > proto);
     CHECK(unit && !strstr(unit, "#define later_k"));
     const char *reg = unit ? strstr(unit, "__attribute__((constructor(101)))") : NULL;
     CHECK(reg && strstr(reg, "icuda_native::reg_kernel(\"fn:later_k\", (const void *)later_k);") != NULL);
-    if (check_failed && unit) fputs(unit, stderr);
-    free(unit);
-    native_bounds_free(&bounds);
-    native_items_free(&items);
-    split_free(&sp);
+    done(unit, &bounds);
     add_cell(&ns, after, "In [2]");
     native_session_add_global(&ns, "fn:later_k", "", false, true, "In [2]", 42);
     const char *third = "later_k<<<1, 1>>>(nullptr);\n";
-    split_cell(third, &sp);
-    native_items(third, &sp, &items);
-    unit = native_unit(&ns, 42, third, &items, "In [3]", &bounds);
+    unit = unit_of(&ns, third, "In [3]", &bounds);
     CHECK(unit && strstr(unit, "static void (&later_k)(float *p)") != NULL);
     CHECK(unit && !strstr(unit, "__global__ void later_k(float *p);") && !strstr(unit, "#define later_k"));
-    if (check_failed && unit) fputs(unit, stderr);
-    free(unit);
-    native_bounds_free(&bounds);
-    native_items_free(&items);
-    split_free(&sp);
+    done(unit, &bounds);
     /* the defining cell run again: its prototype stays above its launch */
     const char *again = "__global__ void later_k(float *p);\nlater_k<<<1, 1>>>(nullptr);\n"
                         "__global__ void later_k(float *p) { p[0] = 2; }\n";
-    split_cell(again, &sp);
-    native_items(again, &sp, &items);
-    unit = native_unit(&ns, 42, again, &items, "In [4]", &bounds);
+    unit = unit_of(&ns, again, "In [4]", &bounds);
     /* a run of statements that ends without a return says so: return 0
      * among them ends the cell's code, which another value would not tell */
     CHECK(unit && strstr(unit, "return icuda_native::ran_on; }") && !strstr(unit, "\nreturn 0; }"));
     proto = unit ? strstr(unit, "__global__ void later_k(float *p);") : NULL;
     CHECK(proto && strstr(unit, "later_k<<<1, 1>>>(nullptr);") > proto);
     CHECK(unit && !strstr(unit, "static void (&later_k)"));
-    if (check_failed && unit) fputs(unit, stderr);
-    free(unit);
-    native_bounds_free(&bounds);
-    native_items_free(&items);
-    split_free(&sp);
+    done(unit, &bounds);
     native_session_free(&ns);
 
     /* a function of an earlier cell that counts in a number the interpreter
@@ -215,17 +184,11 @@ int main(void) {
     ns.links.bind = bind_total;
     add_cell(&ns, "void add_one(int key) { total += key; }\n", "In [1]");
     const char *calls = "add_one(4);\n";
-    split_cell(calls, &sp);
-    native_items(calls, &sp, &items);
-    unit = native_unit(&ns, 42, calls, &items, "In [2]", &bounds);
+    unit = unit_of(&ns, calls, "In [2]", &bounds);
     const char *bind = unit ? strstr(unit, "static icuda_i_total &total = ") : NULL;
     CHECK(bind && strstr(unit, "void add_one(int key)") > bind);
     CHECK(bounds.n == 1);
-    if (check_failed && unit) fputs(unit, stderr);
-    free(unit);
-    native_bounds_free(&bounds);
-    native_items_free(&items);
-    split_free(&sp);
+    done(unit, &bounds);
     native_session_free(&ns);
     return check_report();
 }
