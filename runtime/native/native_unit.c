@@ -97,21 +97,32 @@ static bool has_word(const char *text, const char *name) {
     return false;
 }
 
+/* A kernel's prototype ("proto:NAME"): the key its definition has
+ * ("fn:NAME") into fn. */
+static bool prototyped_kernel(const char *key, char *fn, size_t cap) {
+    if (strncmp(key, "proto:", 6)) return false;
+    snprintf(fn, cap, "fn:%s", key + 6);
+    return true;
+}
+
+/* Whether the live worker holds the kernel of key fn. */
+static bool in_worker(const native_session_t *ns, int live, const char *fn) {
+    const native_global_t *g = native_session_global(ns, fn);
+    return g && g->worker == live;
+}
+
 /* A kernel's prototype ("proto:NAME") whose definition neither the cell nor
  * an earlier cell has made: a program's kernel defined after main, in a
  * later cell. Launches through it look the kernel up when they run, so the
  * cell links, and runs until such a launch. */
 static bool kernel_pending(const native_session_t *ns, int live, const native_items_t *items, const char *dev,
                            const char *key) {
-    if (strncmp(key, "proto:", 6)) return false;
-    if (dev && has_word(dev, key + 6)) return false; /* a device cell's kernel: the unit compiles a copy */
     char fn[160];
-    snprintf(fn, sizeof fn, "fn:%s", key + 6);
-    if (native_items_have_key(items, fn)) return false;
+    if (!prototyped_kernel(key, fn, sizeof fn) || native_items_have_key(items, fn)) return false;
+    if (dev && has_word(dev, key + 6)) return false; /* a device cell's kernel: the unit compiles a copy */
     for (size_t i = 0; i < ns->prelude.n; i++)
         if (ns->prelude.v[i].kind == NI_KERNEL && !strcmp(ns->prelude.v[i].key, fn)) return false;
-    const native_global_t *g = native_session_global(ns, fn);
-    return !(g && g->worker == live);
+    return !in_worker(ns, live, fn);
 }
 
 static void kernel_later(strbuf_t *b, const char *key) {
@@ -133,12 +144,10 @@ static bool prototype_only(const native_entry_t *e) {
 /* The same prototype after its kernel is in the worker: the kernel's entry
  * declares the name as a pointer to the defining cell's stub. */
 static bool kernel_known(const native_session_t *ns, int live, const native_items_t *items, const char *key) {
-    if (strncmp(key, "proto:", 6)) return false;
     char fn[160];
-    snprintf(fn, sizeof fn, "fn:%s", key + 6);
+    if (!prototyped_kernel(key, fn, sizeof fn)) return false;
     if (native_items_have_key(items, fn)) return false; /* defined again here, below its prototype */
-    const native_global_t *g = native_session_global(ns, fn);
-    return g && g->worker == live;
+    return in_worker(ns, live, fn);
 }
 
 /* A C identifier made of a key: for the names this file invents. */
@@ -185,7 +194,7 @@ static void host_side(const native_session_t *ns, const native_selection_t *sel,
 /* The earlier cells' things, in their order, but for what this cell
  * defines again (its own definition stands; a cell run again is one). */
 static void prelude(const native_session_t *ns, const native_selection_t *sel, int live, const native_items_t *items,
-                    const char *dev,                     strbuf_t *b) {
+                    const char *dev, strbuf_t *b) {
     for (size_t i = 0; i < ns->prelude.n; i++) {
         const native_entry_t *e = &ns->prelude.v[i];
         if (e->kind == NI_PP || !sel->prelude[i] || (native_items_have_key(items, e->key) && !prototype_only(e)))
