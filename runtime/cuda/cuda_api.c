@@ -544,7 +544,8 @@ static int other(cs_call_t *c, char *ename) {
     const char *family = NULL, *why = cs_refusal(c->name, &family);
     if (why) {
         c->hard = true;
-        return call_fail(c, CUDA_ERR_NOT_SUPPORTED, "icuda does not support %s (%s): %s", family, c->name, why);
+        return call_fail(c, CUDA_ERR_NOT_SUPPORTED, "icuda does not support %s (%s) in host cells: %s%s", family,
+                         c->name, why, cuda_native_only(c->name, NULL) ? "; a native C++ cell (%%cxx) can call it" : "");
     }
     if (!crt_find(c->name)) {
         snprintf(ename, INTERP_ENAME_MAX, "NameError");

@@ -65,4 +65,9 @@ void cuda_session_on_restart(cuda_session_t *cs, void (*fn)(void *ctx, int pid, 
  * modules were unloaded. (runtime/cuda/cuda_reset.c) */
 int cuda_session_reset(cuda_session_t *cs);
 
+/* Whether name is a runtime function host cells refuse that a native C++
+ * cell can call (it takes a kernel's host stub or a C function pointer),
+ * with its family. (runtime/cuda/cuda_rt_policy.c) */
+bool cuda_native_only(const char *name, const char **family);
+
 #endif

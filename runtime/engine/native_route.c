@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "runtime/cuda/cuda_session.h"
 #include "runtime/native/native_items.h"
 #include "session.h"
 
@@ -49,8 +50,9 @@ static bool token(const char *s, size_t end, size_t *p, size_t *a, size_t *n) {
 
 static bool tok_is(const char *s, size_t a, size_t n, const char *w) { return n == strlen(w) && !memcmp(s + a, w, n); }
 
-/* C++ that host cells refuse, in one host item: what it is, or NULL. */
-static const char *refused_cxx(const char *s, const cell_item_t *it) {
+/* C++ that host cells refuse, in one host item: what it is, or NULL; or a
+ * call of the CUDA runtime that only native code can make, named in call. */
+static const char *refused_cxx(const char *s, const cell_item_t *it, char call[64]) {
     static const struct {
         const char *word, *what;
     } words[] = {{"try", "exceptions"}, {"catch", "exceptions"}, {"throw", "exceptions"},
@@ -70,6 +72,12 @@ static const char *refused_cxx(const char *s, const cell_item_t *it) {
             return "class templates";
         if (tok_is(s, a, n, "<")) angle++;
         if (tok_is(s, a, n, ">") && angle > 0) angle--;
+        if (n > 4 && !memcmp(s + a, "cuda", 4) && p < it->end && s[p] == '(') { /* a call, not the word */
+            const char *family = NULL;
+            snprintf(call, 64, "%.*s", (int)(n < 63 ? n : 63), s + a);
+            if (n < 63 && cuda_native_only(call, &family)) return family;
+            call[0] = 0;
+        }
         if ((tok_is(s, a, n, "class") || tok_is(s, a, n, "struct")) && !(pn && tok_is(s, pa, pn, "enum")))
             after_class = true; /* enum class E : int is no inheritance */
         else if (after_class && tok_is(s, a, n, ":") && !(p < it->end && s[p] == ':') &&
@@ -118,7 +126,12 @@ bool engine_native_route(engine_t *e, const native_session_t *ns, const char *co
     for (size_t i = 0; i < sp->n; i++) {
         const cell_item_t *it = &sp->items[i];
         if (it->kind != ITEM_HOST && it->kind != ITEM_BOTH) continue; /* a struct of both sides may inherit */
-        const char *what = refused_cxx(code, it);
+        char call[64] = "";
+        const char *what = refused_cxx(code, it, call);
+        if (what && call[0]) {
+            snprintf(why, cap, "it calls %s (%s, line %d), which host cells cannot", call, what, it->first_line);
+            return true;
+        }
         if (what) {
             snprintf(why, cap, "host cells do not interpret %s (line %d)", what, it->first_line);
             return true;

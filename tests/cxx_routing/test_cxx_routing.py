@@ -352,3 +352,39 @@ def test_a_device_cell_that_launches_from_device_code_says_where_it_runs():
         assert c["status"] == "error" and c["ename"] == "CompileError", c
         assert any("dynamic parallelism" in line and "main()" in line for line in c["traceback"]), c["traceback"]
         assert result_of(ok(k, "int still = 4;\nstill")) == "(int) 4"
+
+
+def test_a_cell_that_builds_a_graph_by_hand_runs_natively():
+    """Kernel nodes and host nodes need a kernel's host stub and a C function
+    pointer, which interpreted code has not: a cell that adds them runs as
+    native C++, with the kernel of a device cell and the callback of an
+    interpreted one; the words alone (a comment, a string) route nothing."""
+    with shared_kernel() as k:
+        ok(k, "__global__ void axpy(float a, float *x, float *y, int n) {\n"
+              "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) y[i] += a * x[i];\n}\n"
+              "int host_calls = 0;\n"
+              "void CUDART_CB after_axpy(void *data) { host_calls++; *(int *)data += 1; }\n")
+        c, msgs = run(k, "// cudaGraphAddKernelNode(...) is not called here\n"
+                         "printf(\"%s\\n\", \"cudaGraphAddHostNode(\");\n")
+        assert c["status"] == "ok" and "native" not in stdout_of(msgs, "stderr"), (c, msgs)
+        cell = ("int n = 256, flag = 0;\nfloat a = 2.0f, *x, *y, h[256];\n"
+                "cudaMalloc(&x, n * sizeof(float));\ncudaMalloc(&y, n * sizeof(float));\n"
+                "for (int i = 0; i < n; i++) h[i] = i;\n"
+                "cudaMemcpy(x, h, sizeof h, cudaMemcpyHostToDevice);\ncudaMemset(y, 0, sizeof h);\n"
+                "cudaGraph_t g;\ncudaGraphCreate(&g, 0);\n"
+                "cudaGraphNode_t kn, hn;\ncudaKernelNodeParams kp = {0};\n"
+                "void *args[] = {&a, &x, &y, &n};\n"
+                "kp.func = (void *)axpy;\nkp.gridDim = dim3(2);\nkp.blockDim = dim3(128);\nkp.kernelParams = args;\n"
+                "cudaError_t e = cudaGraphAddKernelNode(&kn, g, NULL, 0, &kp);\n"
+                "cudaHostNodeParams hp = {0};\nhp.fn = after_axpy;\nhp.userData = &flag;\n"
+                "if (e == cudaSuccess) e = cudaGraphAddHostNode(&hn, g, &kn, 1, &hp);\n"
+                "cudaGraphExec_t ge;\nif (e == cudaSuccess) e = cudaGraphInstantiate(&ge, g, 0);\n"
+                "for (int r = 0; r < 3 && e == cudaSuccess; r++) e = cudaGraphLaunch(ge, 0);\n"
+                "cudaDeviceSynchronize();\ncudaMemcpy(h, y, sizeof h, cudaMemcpyDeviceToHost);\n"
+                "printf(\"%s %g %g %d %d\\n\", cudaGetErrorName(e), h[1], h[255], flag, host_calls);\n")
+        c, msgs = run(k, cell, t=300)
+        assert "it calls cudaGraphAddKernelNode (kernel nodes built by hand, line 17)" in stdout_of(msgs, "stderr"), msgs
+        if support.GPU:
+            assert c["status"] == "ok" and "cudaSuccess 6 1530 3 3\n" in stdout_of(msgs), (c, stdout_of(msgs))
+        else:
+            assert c["ename"] == "cudaErrorNoDevice" and "compiled, but cannot run" in c["evalue"], c
