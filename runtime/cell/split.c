@@ -616,7 +616,8 @@ void split_cell(const char *code, cell_split_t *out) {
         prev = t;
         if (would_end) {
             tok_t nx = peek_tok(&sc);
-            if (nx.kind == 'i' && tok_is(&sc, nx, "else")) continue;
+            /* if ... else, try ... catch: one statement */
+            if (nx.kind == 'i' && (tok_is(&sc, nx, "else") || tok_is(&sc, nx, "catch"))) continue;
             if (head_do && !do_saw_while) continue;
             /* "void f() {};" keeps its stray ';' in the item */
             if (code[t.start] == '}' && tok_punct(&sc, nx, ';')) next_tok(&sc);

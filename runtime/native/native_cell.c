@@ -184,6 +184,10 @@ int native_cell_run(const native_ctx_t *x, const char *code, const char *cell, c
     native_items_t items;
     native_items(code, &sp, &items);
     split_free(&sp);
+    /* the unit's text of the cell; errors and %rerun show the cell's own */
+    const char *shown = code;
+    char *unit_code = native_items_unit_code(code, &items);
+    if (unit_code) code = unit_code;
 
     char msg[1024] = "";
     gpu_client_t *gc = cuda_session_client(x->cuda, msg, sizeof msg);
@@ -197,6 +201,7 @@ int native_cell_run(const native_ctx_t *x, const char *code, const char *cell, c
                            "(%%rerun %s), then this cell", lost, cells, cells);
             free(lost);
             native_items_free(&items);
+            free(unit_code);
             return -1;
         }
     }
@@ -243,7 +248,7 @@ int native_cell_run(const native_ctx_t *x, const char *code, const char *cell, c
         free(b.log);
         b.log = relabeled;
     }
-    labels_t labels = {ns, cell, code};
+    labels_t labels = {ns, cell, shown};
     program_log_src_t src = {.unit = PROGRAM_UNIT, .build_dir = b.dir, .source = unit, .cell = cell,
                              .headers = x->dev->headers, .nheaders = x->dev->nheaders, .text_of = text_of,
                              .ctx = &labels};
@@ -277,7 +282,7 @@ int native_cell_run(const native_ctx_t *x, const char *code, const char *cell, c
             if (items.v[i].kind == NI_KERNEL || items.v[i].kind == NI_VARIABLE || items.v[i].kind == NI_DEVICE_VAR)
                 items.v[i].kind = NI_REPEAT;
         native_session_add_items(ns, code, &items, cell);
-        native_session_keep_source(ns, cell, code);
+        native_session_keep_source(ns, cell, shown);
         rc = -1;
     }
 
@@ -307,10 +312,11 @@ int native_cell_run(const native_ctx_t *x, const char *code, const char *cell, c
             if (outcome != CH_NATIVE_LOAD_FAILED) native_session_add_items(ns, code, &items, cell);
         }
         free(report);
-        native_session_keep_source(ns, cell, code);
+        native_session_keep_source(ns, cell, shown);
     }
     native_items_free(&items);
     native_bounds_free(&bounds);
+    free(unit_code);
     return rc;
 }
 

@@ -185,6 +185,7 @@ typedef struct {
     bool is_const;     /* const or constexpr object (not a pointer to const) */
     bool is_function;  /* a function declaration (a prototype) */
     bool has_lambda;   /* an initializer is a lambda */
+    const char *capture, *capture_end; /* the first such lambda's [captures] */
     bool has_init;
     bool plain_spec;   /* the type before the declarators is numbers only: int, unsigned long, size_t, ... */
     bool void_spec;    /* the type before the declarators names void: no object has it */
@@ -253,7 +254,14 @@ static bool declarator(cur_t *c, decl_t *d, bool first) {
         d->has_init = true;
         c->i++;
         dt.init = c->i;
-        if (is(at(c, 0), "[")) d->has_lambda = true;
+        if (is(at(c, 0), "[")) {
+            cur_t g = *c;
+            if (!d->has_lambda && skip_group(&g) && g.i > c->i) {
+                d->capture = at(c, 0)->s;
+                d->capture_end = c->t->v[g.i - 1].s + 1;
+            }
+            d->has_lambda = true;
+        }
         if (is(at(c, 0), "{")) dt.other_init = true;
         while (at(c, 0) && !is(at(c, 0), ",") && !is(at(c, 0), ";")) {
             if (is(at(c, 0), "(") || is(at(c, 0), "[") || is(at(c, 0), "{")) {
@@ -588,6 +596,10 @@ static void classify(const char *code, const cell_item_t *ci, native_item_t *it)
         } else if (d.is_function || (d.is_const && d.has_init) || d.has_lambda) {
             it->kind = NI_REPEAT; /* prototypes, constants and lambdas: each cell its own */
             if (!it->key[0] && d.names.n) snprintf(it->key, sizeof it->key, "var:%s", d.names.v[0]);
+            if (d.capture && d.capture >= code + it->start && d.capture_end <= code + it->end) {
+                it->capture = (size_t)(d.capture - code);
+                it->capture_end = (size_t)(d.capture_end - code);
+            }
             decl_free(&d);
         } else {
             it->kind = NI_VARIABLE;
@@ -645,6 +657,42 @@ void native_item_free(native_item_t *it) {
 void native_items_free(native_items_t *items) {
     for (size_t i = 0; i < items->n; i++) native_item_free(&items->v[i]);
     VEC_FREE(*items);
+}
+
+/* Captures that name only what a global holds: a capture-default and plain
+ * names ("&", "=, &n", "a, &b"), not an initialiser ("x = 1") nor this. */
+static bool plain_captures(const char *s, const char *e) {
+    bool after_name = false;
+    for (const char *p = s; p < e; p++) {
+        if (is_id_start(*p)) {
+            const char *q = p;
+            while (q < e && is_id_char(*q)) q++;
+            if ((size_t)(q - p) == 4 && !memcmp(p, "this", 4)) return false;
+            p = q - 1;
+            after_name = true;
+        } else if (*p == '=' && after_name) {
+            return false;
+        } else if (*p == ',') {
+            after_name = false;
+        } else if (!(*p == '&' || *p == '=' || isspace((unsigned char)*p))) {
+            return false;
+        }
+    }
+    return true;
+}
+
+char *native_items_unit_code(const char *code, const native_items_t *items) {
+    char *out = NULL;
+    for (size_t i = 0; i < items->n; i++) {
+        const native_item_t *it = &items->v[i];
+        if (!it->capture_end || it->capture_end - it->capture < 3) continue; /* "[]" */
+        const char *s = code + it->capture + 1, *e = code + it->capture_end - 1;
+        if (!plain_captures(s, e)) continue;
+        if (!out) out = xstrdup(code);
+        for (const char *p = s; p < e; p++)
+            if (*p != '\n') out[p - code] = ' ';
+    }
+    return out;
 }
 
 bool native_items_define(const native_items_t *items, const char *name) {

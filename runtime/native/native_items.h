@@ -38,6 +38,7 @@ typedef struct {
     char *args;              /* NI_KERNEL: the addresses of those parameters ("(void *)&a, (void *)&icuda_p1") */
     char *share_decl;        /* NI_VARIABLE of numbers: its declarations without initialisers ("int n;\n") */
     char *share_init;        /* ... and its initialisations as assignments ("n = 1 << 20;\n"), or NULL */
+    size_t capture, capture_end; /* NI_REPEAT of a lambda: its [captures] in the cell (0, 0: none) */
 } native_item_t;
 
 typedef struct {
@@ -50,6 +51,11 @@ void native_items(const char *code, const cell_split_t *sp, native_items_t *out)
 /* One item of them (its magics are none); native_item_free frees what it holds. */
 void native_item_of(const char *code, const cell_item_t *ci, native_item_t *it);
 void native_item_free(native_item_t *it);
+/* The cell's code as its unit has it: the captures of a lambda a variable
+ * holds at namespace scope blanked ("[&]" to "[ ]"), where it could capture
+ * nothing and every name it uses is a global; offsets and lines unchanged.
+ * NULL when nothing changes. */
+char *native_items_unit_code(const char *code, const native_items_t *items);
 void native_items_free(native_items_t *it);
 
 /* Whether one of the items declares name (a variable, a kernel) or has the

@@ -27,6 +27,21 @@ printf("%zu %zu %zu\\n", sizeof(dim3), sizeof(double2), sizeof(cudaLaunchAttribu
               "cudaStreamCaptureModeGlobal;")
 
 
+def test_channel_descriptors_of_a_type_and_of_numbers():
+    """cudaCreateChannelDesc<T>() as cuda_runtime.h has it: a number's or a
+    vector type's channels; the five-number form stands beside it."""
+    with shared_kernel() as k:
+        out = support.stdout_of(ok(k, """cudaChannelFormatDesc a = cudaCreateChannelDesc<float>();
+cudaChannelFormatDesc b = cudaCreateChannelDesc<uchar4>(), c = cudaCreateChannelDesc<int2>();
+cudaChannelFormatDesc d = cudaCreateChannelDesc<unsigned short>();
+cudaChannelFormatDesc e = cudaCreateChannelDesc(8, 8, 0, 0, cudaChannelFormatKindSigned);
+printf("%d %d %d %d %d|%d %d %d %d %d|%d %d %d %d|%d %d|%d %d %d\\n", a.x, a.y, a.z, a.w, (int)a.f, b.x, b.y, b.z,
+       b.w, (int)b.f, c.x, c.y, c.z, (int)c.f, d.x, (int)d.f, e.x, e.y, (int)e.f);"""))
+        assert out == "32 0 0 0 2|8 8 8 8 1|32 32 0 0|16 1|8 8 0\n", out
+        e, v = err(k, "struct mixed { float a; int b; };\ncudaCreateChannelDesc<mixed>();")
+        assert e == "TypeError" and "vector type of up to four numbers" in v, v
+
+
 def test_2d_copies_are_checked_before_the_gpu():
     with shared_kernel() as k:
         ok(k, "float h[100]; char small[10];")

@@ -388,3 +388,22 @@ def test_a_cell_that_builds_a_graph_by_hand_runs_natively():
             assert c["status"] == "ok" and "cudaSuccess 6 1530 3 3\n" in stdout_of(msgs), (c, stdout_of(msgs))
         else:
             assert c["ename"] == "cudaErrorNoDevice" and "compiled, but cannot run" in c["evalue"], c
+
+
+def test_main_body_lambdas_capture_and_try_blocks_catch():
+    """main's body as a native cell: a lambda a local holds captures main's
+    locals ([&], [=], by name), which are the unit's globals; a try block
+    and its handlers are one statement."""
+    with shared_kernel() as k:
+        cell = ("#include <stdexcept>\n#include <vector>\nint n = 3;\nstd::vector<int> v = {4, 5, 6};\n"
+                "auto at = [&](int i) { return v[i] * n; };\nauto add = [=, &v](int a) { return a + n + (int)v.size(); };\n"
+                "int first = at(0);\n"
+                "try { if (first > 10) throw std::runtime_error(\"big\"); }\n"
+                "catch (const std::exception &e) { printf(\"caught %s\\n\", e.what()); }\n"
+                "catch (...) { printf(\"other\\n\"); }\n"
+                "printf(\"%d %d %d\\n\", first, at(2), add(1));\n")
+        c, msgs = run(k, cell, t=300)
+        if support.GPU:
+            assert c["status"] == "ok" and stdout_of(msgs) == "caught big\n12 18 7\n", (c, stdout_of(msgs))
+        else:
+            assert c["ename"] == "cudaErrorNoDevice" and "compiled, but cannot run" in c["evalue"], c

@@ -162,7 +162,38 @@ static void identifiers(void) {
     native_strv_free(ids);
 }
 
+/* The cell as its unit has it: captures blanked in a lambda a variable holds. */
+static void unit_code(const char *code, const char *want) {
+    cell_split_t sp;
+    split_cell(code, &sp);
+    native_items_t it;
+    native_items(code, &sp, &it);
+    char *got = native_items_unit_code(code, &it);
+    CHECK_STR(got ? got : "(unchanged)", want);
+    free(got);
+    native_items_free(&it);
+    split_free(&sp);
+}
+
+static void lambdas_at_namespace_scope(void) {
+    /* main's locals are globals of the unit, where a lambda captures nothing
+     * and reaches them as globals: its captures go, lines and offsets stay */
+    unit_code("int n = 4;\nauto at = [&](int i, int j) { return i * n + j; };\nf(at(1, 2));",
+              "int n = 4;\nauto at = [ ](int i, int j) { return i * n + j; };\nf(at(1, 2));");
+    unit_code("auto g = [=, &n]\n(int i) { return i + n; };", "auto g = [     ]\n(int i) { return i + n; };");
+    unit_code("int n = 3;\nauto add = [=, &v](int a) { return a + n; };\n",
+              "int n = 3;\nauto add = [     ](int a) { return a + n; };\n");
+    unit_code("auto h = [a, &b](int i) { return a + b + i; };", "auto h = [     ](int i) { return a + b + i; };");
+    /* nothing to blank, or what a global cannot stand for: left to nvcc */
+    unit_code("auto k = [](int i) { return i; };", "(unchanged)");
+    unit_code("auto m = [x = 2](int i) { return x + i; };", "(unchanged)");
+    unit_code("auto t = [this] { return 1; };", "(unchanged)");
+    /* a lambda inside a statement is a local one: left as it is */
+    unit_code("std::sort(v.begin(), v.end(), [&](int a, int b) { return a > b; });", "(unchanged)");
+}
+
 int main(void) {
+    lambdas_at_namespace_scope();
     declarations_and_statements();
     what_is_repeated();
     kernels_and_device_variables();

@@ -262,6 +262,13 @@ int main(void) {
     CHECK(sp.n == 3);
     if (sp.n == 3) CHECK_STR(text(c2, 2, buf), "if (y) y = 1; else y = 3;");
 
+    /* a try block and its handlers are one statement */
+    const char *c3 = "try { f(); }\ncatch (const std::exception &e) { g(e); }\ncatch (...) { h(); }\nint z = 1;\n";
+    split(c3);
+    CHECK(sp.n == 2);
+    if (sp.n == 2)
+        CHECK_STR(text(c3, 0, buf), "try { f(); }\ncatch (const std::exception &e) { g(e); }\ncatch (...) { h(); }");
+
     /* a function returning a struct is a function, not a type */
     split("struct P make(int x) { struct P p = {x, x}; return p; }\nstruct P q;");
     CHECK(sp.n == 2 && sp.items[0].kind == ITEM_HOST && sp.items[0].is_function && sp.items[1].kind == ITEM_HOST);

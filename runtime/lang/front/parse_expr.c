@@ -380,6 +380,30 @@ static node_t *device_name_word(P *p, int close) {
     return n;
 }
 
+/* cudaCreateChannelDesc<T>()'s parts, read from the type of its argument
+ * (never evaluated): __icuda_chan_bits(v, i), the bits of component i of a
+ * number or a vector type (float4, uchar2, ...), 0 past its last;
+ * __icuda_chan_kind(v), cudaChannelFormatKind's signed (0), unsigned (1) or
+ * float (2). */
+static node_t *channel_of(P *p, const char *name, node_t **args, int n, loc_t *l) {
+    bool bits = !strcmp(name, "__icuda_chan_bits");
+    if (n != (bits ? 2 : 1) || (bits && !args[1]->is_const)) type_error(l, "%s: not a channel query", name);
+    type_t *t = args[0]->ty, *elem = t;
+    int count = 1;
+    if (t->kind == T_STRUCT && t->sd && t->sd->nfields >= 1 && t->sd->nfields <= 4) {
+        elem = t->sd->fields[0].ty;
+        count = t->sd->nfields;
+        for (int i = 1; i < count; i++)
+            if (t->sd->fields[i].ty->kind != elem->kind) elem = NULL;
+    }
+    if (!elem || !(ty_is_int(elem) || ty_is_float(elem)) || elem->kind == T_BOOL)
+        type_error(l, "cudaCreateChannelDesc<%s>: a channel is a number or a vector type of up to four numbers",
+                   tyname(t));
+    if (!bits) return mk_int(l, &ty_int, ty_is_float(elem) ? 2 : elem->is_unsigned ? 1 : 0);
+    int64_t i = args[1]->k.i;
+    return mk_int(l, &ty_int, i >= 0 && i < count ? (int)(8 * elem->size) : 0);
+}
+
 static node_t *call_expr(P *p, node_t *fn, loc_t *l0) {
     node_t **args = NULL;
     int n = 0, cap = 0;
@@ -399,6 +423,8 @@ static node_t *call_expr(P *p, node_t *fn, loc_t *l0) {
     if (fn->op == FD_TEMPLATE) fn = cxx_template_call(p, fn, args, n, &l);
     if (fn->op == FD_OVERLOAD) fn = cxx_overload_pick(p, fn, args, n, &l);
     if (fn->op == FD_BUILTIN && fn->kind) fn = cxx_float_math(p, fn, args, n);
+    if (fn->op == FD_BUILTIN && !strncmp(((builtin_t *)fn->p)->name, "__icuda_chan_", 13))
+        return channel_of(p, ((builtin_t *)fn->p)->name, args, n, &l);
     if (fn->op == FD_BUILTIN && !strcmp(((builtin_t *)fn->p)->name, "__icuda_kind")) {
         if (n != 1) type_error(&l, "__icuda_kind takes one value");
         type_t *t = args[0]->ty; /* the element kind std::sort compares by */

@@ -296,6 +296,12 @@ static const char library[] =
     "template <typename P> P std::next(P it) { return it + 1; }\n"
     "template <typename P, typename N> P std::next(P it, N n) { return it + n; }\n"
     "template <typename P> P std::prev(P it) { return it - 1; }\n"
+    /* cuda_runtime.h's channel of a type (its name in parentheses: the
+     * five-number form is a macro) */
+    "template <typename T> cudaChannelFormatDesc (cudaCreateChannelDesc)(void) {\n"
+    "    return cudaCreateChannelDesc(__icuda_chan_bits(*(T *)0, 0), __icuda_chan_bits(*(T *)0, 1),\n"
+    "        __icuda_chan_bits(*(T *)0, 2), __icuda_chan_bits(*(T *)0, 3),\n"
+    "        (enum cudaChannelFormatKind)__icuda_chan_kind(*(T *)0)); }\n"
     "template <typename P, typename N> P std::prev(P it, N n) { return it - n; }\n";
 
 void cxx_library(interp_t *in) {

@@ -88,7 +88,8 @@ static val_t b_sort(node_t *c, val_t *a, int n, frame_t *f) {
 const char *builtin_cxx_prototypes(void) {
     return "void *__icuda_new(unsigned long, unsigned long, int, int); void __icuda_delete(void *, int);\n"
            "void __icuda_cell_return(int); char **__icuda_argv(void);\n"
-           "void __icuda_sort(void *, long, long, int); int __icuda_kind(int);\n";
+           "void __icuda_sort(void *, long, long, int); int __icuda_kind(int);\n"
+           "int __icuda_chan_bits(int, int); int __icuda_chan_kind(int);\n";
 }
 
 void builtins_cxx_register(interp_t *in) {
@@ -98,4 +99,6 @@ void builtins_cxx_register(interp_t *in) {
     builtin_add(in, "__icuda_argv", b_argv, 0);
     builtin_add(in, "__icuda_sort", b_sort, 0);
     builtin_add(in, "__icuda_kind", NULL, 0);
+    builtin_add(in, "__icuda_chan_bits", NULL, 0); /* cudaCreateChannelDesc<T>, read at parse time */
+    builtin_add(in, "__icuda_chan_kind", NULL, 0);
 }
