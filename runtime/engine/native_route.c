@@ -145,6 +145,10 @@ bool engine_native_fallback(const native_session_t *ns, const cell_error_t *err,
     if (!err->ename || strcmp(err->ename, "TypeError") || !v || v[0] != '\'') return false;
     size_t n = strlen(v), sn = strlen(suffix);
     if (n <= sn + 1 || strcmp(v + n - sn, suffix)) return false;
+    if (!strncmp(v + 1, "std::", 5)) { /* the standard library has it; the interpreter's does not */
+        snprintf(why, cap, "it uses %.*s, which host cells do not have", (int)(n - sn - 1), v + 1);
+        return true;
+    }
     const native_entry_t *inc = native_session_last_include(ns);
     if (!inc) return false;
     const char *t = inc->text + strspn(inc->text, " \t#") + strlen("include"); /* the header's name */

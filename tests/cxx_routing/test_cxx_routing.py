@@ -407,3 +407,19 @@ def test_main_body_lambdas_capture_and_try_blocks_catch():
             assert c["status"] == "ok" and stdout_of(msgs) == "caught big\n12 18 7\n", (c, stdout_of(msgs))
         else:
             assert c["ename"] == "cudaErrorNoDevice" and "compiled, but cannot run" in c["evalue"], c
+
+
+def test_a_standard_name_the_interpreter_lacks_makes_the_cell_native():
+    """A header the interpreter takes (<memory>) may declare more than it
+    has: a std:: name it does not know sends the cell to nvcc before anything
+    of it ran; a std:: name that does not exist is nvcc's error at its line."""
+    with shared_kernel() as k:
+        c, msgs = run(k, "#include <memory>\nint n = 3;\nauto p = std::unique_ptr<int[]>(new int[n]);\n"
+                         "for (int i = 0; i < n; i++) p[i] = i * i;\nprintf(\"%d %d\\n\", p[2], n);\n", t=300)
+        assert "it uses std::unique_ptr, which host cells do not have" in stdout_of(msgs, "stderr"), msgs
+        if support.GPU:
+            assert c["status"] == "ok" and stdout_of(msgs) == "4 3\n", (c, stdout_of(msgs))
+        else:
+            assert c["ename"] == "cudaErrorNoDevice" and "compiled, but cannot run" in c["evalue"], c
+        c, _ = run(k, "int m = 2;\nstd::no_such_thing_here(m);\n", t=300)
+        assert c["ename"] == "CompileError" and "no_such_thing_here" in c["evalue"] and "line 2" in c["evalue"], c
