@@ -57,6 +57,8 @@ int cuda_session_managed_var(cuda_session_t *cs, const char *name, char *msg, si
     return 0;
 }
 
+bool cuda_session_is_managed_var(cuda_session_t *cs, const char *name) { return find(cs, name) != NULL; }
+
 void cs_mvars_free(cuda_session_t *cs) {
     for (int i = 0; i < cs->nmvars; i++) {
         free(cs->mvars[i].name);

@@ -34,6 +34,8 @@ int cuda_session_current_device(cuda_session_t *cs, int *count);
 /* A __managed__ variable of a device cell that just compiled: its host side
  * is the session variable name (already declared). 0, or -1 with msg. */
 int cuda_session_managed_var(cuda_session_t *cs, const char *name, char *msg, size_t ml);
+/* Whether name is such a variable. */
+bool cuda_session_is_managed_var(cuda_session_t *cs, const char *name);
 
 /* The end of every cell: a device synchronisation, so that asynchronous
  * errors and faults are charged to the cell that caused them; after a fault,

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "runtime/cuda/cuda_session.h"
 #include "runtime/native/native_items.h"
 
 #include "runtime/lang/interp.h"
@@ -56,6 +57,10 @@ void native_remember_host(native_session_t *ns, const char *code, const cell_spl
 static bool bind(void *ctx, const char *name, native_binding_t *out) {
     engine_t *e = ctx;
     interp_native_var_t v;
+    /* a device cell's __managed__ variable: the native cell compiles its own
+     * copy with the device cell's kernels, and its host code and those
+     * kernels use that one copy */
+    if (cuda_session_is_managed_var(e->cuda, name)) return false;
     if (!interp_native_var(e->interp, name, &v)) return false;
     if (!v.pointer && !strncmp(v.type, "const ", 6) && !strchr(v.type, '*')) return false;
     snprintf(out->type, sizeof out->type, "%s", v.type);

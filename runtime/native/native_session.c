@@ -65,11 +65,16 @@ static bool overload(const native_entry_t *e, const char *text, size_t n) {
 /* Drops what entries define under key: an earlier cell's always, one of
  * this cell's (from index old on) unless text is its overload. Returns how
  * many of the first old entries are left. */
-static size_t drop_key(native_session_t *ns, const char *key, size_t old, const char *text, size_t n) {
+/* The entries of key gone before a new one of the same cell: all of the
+ * earlier cells', and the same cell's in the same branch of a conditional
+ * ("typedef float real;" under #ifndef and "typedef double real;" under its
+ * #else are both the cell's, each where it stands), not an overload. */
+static size_t drop_key(native_session_t *ns, const char *key, size_t old, const char *text, size_t n, int branch) {
     if (!key[0]) return old;
     size_t o = 0, left = 0;
     for (size_t i = 0; i < ns->prelude.n; i++) {
-        if (!strcmp(ns->prelude.v[i].key, key) && (i < old || !overload(&ns->prelude.v[i], text, n))) {
+        if (!strcmp(ns->prelude.v[i].key, key) &&
+            (i < old || (ns->prelude.v[i].branch == branch && !overload(&ns->prelude.v[i], text, n)))) {
             entry_free(&ns->prelude.v[i]);
             continue;
         }
@@ -147,10 +152,40 @@ int native_pp_rank(const char *code, const native_items_t *items, size_t i) {
     return 2;
 }
 
+/* A repeated item of a conditional's branch, as a later unit takes it: the
+ * conditional's lines that lead to the branch, the item at its own line,
+ * an #endif for each, so that its condition is the same there.
+ * guard[k] holds level k's #if line and the #elif/#else lines after it. */
+#define GUARD_DEPTH 16
+static void sb_reset(strbuf_t *b) {
+    b->len = 0;
+    if (b->data) b->data[0] = 0;
+}
+static char *guarded(strbuf_t *guard, int depth, const char *text, size_t n, int first_line, const char *cell) {
+    strbuf_t b = {0};
+    for (int k = 0; k < depth; k++) sb_printf(&b, "%s", guard[k].data ? guard[k].data : "");
+    sb_printf(&b, "#line %d \"%s\"\n%.*s\n", first_line, cell, (int)n, text);
+    for (int k = 0; k < depth; k++) sb_puts(&b, "#endif\n");
+    return b.data;
+}
+
 void native_session_add_items(native_session_t *ns, const char *code, const native_items_t *items, const char *cell) {
     size_t old = ns->prelude.n;
+    int depth = 0, branches = 0, branch = 0;
+    strbuf_t guard[GUARD_DEPTH] = {{0}};
     for (size_t i = 0; i < items->n; i++) {
         const native_item_t *it = &items->v[i];
+        if (it->kind == NI_PP && is_cond(code + it->start, it->end - it->start)) { /* #if, #else, #endif: a new branch */
+            int step = cond_step(code + it->start, it->end - it->start);
+            if (step < 0 && depth > 0 && depth <= GUARD_DEPTH) sb_reset(&guard[depth - 1]);
+            depth += step;
+            if (depth < 0) depth = 0;
+            if (step >= 0 && depth > 0 && depth <= GUARD_DEPTH) {
+                if (step > 0) sb_reset(&guard[depth - 1]);
+                sb_printf(&guard[depth - 1], "%.*s\n", (int)(it->end - it->start), code + it->start);
+            }
+            branch = depth > 0 ? ++branches : 0;
+        }
         if (it->kind == NI_STATEMENT || it->kind == NI_SHARED) continue;
         if (it->kind == NI_KERNEL && !it->decl) continue; /* no declaration could be made of it */
         native_entry_t e;
@@ -170,11 +205,15 @@ void native_session_add_items(native_session_t *ns, const char *code, const nati
                        !memcmp(ns->prelude.v[k].text, code + it->start, it->end - it->start);
             if (same) continue;
         } else {
-            old = drop_key(ns, e.key, old, code + it->start, it->end - it->start);
+            old = drop_key(ns, e.key, old, code + it->start, it->end - it->start, branch);
         }
+        e.branch = branch;
         snprintf(e.cell, sizeof e.cell, "%s", cell);
         e.first_line = it->first_line;
-        e.text = it->kind == NI_KERNEL ? xstrdup(it->decl) : xstrndup(code + it->start, it->end - it->start);
+        if (it->kind == NI_KERNEL) e.text = xstrdup(it->decl);
+        else if (it->kind == NI_REPEAT && depth > 0 && depth <= GUARD_DEPTH)
+            e.text = guarded(guard, depth, code + it->start, it->end - it->start, it->first_line, cell);
+        else e.text = xstrndup(code + it->start, it->end - it->start);
         e.names = copy_names(it->names, it->nnames);
         e.nnames = it->nnames;
         e.params = it->params ? xstrdup(it->params) : NULL;
@@ -182,6 +221,7 @@ void native_session_add_items(native_session_t *ns, const char *code, const nati
         if (it->kind == NI_PP) e.pp_rank = native_pp_rank(code, items, i);
         VEC_PUSH(ns->prelude, e);
     }
+    for (int k = 0; k < GUARD_DEPTH; k++) free(guard[k].data);
 }
 
 void native_session_add_host(native_session_t *ns, const char *text, size_t len, const char *key, const char *name,

@@ -36,6 +36,7 @@ typedef struct {
     int nnames;
     char *params, *args; /* NI_KERNEL: see native_items.h */
     int pp_rank;       /* NI_PP: where it goes in a later unit (native_pp_rank) */
+    int branch;        /* which branch of a conditional of its cell it stands in (0: none) */
 } native_entry_t;
 
 /* An object a native cell made in the worker. */

@@ -423,3 +423,34 @@ def test_a_standard_name_the_interpreter_lacks_makes_the_cell_native():
             assert c["ename"] == "cudaErrorNoDevice" and "compiled, but cannot run" in c["evalue"], c
         c, _ = run(k, "int m = 2;\nstd::no_such_thing_here(m);\n", t=300)
         assert c["ename"] == "CompileError" and "no_such_thing_here" in c["evalue"] and "line 2" in c["evalue"], c
+
+
+def test_a_native_cells_conditional_declarations_keep_their_conditions():
+    """Declarations of a native cell under #if/#else come to later cells
+    under the same conditions: each branch's typedef or function is kept,
+    neither replaces the other, and the branch the macros choose stands."""
+    with shared_kernel() as k:
+        c, msgs = run(k, "#include <sstream>\n#ifndef USE_WIDE\ntypedef float real_t;\n#define KIND \"narrow\"\n"
+                         "#else\ntypedef double real_t;\n#define KIND \"wide\"\n#endif\n"
+                         "#if 0\nint pick(void) { return 1; }\n#elif 1\nint pick(void) { return 2; }\n#endif\n"
+                         "__global__ void touch(real_t *p) { p[0] = 1; }\n", t=300)
+        ran_natively(c)
+        c, msgs = run(k, "printf(\"%zu %s %d\\n\", sizeof(real_t), KIND, pick());\n", t=300)
+        if support.GPU:
+            assert c["status"] == "ok" and stdout_of(msgs) == "4 narrow 2\n", (c, stdout_of(msgs))
+        else:
+            assert c["ename"] == "cudaErrorNoDevice" and "compiled, but cannot run" in c["evalue"], c
+
+
+def test_a_native_cell_uses_one_copy_of_a_device_cells_managed_variable():
+    """A native cell compiles a copy of the device cells' kernels and
+    variables: its host code reads the __managed__ variable those kernels
+    write, not the interpreter's copy."""
+    with shared_kernel() as k:
+        ok(k, "__managed__ unsigned int hits = 0;\n__global__ void hit(int n) { if (threadIdx.x < n) atomicAdd(&hits, 1u); }\n")
+        c, msgs = run(k, "#include <map>\nhit<<<1, 32>>>(7);\ncudaDeviceSynchronize();\nprintf(\"%u\\n\", hits);\n", t=300)
+        assert "it includes <map>" in stdout_of(msgs, "stderr"), msgs
+        if support.GPU:
+            assert c["status"] == "ok" and stdout_of(msgs) == "7\n", (c, stdout_of(msgs))
+        else:
+            assert c["ename"] == "cudaErrorNoDevice" and "compiled, but cannot run" in c["evalue"], c

@@ -128,11 +128,13 @@ int main(void) {
     CHECK(unit && strstr(unit, "} tagged_t;") != NULL);
     done(unit, &bounds);
 
-    /* a conditional's alternatives of one type: the last stands, once */
-    add_cell(&ns, "#ifdef USE_DP\ntypedef double real;\n#else\ntypedef float real;\n#endif\n", "In [9]");
+    /* a conditional's alternatives of one type: each stands under its own
+     * condition, whichever came last ("#ifndef" first here) */
+    add_cell(&ns, "#ifndef USE_DP\ntypedef float real;\n#else\ntypedef double real;\n#endif\n", "In [9]");
     const char *reals = "real r = 1;\n";
     unit = unit_of(&ns, reals, "In [10]", &bounds);
-    CHECK(unit && strstr(unit, "typedef float real;") && !strstr(unit, "typedef double real;"));
+    CHECK(unit && strstr(unit, "#ifndef USE_DP\n#line 2 \"In [9]\"\ntypedef float real;\n#endif\n"));
+    CHECK(unit && strstr(unit, "#ifndef USE_DP\n#else\n#line 4 \"In [9]\"\ntypedef double real;\n#endif\n"));
     done(unit, &bounds);
     native_session_free(&ns);
 
