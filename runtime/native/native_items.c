@@ -475,6 +475,34 @@ static bool type_definition(const toks_t *t) {
     return k < t->n && (is(&t->v[k], "{") || is(&t->v[k], ":"));
 }
 
+/* An enum's tag and its enumerators: a later cell that names only an
+ * enumerator (True of enum { False, True }) needs the enum as much as one
+ * that names its tag. Nothing for any other item. */
+static void enum_names(const toks_t *t, native_item_t *it) {
+    size_t k = is(&t->v[0], "typedef") ? 1 : 0;
+    if (k >= t->n || !is(&t->v[k], "enum")) return;
+    k++;
+    if (k < t->n && (is(&t->v[k], "class") || is(&t->v[k], "struct"))) k++;
+    VEC(char *) names = {0};
+    if (k < t->n && t->v[k].k == TK_ID) VEC_PUSH(names, xstrndup(t->v[k].s, t->v[k].n));
+    while (k < t->n && !is(&t->v[k], "{")) k++;
+    int depth = 0;
+    bool want = true; /* the next identifier names an enumerator */
+    for (k++; k < t->n; k++) {
+        const tok_t *x = &t->v[k];
+        if (is(x, "(") || is(x, "[") || is(x, "{")) depth++;
+        else if (is(x, ")") || is(x, "]")) depth--;
+        else if (is(x, "}") && depth-- == 0) break;
+        else if (depth == 0 && is(x, ",")) want = true;
+        else if (want && depth == 0 && x->k == TK_ID) {
+            VEC_PUSH(names, xstrndup(x->s, x->n));
+            want = false;
+        } else want = false;
+    }
+    it->names = names.v;
+    it->nnames = (int)names.n;
+}
+
 static char *tok_span(const toks_t *t, size_t a, size_t b) {
     if (a >= b) return xstrdup("");
     return xstrndup(t->v[a].s, (size_t)(t->v[b - 1].s + t->v[b - 1].n - t->v[a].s));
@@ -585,8 +613,10 @@ static void classify(const char *code, const cell_item_t *ci, native_item_t *it)
                is(f, "namespace") || is(f, "static_assert") || is(f, "__device__") || is(f, "__host__") ||
                is(f, "__global__") || (is(f, "extern") && t.n > 1 && t.v[1].k == TK_STR)) {
         it->kind = NI_REPEAT;
+        if (is(f, "typedef")) enum_names(&t, it);
     } else if ((is(f, "struct") || is(f, "class") || is(f, "union") || is(f, "enum")) && type_definition(&t)) {
         it->kind = NI_REPEAT;
+        enum_names(&t, it);
     } else {
         decl_t d;
         parse_decl(&t, &d);

@@ -192,7 +192,35 @@ static void lambdas_at_namespace_scope(void) {
     unit_code("std::sort(v.begin(), v.end(), [&](int a, int b) { return a > b; });", "(unchanged)");
 }
 
+/* The names of a cell's only item, as "name,name". */
+static void item_names(const char *code, const char *names) {
+    cell_split_t sp;
+    split_cell(code, &sp);
+    native_items_t it;
+    native_items(code, &sp, &it);
+    char got[512] = "";
+    for (int k = 0; it.n == 1 && k < it.v[0].nnames; k++) {
+        if (k) strcat(got, ",");
+        strcat(got, it.v[0].names[k]);
+    }
+    CHECK(it.n == 1 && it.v[0].kind == NI_REPEAT);
+    CHECK_STR(got, names);
+    native_items_free(&it);
+    split_free(&sp);
+}
+
+static void enums_name_their_enumerators(void) {
+    /* a later cell that names only an enumerator takes the enum */
+    item_names("enum { No = 0, Yes = 1 };", "No,Yes");
+    item_names("enum Colour { Red = 5, Green = (1 << 2), Blue };", "Colour,Red,Green,Blue");
+    item_names("enum class Mode : unsigned char { Fast, Slow = f(1, 2) };", "Mode,Fast,Slow");
+    item_names("typedef enum { Up, Down } dir_t;", "Up,Down");
+    /* other types name nothing this way */
+    item_names("struct Pair { int a, b; };", "");
+}
+
 int main(void) {
+    enums_name_their_enumerators();
     lambdas_at_namespace_scope();
     declarations_and_statements();
     what_is_repeated();
