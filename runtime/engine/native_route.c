@@ -105,6 +105,16 @@ static const char *refused_cxx(const char *s, const cell_item_t *it, char call[6
     return NULL;
 }
 
+/* Whether a device item launches a kernel (<<< in its body): dynamic
+ * parallelism links only as relocatable device code with the device
+ * runtime, which nvcc gives a native cell and NVRTC a device module not. */
+static bool launches_kernel(const char *s, const cell_item_t *it) {
+    size_t p = it->start, a, n;
+    while (token(s, it->end, &p, &a, &n))
+        if (n == 1 && s[a] == '<' && a + 2 < it->end && s[a + 1] == '<' && s[a + 2] == '<') return true;
+    return false;
+}
+
 bool engine_native_route(engine_t *e, const native_session_t *ns, const char *code, const cell_split_t *sp, char *why,
                          size_t cap) {
     for (size_t i = 0; i < sp->n; i++) {
@@ -112,6 +122,14 @@ bool engine_native_route(engine_t *e, const native_session_t *ns, const char *co
         if (device_include_refused(&e->dev, it)) {
             snprintf(why, cap, "it includes %c%s%c", it->include_angle ? '<' : '"', it->name,
                      it->include_angle ? '>' : '"');
+            return true;
+        }
+    }
+    for (size_t i = 0; i < sp->n; i++) {
+        const cell_item_t *it = &sp->items[i];
+        if ((it->kind == ITEM_DEVICE || it->kind == ITEM_BOTH) && it->is_function && launches_kernel(code, it)) {
+            snprintf(why, cap, "%s launches a kernel from device code (dynamic parallelism, line %d), which "
+                     "nvcc builds with -rdc=true", it->name, it->first_line);
             return true;
         }
     }

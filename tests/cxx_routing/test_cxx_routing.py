@@ -343,15 +343,27 @@ def test_a_program_that_launches_from_device_code_compiles():
         assert "launched" in stdout_of(msgs)
 
 
-def test_a_device_cell_that_launches_from_device_code_says_where_it_runs():
-    """A device cell's module has no device runtime linked in: a kernel that
-    launches a kernel is refused with a note that says where it does run."""
+def test_a_cell_whose_kernel_launches_a_kernel_runs_natively():
+    """A device module from NVRTC has no device runtime linked in: a cell
+    whose kernel launches a kernel (dynamic parallelism) runs as native C++,
+    which nvcc builds with -rdc=true, and the cell that launches that kernel
+    from main's body follows it. A launch in a comment or a string is none."""
+    salt = random.getrandbits(48)
     with shared_kernel() as k:
-        c, _ = run(k, "__global__ void leaf_k(int *p) { p[threadIdx.x] = 1; }\n"
-                      "__global__ void root_k(int *p) { leaf_k<<<1, 4>>>(p); }\n", t=300)
-        assert c["status"] == "error" and c["ename"] == "CompileError", c
-        assert any("dynamic parallelism" in line and "main()" in line for line in c["traceback"]), c["traceback"]
-        assert result_of(ok(k, "int still = 4;\nstill")) == "(int) 4"
+        c, msgs = run(k, f"__global__ void leaf_{salt}(int *p) {{ p[threadIdx.x] = 1; }}\n"
+                         f"__global__ void root_{salt}(int *p) {{\n  if (threadIdx.x == 0)\n"
+                         f"    leaf_{salt}<<<1, 4>>>(p);\n}}\n", t=300)
+        err = stdout_of(msgs, "stderr")
+        assert f"root_{salt} launches a kernel from device code (dynamic parallelism, line 2)" in err, err
+        ran_natively(c)
+        c, msgs = run(k, f"int *d = NULL;\ncudaMalloc(&d, 4 * sizeof(int));\nroot_{salt}<<<1, 1>>>(d);\n"
+                         "cudaDeviceSynchronize();\n", t=300)
+        assert f"it uses root_{salt}, which a native C++ cell defined" in stdout_of(msgs, "stderr")
+        ran_natively(c)
+        c, msgs = run(k, "__global__ void quiet_k(int *p) {\n  // not leaf<<<1, 1>>>(p) here\n"
+                         "  printf(\"<<<\\n\");\n}\n", t=300)
+        assert c["status"] == "ok", c
+        assert "runs as native C++" not in stdout_of(msgs, "stderr")
 
 
 def test_a_cell_that_builds_a_graph_by_hand_runs_natively():
