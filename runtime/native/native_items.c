@@ -652,6 +652,52 @@ void native_item_of(const char *code, const cell_item_t *ci, native_item_t *it) 
     if (it->kind == NI_STATEMENT) it->key[0] = 0; /* "x = 3;" defines nothing for later cells */
 }
 
+/* The directive word of a # line ("if", "include", ...) into w. */
+static void directive_word(const char *t, size_t n, char w[16]) {
+    size_t i = 0, k = 0;
+    while (i < n && (t[i] == ' ' || t[i] == '\t' || t[i] == '#')) i++;
+    while (i < n && k < 15 && t[i] >= 'a' && t[i] <= 'z') w[k++] = t[i++];
+    w[k] = 0;
+}
+
+/* An #if ... #endif that holds an #include and, besides # lines, only
+ * what is repeated whole (a template of the header's types, as in #if
+ * CUDART_VERSION < 5000 / #include <cuda.h> / template ... / #endif) is one
+ * # item: the unit puts a cell's #includes first, and moving the # lines
+ * without the code between them would leave that code outside its #if. */
+static void keep_conditionals_whole(const char *code, native_items_t *out) {
+    for (size_t i = 0; i < out->n; i++) {
+        char w[16];
+        if (out->v[i].kind != NI_PP) continue;
+        directive_word(code + out->v[i].start, out->v[i].end - out->v[i].start, w);
+        if (strcmp(w, "if") && strcmp(w, "ifdef") && strcmp(w, "ifndef")) continue;
+        int depth = 0;
+        bool include = false, plain = true;
+        size_t j = i;
+        for (; j < out->n; j++) {
+            const native_item_t *it = &out->v[j];
+            if (it->kind != NI_PP) {
+                plain &= it->kind == NI_REPEAT;
+                continue;
+            }
+            directive_word(code + it->start, it->end - it->start, w);
+            if (!strcmp(w, "if") || !strcmp(w, "ifdef") || !strcmp(w, "ifndef")) depth++;
+            else if (!strcmp(w, "endif") && --depth == 0) break;
+            else if (!strcmp(w, "include")) include = true;
+        }
+        if (j == out->n) return; /* no #endif in this cell: left as it is */
+        if (!include || !plain || j == i) {
+            i = j;
+            continue;
+        }
+        out->v[i].end = out->v[j].end;
+        out->v[i].key[0] = 0;
+        for (size_t k = i + 1; k <= j; k++) native_item_free(&out->v[k]);
+        memmove(&out->v[i + 1], &out->v[j + 1], (out->n - j - 1) * sizeof *out->v);
+        out->n -= j - i;
+    }
+}
+
 void native_items(const char *code, const cell_split_t *sp, native_items_t *out) {
     memset(out, 0, sizeof *out);
     for (size_t i = 0; i < sp->n; i++) {
@@ -672,6 +718,7 @@ void native_items(const char *code, const cell_split_t *sp, native_items_t *out)
             it->key[0] = 0;
         }
     }
+    keep_conditionals_whole(code, out);
 }
 
 void native_item_free(native_item_t *it) {

@@ -85,16 +85,32 @@ static size_t drop_key(native_session_t *ns, const char *key, size_t old, const 
     return left;
 }
 
-static bool is_include(const char *text, size_t n) {
+static bool line_is_include(const char *text, size_t n) {
     size_t i = 0;
+    while (i < n && (text[i] == ' ' || text[i] == '\t')) i++;
+    if (i >= n || text[i] != '#') return false;
     while (i < n && (text[i] == ' ' || text[i] == '\t' || text[i] == '#')) i++;
     return n - i >= 7 && !strncmp(text + i, "include", 7);
 }
 
+/* A # item is one line, or a whole #if ... #endif (native_items.c): it
+ * includes when one of its lines does. */
+static bool is_include(const char *text, size_t n) {
+    for (size_t a = 0; a < n;) {
+        const char *nl = memchr(text + a, '\n', n - a);
+        size_t e = nl ? (size_t)(nl - text) : n;
+        if (line_is_include(text + a, e - a)) return true;
+        a = e + 1;
+    }
+    return false;
+}
+
 /* How a # line moves the conditional depth: +1 opens (#if, #ifdef,
  * #ifndef), -1 closes (#endif), 0 otherwise (#else and #elif included). */
-static int cond_step(const char *text, size_t n) {
+static int line_cond_step(const char *text, size_t n) {
     size_t i = 0;
+    while (i < n && (text[i] == ' ' || text[i] == '\t')) i++;
+    if (i >= n || text[i] != '#') return 0;
     while (i < n && (text[i] == ' ' || text[i] == '\t' || text[i] == '#')) i++;
     const char *w = text + i;
     size_t wl = 0;
@@ -102,6 +118,18 @@ static int cond_step(const char *text, size_t n) {
     if ((wl == 2 && !strncmp(w, "if", 2)) || (wl == 5 && !strncmp(w, "ifdef", 5)) || (wl == 6 && !strncmp(w, "ifndef", 6)))
         return 1;
     return wl == 5 && !strncmp(w, "endif", 5) ? -1 : 0;
+}
+
+/* ... of a # item: a whole #if ... #endif moves it by nothing. */
+static int cond_step(const char *text, size_t n) {
+    int step = 0;
+    for (size_t a = 0; a < n;) {
+        const char *nl = memchr(text + a, '\n', n - a);
+        size_t e = nl ? (size_t)(nl - text) : n;
+        step += line_cond_step(text + a, e - a);
+        a = e + 1;
+    }
+    return step;
 }
 
 static bool is_cond(const char *text, size_t n) {

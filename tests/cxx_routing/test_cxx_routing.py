@@ -466,3 +466,21 @@ def test_a_native_cell_uses_one_copy_of_a_device_cells_managed_variable():
             assert c["status"] == "ok" and stdout_of(msgs) == "7\n", (c, stdout_of(msgs))
         else:
             assert c["ename"] == "cudaErrorNoDevice" and "compiled, but cannot run" in c["evalue"], c
+
+
+def test_a_conditional_include_keeps_the_code_it_guards():
+    """A native cell's #includes go first in its unit: an #if that holds an
+    #include and a template of that header's types moves whole, so the
+    template is still left out where the #if is false, here and in a later
+    cell that takes the cell's things."""
+    salt = random.getrandbits(48)
+    with shared_kernel() as k:
+        c, msgs = run(k, "#include <cuda_runtime.h>\n#include <map>\n#include <cstdio>\n"
+                         "#if CUDART_VERSION < 5000\n#include <cuda.h>\n"
+                         f"template <class T> inline void attr_{salt}(T *a, CUdevice_attribute x, int d) {{ }}\n"
+                         f"#endif\nint version_{salt} = CUDART_VERSION;\n", t=300)
+        assert "runs as native C++" in stdout_of(msgs, "stderr")
+        ran_natively(c)
+        c, msgs = run(k, f"std::map<int, int> seen_{salt};\nseen_{salt}[1] = version_{salt};\n"
+                         f"printf(\"%d\\n\", seen_{salt}[1] > 5000);\n", t=300)
+        ran_natively(c)

@@ -219,7 +219,21 @@ static void enums_name_their_enumerators(void) {
     item_names("struct Pair { int a, b; };", "");
 }
 
+static void conditionals_with_includes_stay_whole(void) {
+    /* an #if that holds an #include and a template of its types is one # item:
+     * the unit moves #includes first, and its template must move with it */
+    expect("#include <cstdio>\n#if VER < 5000\n#include <old.h>\ntemplate <class T> void g(T *a, old_t x) { }\n"
+           "#endif\nint n = 1;", "pp pp variable", "n");
+    expect("#ifdef USE_OLD\n#include <old.h>\ntypedef old_t handle_t;\n#else\n#include <new.h>\n"
+           "typedef new_t handle_t;\n#endif", "pp", "");
+    /* one that holds what runs or is defined once, or no #include, keeps its lines apart */
+    expect("#ifdef USE_OLD\n#include <old.h>\nint m = 2;\n#endif", "pp pp variable pp", "m");
+    expect("#if VER > 2\ntemplate <class T> T twice(T a) { return a + a; }\n#endif", "pp repeat pp", "");
+    expect("#if VER > 2\n#include <x.h>\nstruct S { int a; };", "pp pp repeat", "");
+}
+
 int main(void) {
+    conditionals_with_includes_stay_whole();
     enums_name_their_enumerators();
     lambdas_at_namespace_scope();
     declarations_and_statements();
