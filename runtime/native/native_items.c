@@ -672,12 +672,13 @@ static void keep_conditionals_whole(const char *code, native_items_t *out) {
         directive_word(code + out->v[i].start, out->v[i].end - out->v[i].start, w);
         if (strcmp(w, "if") && strcmp(w, "ifdef") && strcmp(w, "ifndef")) continue;
         int depth = 0;
-        bool include = false, plain = true;
+        bool include = false, plain = true, guards = false;
         size_t j = i;
         for (; j < out->n; j++) {
             const native_item_t *it = &out->v[j];
             if (it->kind != NI_PP) {
                 plain &= it->kind == NI_REPEAT;
+                guards = true;
                 continue;
             }
             directive_word(code + it->start, it->end - it->start, w);
@@ -686,7 +687,7 @@ static void keep_conditionals_whole(const char *code, native_items_t *out) {
             else if (!strcmp(w, "include")) include = true;
         }
         if (j == out->n) return; /* no #endif in this cell: left as it is */
-        if (!include || !plain || j == i) {
+        if (!include || !plain || !guards) {
             i = j;
             continue;
         }
