@@ -515,8 +515,20 @@ static char *tok_span(const toks_t *t, size_t a, size_t b) {
 static void share_texts(const char *code, const toks_t *t, const decl_t *d, native_item_t *it) {
     (void)code;
     if (!d->plain_spec || d->is_const || d->dtors.n != d->names.n) return;
-    for (size_t k = 0; k < d->dtors.n; k++)
-        if (d->dtors.v[k].other_init) return;
+    for (size_t k = 0; k < d->dtors.n; k++) {
+        const dtor_t *dt = &d->dtors.v[k];
+        if (dt->other_init) return;
+        /* what the interpreter can hand to native code as it is: a number, a
+         * pointer to numbers, an array of numbers; not a pointer to pointers
+         * (char **argv) nor an array of pointers */
+        int stars = 0;
+        bool bracket = false;
+        for (size_t j = dt->start; j < dt->end; j++) {
+            stars += is(&t->v[j], "*");
+            bracket |= is(&t->v[j], "[");
+        }
+        if (stars > 1 || (stars && bracket)) return;
+    }
     char *spec = tok_span(t, 0, d->spec_end);
     strbuf_t decl = {0}, init = {0};
     for (size_t k = 0; k < d->dtors.n; k++) {

@@ -232,7 +232,26 @@ static void conditionals_with_includes_stay_whole(void) {
     expect("#if VER > 2\n#include <x.h>\nstruct S { int a; };", "pp pp repeat", "");
 }
 
+/* Which variables the interpreter may hold for both kinds of cell: numbers,
+ * pointers to numbers, arrays of numbers; not pointers to pointers nor
+ * arrays of pointers, which it cannot hand to native code. */
+static void shared_variables(void) {
+    const char *code = "int *p = NULL;\nchar **pp = NULL;\nfloat *arr[4];\ndouble grid[2][3];\nint n = 4, *q;\n";
+    cell_split_t sp;
+    split_cell(code, &sp);
+    native_items_t it;
+    native_items(code, &sp, &it);
+    CHECK(it.n == 5);
+    if (it.n == 5) {
+        CHECK(it.v[0].share_decl != NULL && it.v[3].share_decl != NULL && it.v[4].share_decl != NULL);
+        CHECK(it.v[1].share_decl == NULL && it.v[2].share_decl == NULL);
+    }
+    native_items_free(&it);
+    split_free(&sp);
+}
+
 int main(void) {
+    shared_variables();
     conditionals_with_includes_stay_whole();
     enums_name_their_enumerators();
     lambdas_at_namespace_scope();
