@@ -16,11 +16,15 @@ def host_takes(k, code):
     return c["status"] == "ok"
 
 
-def ran_natively(c):
-    """A native cell's reply: it ran (a GPU), or it compiled and could not
-    run (no GPU)."""
+def ran_natively(c, msgs=None, out=None, has=None):
+    """A native cell's reply: it ran, printing out (or something that holds
+    has) if given (a GPU), or it compiled and could not run (no GPU)."""
     if support.GPU:
         assert c["status"] == "ok", c
+        if out is not None:
+            assert stdout_of(msgs) == out, (c, stdout_of(msgs))
+        if has is not None:
+            assert has in stdout_of(msgs), (c, stdout_of(msgs))
     else:
         assert c["ename"] == "cudaErrorNoDevice" and "compiled, but cannot run" in c["evalue"], c
 
@@ -260,10 +264,7 @@ def test_a_kernel_defined_after_main_is_launched_by_an_earlier_cells_function():
                   "static __global__ void fill_k(float *p, float v) { p[threadIdx.x] = v * threadIdx.x; }\n"
                   "void report(float *h, int n) { for (int i = 0; i < n; i++) printf(\"%g \", h[i]); printf(\"\\n\"); }\n")
         c, msgs = run(k, second, t=300)
-        if support.GPU:
-            assert c["status"] == "ok" and stdout_of(msgs) == "0 2.5 5 7.5 \n1.5\n", (c, stdout_of(msgs))
-        else:
-            assert c["ename"] == "cudaErrorNoDevice" and "compiled, but cannot run" in c["evalue"], c
+        ran_natively(c, msgs, "0 2.5 5 7.5 \n1.5\n")
 
 
 def test_a_native_cell_declares_for_later_cells_even_without_a_gpu():
@@ -287,10 +288,7 @@ def test_a_native_cell_declares_for_later_cells_even_without_a_gpu():
                  "printf(\"%d %g %d %u\\n\", total, twice(1.5f), pad(&q, 1), q.hi);\n")
         c, msgs = run(k, later, t=300)
         assert "which a native C++ cell defined" in stdout_of(msgs, "stderr")
-        if support.GPU:
-            assert c["status"] == "ok" and "1 3 9 2\n" in stdout_of(msgs), (c, stdout_of(msgs))
-        else:
-            assert c["ename"] == "cudaErrorNoDevice" and "compiled, but cannot run" in c["evalue"], c
+        ran_natively(c, msgs, has="1 3 9 2\n")
         # a name no cell declared is still nvcc's error at its line
         c, _ = run(k, "add_one(4);\nnever_declared_here(1);\n", t=300)
         assert c["ename"] == "CompileError" and "never_declared_here" in c["evalue"] and "line 2" in c["evalue"], c
@@ -305,10 +303,7 @@ def test_main_body_takes_argv_as_either_signature_has_it():
         c, msgs = run(k, "std::map<int, int> seen;\n"
                          "printf(\"%d %d %d %s %s\\n\", takes_const(argc, argv), takes_plain(argc, argv),\n"
                          "       takes_const(argc, (const char **)argv), argv[0], argc > 1 ? argv[1] : \"none\");\n", t=300)
-        if support.GPU:
-            assert c["status"] == "ok" and "2 2 2 cell none\n" in stdout_of(msgs), (c, stdout_of(msgs))
-        else:
-            assert c["ename"] == "cudaErrorNoDevice" and "compiled, but cannot run" in c["evalue"], c
+        ran_natively(c, msgs, has="2 2 2 cell none\n")
 
 
 def test_main_locals_beside_using_namespace_std_are_no_ambiguity():
@@ -321,10 +316,7 @@ def test_main_locals_beside_using_namespace_std_are_no_ambiguity():
         c, msgs = run(k, "std::vector<int> v(3, 1);\nint count = 2;\nseen[1] = 1;\nint total = size + count + (int)v.size();\n"
                          "printf(\"%d %d\\n\", total, (int)std::count(v.begin(), v.end(), 1));\n", t=300)
         assert "runs as native C++" in stdout_of(msgs, "stderr")
-        if support.GPU:
-            assert c["status"] == "ok" and "10 3\n" in stdout_of(msgs), (c, stdout_of(msgs))
-        else:
-            assert c["ename"] == "cudaErrorNoDevice" and "compiled, but cannot run" in c["evalue"], c
+        ran_natively(c, msgs, has="10 3\n")
 
 
 def test_a_program_that_launches_from_device_code_compiles():
@@ -396,10 +388,7 @@ def test_a_cell_that_builds_a_graph_by_hand_runs_natively():
                 "printf(\"%s %g %g %d %d\\n\", cudaGetErrorName(e), h[1], h[255], flag, host_calls);\n")
         c, msgs = run(k, cell, t=300)
         assert "it calls cudaGraphAddKernelNode (kernel nodes built by hand, line 17)" in stdout_of(msgs, "stderr"), msgs
-        if support.GPU:
-            assert c["status"] == "ok" and "cudaSuccess 6 1530 3 3\n" in stdout_of(msgs), (c, stdout_of(msgs))
-        else:
-            assert c["ename"] == "cudaErrorNoDevice" and "compiled, but cannot run" in c["evalue"], c
+        ran_natively(c, msgs, has="cudaSuccess 6 1530 3 3\n")
 
 
 def test_main_body_lambdas_capture_and_try_blocks_catch():
@@ -415,10 +404,7 @@ def test_main_body_lambdas_capture_and_try_blocks_catch():
                 "catch (...) { printf(\"other\\n\"); }\n"
                 "printf(\"%d %d %d\\n\", first, at(2), add(1));\n")
         c, msgs = run(k, cell, t=300)
-        if support.GPU:
-            assert c["status"] == "ok" and stdout_of(msgs) == "caught big\n12 18 7\n", (c, stdout_of(msgs))
-        else:
-            assert c["ename"] == "cudaErrorNoDevice" and "compiled, but cannot run" in c["evalue"], c
+        ran_natively(c, msgs, "caught big\n12 18 7\n")
 
 
 def test_a_standard_name_the_interpreter_lacks_makes_the_cell_native():
@@ -429,10 +415,7 @@ def test_a_standard_name_the_interpreter_lacks_makes_the_cell_native():
         c, msgs = run(k, "#include <memory>\nint n = 3;\nauto p = std::unique_ptr<int[]>(new int[n]);\n"
                          "for (int i = 0; i < n; i++) p[i] = i * i;\nprintf(\"%d %d\\n\", p[2], n);\n", t=300)
         assert "it uses std::unique_ptr, which host cells do not have" in stdout_of(msgs, "stderr"), msgs
-        if support.GPU:
-            assert c["status"] == "ok" and stdout_of(msgs) == "4 3\n", (c, stdout_of(msgs))
-        else:
-            assert c["ename"] == "cudaErrorNoDevice" and "compiled, but cannot run" in c["evalue"], c
+        ran_natively(c, msgs, "4 3\n")
         c, _ = run(k, "int m = 2;\nstd::no_such_thing_here(m);\n", t=300)
         assert c["ename"] == "CompileError" and "no_such_thing_here" in c["evalue"] and "line 2" in c["evalue"], c
 
@@ -448,10 +431,7 @@ def test_a_native_cells_conditional_declarations_keep_their_conditions():
                          "__global__ void touch(real_t *p) { p[0] = 1; }\n", t=300)
         ran_natively(c)
         c, msgs = run(k, "printf(\"%zu %s %d\\n\", sizeof(real_t), KIND, pick());\n", t=300)
-        if support.GPU:
-            assert c["status"] == "ok" and stdout_of(msgs) == "4 narrow 2\n", (c, stdout_of(msgs))
-        else:
-            assert c["ename"] == "cudaErrorNoDevice" and "compiled, but cannot run" in c["evalue"], c
+        ran_natively(c, msgs, "4 narrow 2\n")
 
 
 def test_a_native_cell_uses_one_copy_of_a_device_cells_managed_variable():
@@ -462,10 +442,7 @@ def test_a_native_cell_uses_one_copy_of_a_device_cells_managed_variable():
         ok(k, "__managed__ unsigned int hits = 0;\n__global__ void hit(int n) { if (threadIdx.x < n) atomicAdd(&hits, 1u); }\n")
         c, msgs = run(k, "#include <map>\nhit<<<1, 32>>>(7);\ncudaDeviceSynchronize();\nprintf(\"%u\\n\", hits);\n", t=300)
         assert "it includes <map>" in stdout_of(msgs, "stderr"), msgs
-        if support.GPU:
-            assert c["status"] == "ok" and stdout_of(msgs) == "7\n", (c, stdout_of(msgs))
-        else:
-            assert c["ename"] == "cudaErrorNoDevice" and "compiled, but cannot run" in c["evalue"], c
+        ran_natively(c, msgs, "7\n")
 
 
 def test_a_conditional_include_keeps_the_code_it_guards():

@@ -5,6 +5,16 @@
 #include "check.h"
 #include "runtime/native/native_items.h"
 
+/* A cell's items, and their end. */
+static void items_of(const char *code, cell_split_t *sp, native_items_t *it) {
+    split_cell(code, sp);
+    native_items(code, sp, it);
+}
+static void items_done(cell_split_t *sp, native_items_t *it) {
+    native_items_free(it);
+    split_free(sp);
+}
+
 static const char *const kind_names[] = {"pp", "repeat", "kernel", "device_var", "variable", "shared", "statement"};
 
 /* The kinds of a cell's items, as "kind kind ...", and the names of its
@@ -137,11 +147,9 @@ static void kernels_and_device_variables(void) {
 }
 
 static void statements_replace_nothing(void) {
-    const char *code = "int counter = 0;\ncounter++;\nn = 3;\nf(n);";
     cell_split_t sp;
-    split_cell(code, &sp);
     native_items_t it;
-    native_items(code, &sp, &it);
+    items_of("int counter = 0;\ncounter++;\nn = 3;\nf(n);", &sp, &it);
     CHECK(it.n == 4);
     if (it.n == 4) {
         CHECK_STR(it.v[0].key, "var:counter");
@@ -149,8 +157,7 @@ static void statements_replace_nothing(void) {
         CHECK(native_items_have_key(&it, "var:counter") && !native_items_have_key(&it, "var:n"));
         CHECK(native_items_define(&it, "counter") && !native_items_define(&it, "n"));
     }
-    native_items_free(&it);
-    split_free(&sp);
+    items_done(&sp, &it);
 }
 
 static void identifiers(void) {
@@ -165,14 +172,12 @@ static void identifiers(void) {
 /* The cell as its unit has it: captures blanked in a lambda a variable holds. */
 static void unit_code(const char *code, const char *want) {
     cell_split_t sp;
-    split_cell(code, &sp);
     native_items_t it;
-    native_items(code, &sp, &it);
+    items_of(code, &sp, &it);
     char *got = native_items_unit_code(code, &it);
     CHECK_STR(got ? got : "(unchanged)", want);
     free(got);
-    native_items_free(&it);
-    split_free(&sp);
+    items_done(&sp, &it);
 }
 
 static void lambdas_at_namespace_scope(void) {
@@ -236,18 +241,15 @@ static void conditionals_with_includes_stay_whole(void) {
  * pointers to numbers, arrays of numbers; not pointers to pointers nor
  * arrays of pointers, which it cannot hand to native code. */
 static void shared_variables(void) {
-    const char *code = "int *p = NULL;\nchar **pp = NULL;\nfloat *arr[4];\ndouble grid[2][3];\nint n = 4, *q;\n";
     cell_split_t sp;
-    split_cell(code, &sp);
     native_items_t it;
-    native_items(code, &sp, &it);
+    items_of("int *p = NULL;\nchar **pp = NULL;\nfloat *arr[4];\ndouble grid[2][3];\nint n = 4, *q;\n", &sp, &it);
     CHECK(it.n == 5);
     if (it.n == 5) {
         CHECK(it.v[0].share_decl != NULL && it.v[3].share_decl != NULL && it.v[4].share_decl != NULL);
         CHECK(it.v[1].share_decl == NULL && it.v[2].share_decl == NULL);
     }
-    native_items_free(&it);
-    split_free(&sp);
+    items_done(&sp, &it);
 }
 
 int main(void) {
