@@ -63,12 +63,10 @@ static bool overload(const native_entry_t *e, const char *text, size_t n) {
 }
 
 /* Drops what entries define under key: an earlier cell's always, one of
- * this cell's (from index old on) unless text is its overload. Returns how
- * many of the first old entries are left. */
-/* The entries of key gone before a new one of the same cell: all of the
- * earlier cells', and the same cell's in the same branch of a conditional
- * ("typedef float real;" under #ifndef and "typedef double real;" under its
- * #else are both the cell's, each where it stands), not an overload. */
+ * this cell's (from index old on) when it stands in the same branch of a
+ * conditional and text is not its overload ("typedef float real;" under
+ * #ifndef and "typedef double real;" under its #else both stay, each where
+ * it stands). Returns how many of the first old entries are left. */
 static size_t drop_key(native_session_t *ns, const char *key, size_t old, const char *text, size_t n, int branch) {
     if (!key[0]) return old;
     size_t o = 0, left = 0;
