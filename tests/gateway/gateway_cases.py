@@ -14,11 +14,18 @@ VEGALITE = "application/vnd.vegalite.v5+json"
 
 
 def _with_log(gw, body):
-    """Runs body(); on failure prints the end of the gateway's log."""
+    """Runs body(); on failure prints the gateway's log from the start of the
+    test's latest kernel, and what that kernel's threads are doing."""
+    gw.latest_kernel = None
     try:
         body()
     except BaseException:
-        print("--- the gateway's log\n" + gw.log()[-6000:])
+        log, k = gw.log(), gw.latest_kernel
+        start = log.find(k.id) if k is not None and getattr(k, "id", None) else -1
+        start = log.rfind("\n", 0, start) + 1 if start >= 0 else max(0, len(log) - 6000)
+        print("--- the gateway's log\n" + log[start:][:6000])
+        if k is not None:
+            print("--- the kernel now\n" + k.state())
         raise
 
 

@@ -256,6 +256,8 @@ class RemoteKernel:
     def __init__(self, gw):
         self.gw = gw
         self.ch = None
+        self.pid = None
+        gw.latest_kernel = self
         before = len(gw.kernel_pids())
         status, k = gw.api("POST", "/api/kernels", {"name": "icuda"})
         assert status == 201, k
@@ -271,6 +273,27 @@ class RemoteKernel:
         if self.ch is not None:
             self.ch.close()
         return self.gw.api("DELETE", f"/api/kernels/{self.id}")
+
+    def state(self):
+        """What the kernel process is doing now: its threads' stacks (gdb,
+        where the machine has it), else each thread's kernel wait channel."""
+        if not self.pid or not os.path.exists(f"/proc/{self.pid}"):
+            return f"kernel pid {self.pid}: not running"
+        if shutil.which("gdb"):
+            try:
+                r = subprocess.run(["gdb", "-p", str(self.pid), "-batch", "-nx", "-ex", "thread apply all bt 12"],
+                                   capture_output=True, text=True, timeout=60)
+                return "\n".join(l[:160] for l in r.stdout.splitlines() if l.startswith(("#", "Thread")))
+            except (OSError, subprocess.TimeoutExpired) as e:
+                return f"gdb: {e}"
+        lines = []
+        for t in sorted(os.listdir(f"/proc/{self.pid}/task")):
+            try:
+                with open(f"/proc/{self.pid}/task/{t}/wchan") as f:
+                    lines.append(f"thread {t}: {f.read()}")
+            except OSError:
+                pass
+        return "\n".join(lines)
 
     def __enter__(self):
         return self
