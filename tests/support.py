@@ -149,7 +149,30 @@ class Kernel:
         self.km.start_kernel(stderr=self._stderr)
         self.kc = self.km.client()
         self.kc.start_channels()
-        self.kc.wait_for_ready(timeout=60)
+        self.wait_ready(60)
+
+    def wait_ready(self, timeout):
+        """Returns once kernel_info is answered on shell and its idle status
+        has come on iopub (so the iopub subscription is live); what came on
+        iopub before it is read and dropped. jupyter_client's wait_for_ready
+        checks the same but then waits for 0.2 s of silence on iopub, twice:
+        a third of a kernel's start."""
+        deadline = time.time() + timeout
+        while True:
+            msg_id = self.kc.kernel_info()
+            try:
+                reply = self.reply_to(msg_id, "shell", timeout=1)
+                self.iopub_until_idle(msg_id, timeout=0.2)
+            except TimeoutError:
+                # slow to start, or its status went out before iopub was
+                # subscribed (ZeroMQ drops those): ask again
+                if not self.km.is_alive():
+                    raise RuntimeError("Kernel died before replying to kernel_info")
+                if time.time() > deadline:
+                    raise RuntimeError(f"Kernel didn't respond in {timeout} s")
+                continue
+            self.kc._handle_kernel_info_reply(reply)
+            return
 
     # -- lifecycle --
 
