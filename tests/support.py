@@ -106,6 +106,29 @@ def timeout(seconds):
     return mark
 
 
+TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
+CACHE_ROOT = os.path.join(os.path.dirname(TESTS_DIR), "build", "test-cache")
+
+
+def module_cache_home():
+    """The compile cache ($XDG_CACHE_HOME) of the test module that starts a
+    kernel: build/test-cache/FOLDER/MODULE, or None outside a test module.
+    The default cache keeps the 64 programs (%%program, native C++ cells)
+    run last; the suite's modules, and other sessions on the machine, run
+    more than that in turn, so that each was evicted before its next run
+    and a run with a warm cache compiled them all again. A cache of its own
+    per module holds what that module compiles from one run to the next;
+    tests of the caches themselves make a fresh one (env=)."""
+    f = sys._getframe(1)
+    while f is not None:
+        path = os.path.abspath(f.f_globals.get("__file__") or "")
+        name = os.path.basename(path)
+        if name.startswith("test_") and name.endswith(".py") and path.startswith(TESTS_DIR + os.sep):
+            return os.path.join(CACHE_ROOT, os.path.relpath(path, TESTS_DIR)[:-3])
+        f = f.f_back
+    return None
+
+
 @contextlib.contextmanager
 def kernelspec_dir(kernel=None, env=None, address_space=None):
     """A temporary Jupyter data dir with a kernelspec 'icuda' for the kernel
@@ -121,6 +144,10 @@ def kernelspec_dir(kernel=None, env=None, address_space=None):
                     "UBSAN_OPTIONS": "print_stacktrace=1",
                     # each test kernel keeps its history beside its kernelspec
                     "ICUDA_HISTORY": os.path.join(tmp, "history.jsonl")}
+        cache_home = module_cache_home()
+        if cache_home:
+            os.makedirs(cache_home, exist_ok=True)
+            spec_env["XDG_CACHE_HOME"] = cache_home
         spec_env.update(env or {})
         with open(os.path.join(spec_dir, "kernel.json"), "w") as f:
             limit = ["prlimit", f"--as={address_space}"] if address_space else []

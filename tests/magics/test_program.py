@@ -220,9 +220,10 @@ def test_interrupt_stops_the_program_and_the_session_goes_on():
 @timeout(300)
 def test_output_is_streamed_while_the_program_runs():
     flag = tempfile.mktemp(prefix="icuda-program-flag-")
-    code = ("%%program\n#include <cstdio>\n#include <unistd.h>\nint main() {\n"
+    # the flag's path is an argument: the same source each run, found in the cache
+    code = (f"%%program -- {flag}\n#include <cstdio>\n#include <unistd.h>\nint main(int argc, char **argv) {{\n"
             "    printf(\"waiting without a newline\");\n    fflush(stdout);\n"
-            f"    while (access(\"{flag}\", F_OK) != 0) usleep(10000);\n"
+            "    while (access(argv[1], F_OK) != 0) usleep(10000);\n"
             "    printf(\" -- and done\\n\");\n}")
     try:
         with shared_kernel() as k:
