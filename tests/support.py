@@ -144,7 +144,10 @@ def kernelspec_dir(kernel=None, env=None, address_space=None):
                     "UBSAN_OPTIONS": "print_stacktrace=1",
                     # each test kernel keeps its history beside its kernelspec
                     "ICUDA_HISTORY": os.path.join(tmp, "history.jsonl")}
-        cache_home = module_cache_home()
+        # a kernel under an address-space limit keeps the default cache: its
+        # start-up compile (NVRTC's warm-up) is found there, not run beside
+        # the cell that is to run out of memory
+        cache_home = None if address_space else module_cache_home()
         if cache_home:
             os.makedirs(cache_home, exist_ok=True)
             spec_env["XDG_CACHE_HOME"] = cache_home
