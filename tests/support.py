@@ -186,20 +186,25 @@ class Kernel:
         has come on iopub (so the iopub subscription is live); what came on
         iopub before it is read and dropped. jupyter_client's wait_for_ready
         checks the same but then waits for 0.2 s of silence on iopub, twice:
-        a third of a kernel's start."""
+        a third of a kernel's start. A slow kernel (a sanitizer, a loaded
+        machine) is waited for, not asked again; only a status lost to a
+        subscription not yet made is asked for again, each wait twice the
+        last."""
         deadline = time.time() + timeout
+        idle_wait = 0.5
+        msg_id = self.kc.kernel_info()
         while True:
-            msg_id = self.kc.kernel_info()
             try:
                 reply = self.reply_to(msg_id, "shell", timeout=1)
-                self.iopub_until_idle(msg_id, timeout=0.2)
-            except TimeoutError:
-                # slow to start, or its status went out before iopub was
-                # subscribed (ZeroMQ drops those): ask again
+                self.iopub_until_idle(msg_id, timeout=idle_wait)
+            except TimeoutError as e:
                 if not self.km.is_alive():
-                    raise RuntimeError("Kernel died before replying to kernel_info")
+                    raise RuntimeError("Kernel died before replying to kernel_info") from e
                 if time.time() > deadline:
-                    raise RuntimeError(f"Kernel didn't respond in {timeout} s")
+                    raise RuntimeError(f"Kernel didn't respond in {timeout} s") from e
+                if "idle status" in str(e):
+                    idle_wait = min(2 * idle_wait, 4)
+                    msg_id = self.kc.kernel_info()
                 continue
             self.kc._handle_kernel_info_reply(reply)
             return

@@ -415,6 +415,7 @@ static void kernel_parts(const char *s, size_t base, const toks_t *t, native_ite
     free(head);
     /* the parameters, each named */
     strbuf_t params = {0}, args = {0};
+    VEC(char *) defaults = {0};
     size_t a = open + 1;
     int np = 0;
     bool ok = true;
@@ -430,6 +431,12 @@ static void kernel_parts(const char *s, size_t base, const toks_t *t, native_ite
                 e = q;
                 break;
             }
+        if (e < b) {
+            VEC_PUSH(defaults, text_of(s, (size_t)(t->v[e + 1].s - s), (size_t)(t->v[b].s - s)));
+        } else { /* defaults are the last parameters': one without ends the run */
+            for (size_t q = 0; q < defaults.n; q++) free(defaults.v[q]);
+            defaults.n = 0;
+        }
         if (e == a) {
             if (k == close && np == 0) break; /* () */
             ok = false;
@@ -458,10 +465,18 @@ static void kernel_parts(const char *s, size_t base, const toks_t *t, native_ite
     if (ok) {
         it->params = sb_take(&params);
         it->args = sb_take(&args);
+        it->nparams = np;
+        if (defaults.n) {
+            VEC_PUSH(defaults, NULL);
+            it->defaults = defaults.v;
+            defaults.v = NULL;
+        }
     } else {
         free(params.data);
         free(args.data);
     }
+    for (size_t q = 0; defaults.v && q < defaults.n; q++) free(defaults.v[q]);
+    free(defaults.v);
 }
 
 /* ---- items ---- */
@@ -740,6 +755,7 @@ void native_item_free(native_item_t *it) {
     free(it->decl);
     free(it->params);
     free(it->args);
+    native_strv_free(it->defaults);
     free(it->share_decl);
     free(it->share_init);
 }

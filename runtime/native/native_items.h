@@ -36,6 +36,9 @@ typedef struct {
     char *params;            /* NI_KERNEL: its parameter list with every parameter named
                               * ("float *a, int icuda_p1"); NULL when it cannot be told */
     char *args;              /* NI_KERNEL: the addresses of those parameters ("(void *)&a, (void *)&icuda_p1") */
+    int nparams;             /* NI_KERNEL with params: how many parameters it has */
+    char **defaults;         /* NI_KERNEL with params: the default arguments of its last parameters, in
+                              * order, NULL-terminated; NULL when none has one */
     char *share_decl;        /* NI_VARIABLE of numbers: its declarations without initialisers ("int n;\n") */
     char *share_init;        /* ... and its initialisations as assignments ("n = 1 << 20;\n"), or NULL */
     size_t capture, capture_end; /* NI_REPEAT of a lambda: its [captures] in the cell (0, 0: none) */

@@ -14,6 +14,7 @@ static void entry_free(native_entry_t *e) {
     free(e->names);
     free(e->params);
     free(e->args);
+    native_strv_free(e->defaults);
 }
 
 void native_session_init(native_session_t *ns) {
@@ -244,6 +245,12 @@ void native_session_add_items(native_session_t *ns, const char *code, const nati
         e.nnames = it->nnames;
         e.params = it->params ? xstrdup(it->params) : NULL;
         e.args = it->args ? xstrdup(it->args) : NULL;
+        e.nparams = it->nparams;
+        for (size_t d = 0; it->defaults && it->defaults[d]; d++) {
+            e.defaults = xreallocarray(e.defaults, d + 2, sizeof *e.defaults);
+            e.defaults[d] = xstrdup(it->defaults[d]);
+            e.defaults[d + 1] = NULL;
+        }
         if (it->kind == NI_PP) e.pp_rank = native_pp_rank(code, items, i);
         VEC_PUSH(ns->prelude, e);
     }

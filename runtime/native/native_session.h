@@ -35,6 +35,8 @@ typedef struct {
     char **names;      /* NI_VARIABLE, NI_DEVICE_VAR, NI_KERNEL (its name) */
     int nnames;
     char *params, *args; /* NI_KERNEL: see native_items.h */
+    int nparams;
+    char **defaults;   /* NI_KERNEL: see native_items.h */
     int pp_rank;       /* NI_PP: where it goes in a later unit (native_pp_rank) */
     int branch;        /* which branch of a conditional of its cell it stands in (0: none) */
 } native_entry_t;

@@ -11,6 +11,7 @@
  * the notebook's lines. */
 #include "native_unit.h"
 
+#include "native_launch.h"
 #include "native_select.h"
 
 #include <ctype.h>
@@ -191,10 +192,30 @@ static void host_side(const native_session_t *ns, const native_selection_t *sel,
     }
 }
 
+/* Whether a later unit reaches the earlier cell's kernel e through a
+ * reference to its host stub (the worker that holds it is the live one). */
+static bool kernel_by_reference(const native_session_t *ns, int live, const native_entry_t *e) {
+    const native_global_t *g = native_session_global(ns, e->key);
+    return g && g->worker == live && e->params && e->nnames;
+}
+
+/* The earlier cells' kernels the unit reaches by reference that have
+ * default arguments (native_launch.h). */
+static void defaulted_kernels(const native_session_t *ns, const native_selection_t *sel, int live,
+                              const native_items_t *items, native_defaulted_list_t *out) {
+    for (size_t i = 0; i < ns->prelude.n; i++) {
+        const native_entry_t *e = &ns->prelude.v[i];
+        if (e->kind != NI_KERNEL || !e->defaults || !sel->prelude[i] || native_items_have_key(items, e->key) ||
+            !kernel_by_reference(ns, live, e))
+            continue;
+        VEC_PUSH(*out, ((native_defaulted_t){e->names[0], e->nparams, e->defaults}));
+    }
+}
+
 /* The earlier cells' things, in their order, but for what this cell
  * defines again (its own definition stands; a cell run again is one). */
 static void prelude(const native_session_t *ns, const native_selection_t *sel, int live, const native_items_t *items,
-                    const char *dev, strbuf_t *b) {
+                    const char *dev, const native_defaulted_list_t *dk, strbuf_t *b) {
     for (size_t i = 0; i < ns->prelude.n; i++) {
         const native_entry_t *e = &ns->prelude.v[i];
         if (e->kind == NI_PP || !sel->prelude[i] || (native_items_have_key(items, e->key) && !prototype_only(e)))
@@ -204,13 +225,12 @@ static void prelude(const native_session_t *ns, const native_selection_t *sel, i
         case NI_REPEAT:
             if (kernel_known(ns, live, items, e->key)) break;
             line(b, e->first_line, e->cell);
-            sb_puts(b, e->text);
+            native_launch_append(b, e->text, strlen(e->text), dk);
             sb_putc(b, '\n');
             if (kernel_pending(ns, live, items, dev, e->key)) kernel_later(b, e->key);
             break;
         case NI_KERNEL: {
-            const native_global_t *g = native_session_global(ns, e->key);
-            if (!g || g->worker != live || !e->params || !e->nnames) { /* launching it fails to link: said then */
+            if (!kernel_by_reference(ns, live, e)) { /* launching it fails to link: said then */
                 line(b, e->first_line, e->cell);
                 sb_puts(b, e->text);
                 sb_putc(b, '\n');
@@ -277,7 +297,7 @@ static bool qualified_definition(const char *text, size_t n, const char *name) {
 }
 
 static void cell_body(const native_session_t *ns, int live, const char *dev, const char *code,
-                      const native_items_t *items, const char *cell, strbuf_t *b) {
+                      const native_items_t *items, const char *cell, const native_defaulted_list_t *dk, strbuf_t *b) {
     int k = 0;
     strbuf_t kernels = {0};
     for (size_t i = 0; i < items->n;) {
@@ -289,7 +309,7 @@ static void cell_body(const native_session_t *ns, int live, const char *dev, con
                 if (s->kind == NI_SHARED && !s->share_init) continue;
                 line(b, s->first_line, cell);
                 if (s->kind == NI_SHARED) sb_puts(b, s->share_init);
-                else sb_append(b, code + s->start, s->end - s->start);
+                else native_launch_append(b, code + s->start, s->end - s->start, dk);
             }
             sb_printf(b, "\n#line 1 \"<icuda>\"\nreturn icuda_native::ran_on; }\nstatic int icuda_ran_%d = "
                          "icuda_native::run(icuda_run_%d);\n}\n", k, k);
@@ -308,7 +328,7 @@ static void cell_body(const native_session_t *ns, int live, const char *dev, con
                      !qualified_definition(code + it->start, it->end - it->start, it->names[0]);
         if (in_ns) sb_puts(b, "\n#line 1 \"<icuda>\"\nnamespace " MAIN_NS " {");
         line(b, it->first_line, cell);
-        sb_append(b, code + it->start, it->end - it->start);
+        native_launch_append(b, code + it->start, it->end - it->start, dk);
         sb_puts(b, "\n#line 1 \"<icuda>\"\n");
         if (it->kind == NI_VARIABLE || it->kind == NI_DEVICE_VAR)
             for (int n = 0; n < it->nnames; n++)
@@ -422,10 +442,13 @@ char *native_unit(const native_session_t *ns, int live, const char *code, const 
     if (ns->links.bind) session_variables(ns, &sel, code, host.data, items, bounds, &b);
     if (host.len) sb_append(&b, host.data, host.len);
     free(host.data);
-    prelude(ns, &sel, live, items, dev, &b);
+    native_defaulted_list_t defaulted = {0};
+    defaulted_kernels(ns, &sel, live, items, &defaulted);
+    prelude(ns, &sel, live, items, dev, &defaulted, &b);
     native_selection_free(&sel);
     program_arguments(ns, code, items, bounds, &b);
-    cell_body(ns, live, dev, code, items, cell, &b);
+    cell_body(ns, live, dev, code, items, cell, &defaulted, &b);
+    VEC_FREE(defaulted);
     free(dev);
     return sb_take(&b);
 }

@@ -118,6 +118,31 @@ printf("never either\\n");""")
 
 @needs_gpu
 @timeout(900)
+def test_a_later_cell_leaves_out_an_earlier_kernels_default_arguments():
+    with kernel() as k:
+        ok(k, """%%cxx
+#include <cstdio>
+#define STEP 3
+__global__ void fill(int *out, int n, int *count = NULL, int step = STEP * 2) {
+    int i = threadIdx.x;
+    if (i < n) out[i] = i * step;
+    if (count && i == 0) *count = n;
+}
+int *d_out, *d_count;
+cudaMalloc(&d_out, 32 * sizeof(int));
+cudaMalloc(&d_count, sizeof(int));""")
+        msgs = ok(k, """%%cxx
+fill<<<1, 32>>>(d_out, 32);
+int h[32], c = 0;
+cudaMemcpy(h, d_out, sizeof h, cudaMemcpyDeviceToHost);
+fill<<<1, 32>>>(d_out, 4, d_count);
+cudaMemcpy(&c, d_count, sizeof c, cudaMemcpyDeviceToHost);
+printf("%d %d %d %s\\n", h[1], h[31], c, cudaGetErrorString(cudaGetLastError()));""")
+        assert "6 186 4 no error" in stdout_of(msgs), stdout_of(msgs)
+
+
+@needs_gpu
+@timeout(900)
 def test_classes_exceptions_and_streams():
     with kernel() as k:
         ok(k, """#include <iostream>

@@ -180,6 +180,29 @@ int main(void) {
     done(unit, &bounds);
     native_session_free(&ns);
 
+    /* an earlier cell's kernel with default arguments: its host stub takes
+     * none, so a later launch that leaves them out gets them written in,
+     * in the cell and in a template the earlier cell repeats; a launch that
+     * passes them, strings and comments stay as written */
+    native_session_init(&ns);
+    ns.links.bind = no_binding;
+    add_cell(&ns, "#define WIDTH 32\n__global__ void scan(int *data, int n, int *partial = NULL,\n"
+                  "                     int step = WIDTH / 2) { data[0] = n + step; }\n"
+                  "template <typename T> void twice_scan(T *d) { scan<<<1, 32>>>(d, 2); }\n", "In [1]");
+    native_session_add_global(&ns, "fn:scan", "", false, true, "In [1]", 42);
+    const char *launches = "int *d = nullptr;\nscan<<<dim3(1, 1), 32, 0>>>(d, f(1, 2));\n"
+                           "scan <<< 1, 32 >>> (d, 32, d, 4);\nscan<<<1, 32>>>(d, 1 /* n, step */, d);\n"
+                           "puts(\"scan<<<1, 1>>>(d, 1)\");\ntwice_scan(d);\n";
+    unit = unit_of(&ns, launches, "In [2]", &bounds);
+    CHECK(unit && strstr(unit, "static void (&scan)(int *data, int n, int *partial, int step)") != NULL);
+    CHECK(unit && strstr(unit, "scan<<<dim3(1, 1), 32, 0>>>(d, f(1, 2), NULL, WIDTH / 2);\n") != NULL);
+    CHECK(unit && strstr(unit, "scan <<< 1, 32 >>> (d, 32, d, 4);\n") != NULL);
+    CHECK(unit && strstr(unit, "scan<<<1, 32>>>(d, 1 /* n, step */, d, WIDTH / 2);\n") != NULL);
+    CHECK(unit && strstr(unit, "puts(\"scan<<<1, 1>>>(d, 1)\");") != NULL);
+    CHECK(unit && strstr(unit, "{ scan<<<1, 32>>>(d, 2, NULL, WIDTH / 2); }") != NULL);
+    done(unit, &bounds);
+    native_session_free(&ns);
+
     /* a function of an earlier cell that counts in a number the interpreter
      * holds: a cell that calls it binds the number, though it names it not */
     native_session_init(&ns);
