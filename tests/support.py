@@ -191,7 +191,7 @@ class Kernel:
         subscription not yet made is asked for again, each wait twice the
         last."""
         deadline = time.time() + timeout
-        idle_wait = 0.5
+        idle_wait = 0.1
         msg_id = self.kc.kernel_info()
         while True:
             try:
