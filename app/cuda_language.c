@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "runtime/base/interrupt.h"
+#include "runtime/base/xalloc.h"
 #include "runtime/engine/engine.h"
 
 #ifndef ICUDA_VERSION
@@ -121,8 +122,7 @@ static json_t *cuda_inspect(void *ctx, const char *code, int cursor_pos, int det
 }
 
 language_t *cuda_language_new(void) {
-    cuda_language_t *l = calloc(1, sizeof *l);
-    if (!l) abort();
+    cuda_language_t *l = xcalloc(1, sizeof *l);
     l->table = (language_t){
         .ctx = l,
         .kernel_info = cuda_kernel_info,

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "logos.h"
+#include "runtime/base/xalloc.h"
 
 static int mkdirs(const char *path) {
     char buf[PATH_MAX];
@@ -95,8 +96,7 @@ int install_kernelspec(install_where_t where, const char *prefix) {
         return 1;
     }
     size_t tlen = strlen(text);
-    char *t2 = realloc(text, tlen + 2);
-    if (!t2) abort();
+    char *t2 = xrealloc(text, tlen + 2);
     text = t2;
     text[tlen++] = '\n';
     int rc = write_file(dir, "kernel.json", text, tlen);

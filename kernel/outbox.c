@@ -10,6 +10,7 @@
 #include <zmq.h>
 
 #include "log.h"
+#include "runtime/base/xalloc.h"
 
 #define RETRY_MIN_MS 1
 #define RETRY_MAX_MS 100
@@ -130,14 +131,12 @@ void outbox_send(outbox_t *o, const wire_blob_t *f, size_t n) {
             dropped(o, 1);
             return;
         }
-        p = calloc(1, sizeof *p);
-        if (!p) abort();
+        p = xcalloc(1, sizeof *p);
         p->next = o->peers;
         o->peers = p;
         if (!p->next) o->retry_ms = RETRY_MIN_MS;
     }
-    waiting_t *w = calloc(1, sizeof *w);
-    if (!w) abort();
+    waiting_t *w = xcalloc(1, sizeof *w);
     for (size_t i = 0; i < n; i++) {
         wire_frames_push(&w->frames, f[i].data, f[i].len);
         w->bytes += f[i].len;

@@ -32,6 +32,7 @@
 #include "outbox.h"
 #include "parent_watch.h"
 #include "runtime/base/utf8.h"
+#include "runtime/base/xalloc.h"
 
 #define MAX_FRAMES 1024               /* per message; more is malformed */
 #define MAX_MESSAGE_BYTES (64LL << 20) /* a message's frames together; a bigger one is refused with an answer */
@@ -216,8 +217,7 @@ static void stream_append(server_t *s, const char *name, size_t nlen, const char
     if (s->slen + len > s->scap) {
         size_t cap = s->scap ? s->scap : 4096;
         while (cap < s->slen + len) cap *= 2;
-        char *b = realloc(s->sbuf, cap);
-        if (!b) abort();
+        char *b = xrealloc(s->sbuf, cap);
         s->sbuf = b;
         s->scap = cap;
     }
@@ -254,8 +254,7 @@ static const char *channel_name(channel_t ch) {
 }
 
 static request_t *new_request(server_t *s, channel_t ch) {
-    request_t *rq = calloc(1, sizeof *rq);
-    if (!rq) abort();
+    request_t *rq = xcalloc(1, sizeof *rq);
     rq->port = &port;
     rq->server = s;
     rq->ks = &s->ks;
@@ -321,8 +320,7 @@ static bool recv_inbound(server_t *s, void *sock, channel_t ch, inbound_t *in) {
         if (n < MAX_FRAMES) {
             if (n == cap) {
                 cap = cap ? 2 * cap : 8;
-                parts = realloc(parts, cap * sizeof *parts);
-                if (!parts) abort();
+                parts = xreallocarray(parts, cap, sizeof *parts);
             }
             zmq_msg_init(&parts[n]);
             zmq_msg_move(&parts[n++], &m);
@@ -337,8 +335,7 @@ static bool recv_inbound(server_t *s, void *sock, channel_t ch, inbound_t *in) {
         for (size_t i = 0; i < n; i++)
             wire_frames_push(&in->frames, zmq_msg_data(&parts[i]), zmq_msg_size(&parts[i]));
     } else {
-        wire_blob_t *f = calloc(n, sizeof *f);
-        if (!f) abort();
+        wire_blob_t *f = xcalloc(n, sizeof *f);
         for (size_t i = 0; i < n; i++) f[i] = (wire_blob_t){zmq_msg_data(&parts[i]), zmq_msg_size(&parts[i])};
         in->oversized = decode_oversized(s, ch, f, n, in->bytes);
         free(f);
@@ -440,8 +437,7 @@ static size_t kept_bytes(const inbound_t *in) { return in->frames.n ? in->bytes 
 /* Keeps a shell message, to be handled in order when shell is next open. */
 static void pend(server_t *s, inbound_t *in, bool aborting) {
     if (!in->frames.n && !in->oversized) return; /* dropped (logged) */
-    pending_t *p = calloc(1, sizeof *p);
-    if (!p) abort();
+    pending_t *p = xcalloc(1, sizeof *p);
     p->in = *in;
     p->aborting = aborting;
     s->pend_bytes += kept_bytes(in);

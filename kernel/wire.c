@@ -13,14 +13,14 @@
 #include <sys/time.h>
 #include <time.h>
 
+#include "runtime/base/xalloc.h"
+
 void wire_frames_push(wire_frames_t *fr, const void *data, size_t len) {
     if (fr->n == fr->cap) {
         fr->cap = fr->cap ? fr->cap * 2 : 8;
-        fr->f = realloc(fr->f, fr->cap * sizeof *fr->f);
-        if (!fr->f) abort();
+        fr->f = xreallocarray(fr->f, fr->cap, sizeof *fr->f);
     }
-    void *copy = malloc(len ? len : 1);
-    if (!copy) abort();
+    void *copy = xmalloc(len ? len : 1);
     if (len) memcpy(copy, data, len);
     fr->f[fr->n].data = copy;
     fr->f[fr->n].len = len;
@@ -96,8 +96,7 @@ void wire_init(wire_t *w, const char *key) {
     json_set_alloc_funcs(parse_malloc, free);
     memset(w, 0, sizeof *w);
     w->key_len = key ? strlen(key) : 0;
-    w->key = malloc(w->key_len + 1);
-    if (!w->key) abort();
+    w->key = xmalloc(w->key_len + 1);
     memcpy(w->key, key ? key : "", w->key_len + 1);
     wire_new_uuid(w->session);
     if (w->key_len) w->mac_template = mac_template(w->key, w->key_len);

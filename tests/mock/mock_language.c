@@ -24,6 +24,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "runtime/base/xalloc.h"
+
 #ifndef ICUDA_VERSION
 #define ICUDA_VERSION "0.0.0"
 #endif
@@ -63,8 +65,7 @@ static var_t *find_var(const session_t *s, const char *name, size_t n) {
 static void set_var(session_t *s, const char *name, const char *value) {
     var_t *v = find_var(s, name, strlen(name));
     if (!v) {
-        v = calloc(1, sizeof *v);
-        if (!v) abort();
+        v = xcalloc(1, sizeof *v);
         v->name = strdup(name);
         v->next = s->vars;
         s->vars = v;
@@ -145,8 +146,7 @@ static int run_line(mock_t *m, const char *line, int count, const language_outpu
     session_t *s = m->session;
     if (!strcmp(cmd, "print") || !strcmp(cmd, "eprint")) {
         size_t len = strlen(arg);
-        char *t = malloc(len + 2);
-        if (!t) abort();
+        char *t = xmalloc(len + 2);
         memcpy(t, arg, len);
         t[len] = '\n';
         out->stream(out->ctx, cmd[0] == 'e' ? "stderr" : "stdout", t, len + 1);
@@ -216,8 +216,7 @@ static int mock_execute(void *ctx, const char *code, int execution_count, bool s
         fail(err, "InternalError", "no session", execution_count);
         return -1;
     }
-    char *copy = strdup(code);
-    if (!copy) abort();
+    char *copy = xstrdup(code);
     int rc = 0;
     for (char *line = copy, *next; line && rc == 0; line = next) {
         next = strchr(line, '\n');
@@ -311,8 +310,7 @@ static json_t *mock_inspect(void *ctx, const char *code, int cursor_pos, int det
 }
 
 language_t *mock_language_new(void) {
-    mock_t *m = calloc(1, sizeof *m);
-    if (!m) abort();
+    mock_t *m = xcalloc(1, sizeof *m);
     m->table = (language_t){
         .ctx = m,
         .kernel_info = mock_kernel_info,
