@@ -203,8 +203,12 @@ def test_interrupt_stops_the_program_and_the_session_goes_on():
             while "running" not in seen:
                 assert time.time() < deadline, "the program never started"
                 m = k.kc.get_iopub_msg(timeout=180)
-                if m["parent_header"].get("msg_id") == msg_id and m["msg_type"] == "stream":
-                    seen += m["content"]["text"]
+                if m["parent_header"].get("msg_id") != msg_id:
+                    continue
+                if m["msg_type"] in ("stream", "error"):
+                    seen += m["content"].get("text") or m["content"].get("evalue", "")
+                # a program that failed to build ends the cell: say so, not wait out the deadline
+                assert not (m["msg_type"] == "status" and m["content"]["execution_state"] == "idle"), seen
             t0 = time.time()
             k.request("interrupt_request", channel="control")
             reply = k.reply_to(msg_id, "shell", timeout=20)
@@ -233,8 +237,12 @@ def test_output_is_streamed_while_the_program_runs():
             while "waiting" not in seen:  # the partial line arrives while it waits
                 assert time.time() < deadline, "the partial line never came"
                 m = k.kc.get_iopub_msg(timeout=180)
-                if m["parent_header"].get("msg_id") == msg_id and m["msg_type"] == "stream":
-                    seen += m["content"]["text"]
+                if m["parent_header"].get("msg_id") != msg_id:
+                    continue
+                if m["msg_type"] in ("stream", "error"):
+                    seen += m["content"].get("text") or m["content"].get("evalue", "")
+                # a program that failed to build ends the cell: say so, not wait out the deadline
+                assert not (m["msg_type"] == "status" and m["content"]["execution_state"] == "idle"), seen
             open(flag, "w").close()
             reply = k.reply_to(msg_id, "shell", timeout=60)
             assert reply["content"]["status"] == "ok", reply["content"]
