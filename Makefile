@@ -310,10 +310,11 @@ bench-multi-gpu: build/icuda build/icuda-worker build/bench/peer_bandwidth_raw b
 # Targets: split, interp (host interpreter), gen (generated C programs),
 # native (generated programs, native tier against the interpreter), wire,
 # conn (connection file), magic_args, npy (.npy header), device_cell (device
-# unit assembly, no NVRTC). tests/fuzz/<target>.dict is passed as -dict.
+# unit assembly, no NVRTC), native_cell (a native C++ cell's items, prelude
+# and unit, no nvcc). tests/fuzz/<target>.dict is passed as -dict.
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 20
-FUZZ_TARGETS ?= split interp gen native wire conn magic_args npy device_cell
+FUZZ_TARGETS ?= split interp gen native wire conn magic_args npy device_cell native_cell
 FUZZ_FLAGS   := -O1 -g -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined \
                 -fno-omit-frame-pointer \
                 -I. -I$(CUDA)/include $(PKGS_CFLAGS) -DICUDA_VERSION='"$(VERSION)"' -DICUDA_CUDA_HOME='"$(CUDA)"'
@@ -324,10 +325,13 @@ FUZZ_SRC_split  := runtime/cell/split.c runtime/cell/include_routes.c runtime/ba
 FUZZ_SRC_interp := $(FUZZ_LANG)
 FUZZ_SRC_gen    := $(FUZZ_LANG)
 FUZZ_SRC_native := $(FUZZ_LANG)
-FUZZ_SRC_wire   := kernel/wire.c kernel/replay.c
+FUZZ_SRC_wire   := kernel/wire.c kernel/replay.c runtime/base/xalloc.c
 FUZZ_SRC_conn   := kernel/connection.c
 FUZZ_SRC_magic_args := magics/magic_args.c runtime/base/strbuf.c runtime/base/cell_io.c runtime/base/xalloc.c
 FUZZ_SRC_npy    := magics/npy_header.c runtime/base/strbuf.c runtime/base/cell_io.c runtime/base/xalloc.c
+FUZZ_SRC_native_cell := runtime/native/native_items.c runtime/native/native_session.c runtime/native/native_unit.c \
+                        runtime/native/native_select.c runtime/native/native_launch.c runtime/cell/split.c \
+                        runtime/cell/include_routes.c runtime/base/strbuf.c runtime/base/xalloc.c
 FUZZ_SRC_device_cell := runtime/device/device_unit.c runtime/device/device_pp.c runtime/device/device_lines.c runtime/cell/split.c \
                         runtime/cell/include_routes.c runtime/base/strbuf.c runtime/base/cell_io.c runtime/base/xalloc.c
 
