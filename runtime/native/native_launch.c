@@ -105,13 +105,17 @@ void native_launch_append(strbuf_t *b, const char *s, size_t n, const native_def
         while (p < n && ident_char(s[p])) p++;
         const native_defaulted_t *k = find(kernels, s + id, p - id);
         if (!k || (id && s[id - 1] == '.') || (id > 1 && s[id - 1] == '>' && s[id - 2] == '-')) continue;
-        size_t cfg = config_end(s, skip_space(s, p, n), n);
-        if (!cfg) continue;
+        size_t at = skip_space(s, p, n);
+        if (n - at < 3 || memcmp(s + at, "<<<", 3)) continue;
+        /* a launch not closed by the end of the text is not C++: nvcc says
+         * so; later ones are left as written (no scan to the end again) */
+        size_t cfg = config_end(s, at, n);
+        if (!cfg) break;
         size_t open = skip_space(s, cfg, n);
         if (open >= n || s[open] != '(') continue;
         int args;
         size_t close = closing(s, open, n, &args);
-        if (close >= n) continue;
+        if (close >= n) break;
         int ndef = 0;
         while (k->defaults[ndef]) ndef++;
         if (args < k->nparams && args >= k->nparams - ndef) {

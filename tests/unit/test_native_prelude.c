@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "check.h"
+#include "runtime/native/native_launch.h"
 #include "runtime/native/native_session.h"
 #include "runtime/native/native_unit.h"
 
@@ -201,6 +202,22 @@ int main(void) {
     CHECK(unit && strstr(unit, "puts(\"scan<<<1, 1>>>(d, 1)\");") != NULL);
     CHECK(unit && strstr(unit, "{ scan<<<1, 32>>>(d, 2, NULL, WIDTH / 2); }") != NULL);
     done(unit, &bounds);
+    /* launches left open to the end are nvcc's to report: copied as written */
+    native_defaulted_list_t list = {0};
+    char *const defaults[] = {"7", NULL};
+    VEC_PUSH(list, ((native_defaulted_t){"scan", 2, defaults}));
+    strbuf_t b = {0};
+    const char *open[] = {"scan<<<1, 1>>>(d", "scan<<<1, (1>>>(d);", "scan<<<1, 1>>>(d, 2) + scan<<<1", "x = scan;"};
+    for (size_t i = 0; i < sizeof open / sizeof open[0]; i++) {
+        b.len = 0;
+        native_launch_append(&b, open[i], strlen(open[i]), &list);
+        CHECK(b.len == strlen(open[i]) && !memcmp(b.data, open[i], b.len));
+    }
+    b.len = 0;
+    native_launch_append(&b, "scan<<<1, 1>>>(d); scan<<<2, 2>>>(e, 3);", 40, &list);
+    CHECK(b.data && !strcmp(b.data, "scan<<<1, 1>>>(d, 7); scan<<<2, 2>>>(e, 3);"));
+    free(b.data);
+    VEC_FREE(list);
     native_session_free(&ns);
 
     /* a function of an earlier cell that counts in a number the interpreter
