@@ -55,6 +55,7 @@
 typedef struct inbound {
     wire_frames_t frames;
     request_t *oversized;
+    bool no_memory; /* oversized holds one that fit the limit but not in memory */
     size_t bytes;
 } inbound_t;
 
@@ -290,6 +291,18 @@ static request_t *decode_oversized(server_t *s, channel_t ch, const wire_blob_t 
     return NULL;
 }
 
+/* Copies a message's frames into in->frames; false, with none kept, when
+ * there is no memory for them (the message is then answered as an
+ * oversized one is, from ZeroMQ's buffers). */
+static bool copied(inbound_t *in, zmq_msg_t *parts, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (!wire_frames_try_push(&in->frames, zmq_msg_data(&parts[i]), zmq_msg_size(&parts[i]))) {
+            wire_frames_clear(&in->frames);
+            return false;
+        }
+    return true;
+}
+
 /* Reads one message from sock into in. Returns false when there is none to
  * read. ZeroMQ hands a message over whole, every frame in memory. One of
  * more than MAX_FRAMES frames is dropped with a log line (in stays empty);
@@ -331,10 +344,9 @@ static bool recv_inbound(server_t *s, void *sock, channel_t ch, inbound_t *in) {
     if (broken || ch == CH_STDIN) {
     } else if (total > MAX_FRAMES) {
         log_msg("message on %s dropped: %zu frames, more than %d", channel_name(ch), total, MAX_FRAMES);
-    } else if (in->bytes <= MAX_MESSAGE_BYTES) {
-        for (size_t i = 0; i < n; i++)
-            wire_frames_push(&in->frames, zmq_msg_data(&parts[i]), zmq_msg_size(&parts[i]));
+    } else if (in->bytes <= MAX_MESSAGE_BYTES && copied(in, parts, n)) {
     } else {
+        in->no_memory = in->bytes <= MAX_MESSAGE_BYTES;
         wire_blob_t *f = xcalloc(n, sizeof *f);
         for (size_t i = 0; i < n; i++) f[i] = (wire_blob_t){zmq_msg_data(&parts[i]), zmq_msg_size(&parts[i])};
         in->oversized = decode_oversized(s, ch, f, n, in->bytes);
@@ -403,31 +415,39 @@ done:
     free_request(rq);
 }
 
-/* A request over MAX_MESSAGE_BYTES: never run, always answered (with the
- * error on iopub too for a cell, where a notebook shows it). */
-static void answer_oversized(server_t *s, request_t *rq, size_t bytes) {
-    const char *type = rq->msg.msg_type;
-    log_msg("%s on %s refused: %zu bytes, more than the limit of %lld", type, channel_name(rq->ch), bytes,
-            MAX_MESSAGE_BYTES);
+/* A request over MAX_MESSAGE_BYTES, or one the kernel had no memory to
+ * copy: never run, always answered (with the error on iopub too for a
+ * cell, where a notebook shows it). */
+static void answer_oversized(server_t *s, request_t *rq, size_t bytes, bool no_memory) {
+    const char *type = rq->msg.msg_type, *ename = no_memory ? "MemoryError" : "MessageTooLarge";
+    if (no_memory)
+        log_msg("%s on %s refused: no memory left for its %zu bytes", type, channel_name(rq->ch), bytes);
+    else
+        log_msg("%s on %s refused: %zu bytes, more than the limit of %lld", type, channel_name(rq->ch), bytes,
+                MAX_MESSAGE_BYTES);
     if (!request_type_is_request(type)) return;
     char why[300];
-    snprintf(why, sizeof why,
-             "the %s is %zu bytes (%.1f MiB), more than the %lld bytes (%lld MiB) a message to the kernel may "
-             "have; it was not run",
-             type, bytes, bytes / 1048576.0, MAX_MESSAGE_BYTES, MAX_MESSAGE_BYTES >> 20);
+    if (no_memory)
+        snprintf(why, sizeof why, "the kernel has no memory left to receive the %s (%zu bytes, %.1f MiB); it was "
+                 "not run, and the session is as it was", type, bytes, bytes / 1048576.0);
+    else
+        snprintf(why, sizeof why,
+                 "the %s is %zu bytes (%.1f MiB), more than the %lld bytes (%lld MiB) a message to the kernel may "
+                 "have; it was not run",
+                 type, bytes, bytes / 1048576.0, MAX_MESSAGE_BYTES, MAX_MESSAGE_BYTES >> 20);
     publish_status(s, rq->msg.header, "busy");
     if (strcmp(type, "execute_request") == 0) {
         char line[400];
-        snprintf(line, sizeof line, "MessageTooLarge: %s", why);
-        request_publish(rq, "error", json_pack("{s:s, s:s, s:[s]}", "ename", "MessageTooLarge", "evalue", why,
+        snprintf(line, sizeof line, "%s: %s", ename, why);
+        request_publish(rq, "error", json_pack("{s:s, s:s, s:[s]}", "ename", ename, "evalue", why,
                                                "traceback", line));
     }
-    reply_error(rq, "MessageTooLarge", why);
+    reply_error(rq, ename, why);
     publish_status(s, rq->msg.header, "idle");
 }
 
 static void handle_inbound(server_t *s, channel_t ch, inbound_t *in, bool aborting) {
-    if (in->oversized) answer_oversized(s, in->oversized, in->bytes);
+    if (in->oversized) answer_oversized(s, in->oversized, in->bytes, in->no_memory);
     else if (in->frames.n) handle_incoming(s, ch, &in->frames, aborting);
     inbound_clear(in);
 }

@@ -27,6 +27,26 @@ void wire_frames_push(wire_frames_t *fr, const void *data, size_t len) {
     fr->n++;
 }
 
+bool wire_frames_try_push(wire_frames_t *fr, const void *data, size_t len) {
+    void *copy = malloc(len ? len : 1); /* a client's bytes: running out is that message's error */
+    if (!copy) return false;
+    if (len) memcpy(copy, data, len);
+    if (fr->n == fr->cap) { /* a message's frames are few (the server's MAX_FRAMES) */
+        size_t cap = fr->cap ? fr->cap * 2 : 8;
+        wire_blob_t *f = realloc(fr->f, cap * sizeof *f);
+        if (!f) {
+            free(copy);
+            return false;
+        }
+        fr->f = f;
+        fr->cap = cap;
+    }
+    fr->f[fr->n].data = copy;
+    fr->f[fr->n].len = len;
+    fr->n++;
+    return true;
+}
+
 void wire_frames_clear(wire_frames_t *fr) {
     for (size_t i = 0; i < fr->n; i++) free(fr->f[i].data);
     free(fr->f);

@@ -28,6 +28,9 @@ typedef struct wire_frames {
 } wire_frames_t;
 
 void wire_frames_push(wire_frames_t *fr, const void *data, size_t len);
+/* The same for a client's message, whose size the client chose: false, with
+ * nothing added, when there is no memory for its copy. */
+bool wire_frames_try_push(wire_frames_t *fr, const void *data, size_t len);
 void wire_frames_clear(wire_frames_t *fr);
 
 /* Signing state: the key from the connection file and this kernel's session

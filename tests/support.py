@@ -144,13 +144,15 @@ def kernelspec_dir(kernel=None, env=None, address_space=None):
                     "UBSAN_OPTIONS": "print_stacktrace=1",
                     # each test kernel keeps its history beside its kernelspec
                     "ICUDA_HISTORY": os.path.join(tmp, "history.jsonl")}
-        # a kernel under an address-space limit keeps the default cache: its
-        # start-up compile (NVRTC's warm-up) is found there, not run beside
-        # the cell that is to run out of memory
-        cache_home = None if address_space else module_cache_home()
+        cache_home = module_cache_home()
         if cache_home:
             os.makedirs(cache_home, exist_ok=True)
             spec_env["XDG_CACHE_HOME"] = cache_home
+        if address_space:
+            # no start-up compile beside a cell that is to exhaust the
+            # address space: NVRTC's warm-up would be what runs out, and
+            # LLVM ends the process when its allocation fails
+            spec_env["ICUDA_NO_WARMUP"] = "1"
         spec_env.update(env or {})
         with open(os.path.join(spec_dir, "kernel.json"), "w") as f:
             limit = ["prlimit", f"--as={address_space}"] if address_space else []
