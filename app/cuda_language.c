@@ -85,8 +85,8 @@ static int cuda_execute(void *ctx, const char *code, int execution_count, bool s
                         const language_output_t *out, language_error_t *err) {
     cuda_language_t *l = ctx;
     if (!l->engine) {
-        err->ename = strdup("InternalError");
-        err->evalue = strdup("no session: the last one ended in a fault and no fresh one could start");
+        err->ename = xstrdup("InternalError");
+        err->evalue = xstrdup("no session: the last one ended in a fault and no fresh one could start");
         return -1;
     }
     cell_io_t io = {(void *)out, out_stream, out_display, out_page, out_display_as};

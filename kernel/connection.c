@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "runtime/base/xalloc.h"
+
 static int get_port(json_t *root, const char *name, int *out, char *why, size_t whylen) {
     json_t *v = json_object_get(root, name);
     if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 65535) {
@@ -81,7 +83,7 @@ static int check(json_t *root, json_error_t *jerr, const char *path, connection_
         snprintf(why, whylen, "\"key\" is not a string");
         goto out;
     }
-    c->key = strdup(key ? json_string_value(key) : "");
+    c->key = xstrdup(key ? json_string_value(key) : "");
     /* refused with or without a key, as ipykernel refuses a scheme it does
      * not know: a client that asked for one expects it to be used */
     if (strcmp(c->signature_scheme, "hmac-sha256") != 0) {
@@ -116,6 +118,7 @@ int connection_load(const char *path, connection_t *c, char *why, size_t whylen)
         close(fd);
         return -1;
     }
+    /* sized by the file: no room for it is reported as the file's error */
     char *text = malloc((size_t)st.st_size + 1);
     size_t n = 0;
     while (text && n < (size_t)st.st_size) {

@@ -76,7 +76,7 @@ void fault_guard_thread_init(void) {
     if (sigaltstack(NULL, &now) == 0 && !(now.ss_flags & SS_DISABLE)) return; /* ASan's, say: keep it */
     size_t size = 64 * 1024 > SIGSTKSZ ? 64 * 1024 : SIGSTKSZ;
     stack_t st = {0};
-    st.ss_sp = malloc(size); /* the thread's for its life */
+    st.ss_sp = malloc(size); /* the thread's for its life; no room: it goes on without an alternate stack */
     if (!st.ss_sp) return;
     st.ss_size = size;
     if (sigaltstack(&st, NULL) != 0) free(st.ss_sp);

@@ -100,6 +100,7 @@ static void io_result(void *ctx, json_t *data, json_t *metadata) {
     exec_io_t *x = ctx;
     if (json_is_object(data) && json_is_string(json_object_get(data, "text/plain"))) {
         free(x->result);
+        /* the cell's value, any size: without room the history keeps no output */
         x->result = strdup(json_string_value(json_object_get(data, "text/plain")));
     }
     if (x->silent || !json_is_object(data)) return;

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "runtime/base/xalloc.h"
 
 #define HISTORY_MAX 10000                     /* entries kept (the file is cut back to them at start) */
 #define HISTORY_BYTES_MAX ((size_t)64 << 20)  /* inputs and outputs kept, all together */
@@ -65,6 +66,7 @@ static void push(history_t *h, entry_t e) {
     while (h->n && (h->n == HISTORY_MAX || h->bytes + b > HISTORY_BYTES_MAX)) drop_oldest(h);
     if (h->n == h->cap) {
         size_t cap = h->cap ? h->cap * 2 : 64;
+        /* history is kept at best: no room loses this entry, not the kernel */
         entry_t *x = realloc(h->e, cap * sizeof *x);
         if (!x) {
             entry_free(&e);
@@ -86,7 +88,7 @@ static char *utf8_prefix(const char *s, size_t len, size_t max, size_t *kept) {
         while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80) n--;
     }
     *kept = n;
-    return strndup(s, n);
+    return strndup(s, n); /* a cell's input or output, up to max: NULL, and the history goes without it */
 }
 
 /* An input as kept: whole, or its first HISTORY_INPUT_MAX bytes and a note. */
@@ -107,8 +109,7 @@ static json_t *entry_json(const entry_t *e) {
 }
 
 static int mkdirs(const char *path) {
-    char *d = strdup(path);
-    if (!d) return -1;
+    char *d = xstrdup(path);
     for (char *p = d + 1; *p; p++) {
         if (*p != '/') continue;
         *p = 0;
@@ -123,7 +124,7 @@ static int mkdirs(const char *path) {
  * icuda/history.jsonl: $JUPYTER_DATA_DIR, $XDG_DATA_HOME or ~/.local/share. */
 static char *default_path(void) {
     const char *env = getenv("ICUDA_HISTORY");
-    if (env) return *env ? strdup(env) : NULL;
+    if (env) return *env ? xstrdup(env) : NULL;
     char *p = NULL;
     const char *jd = getenv("JUPYTER_DATA_DIR"), *xd = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
     int r = jd && *jd   ? asprintf(&p, "%s/icuda/history.jsonl", jd)
@@ -224,7 +225,7 @@ static bool next_line(FILE *f, char **buf, size_t *cap, size_t *len, bool *too_l
         }
         if (n + 1 >= *cap) {
             size_t nc = *cap ? *cap * 2 : 4096;
-            char *x = realloc(*buf, nc);
+            char *x = realloc(*buf, nc); /* a line of the file, up to HISTORY_LINE_MAX: no room skips it */
             if (!x) {
                 *too_long = true;
                 continue;
@@ -330,8 +331,7 @@ static void load(history_t *h) {
 }
 
 history_t *history_new(void) {
-    history_t *h = calloc(1, sizeof *h);
-    if (!h) return NULL;
+    history_t *h = xcalloc(1, sizeof *h);
     pthread_mutex_init(&h->mu, NULL);
     h->session = 1;
     h->path = default_path();

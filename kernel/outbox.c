@@ -95,8 +95,7 @@ static void pop(outbox_t *o, peer_t *p) {
 }
 
 outbox_t *outbox_new(void *sock, const char *name) {
-    outbox_t *o = calloc(1, sizeof *o);
-    if (!o) return NULL;
+    outbox_t *o = xcalloc(1, sizeof *o);
     o->sock = sock;
     snprintf(o->name, sizeof o->name, "%s", name);
     o->retry_ms = RETRY_MIN_MS;

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/base/xalloc.h"
+
 struct replay {
     unsigned char (*ring)[REPLAY_DIGEST_LEN];
     size_t capacity, count, head; /* head: next ring slot to write */
@@ -18,18 +20,13 @@ struct replay {
 
 replay_t *replay_new(size_t capacity) {
     if (capacity < 1) capacity = 1;
-    replay_t *r = calloc(1, sizeof *r);
-    if (!r) return NULL;
+    replay_t *r = xcalloc(1, sizeof *r);
     size_t nslots = 2;
     while (nslots < capacity * 2) nslots <<= 1;
-    r->ring = calloc(capacity, REPLAY_DIGEST_LEN);
-    r->slots = calloc(nslots, sizeof *r->slots);
-    r->dates = calloc(capacity, sizeof *r->dates);
+    r->ring = xcalloc(capacity, REPLAY_DIGEST_LEN);
+    r->slots = xcalloc(nslots, sizeof *r->slots);
+    r->dates = xcalloc(capacity, sizeof *r->dates);
     r->horizon = INT64_MIN;
-    if (!r->ring || !r->slots || !r->dates) {
-        replay_free(r);
-        return NULL;
-    }
     r->capacity = capacity;
     r->mask = nslots - 1;
     return r;

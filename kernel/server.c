@@ -748,8 +748,7 @@ static bool stop_executor(server_t *s) {
 }
 
 int server_main(const connection_t *conn, const language_t *lang) {
-    server_t *s = calloc(1, sizeof *s);
-    if (!s) return 1;
+    server_t *s = xcalloc(1, sizeof *s);
     int status = 1;
     pthread_mutex_init(&s->mu, NULL);
     pthread_cond_init(&s->cv, NULL);

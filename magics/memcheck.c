@@ -257,7 +257,7 @@ static void report_group(magic_ctx_t *mc, gpu_client_t *gc, const cuda_memcheck_
         for (const char *l = f->detail; *l;) {
             const char *eol = strchr(l, '\n');
             size_t k = eol ? (size_t)(eol - l) : strlen(l);
-            char *text = strndup(l, k);
+            char *text = xstrndup(l, k);
             char *mapped = cell_lines_in(mc->dev, hex, text);
             add(lines, "    | %s", mapped);
             free(mapped);

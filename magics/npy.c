@@ -28,7 +28,7 @@ static int io_error(cell_error_t *err, const char *what, const char *path) {
 /* path with its symlinks followed to the name they lead to, which need
  * not exist yet (malloc'd); NULL when path is not a link (or a loop). */
 static char *link_target(const char *path) {
-    char *p = strdup(path);
+    char *p = xstrdup(path);
     struct stat st;
     int hops = 0;
     while (p && lstat(p, &st) == 0 && S_ISLNK(st.st_mode)) {
@@ -41,7 +41,7 @@ static char *link_target(const char *path) {
         buf[n] = 0;
         char *next = NULL;
         const char *slash = strrchr(p, '/');
-        if (buf[0] == '/' || !slash) next = strdup(buf);
+        if (buf[0] == '/' || !slash) next = xstrdup(buf);
         else if (asprintf(&next, "%.*s/%s", (int)(slash - p), p, buf) < 0) next = NULL;
         free(p);
         p = next;

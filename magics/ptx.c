@@ -5,6 +5,7 @@
 
 #include "magics.h"
 #include "runtime/base/strbuf.h"
+#include "runtime/base/xalloc.h"
 
 #include "runtime/device/compile_cache.h"
 #include "runtime/device/nvrtc_compile.h"
@@ -77,7 +78,7 @@ static int ptx_line(magic_ctx_t *mc, const char *args, cell_error_t *err) {
             cell_error_set(err, "RuntimeError", NULL, "the PTX of %s is no longer available; run its cell again", name);
             rc = -1;
         } else {
-            char *text = all ? strdup(m->ptx) : entry_ptx(m->ptx, ck->lowered);
+            char *text = all ? xstrdup(m->ptx) : entry_ptx(m->ptx, ck->lowered);
             io_printf(mc->io, "stdout", "// %s, from %s, for %s\n%s", k->signature, k->cell, device_arch(mc->dev), text);
             free(text);
         }

@@ -5,6 +5,7 @@
 
 #include "magics.h"
 #include "runtime/base/strbuf.h"
+#include "runtime/base/xalloc.h"
 
 static const magic_t *const all[] = {&magic_lsmagic, &magic_help, &magic_who, &magic_nvrtc, &magic_ptx, &magic_resources,
                                      &magic_sass, &magic_memcheck, &magic_devices, &magic_device, &magic_header,
@@ -73,7 +74,7 @@ int magic_run_cell(magic_ctx_t *mc, const char *code, cell_error_t *err) {
     while (*code == ' ' || *code == '\t' || *code == '\n') code++;
     const char *eol = strchr(code, '\n');
     size_t hl = eol ? (size_t)(eol - code) : strlen(code);
-    char *head = strndup(code, hl);
+    char *head = xstrndup(code, hl);
     const char *body = eol ? eol + 1 : "";
     char name[64];
     const char *rest;

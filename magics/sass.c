@@ -12,6 +12,7 @@
 #include "runtime/cuda/cuda_inspect.h"
 #include "runtime/program/cuda_tools.h"
 #include "runtime/base/strbuf.h"
+#include "runtime/base/xalloc.h"
 
 #include "runtime/device/compile_cache.h"
 #include "runtime/device/nvrtc_compile.h"
@@ -53,7 +54,7 @@ static char *tidy(device_session_t *e, const char *hex, const char *text, bool c
     for (const char *line = text; *line;) {
         const char *eol = strchr(line, '\n');
         size_t n = eol ? (size_t)(eol - line) : strlen(line);
-        char *l = strndup(line, n);
+        char *l = xstrndup(line, n);
         line += n + (eol ? 1 : 0);
         const char *f = strstr(l, "//## File \"");
         int unit_line = 0;

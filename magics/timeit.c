@@ -339,7 +339,7 @@ static char *label_of(const char *stmt) {
             }
         }
         while (b > stmt && (isalnum((unsigned char)b[-1]) || b[-1] == '_' || b[-1] == ':')) b--;
-        if (b < e) return strndup(b, (size_t)(e - b));
+        if (b < e) return xstrndup(b, (size_t)(e - b));
     }
     strbuf_t o = {0};
     bool space = false;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "vec.h"
+#include "xalloc.h"
 
 uint64_t compile_cache_disk_limit(void) {
     const char *env = getenv("ICUDA_CACHE_MAX_BYTES");
@@ -116,5 +117,5 @@ char *icuda_cache_dir(void) {
     if (xdg && *xdg) snprintf(buf, sizeof buf, "%s/icuda", xdg);
     else if (home && *home) snprintf(buf, sizeof buf, "%s/.cache/icuda", home);
     else return NULL;
-    return strdup(buf);
+    return xstrdup(buf);
 }

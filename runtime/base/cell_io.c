@@ -8,13 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/base/xalloc.h"
+
 void cell_error_set(cell_error_t *err, const char *ename, json_t *traceback, const char *evalue_fmt, ...) {
     cell_error_clear(err);
     va_list ap;
     va_start(ap, evalue_fmt);
     if (vasprintf(&err->evalue, evalue_fmt, ap) < 0) err->evalue = NULL;
     va_end(ap);
-    err->ename = strdup(ename);
+    err->ename = xstrdup(ename);
     if (!traceback) {
         traceback = json_array();
         json_array_append_new(traceback, json_sprintf("\x1b[1;31m%s\x1b[0m: %s", ename, err->evalue ? err->evalue : ""));

@@ -22,6 +22,7 @@
 
 
 #include "runtime/base/vec.h"
+#include "runtime/base/xalloc.h"
 #include "runtime/device/device_session.h"
 /* ---- __constant__ / __device__ variables ---- */
 
@@ -64,7 +65,7 @@ static void remember_symbol_write(cuda_session_t *cs, const char *name, size_t o
     ARRAY_GROW(cs->syms, cs->nsyms, cs->capsyms);
     void *d = xmalloc(n ? n : 1);
     memcpy(d, src, n);
-    cs->syms[cs->nsyms++] = (cs_symbol_write_t){strdup(name), off, n, d};
+    cs->syms[cs->nsyms++] = (cs_symbol_write_t){xstrdup(name), off, n, d};
 }
 
 static const char *symbol_name(cs_call_t *c, int i) {

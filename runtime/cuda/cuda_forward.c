@@ -37,6 +37,7 @@
 #include "runtime/hostmem/arena.h"
 
 #include "runtime/base/vec.h"
+#include "runtime/base/xalloc.h"
 /* ---- the table ---- */
 
 static const crt_fn_t *sorting; /* the table qsort is sorting (index building is single-threaded) */
@@ -47,8 +48,7 @@ static int by_name(const void *a, const void *b) {
 
 int crt_lookup(const crt_fn_t *fns, int n, int **index, const char *name) {
     if (!*index) { /* sorted by name, built once: a table is the same for every session */
-        int *v = malloc(sizeof *v * (size_t)(n ? n : 1));
-        if (!v) return -1;
+        int *v = xmalloc(sizeof *v * (size_t)(n ? n : 1));
         for (int i = 0; i < n; i++) v[i] = i;
         sorting = fns;
         qsort(v, (size_t)n, sizeof *v, by_name);
@@ -476,6 +476,7 @@ int cs_forward_fn(cs_call_t *c, const crt_fn_t *f, const crt_ptrfields_t *pf, un
     if (!c->cs->gc) return not_ready;
     char ready_msg[600];
     snprintf(ready_msg, sizeof ready_msg, "%s", c->msg);
+    /* a forwarded call of the cell's: no room is that call's CUDA error, as below */
     fwd_t *w = calloc(1, sizeof *w);
     if (!w) return call_fail(c, CUDA_ERR_MEMORY_ALLOCATION, "out of memory");
     w->c = c;

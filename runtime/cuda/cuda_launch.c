@@ -15,6 +15,7 @@
 #include "runtime/base/strbuf.h"
 
 #include "runtime/base/vec.h"
+#include "runtime/base/xalloc.h"
 #include "runtime/device/compile_cache.h"
 #include "runtime/device/nvrtc_compile.h"
 #include "runtime/device/device_session.h"
@@ -234,7 +235,7 @@ static int split_list(const char *s, size_t len, char **out, int cap) {
             const char *a = st, *b = p;
             while (a < b && isspace((unsigned char)*a)) a++;
             while (b > a && isspace((unsigned char)b[-1])) b--;
-            out[n++] = strndup(a, (size_t)(b - a));
+            out[n++] = xstrndup(a, (size_t)(b - a));
             st = p + 1;
         }
     }
@@ -267,7 +268,7 @@ static char *template_signature(const char *text, const char *inst) {
             while (end > raw[i] && isspace((unsigned char)end[-1])) *--end = 0;
             char *w = end;
             while (w > raw[i] && (isalnum((unsigned char)w[-1]) || w[-1] == '_')) w--;
-            tparams[np++] = strdup(w);
+            tparams[np++] = xstrdup(w);
             free(raw[i]);
         }
     }
@@ -281,7 +282,7 @@ static char *template_signature(const char *text, const char *inst) {
         if (*q == '(') { open = q; break; }
     }
     char *sig;
-    if (!open) sig = strdup(inst);
+    if (!open) sig = xstrdup(inst);
     else {
         int d = 0;
         const char *c = open;
@@ -289,7 +290,7 @@ static char *template_signature(const char *text, const char *inst) {
             if (*c == '(') d++;
             if (*c == ')' && --d == 0) break;
         }
-        char *params = strndup(open, (size_t)(c - open + (*c ? 1 : 0)));
+        char *params = xstrndup(open, (size_t)(c - open + (*c ? 1 : 0)));
         char *sub = subst_words(params, tparams, targs, np < na ? np : na);
         strbuf_t b = {0};
         sb_printf(&b, "%s", inst);
@@ -333,7 +334,7 @@ static cs_kernel_t *resolve(cuda_session_t *cs, const char *name, char *ename, c
     if (ke) {
         snprintf(hex, sizeof hex, "%s", ke->module_hex);
         m = compile_cache_get(e->cache, hex);
-        sig = strdup(ke->signature);
+        sig = xstrdup(ke->signature);
     } else if (strchr(name, '<')) {
         char base[128];
         snprintf(base, sizeof base, "%.*s", (int)(strchr(name, '<') - name), name);
@@ -371,11 +372,11 @@ static cs_kernel_t *resolve(cuda_session_t *cs, const char *name, char *ename, c
         snprintf(msg, ml, "the compiled module of %s is missing (the compile cache lost it); re-run its cell", name);
         return NULL;
     }
-    lowered = strdup(ck->lowered);
+    lowered = xstrdup(ck->lowered);
     ARRAY_GROW(cs->kernels, cs->nkernels, cs->capkernels);
     cs_kernel_t *k = &cs->kernels[cs->nkernels++];
     memset(k, 0, sizeof *k);
-    k->name = strdup(name);
+    k->name = xstrdup(name);
     k->signature = sig;
     snprintf(k->hex, sizeof k->hex, "%s", hex);
     k->lowered = lowered;

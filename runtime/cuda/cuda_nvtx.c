@@ -11,6 +11,7 @@
 #include "runtime/base/strbuf.h"
 
 #include "runtime/base/vec.h"
+#include "runtime/base/xalloc.h"
 static double now_ms(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -109,8 +110,7 @@ typedef struct {
 char *cuda_nvtx_report(cuda_session_t *cs, int from, bool html) {
     cs_libs_t *L = cs->libs;
     if (!L || from >= L->nr) return NULL;
-    group_t *g = calloc((size_t)(L->nr - from), sizeof *g);
-    if (!g) return NULL;
+    group_t *g = xcalloc((size_t)(L->nr - from), sizeof *g);
     int ng = 0;
     for (int i = from < 0 ? 0 : from; i < L->nr; i++) {
         const cs_nvtx_range_t *r = &L->r[i];

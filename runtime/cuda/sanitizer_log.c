@@ -9,6 +9,7 @@
 #include "runtime/base/strbuf.h"
 
 #include "runtime/base/vec.h"
+#include "runtime/base/xalloc.h"
 #define PREFIX "========="
 
 static void trim(char *s) {
@@ -231,11 +232,11 @@ void san_log_parse(const char *text, san_log_t *log) {
     for (const char *line = text ? text : ""; *line;) {
         const char *eol = strchr(line, '\n');
         size_t n = eol ? (size_t)(eol - line) : strlen(line);
-        char *l = strndup(line, n);
+        char *l = xstrndup(line, n);
         line += n + (eol ? 1 : 0);
         if (n && l[n - 1] == '\r') l[n - 1] = 0;
         if (strncmp(l, PREFIX, plen) != 0) { /* not the tool's: the program's own output */
-            char *t = strdup(l);
+            char *t = xstrdup(l);
             trim(t);
             if (*t) add_line(&log->other, t);
             free(t);
@@ -245,7 +246,7 @@ void san_log_parse(const char *text, san_log_t *log) {
         const char *body = l + plen;
         int indent = 0;
         while (body[indent] == ' ') indent++;
-        char *t = strdup(body);
+        char *t = xstrdup(body);
         trim(t);
         if (!*t) {
             close_finding(log, &cur);

@@ -41,7 +41,7 @@ static int mkdirs(const char *path) {
 
 compile_cache_t *compile_cache_new(const char *dir) {
     compile_cache_t *c = xcalloc(1, sizeof *c);
-    if (dir && mkdirs(dir) == 0) c->dir = strdup(dir);
+    if (dir && mkdirs(dir) == 0) c->dir = xstrdup(dir);
     return c;
 }
 
@@ -64,7 +64,7 @@ static void put_blob(FILE *f, const void *p, uint64_t n) {
 static char *get_blob(FILE *f, size_t *len) {
     uint64_t n;
     if (fread(&n, sizeof n, 1, f) != 1 || n > (1ull << 31)) return NULL;
-    char *p = malloc(n + 1);
+    char *p = malloc(n + 1); /* up to 2 GiB read from the cache: no room is a miss, compiled again */
     if (!p) return NULL;
     if (n && fread(p, 1, n, f) != n) {
         free(p);

@@ -18,6 +18,7 @@
 #include "runtime/base/strbuf.h"
 
 #include "runtime/base/vec.h"
+#include "runtime/base/xalloc.h"
 #include "runtime/base/cell_io.h"
 #include "runtime/cell/split.h"
 #include "compile_cache.h"
@@ -76,7 +77,7 @@ int device_options(device_session_t *ds, char ***out) {
         const char *o = ds->user_options[i];
         /* nvcc's -O<n> sets ptxas's optimisation level; NVRTC only takes it that way */
         if (o[0] == '-' && o[1] == 'O' && o[2] >= '0' && o[2] <= '3' && !o[3]) v[n++] = fmt("-Xptxas=%s", o);
-        else v[n++] = strdup(o);
+        else v[n++] = xstrdup(o);
     }
     *out = v;
     return n;
@@ -109,15 +110,15 @@ static void register_kernel(device_session_t *ds, const char *name, char *signat
             free(ds->kernels[i].signature);
             free(ds->kernels[i].cell);
             ds->kernels[i].signature = signature;
-            ds->kernels[i].cell = strdup(cell);
+            ds->kernels[i].cell = xstrdup(cell);
             snprintf(ds->kernels[i].module_hex, sizeof ds->kernels[i].module_hex, "%s", hex);
             return;
         }
     ARRAY_GROW(ds->kernels, ds->nkernels, ds->cap_kernels);
     kernel_entry_t *k = &ds->kernels[ds->nkernels++];
-    k->name = strdup(name);
+    k->name = xstrdup(name);
     k->signature = signature;
-    k->cell = strdup(cell);
+    k->cell = xstrdup(cell);
     snprintf(k->module_hex, sizeof k->module_hex, "%s", hex);
 }
 
@@ -129,7 +130,7 @@ const kernel_entry_t *device_find_kernel(device_session_t *ds, const char *name)
 
 /* "vecadd(double *z, ...): 14 registers, 0 B shared, 0 B local, no spills" */
 static char *kernel_line(const char *sig, const compiled_kernel_t *k) {
-    if (!k || !k->have_resources) return strdup(sig);
+    if (!k || !k->have_resources) return xstrdup(sig);
     char spill[64] = "no spills";
     if (k->spill_stores || k->spill_loads)
         snprintf(spill, sizeof spill, "%d B spill stores, %d B spill loads", k->spill_stores, k->spill_loads);
@@ -247,7 +248,7 @@ int device_compile_cell(device_session_t *ds, const char *code, const cell_split
     if (log) log = device_unit_relabel(log, cell, &unit);
     if (st == COMPILE_OK) device_lines_put(&ds->lines, m->hex, unit.text, unit.map, unit.nmap, DEVICE_THIS_CELL, cell);
     /* a module from the cache brings its log: what NVRTC warned about decides what is carried */
-    char *cached_log = st == COMPILE_OK && !log && m->log ? device_unit_relabel(strdup(m->log), cell, &unit) : NULL;
+    char *cached_log = st == COMPILE_OK && !log && m->log ? device_unit_relabel(xstrdup(m->log), cell, &unit) : NULL;
     device_unit_free(&unit);
     if (st == COMPILE_INTERRUPTED) {
         cell_error_set(err, "KeyboardInterrupt", NULL, "interrupted while compiling the device code of %s", cell);
@@ -289,7 +290,7 @@ int device_try_options(device_session_t *ds, char **opts, int nopts, char **msg)
         free(log);
         return 0;
     }
-    *msg = log ? log : strdup("the options were refused");
+    *msg = log ? log : xstrdup("the options were refused");
     return -1;
 }
 

@@ -13,6 +13,7 @@
 #include "runtime/base/strbuf.h"
 
 #include "runtime/base/vec.h"
+#include "runtime/base/xalloc.h"
 #include "runtime/cell/split.h"
 static bool is_device_side(const cell_item_t *it) { return it->kind == ITEM_DEVICE || it->kind == ITEM_BOTH; }
 
@@ -29,7 +30,7 @@ char *device_kernel_signature(const char *code, const cell_item_t *it) {
             if (q < end && *q == '(') break;
         }
     }
-    if (p + nl > end) return strdup(it->name);
+    if (p + nl > end) return xstrdup(it->name);
     strbuf_t b = {0};
     int depth = 0;
     bool space = false;
@@ -271,13 +272,13 @@ static void prelude_set(device_session_t *ds, const char *key, char *text, const
             free(ds->prelude[p].text);
             free(ds->prelude[p].cell);
             ds->prelude[p].text = text;
-            ds->prelude[p].cell = strdup(cell);
+            ds->prelude[p].cell = xstrdup(cell);
             ds->prelude[p].first_line = line;
             ds->prelude[p].is_kernel = is_kernel;
             return;
         }
     ARRAY_GROW(ds->prelude, ds->nprelude, ds->cap_prelude);
-    ds->prelude[ds->nprelude++] = (prelude_item_t){strdup(key), text, strdup(cell), line, is_kernel};
+    ds->prelude[ds->nprelude++] = (prelude_item_t){xstrdup(key), text, xstrdup(cell), line, is_kernel};
 }
 
 /* log: the cell's compile log; a # line NVRTC warned about is not carried

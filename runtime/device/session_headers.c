@@ -1,6 +1,7 @@
 #include "session_headers.h"
 
 #include "runtime/base/vec.h"
+#include "runtime/base/xalloc.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,10 +43,10 @@ void session_header_save(device_session_t *ds, const char *name, const char *bod
     *replaced = h != NULL;
     if (h) {
         free(h->text);
-        h->text = strdup(body);
+        h->text = xstrdup(body);
     } else {
         ARRAY_GROW(ds->headers, ds->nheaders, ds->cap_headers);
-        ds->headers[ds->nheaders++] = (header_file_t){strdup(name), strdup(body), NULL, NULL};
+        ds->headers[ds->nheaders++] = (header_file_t){xstrdup(name), xstrdup(body), NULL, NULL};
     }
     make_views(ds);
 }

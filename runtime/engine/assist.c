@@ -14,6 +14,7 @@
 #include "runtime/base/strbuf.h"
 
 #include "runtime/base/vec.h"
+#include "runtime/base/xalloc.h"
 const char *engine_is_complete(engine_t *e, const char *code, char **indent) {
     *indent = NULL;
     int depth = 0;
@@ -24,7 +25,7 @@ const char *engine_is_complete(engine_t *e, const char *code, char **indent) {
     while (*s == ' ' || *s == '\t' || *s == '\n') s++;
     if (s[0] == '%' && s[1] == '%') {
         if (n >= 1 && code[n - 1] == '\n' && (n < 2 || code[n - 2] == '\n')) return "complete";
-        *indent = strdup("");
+        *indent = xstrdup("");
         return "incomplete";
     }
     for (size_t i = 0; i < n; i++) {
@@ -34,7 +35,7 @@ const char *engine_is_complete(engine_t *e, const char *code, char **indent) {
         } else if (c == '/' && p[i + 1] == '*') {
             const char *end = strstr(p + i + 2, "*/");
             if (!end) {
-                *indent = strdup("");
+                *indent = xstrdup("");
                 return "incomplete";
             }
             i = (size_t)(end - p) + 1;
@@ -99,7 +100,7 @@ static void add(matches_t *ms, const char *text, const char *type, const char *s
     if (strncmp(text, ms->prefix, ms->plen) || json_object_get(ms->seen, text)) return;
     json_object_set_new(ms->seen, text, json_true());
     ARRAY_GROW(ms->m, ms->n, ms->cap);
-    ms->m[ms->n++] = (match_t){strdup(text), strdup(type), strdup(sig ? sig : "")};
+    ms->m[ms->n++] = (match_t){xstrdup(text), xstrdup(type), xstrdup(sig ? sig : "")};
 }
 
 static void add_list(matches_t *ms, json_t *list) {
@@ -161,7 +162,7 @@ static bool in_device_code(const char *code, int pos) {
                 if (code[i] == '\\' && code[i + 1]) i++;
         } else if (c == '{') {
             if (depth++ == 0) {
-                char *h = strndup(code + header, (size_t)(i - header));
+                char *h = xstrndup(code + header, (size_t)(i - header));
                 device = strstr(h, "__global__") || strstr(h, "__device__");
                 free(h);
             }
@@ -260,7 +261,7 @@ json_t *engine_complete(engine_t *e, const char *code, int cursor_cp) {
                 break;
             cs--;
         }
-        char *chain = strndup(code + cs, (size_t)(ce - cs));
+        char *chain = xstrndup(code + cs, (size_t)(ce - cs));
         json_t *members = e->interp ? interp_members(e->interp, chain, arrow, prefix) : NULL;
         free(chain);
         if (members) add_list(&ms, members);

@@ -115,7 +115,7 @@ static int run_host(engine_t *e, const char *code, const cell_split_t *sp, size_
 }
 
 static int run_magic_item(magic_ctx_t *mc, const char *code, const cell_item_t *it, cell_error_t *err) {
-    char *line = strndup(code + it->start, it->end - it->start);
+    char *line = xstrndup(code + it->start, it->end - it->start);
     int rc = magic_run_line(mc, line, err);
     free(line);
     return rc;

@@ -13,6 +13,7 @@
 #include "magics/magics.h"
 #include "session.h"
 #include "runtime/base/strbuf.h"
+#include "runtime/base/xalloc.h"
 
 /* One answer: a title line, a code block and paragraphs, rendered twice. */
 typedef struct {
@@ -96,7 +97,7 @@ static bool name_at(const char *code, int cursor, char *out, size_t cap, bool *m
 
 static void describe_runtime(doc_t *d, const crt_fn_t *f) {
     snprintf(d->title, sizeof d->title, "%s: CUDA runtime API function", f->name);
-    d->code = strdup(f->proto);
+    d->code = xstrdup(f->proto);
     const char *brief = cuda_runtime_brief(f->name);
     if (brief) para(d, brief, NULL);
     const char *codes = cuda_runtime_errors(f->name);
@@ -124,7 +125,7 @@ static void describe_variable(engine_t *e, doc_t *d, json_t *j, int detail) {
     const char *name = json_string_value(json_object_get(j, "name"));
     snprintf(d->title, sizeof d->title, "%s: %s %s", name, "host variable",
              json_string_value(json_object_get(j, "type")));
-    d->code = strdup(json_string_value(json_object_get(j, "signature")));
+    d->code = xstrdup(json_string_value(json_object_get(j, "signature")));
     char line[400];
     json_t *cell = json_object_get(j, "cell");
     if (cell) {
@@ -160,7 +161,7 @@ static void describe_variable(engine_t *e, doc_t *d, json_t *j, int detail) {
         const char *v = json_string_value(json_object_get(value, "text/plain"));
         if (v) {
             size_t max = detail > 0 ? 4000 : 300;
-            char *cut = strndup(v, max);
+            char *cut = xstrndup(v, max);
             strbuf_t md = {0}, pl = {0};
             sb_printf(&pl, "Value: %s%s", cut, strlen(v) > max ? " ..." : "");
             sb_printf(&md, "*Value:* `%s%s`", cut, strlen(v) > max ? " ..." : "");
@@ -180,7 +181,7 @@ static void describe_session(doc_t *d, json_t *j) {
     const char *kind = json_string_value(json_object_get(j, "kind"));
     json_t *cell = json_object_get(j, "cell");
     snprintf(d->title, sizeof d->title, "%s: %s%s", name, strcmp(kind, "function") ? "" : "host ", kind);
-    d->code = strdup(json_string_value(json_object_get(j, "signature")));
+    d->code = xstrdup(json_string_value(json_object_get(j, "signature")));
     if (cell && strncmp(json_string_value(cell), "In [", 4) == 0) {
         char line[200];
         snprintf(line, sizeof line, "Defined in %s, line %d.", json_string_value(cell),
@@ -222,7 +223,7 @@ json_t *engine_inspect(engine_t *e, const char *code, int cursor_pos, int detail
         describe_variable(e, &d, j, detail_level);
     } else if ((bi = cuda_builtin_find(word))) {
         snprintf(d.title, sizeof d.title, "%s: CUDA built-in %s", bi->name, bi->kind);
-        d.code = strdup(bi->signature);
+        d.code = xstrdup(bi->signature);
         para(&d, bi->doc, NULL);
     } else if (j) {
         describe_session(&d, j);
@@ -257,7 +258,7 @@ bool engine_question(engine_t *e, const char *code, const cell_io_t *io) {
     if (*w == '%') return false; /* %magic? is the magics' own */
     for (const char *p = w; p < t; p++)
         if (!ident_char(*p)) return false;
-    char *name = strndup(s, (size_t)(t - s));
+    char *name = xstrndup(s, (size_t)(t - s));
     json_t *r = engine_inspect(e, name, (int)strlen(name), q - 1);
     json_t *data = json_object_get(r, "data");
     if (json_is_true(json_object_get(r, "found"))) {

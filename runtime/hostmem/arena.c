@@ -81,6 +81,7 @@ static uint32_t rec_new(void) {
     }
     if (A.nrecs == A.caprecs) {
         uint32_t cap = A.caprecs ? A.caprecs * 2 : 256;
+        /* a record for a cell's block: no room is that allocation's failure, reported to the cell */
         block_t *n = realloc(A.recs, (size_t)cap * sizeof *n);
         if (!n) return NIL;
         A.recs = n;
@@ -122,7 +123,7 @@ static size_t hash_off(uint64_t k) { return (size_t)((k / ALIGN) * 0x9E3779B97F4
 
 static int tab_grow(void) {
     size_t cap = A.tabcap ? A.tabcap * 2 : 1024;
-    slot_t *n = malloc(cap * sizeof *n);
+    slot_t *n = malloc(cap * sizeof *n); /* grows with a cell's blocks: no room fails that allocation */
     if (!n) return -1;
     for (size_t i = 0; i < cap; i++) n[i].key = EMPTY;
     for (size_t i = 0; i < A.tabcap; i++) {

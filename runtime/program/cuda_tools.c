@@ -14,6 +14,7 @@
 
 #include "runtime/base/interrupt.h"
 #include "runtime/base/strbuf.h"
+#include "runtime/base/xalloc.h"
 
 #ifndef ICUDA_CUDA_HOME
 #define ICUDA_CUDA_HOME "/usr/local/cuda"
@@ -27,7 +28,7 @@ static bool try_dir(const char *dir, size_t n, const char *name, char **found, s
     snprintf(path, sizeof path, "%.*s/%s", (int)n, dir, name);
     if (where) sb_printf(where, "%s%.*s", where->len ? ", " : "", (int)n, dir);
     if (access(path, X_OK) == 0) {
-        *found = strdup(path);
+        *found = xstrdup(path);
         return true;
     }
     return false;
@@ -167,7 +168,7 @@ char *program_find_nvcc(char *where, size_t cap) {
     const char *forced = getenv("ICUDA_NVCC");
     if (forced && *forced) {
         if (where && cap) snprintf(where, cap, "ICUDA_NVCC=%s", forced);
-        return access(forced, X_OK) == 0 ? strdup(forced) : NULL;
+        return access(forced, X_OK) == 0 ? xstrdup(forced) : NULL;
     }
     return cuda_tool_find("nvcc", where, cap);
 }

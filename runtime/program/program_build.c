@@ -82,7 +82,7 @@ static char *on_path(const char *name) {
         size_t n = strcspn(p, ":");
         char buf[PATH_MAX];
         snprintf(buf, sizeof buf, "%.*s/%s", (int)n, p, name);
-        if (n && access(buf, X_OK) == 0) return strdup(buf);
+        if (n && access(buf, X_OK) == 0) return xstrdup(buf);
         p += n + (p[n] == ':');
     }
     return NULL;
@@ -327,7 +327,7 @@ static program_status_t build_in(const program_spec_t *s, char *const *opts, int
         snprintf(b->why, sizeof b->why, "cannot make a build folder %.900s: %s", tmpl, strerror(errno));
         return PROGRAM_ERROR;
     }
-    b->dir = strdup(tmpl);
+    b->dir = xstrdup(tmpl);
     int werr = write_file(b->dir, PROGRAM_UNIT, s->source);
     for (int i = 0; i < s->nheaders && !werr; i++)
         if (safe_name(s->headers[i].name)) werr = write_file(b->dir, s->headers[i].name, s->headers[i].text);

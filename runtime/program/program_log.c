@@ -13,6 +13,7 @@
 
 #include "runtime/device/compile_errors.h"
 #include "runtime/base/strbuf.h"
+#include "runtime/base/xalloc.h"
 
 typedef struct {
     const char *label;  /* as shown: the cell's label or the header's name */
@@ -57,13 +58,13 @@ static char *nth_line(const char *text, int n) {
     if (!*p && n > 1) return NULL;
     size_t k = strcspn(p, "\n");
     if (k && p[k - 1] == '\r') k--;
-    return strndup(p, k);
+    return xstrndup(p, k);
 }
 
 static char *next_line(const char **p) {
     if (!**p) return NULL;
     size_t k = strcspn(*p, "\n");
-    char *l = strndup(*p, k);
+    char *l = xstrndup(*p, k);
     *p += k + ((*p)[k] == '\n');
     return l;
 }
@@ -268,7 +269,7 @@ int program_log_format(const char *log, const program_log_src_t *src, json_t *li
             if (strstr(l, "error") || strstr(l, "fatal") || strstr(l, "undefined reference")) {
                 char *t = l;
                 while (isspace((unsigned char)*t)) t++;
-                *first_error = strdup(t);
+                *first_error = xstrdup(t);
             }
             free(l);
         }

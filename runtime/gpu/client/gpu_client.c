@@ -8,6 +8,7 @@
 
 #include "runtime/gpu/cuda_driver.h"
 #include "runtime/hostmem/arena.h"
+#include "runtime/base/xalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -384,8 +385,7 @@ gpu_state_t gpu_client_fault(const gpu_client_t *c, gpu_fault_t *f) {
 /* ---- lifetime ---- */
 
 gpu_client_t *gpu_client_new(const gpu_client_config_t *cfg) {
-    gpu_client_t *c = calloc(1, sizeof *c);
-    if (!c) return NULL;
+    gpu_client_t *c = xcalloc(1, sizeof *c);
     if (cfg) c->cfg = *cfg;
     c->dev = c->cfg.device;
     c->sock = c->out[0] = c->out[1] = -1;
@@ -527,6 +527,7 @@ static int raw_module_load(gpu_client_t *c, const void *image, size_t n, uint64_
     int r = gc_send(c, sizeof *m, &rep);
     arena_free(tmp);
     if (r == 0) *h = rep->v[0];
+    /* the driver's log of a refused module, as long as it is: without room the error goes without it */
     else if (r < 0x10000 && log && rep->payload && (*log = malloc(rep->payload + 1))) {
         memcpy(*log, c->rx + sizeof *rep, rep->payload);
         (*log)[rep->payload] = 0;
@@ -941,11 +942,8 @@ static int restart(gpu_client_t *c, gpu_restart_report_t *rep) {
             if (sh == SH_FILL) R.restored++;
             else {
                 /* a global without shadow is back at its initial value */
-                CUdeviceptr *nl = realloc(R.lost_ptrs, (R.lost + 1) * sizeof *nl);
-                if (nl) {
-                    R.lost_ptrs = nl;
-                    R.lost_ptrs[R.lost++] = b->va;
-                }
+                R.lost_ptrs = xreallocarray(R.lost_ptrs, (size_t)R.lost + 1, sizeof *R.lost_ptrs);
+                R.lost_ptrs[R.lost++] = b->va;
                 b->shadow = SH_NONE;
             }
         }

@@ -13,6 +13,7 @@
 #include "runtime/base/utf8.h"
 
 #include "runtime/base/cell_io.h"
+#include "runtime/base/xalloc.h"
 src_t *src_new(interp_t *in, const char *name, const char *text) {
     src_t *s = pool_alloc(&in->pool, sizeof *s);
     s->name = (char *)lang_intern(in, name); /* buffer records name their cell after it is gone */
@@ -88,9 +89,9 @@ static void set_error(const char *ename, loc_t *at, const char *msg) {
     free(e->ename);
     free(e->evalue);
     if (e->traceback) json_decref(e->traceback);
-    e->ename = strdup(ename);
+    e->ename = xstrdup(ename);
     json_t *m = text_json(msg); /* the message as valid UTF-8 */
-    e->evalue = strdup(json_string_value(m));
+    e->evalue = xstrdup(json_string_value(m));
     json_decref(m);
     json_t *tb = json_array();
     add_loc(tb, at, "");

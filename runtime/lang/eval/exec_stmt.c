@@ -7,6 +7,7 @@
 #include <string.h>
 #include "eval.h"
 #include "exec_inline.h"
+#include "runtime/base/vec.h"
 
 /* ---------------- statements ---------------- */
 /* a loop statement is whole: the native tier may take it (lang_upcalls_t) */
@@ -370,10 +371,7 @@ static int sx_vla(node_t *n, frame_t *f) {
     char *mem = mem_block_alloc(size);
     if (!mem) mem_limit_error(n, size, "the variable-length array %s would", (char *)n->p);
     uint32_t s = buf_new(mem, size, PLACE_STACK, n->p, &n->loc);
-    if (f->nvlas == f->capvlas) {
-        f->capvlas = f->capvlas ? f->capvlas * 2 : 4;
-        f->vlas = realloc(f->vlas, sizeof(uint32_t) * (size_t)f->capvlas);
-    }
+    ARRAY_GROW(f->vlas, f->nvlas, f->capvlas);
     f->vlas[f->nvlas++] = s;
     f->slots[n->slot].u = ptr_make(s, 0);
     if (n->slot2 >= 0) f->slots[n->slot2].i = cnt;

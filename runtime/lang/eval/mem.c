@@ -12,6 +12,7 @@
 #include <string.h>
 #include "mem.h"
 #include "runtime/base/vec.h"
+#include "runtime/base/xalloc.h"
 #include "runtime/hostmem/arena.h"
 
 #include "runtime/lang/interp.h"
@@ -169,7 +170,7 @@ uint32_t buf_new(char *base, uint64_t size, int place, const char *what, loc_t *
             /* the slots below SLOT_FIRST_BUF stay zero: never live */
             uint32_t oldcap = g_capbufs;
             g_capbufs = g_capbufs ? g_capbufs * 2 : 1024;
-            g_bufs = realloc(g_bufs, g_capbufs * sizeof *g_bufs);
+            g_bufs = xreallocarray(g_bufs, g_capbufs, sizeof *g_bufs);
             memset(g_bufs + oldcap, 0, (g_capbufs - oldcap) * sizeof *g_bufs);
             for (uint32_t i = oldcap; i < g_capbufs; i++) g_bufs[i].gen = gen_seed();
         }
@@ -239,7 +240,7 @@ void buf_kill(uint32_t s, int state) {
     g_buf_epoch++; /* cached accesses (idx_at) re-check */
     if (g_fifo_n == g_fifo_cap) {
         uint32_t nc = g_fifo_cap ? g_fifo_cap * 2 : 8192;
-        uint32_t *nf = malloc(nc * sizeof *nf);
+        uint32_t *nf = xmalloc(nc * sizeof *nf);
         for (uint32_t i = 0; i < g_fifo_n; i++) nf[i] = g_fifo[(g_fifo_head + i) % g_fifo_cap];
         free(g_fifo);
         g_fifo = nf;

@@ -7,6 +7,7 @@
 
 #include "runtime/base/cell_io.h"
 #include "runtime/lang/interp.h"
+#include "runtime/base/xalloc.h"
 static double now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -31,7 +32,7 @@ void out_write(const char *stream, const char *s, size_t n) {
     if (in->outlen + n > in->outcap) {
         size_t nc = in->outcap ? in->outcap * 2 : 65536;
         while (nc < in->outlen + n) nc *= 2;
-        in->outbuf = realloc(in->outbuf, nc);
+        in->outbuf = xrealloc(in->outbuf, nc);
         in->outcap = nc;
     }
     memcpy(in->outbuf + in->outlen, s, n);

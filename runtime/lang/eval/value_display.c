@@ -10,6 +10,7 @@
 #include "eval.h"
 
 #include "runtime/lang/interp.h"
+#include "runtime/base/xalloc.h"
 typedef struct sb { char *s; size_t n, cap; } sb_t;
 static void sbf(sb_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void sbf(sb_t *b, const char *fmt, ...) {
@@ -20,7 +21,7 @@ static void sbf(sb_t *b, const char *fmt, ...) {
     if (k < 0) return;
     if (b->n + (size_t)k + 1 > b->cap) {
         b->cap = (b->n + (size_t)k + 1) * 2;
-        b->s = realloc(b->s, b->cap);
+        b->s = xrealloc(b->s, b->cap);
     }
     va_start(ap, fmt);
     vsnprintf(b->s + b->n, b->cap - b->n, fmt, ap);

@@ -10,21 +10,17 @@
 #include "parse_internal.h"
 #include "cxx_class.h"
 #include "runtime/hostmem/arena.h"
+#include "runtime/base/vec.h"
+#include "runtime/base/xalloc.h"
 
 /* ---------------- scopes ---------------- */
 void scope_push(P *p) {
-    if (p->nmarks == p->capmarks) {
-        p->capmarks = p->capmarks ? p->capmarks * 2 : 16;
-        p->marks = realloc(p->marks, sizeof(int) * (size_t)p->capmarks);
-    }
+    ARRAY_GROW(p->marks, p->nmarks, p->capmarks);
     p->marks[p->nmarks++] = p->nscope;
 }
 void scope_pop(P *p) { p->nscope = p->marks[--p->nmarks]; }
 void scope_add(P *p, sym_t *s) {
-    if (p->nscope == p->capscope) {
-        p->capscope = p->capscope ? p->capscope * 2 : 32;
-        p->scope = realloc(p->scope, sizeof(sym_t *) * (size_t)p->capscope);
-    }
+    ARRAY_GROW(p->scope, p->nscope, p->capscope);
     p->scope[p->nscope++] = s;
 }
 
@@ -149,17 +145,14 @@ fbox_t *fbox_get(P *p, const char *name) {
     b->name = pool_strndup(&p->in->pool, name, strlen(name));
     b->owner = p->in->id;
     b->id = g_nfboxes;
-    g_fboxes = realloc(g_fboxes, sizeof(fbox_t *) * (size_t)(g_nfboxes + 1));
+    g_fboxes = xreallocarray(g_fboxes, (size_t)g_nfboxes + 1, sizeof *g_fboxes);
     g_fboxes[g_nfboxes++] = b;
     hmap_put(&p->in->fboxes, b->name, b);
     return b;
 }
 
 void pend(P *p, int kind, const char *name, void *a, void *b) {
-    if (p->npend == p->cappend) {
-        p->cappend = p->cappend ? p->cappend * 2 : 16;
-        p->pend = realloc(p->pend, sizeof(pending_t) * (size_t)p->cappend);
-    }
+    ARRAY_GROW(p->pend, p->npend, p->cappend);
     p->pend[p->npend++] = (pending_t){kind, name, a, b};
 }
 

@@ -14,6 +14,7 @@
 #include "parse_internal.h"
 #include "cxx_class.h"
 #include "runtime/hostmem/arena.h"
+#include "runtime/base/xalloc.h"
 
 /* ---------------- the cell ---------------- */
 static void mark_addressed(P *p, token_t *t) { hmap_put(&p->addressed, pstr(p, t), (void *)1); }
@@ -252,7 +253,7 @@ static P *g_p; /* the parse in progress, for cleanup after a longjmp */
 /* A parse of other tokens (a template's) inside this one: it sees the
  * session and this cell's names, and commits what it defines at once. */
 P *p_child(P *parent, token_t *t, int n) {
-    P *c = calloc(1, sizeof *c);
+    P *c = xcalloc(1, sizeof *c);
     c->in = parent->in;
     c->t = t;
     c->n = n;
@@ -319,7 +320,7 @@ void p_tokens_done(P *p) {
 }
 
 void parse_cell(interp_t *in, tokvec_t *toks, src_t *src, cell_code_t *out, bool expr_only) {
-    P *p = calloc(1, sizeof *p);
+    P *p = xcalloc(1, sizeof *p);
     g_p = p;
     p->in = in;
     p->t = toks->v;

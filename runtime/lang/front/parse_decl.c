@@ -6,6 +6,8 @@
 #include <string.h>
 #include "parse_internal.h"
 #include "cxx_class.h"
+#include "runtime/base/vec.h"
+#include "runtime/base/xalloc.h"
 
 /* ---------------- initializers ---------------- */
 void iadd(ilist_t *o, node_t *s) { vadd(&o->v, &o->n, &o->cap, s); }
@@ -393,16 +395,10 @@ static gvar_t *new_gvar(P *p, const char *name, type_t *t, loc_t *l, bool hidden
     if (!ptr) type_error(l, "out of memory for %s (%zu bytes)", name, t->size);
     g->bslot = ptr_slot(ptr);
     g->addr = g_bufs[g->bslot].base;
-    if (p->nnewg == p->capnewg) {
-        p->capnewg = p->capnewg ? p->capnewg * 2 : 8;
-        p->newg = realloc(p->newg, sizeof(gvar_t *) * (size_t)p->capnewg);
-    }
+    ARRAY_GROW(p->newg, p->nnewg, p->capnewg);
     p->newg[p->nnewg++] = g;
     interp_t *in = p->in;
-    if (in->ngvars == in->capgvars) {
-        in->capgvars = in->capgvars ? in->capgvars * 2 : 16;
-        in->gvars = realloc(in->gvars, sizeof(gvar_t *) * (size_t)in->capgvars);
-    }
+    ARRAY_GROW(in->gvars, in->ngvars, in->capgvars);
     in->gvars[in->ngvars++] = g;
     if (hidden) g->committed = true;
     return g;
@@ -429,10 +425,7 @@ static int sx_gvla(node_t *n, frame_t *f) {
     g->bslot = ptr_slot(ptr);
     g->addr = g_bufs[g->bslot].base;
     g->committed = true;
-    if (in->ngvars == in->capgvars) {
-        in->capgvars = in->capgvars ? in->capgvars * 2 : 16;
-        in->gvars = realloc(in->gvars, sizeof(gvar_t *) * (size_t)in->capgvars);
-    }
+    ARRAY_GROW(in->gvars, in->ngvars, in->capgvars);
     in->gvars[in->ngvars++] = g;
     sym_t *s = pool_alloc(&in->pool, sizeof *s);
     s->name = g->name;
@@ -761,7 +754,7 @@ static char *qual_text(P *p) { /* an identifier, possibly qualified (joined) */
 static void add_using(interp_t *in, const char *ns) {
     for (int i = 0; i < in->nusings; i++)
         if (!strcmp(in->usings[i], ns)) return;
-    in->usings = realloc(in->usings, sizeof(char *) * (size_t)(in->nusings + 1));
+    in->usings = xreallocarray(in->usings, (size_t)in->nusings + 1, sizeof *in->usings);
     in->usings[in->nusings++] = ns;
 }
 

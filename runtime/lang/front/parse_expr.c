@@ -7,6 +7,7 @@
 #include <string.h>
 #include "parse_internal.h"
 #include "cxx_class.h"
+#include "runtime/base/xalloc.h"
 
 
 /* ---------------- expressions ---------------- */
@@ -85,7 +86,7 @@ static fbox_t *builtin_thunk(P *p, builtin_t *b, loc_t *l) {
     box->owner = p->in->id;
     box->id = g_nfboxes;
     box->cur = fn;
-    g_fboxes = realloc(g_fboxes, sizeof(fbox_t *) * (size_t)(g_nfboxes + 1));
+    g_fboxes = xreallocarray(g_fboxes, (size_t)g_nfboxes + 1, sizeof *g_fboxes);
     g_fboxes[g_nfboxes++] = box;
     hmap_put(&p->in->fboxes, pool_strndup(&p->in->pool, key, strlen(key)), box);
     return box;

@@ -301,7 +301,7 @@ pp_cell_t *pp_cell_begin(interp_t *in, const char *code, const char *cell, const
     p->code = code;
     p->cell = cell;
     p->io = io;
-    p->out = strdup(code);
+    p->out = xstrdup(code);
     p->session = in->macros; /* the cell's #defines are tried on a copy */
     size_t cap = (size_t)(p->session.cap ? p->session.cap : 1);
     in->macros.keys = xmalloc(sizeof *p->session.keys * cap);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 #include "lib.h"
+#include "runtime/base/xalloc.h"
 
 /* ---- format checking ---- */
 typedef struct spec { char conv; int len; /* 0 none, 1 hh, 2 h, 3 l, 4 ll, 5 z, 6 j, 7 t, 8 L */ bool star_w, star_p; } spec_t;
@@ -150,19 +151,19 @@ static int format_printf(node_t *call, val_t *args, int nargs, int fi, char **ou
     note_read(ov, fmt, fmtlen + 1, fi);
     if (!call->list[fi]->str) check_fmt(call, fmt, fi, bi->name, true);
     size_t cap = 256, n = 0;
-    char *o = g_in->fmt_buf = malloc(cap); /* freed by lang_recover if a conversion fails */
+    char *o = g_in->fmt_buf = xmalloc(cap); /* freed by lang_recover if a conversion fails */
     int ai = fi + 1;
     char sb[80];
 #define PUT(...) do { \
         int need_ = snprintf(NULL, 0, __VA_ARGS__); \
         if (need_ < 0) need_ = 0; \
-        while (n + (size_t)need_ + 1 > cap) { cap *= 2; o = g_in->fmt_buf = realloc(o, cap); } \
+        while (n + (size_t)need_ + 1 > cap) { cap *= 2; o = g_in->fmt_buf = xrealloc(o, cap); } \
         snprintf(o + n, cap - n, __VA_ARGS__); n += (size_t)need_; } while (0)
     for (const char *f = fmt; *f;) {
         if (*f != '%') {
             const char *e = strchr(f, '%');
             size_t k = e ? (size_t)(e - f) : strlen(f);
-            while (n + k + 1 > cap) { cap *= 2; o = g_in->fmt_buf = realloc(o, cap); }
+            while (n + k + 1 > cap) { cap *= 2; o = g_in->fmt_buf = xrealloc(o, cap); }
             memcpy(o + n, f, k);
             n += k;
             f += k;
@@ -225,7 +226,7 @@ static int format_printf(node_t *call, val_t *args, int nargs, int fi, char **ou
                         note_read(ov, base, rn < (size_t)prec ? rn + 1 : rn, vi);
                     }
                     if (prec >= 0 && !memchr(base, 0, avail < (uint64_t)prec ? avail : (uint64_t)prec)) {
-                        char *tmp = strndup(base, (size_t)prec);
+                        char *tmp = xstrndup(base, (size_t)prec);
                         if (s.star_w && s.star_p) PUT(sb, w, pr, tmp);
                         else if (s.star_w) PUT(sb, w, tmp);
                         else if (s.star_p) PUT(sb, pr, tmp);

@@ -41,7 +41,7 @@ static void os_emit(xos_t *os, const char *s, size_t n, bool numeric) {
     os->width = 0;
     if (n >= w) { os_write(os, s, n); return; }
     size_t pad = w - n;
-    char *b = malloc(w + 1);
+    char *b = malloc(w + 1); /* the width is the cell's: no room writes the text unpadded */
     if (!b) { os_write(os, s, n); return; }
     char fill = (char)os->fill;
     size_t split = 0;

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cxx_lib.h"
+#include "runtime/base/vec.h"
+#include "runtime/base/xalloc.h"
 
 static void global_type(interp_t *in, const char *name, type_t *t) {
     sym_t *s = pool_alloc(&in->pool, sizeof *s);
@@ -87,10 +89,7 @@ gvar_t *cx_lib_global(interp_t *in, const char *name, type_t *t) {
     g->bslot = ptr_slot(ptr);
     g->addr = g_bufs[g->bslot].base;
     g->committed = g->defined = true;
-    if (in->ngvars == in->capgvars) {
-        in->capgvars = in->capgvars ? in->capgvars * 2 : 16;
-        in->gvars = realloc(in->gvars, sizeof(gvar_t *) * (size_t)in->capgvars);
-    }
+    ARRAY_GROW(in->gvars, in->ngvars, in->capgvars);
     in->gvars[in->ngvars++] = g;
     sym_t *s = pool_alloc(&in->pool, sizeof *s);
     s->name = name;
@@ -149,7 +148,7 @@ char *cxx_show(type_t *t, const void *obj) {
         else { int32_t i; memcpy(&i, obj, 4); snprintf(b, sizeof b, "%d", i); }
         char o[96];
         snprintf(o, sizeof o, c->lib == LIB_DURATION ? "{count = %s}" : "{ns since epoch = %s}", b);
-        return strdup(o);
+        return xstrdup(o);
     }
-    return strdup("{…}");
+    return xstrdup("{…}");
 }

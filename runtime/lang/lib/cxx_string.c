@@ -10,6 +10,7 @@
 #include <string.h>
 #include "cxx_lib.h"
 #include "runtime/hostmem/arena.h"
+#include "runtime/base/xalloc.h"
 
 typedef struct { uint64_t data, len, cap, pad; } xstr_t;
 #define NPOS ((uint64_t)-1)
@@ -126,11 +127,11 @@ static char *str_show(cx_class_t *c, const char *obj) {
     const char *b = "";
     if (s->data) {
         buf_t *bf = ptr_live_buf(s->data, &off);
-        if (!bf || off != 0 || s->len >= bf->size) return strdup("(a damaged std::string)");
+        if (!bf || off != 0 || s->len >= bf->size) return xstrdup("(a damaged std::string)");
         b = bf->base + off;
-    } else if (s->len) return strdup("(a damaged std::string)");
+    } else if (s->len) return xstrdup("(a damaged std::string)");
     size_t n = s->len > 200 ? 200 : s->len;
-    char *r = malloc(n * 4 + 16);
+    char *r = xmalloc(n * 4 + 16);
     size_t k = 0;
     r[k++] = '"';
     for (size_t i = 0; i < n; i++) {

@@ -12,6 +12,7 @@
 #include <string.h>
 #include "cxx_lib.h"
 #include "runtime/lang/eval/exec_inline.h"
+#include "runtime/base/xalloc.h"
 
 typedef struct { uint64_t data, size, cap; } xvec_t;
 
@@ -119,7 +120,7 @@ static void vec_copy(cx_class_t *k, char *dst, const char *src, node_t *at) {
 static char *vec_show(cx_class_t *k, const char *obj) {
     xvec_t *v = (xvec_t *)obj;
     type_t *t = ELT(k);
-    char *r = malloc(64);
+    char *r = xmalloc(64);
     size_t n = 0, cap = 64;
     int64_t off;
     buf_t *b = v->data ? ptr_live_buf(v->data, &off) : NULL;
@@ -139,11 +140,11 @@ static char *vec_show(cx_class_t *k, const char *obj) {
         else if (ty_is_scalar(t)) {
             val_t x = load_code(tcode(t), b->base + off + i * t->size);
             char *d = display_text(t, x, false);
-            e = strdup(strlen(d) >= skip ? d + skip : d);
+            e = xstrdup(strlen(d) >= skip ? d + skip : d);
             free(d);
-        } else e = strdup("{…}");
+        } else e = xstrdup("{…}");
         size_t el = strlen(e);
-        if (n + el + 16 > cap) { cap = (n + el + 16) * 2; r = realloc(r, cap); }
+        if (n + el + 16 > cap) { cap = (n + el + 16) * 2; r = xrealloc(r, cap); }
         n += (size_t)sprintf(r + n, "%s%s", i ? ", " : "", e);
         free(e);
     }

@@ -27,6 +27,7 @@
 #include "runtime/base/cache_evict.h"
 #include "runtime/base/interrupt.h"
 #include "runtime/base/vec.h"
+#include "runtime/base/xalloc.h"
 
 enum { CC_NICE = 10 }; /* the compiler's niceness above the session's */
 
@@ -49,7 +50,7 @@ static char *cache_dir(void) {
     char *base = icuda_cache_dir();
     if (!base) return NULL;
     size_t n = strlen(base) + 8;
-    dir = malloc(n);
+    dir = xmalloc(n);
     snprintf(dir, n, "%s/host", base);
     free(base);
     for (char *p = dir + 1; *p; p++) { /* each parent first; any may exist */
@@ -179,11 +180,11 @@ native_job_t *native_compile_start(native_libs_t *libs, const char *src, int opt
     j->libs = libs;
     j->h = h;
     j->t0 = now_s();
-    if (dir) j->dir = strdup(dir);
+    if (dir) j->dir = xstrdup(dir);
     else {
         char tmpl[] = "/tmp/icuda-host-XXXXXX";
         if (!mkdtemp(tmpl)) { free(j); return NULL; }
-        j->dir = strdup(tmpl);
+        j->dir = xstrdup(tmpl);
         j->tmpdir = true; /* no cache directory: nothing stays */
     }
     snprintf(j->c_path, sizeof j->c_path, "%s/%016llx.c", j->dir, (unsigned long long)h);

@@ -168,8 +168,8 @@ static char *gvar_write(gen_t *g, int i, const char *v) {
 /* After a store through the site last addressed: if that site's buffer
  * overlaps a cached variable, the locals are reloaded. */
 static char *after_store(gen_t *g) {
-    if (g->collect || !g->ncached || !g->last_kind) return strdup("");
-    if (g->last_kind == 'm') return strdup(" if (__builtin_expect(ovm, 0)) { NT_RELOAD(); NT_INVAL(); }"); /* one flag for them all */
+    if (g->collect || !g->ncached || !g->last_kind) return xstrdup("");
+    if (g->last_kind == 'm') return xstrdup(" if (__builtin_expect(ovm, 0)) { NT_RELOAD(); NT_INVAL(); }"); /* one flag for them all */
     return xasprintf(" if (__builtin_expect(ov%c%d, 0)) { NT_RELOAD(); NT_INVAL(); }", g->last_kind, g->last_site);
 }
 /* The definitions a function with cached variables needs before its body:
@@ -284,7 +284,7 @@ static char *arith_code(gen_t *g, int op, int k, const char *x, const char *y, n
         int w = (k == K_I32 || k == K_U32) ? 32 : 64;
         char *shl = op == P_SHL && (k == K_I32 || k == K_I64)
                         ? xasprintf(" || (int64_t)%s < 0 || ((int64_t)%s > 0 && ((uint64_t)%s >> (%d - (int64_t)%s)) != 0)", x, y, x, w - 1, y)
-                        : strdup("");
+                        : xstrdup("");
         char *chk = xasprintf("if (__builtin_expect((uint64_t)%s >= %d%s, 0)) { NT_SYNC(); NT_RAISE(rt->shift(k%d, %d, %d, (int64_t)%s, (int64_t)%s)); }",
                         y, w, shl, ni, op, k, x, y);
         free(shl);
@@ -340,7 +340,7 @@ static char *arith_unchecked(gen_t *g, int op, int k, const char *x, const char 
  * double named d, tested inline: the call is only made to raise it. */
 static char *f2i_check(gen_t *g, node_t *n, const char *d, int to) {
     double lo, hi;
-    if (!ub_f2i_range(to, &lo, &hi)) return strdup("");
+    if (!ub_f2i_range(to, &lo, &hi)) return xstrdup("");
     return xasprintf("if (__builtin_expect(!(%s > %a && %s < %a), 0)) { NT_SYNC(); NT_RAISE(rt->f2i(k%d, %s, %d)); }", d, lo, d, hi,
                gen_kidx(g, n), d, to);
 }
@@ -420,7 +420,7 @@ static char *addr(gen_t *g, node_t *pl, int wr) {
         char *p = gen_expr(g, pl->a);
         char *chk = alias ? xasprintf(" if (NT_ALIAS((uintptr_t)a_, %" PRId64 "u) || (c_.base && NT_ALIAS((uintptr_t)c_.base,"
                                 " c_.lim + %" PRId64 "u))) { dk%d = ~0ULL; ovd%d = 1; }", pl->esz, pl->esz, j, j)
-                          : strdup("");
+                          : xstrdup("");
         char *r = xasprintf("({ uint64_t p_ = (uint64_t)%s; int64_t o_ = nt_off(p_) + %" PRId64 "; char *a_;"
                       " if (__builtin_expect((p_ >> NT_OFF_BITS) == dk%d && (uint64_t)o_ <= dl%d, 1)) a_ = db%d + o_;"
                       " else { NT_SYNC(); ndc_t c_; a_ = rt->deref(k%d, p_, %d, &c_); dk%d = c_.key; db%d = c_.base;"
@@ -475,7 +475,7 @@ static char *addr(gen_t *g, node_t *pl, int wr) {
         if (ok == 1) { /* through a pointer: p, then i */
             int j = jc, ni = gen_kidx(g, pl);
             char *i = gen_expr(g, pl->b);
-            char *ov = g->ncached ? xasprintf("ovi%d", j) : strdup("ovm");
+            char *ov = g->ncached ? xasprintf("ovi%d", j) : xstrdup("ovm");
             char pc[32] = "";
             if (!cb) snprintf(pc, sizeof pc, "p_ == cp%d && ", j);
             char *r = xasprintf("({ uint64_t p_ = (uint64_t)%s; int64_t i_ = %s; char *a_;"
@@ -548,7 +548,7 @@ static bool math2(const char *s) {
 static char *builtin_call(gen_t *g, node_t *n) {
     builtin_t *b = n->p;
     const char *nm = b->name;
-    if (!strcmp(nm, "rand") && n->nlist == 0) return g->fnmode ? bad(g) : strdup("((int64_t)rt->rand())");
+    if (!strcmp(nm, "rand") && n->nlist == 0) return g->fnmode ? bad(g) : xstrdup("((int64_t)rt->rand())");
     size_t L = strlen(nm);
     char base[64];
     bool fl = false;
@@ -563,7 +563,7 @@ static char *builtin_call(gen_t *g, node_t *n) {
     for (int i = 0; i < ar; i++)
         if (!isf(n->list[i]->ty)) return bad(g);
     int fi = gen_kidx(g, b->data);
-    char *a0 = gen_expr(g, n->list[0]), *a1 = ar == 2 ? gen_expr(g, n->list[1]) : strdup(""), *r;
+    char *a0 = gen_expr(g, n->list[0]), *a1 = ar == 2 ? gen_expr(g, n->list[1]) : xstrdup(""), *r;
     const char *t = fl ? "float" : "double";
     if (ar == 1)
         r = xasprintf("({ double x_ = %s; (double)((%s (*)(%s))k%d)((%s)x_); })", a0, t, t, fi, t);
@@ -633,7 +633,7 @@ static char *cmp(gen_t *g, node_t *n) {
 static char *waddr(gen_t *g, node_t *pl) {
     if (pl->place == PL_SLOT || (!g->collect && gen_gvar_ref(g, pl, true) >= 0)) {
         g->last_kind = 0;
-        return strdup("0");
+        return xstrdup("0");
     }
     return addr(g, pl, 1);
 }
@@ -698,7 +698,7 @@ static char *compound(gen_t *g, node_t *n) {
                       : arith_code(g, n->op, ty_opkind(n->c->ty), "o2_", "v_", n);
         char *back = conv_code("r", oc, pc);
         /* i += 1e20: the result out of the place's range is the interpreter's error */
-        char *chk = c_float(oc) && !c_float(pc) && pc != T_BOOL ? f2i_check(g, n, "r", pc) : strdup("");
+        char *chk = c_float(oc) && !c_float(pc) && pc != T_BOOL ? f2i_check(g, n, "r", pc) : xstrdup("");
         calc = xasprintf("%s o2_ = %s; %s %s %s r2_ = %s;", c_float(oc) ? "double" : "int64_t", o2, ar, chk, vt(pl->ty), back);
         free(chk);
         free(o2);
@@ -755,7 +755,7 @@ static char *incdec(gen_t *g, node_t *n) {
 }
 
 char *gen_expr(gen_t *g, node_t *n) {
-    if (g->fail) return strdup("0");
+    if (g->fail) return xstrdup("0");
     switch (eval_expr_kind(n)) {
     case NK_CONST:
         if (isf(n->ty)) {
@@ -1008,7 +1008,7 @@ void gen_stmt(gen_t *g, node_t *n) {
     case NK_S_RETURN:
         if (n->esz) break;
         if (g->fnmode) {
-            char *v = n->a ? gen_expr(g, n->a) : strdup("0");
+            char *v = n->a ? gen_expr(g, n->a) : xstrdup("0");
             sb_printf(&g->body, "return (nret_t){{.%s = %s}, 0};\n", n->a && isf(n->a->ty) ? "d" : "i", v);
             free(v);
             return;

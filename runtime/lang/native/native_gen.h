@@ -110,7 +110,7 @@ static inline void frees(int n, ...) {
 
 static inline char *bad(gen_t *g) {
     g->fail = true;
-    return strdup("0");
+    return xstrdup("0");
 }
 
 static inline bool isf(type_t *t) {

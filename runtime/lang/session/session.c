@@ -61,7 +61,7 @@ static void setup(interp_t *in_arg) {
 }
 
 interp_t *interp_new(void) {
-    interp_t *in = calloc(1, sizeof *in);
+    interp_t *in = xcalloc(1, sizeof *in);
     in->id = next_id++;
     mem_tables_init(&in->tables);
     setup(in);
@@ -222,7 +222,7 @@ static int run(interp_t *in_arg, const char *text, const char *name, const cell_
                  * IPython: a failed CHECK(...) that calls exit(1) must not
                  * pass a notebook run as a test */
                 free(err->ename);
-                err->ename = strdup("SystemExit");
+                err->ename = xstrdup("SystemExit");
                 free(err->evalue);
                 if (asprintf(&err->evalue, "exit(%d): the cell stopped here; the session goes on",
                              in->exit_code) < 0)
@@ -276,6 +276,7 @@ int interp_run(interp_t *in, const char *host_src, const char *cell_name, const 
 char *interp_cell_conditionals(interp_t *in_arg, const char *code, const char *cell, int cuda_arch,
                                const cell_io_t *io, bool *decided, cell_error_t *err) {
     *decided = false;
+    /* a copy of the cell, any size: NULL is the caller's MemoryError for the cell */
     if (!pp_cell_has_directive(code)) return strdup(code);
     interp_t *volatile in = in_arg;
     interp_t *volatile saved = g_in;
@@ -307,7 +308,7 @@ void interp_flush_output(interp_t *in) {
 char *interp_device_constants(interp_t *in) {
     lang_use(in);
     size_t cap = 256, n = 0;
-    char *o = malloc(cap);
+    char *o = xmalloc(cap);
     o[0] = 0;
     for (int i = 0; i < in->macros.cap; i++) {
         const char *k = in->macros.keys ? in->macros.keys[i] : NULL;
@@ -315,7 +316,7 @@ char *interp_device_constants(interp_t *in) {
         macro_t *m = in->macros.vals[i];
         if (!m || m->builtin || !m->text) continue;
         size_t l = strlen(m->text) + 2;
-        while (n + l + 1 > cap) o = realloc(o, cap *= 2);
+        while (n + l + 1 > cap) o = xrealloc(o, cap *= 2);
         /* one line per macro: a definition continued with '\' is joined, so
          * no line of its body can pass for a constant of its own */
         for (const char *c = m->text; *c; c++) {
@@ -355,7 +356,7 @@ char *interp_device_constants(interp_t *in) {
         }
         char *decl = ty_decl_alloc(ty_unqual(t), s->name); /* whole: the device code names it */
         size_t l = strlen(decl) + strlen(v) + 16;
-        while (n + l + 1 > cap) o = realloc(o, cap *= 2);
+        while (n + l + 1 > cap) o = xrealloc(o, cap *= 2);
         n += (size_t)snprintf(o + n, cap - n, "constexpr %s = %s;\n", decl, v);
         free(decl);
     }
