@@ -66,6 +66,8 @@ static const char *refused_cxx(const char *s, const cell_item_t *it, char call[6
             if (tok_is(s, a, n, words[w].word)) return words[w].what;
         if (tok_is(s, a, n, "thrust") || (tok_is(s, a, n, "cub") && strstr(s + a, "::Device") == s + a + 3))
             return tok_is(s, a, n, "thrust") ? "Thrust" : "CUB's device-wide algorithms";
+        if (tok_is(s, a, n, "cuda") && p + 1 < it->end && s[p] == ':' && s[p + 1] == ':')
+            return "libcu++ (cuda::)"; /* cuda::std::atomic, cuda::atomic_ref: device cells have them, host cells not */
         if (first && tok_is(s, a, n, "template")) in_template = true;
         if (in_template && angle == 0 && pn && (tok_is(s, a, n, "class") || tok_is(s, a, n, "struct")) &&
             tok_is(s, pa, pn, ">"))

@@ -787,10 +787,101 @@ static bool plain_captures(const char *s, const char *e) {
     return true;
 }
 
+/* Words after which a name is no declaration's: "return x", "case x". */
+static const char *const not_types[] = {"return", "case", "sizeof", "delete", "throw", "else", "do", "goto",
+                                        "new", "co_return", "co_yield", NULL};
+
+/* Whether a statement declares name (after a type, or a '*' or '&' after
+ * one): a local of the statement, which its lambdas may capture. What is
+ * not declared there is a global of the unit, as main's locals are. */
+static bool declares(const toks_t *t, const tok_t *name) {
+    for (size_t j = 1; j < t->n; j++) {
+        const tok_t *x = &t->v[j];
+        if (x->k != TK_ID || x->n != name->n || memcmp(x->s, name->s, x->n)) continue;
+        size_t p = j - 1;
+        while (p > 0 && (is(&t->v[p], "*") || is(&t->v[p], "&") || is(&t->v[p], "&&"))) p--;
+        const tok_t *b = &t->v[p];
+        if ((b->k == TK_ID && !is_one_of(b, not_types)) || is(b, ">")) return true;
+    }
+    return false;
+}
+
+/* The lambda whose capture list opens at t->v[j] ('['): the index of its
+ * ']', or 0 when the '[' opens no lambda (a subscript, an attribute). */
+static size_t lambda_captures(const toks_t *t, size_t j) {
+    const tok_t *pv = j ? &t->v[j - 1] : NULL;
+    if (pv && !(is(pv, "=") || is(pv, "(") || is(pv, ",") || is(pv, "{") || is(pv, ";") || is(pv, ":") ||
+                is(pv, "return") || is(pv, "?") || is(pv, "&&") || is(pv, "||")))
+        return 0;
+    if (j + 1 < t->n && is(&t->v[j + 1], "[")) return 0;
+    int depth = 0;
+    for (size_t k = j; k < t->n; k++) {
+        if (is(&t->v[k], "[")) depth++;
+        if (is(&t->v[k], "]") && --depth == 0) {
+            const tok_t *nx = k + 1 < t->n ? &t->v[k + 1] : NULL;
+            return nx && (is(nx, "(") || is(nx, "{") || is(nx, "mutable") || is(nx, "__device__") ||
+                          is(nx, "__host__") || is(nx, "->"))
+                       ? k
+                       : 0;
+        }
+    }
+    return 0;
+}
+
+/* Spaces over [s, e) of code in out (a copy of code made at the first). */
+static void blank(const char *code, const char *s, const char *e, char **out) {
+    if (!*out) *out = xstrdup(code);
+    for (const char *p = s; p < e; p++)
+        if (*p != '\n') (*out)[p - code] = ' ';
+}
+
+/* Blank in out the captures of the lambdas of one item that a global
+ * cannot be: a capture-default ("&", "=") where every = true (the lambda
+ * is at namespace scope), and a plain name ("n", "&n") that the item does
+ * not declare. Init-captures and this stay. The commas left join what
+ * stays. */
+static void blank_captures(const char *code, const native_item_t *it, bool every, char **out) {
+    toks_t t = {0};
+    lex(code + it->start, it->end - it->start, &t);
+    for (size_t j = 0; j < t.n; j++) {
+        if (!is(&t.v[j], "[")) continue;
+        size_t close = lambda_captures(&t, j);
+        if (!close) continue;
+        bool kept_before = false;
+        size_t a = j + 1, comma = 0;
+        while (a < close) {
+            size_t b = a;
+            int depth = 0;
+            for (; b < close; b++) {
+                if (is(&t.v[b], "(") || is(&t.v[b], "{") || is(&t.v[b], "[")) depth++;
+                if (is(&t.v[b], ")") || is(&t.v[b], "}") || is(&t.v[b], "]")) depth--;
+                if (depth == 0 && is(&t.v[b], ",")) break;
+            }
+            const tok_t *nm = b - a == 1 ? &t.v[a] : b - a == 2 && is(&t.v[a], "&") ? &t.v[a + 1] : NULL;
+            bool drop;
+            if (b - a == 1 && (is(&t.v[a], "=") || is(&t.v[a], "&")))
+                drop = every;
+            else
+                drop = nm && nm->k == TK_ID && !is(nm, "this") && (every || !declares(&t, nm));
+            if (comma && (drop || !kept_before)) blank(code, t.v[comma].s, t.v[comma].s + 1, out);
+            if (drop) blank(code, t.v[a].s, t.v[b - 1].s + t.v[b - 1].n, out);
+            kept_before |= !drop;
+            comma = b < close ? b : 0;
+            a = b + 1;
+        }
+        j = close;
+    }
+    free(t.v);
+}
+
 char *native_items_unit_code(const char *code, const native_items_t *items) {
     char *out = NULL;
     for (size_t i = 0; i < items->n; i++) {
         const native_item_t *it = &items->v[i];
+        if (it->kind == NI_STATEMENT || it->kind == NI_VARIABLE) {
+            blank_captures(code, it, it->kind == NI_VARIABLE, &out);
+            continue;
+        }
         if (!it->capture_end || it->capture_end - it->capture < 3) continue; /* "[]" */
         const char *s = code + it->capture + 1, *e = code + it->capture_end - 1;
         if (!plain_captures(s, e)) continue;

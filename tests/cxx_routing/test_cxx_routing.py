@@ -420,6 +420,46 @@ def test_a_standard_name_the_interpreter_lacks_makes_the_cell_native():
         assert c["ename"] == "CompileError" and "no_such_thing_here" in c["evalue"] and "line 2" in c["evalue"], c
 
 
+def test_a_libcuxx_name_the_interpreter_lacks_makes_the_cell_native():
+    """libcu++'s headers are device headers a device cell takes; host code
+    of the same cell that names cuda:: (a __host__ __device__ function, a
+    variable) sends it to nvcc, as does a later cell that names it."""
+    with shared_kernel() as k:
+        c, msgs = run(k, "#include <cuda/std/atomic>\n"
+                         "__host__ __device__ void bump(cuda::std::atomic<int> &a, int by) {\n"
+                         "    a.fetch_add(by, cuda::std::memory_order_relaxed);\n}\n"
+                         "cuda::std::atomic<int> total{0};\nbump(total, 5);\nprintf(\"%d\\n\", total.load());\n",
+                      t=300)
+        assert "host cells do not interpret libcu++ (cuda::) (line 2)" in stdout_of(msgs, "stderr"), msgs
+        ran_natively(c, msgs, "5\n")
+    with shared_kernel() as k:
+        ok(k, "#include <cuda/std/atomic>")
+        c, msgs = run(k, "int start = 2;\nauto limit = cuda::std::numeric_limits<int>::max();\n"
+                         "printf(\"%d\\n\", limit > start);\n", t=300)
+        assert "host cells do not interpret libcu++ (cuda::) (line 2)" in stdout_of(msgs, "stderr"), msgs
+        ran_natively(c, msgs, "1\n")
+
+
+def test_lambdas_in_main_capture_mains_locals_by_name():
+    """main's body as a native cell: its locals are the unit's globals, which
+    a lambda inside a statement cannot capture by name; those captures go
+    (it reaches them as globals) while the statement's own locals stay
+    captured."""
+    with shared_kernel() as k:
+        c, msgs = run(k, "#include <thread>\n#include <mutex>\n#include <vector>\n"
+                         "std::mutex guard;\nint done = 0;\nstd::vector<std::thread> workers(3);\n"
+                         "for (int i = 0; i < 3; i++)\n"
+                         "    workers[i] = std::thread([&guard, &done, i] {\n"
+                         "        std::lock_guard<std::mutex> lock(guard);\n        done += i + 1; });\n"
+                         "for (auto &w : workers) w.join();\n"
+                         "auto check = [&done](int want) { return done == want; };\n"
+                         "printf(\"%d %d\\n\", done, (int)check(6));\n", t=300)
+        if support.GPU:
+            assert c["status"] == "ok" and stdout_of(msgs) == "6 1\n", (c, msgs)
+        else:  # no kernel in it: the cell runs on the host side of the worker all the same
+            assert c["status"] == "ok" or "compiled, but cannot run" in c.get("evalue", ""), c
+
+
 def test_a_native_cells_conditional_declarations_keep_their_conditions():
     """Declarations of a native cell under #if/#else come to later cells
     under the same conditions: each branch's typedef or function is kept,

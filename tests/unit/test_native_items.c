@@ -197,6 +197,24 @@ static void lambdas_at_namespace_scope(void) {
     unit_code("std::sort(v.begin(), v.end(), [&](int a, int b) { return a > b; });", "(unchanged)");
 }
 
+static void lambdas_in_statements(void) {
+    /* a statement runs in a function of the unit, where main's locals are
+     * globals: a name the statement does not declare cannot be captured,
+     * and goes; a capture-default stays, as it captures only locals */
+    unit_code("std::mutex m;\nint k = 0;\nfor (auto &t : ts)\n  t = std::thread([&m, &k] { k++; });",
+              "std::mutex m;\nint k = 0;\nfor (auto &t : ts)\n  t = std::thread([      ] { k++; });");
+    unit_code("f([=, &n](int i) { return i + n; });", "f([=    ](int i) { return i + n; });");
+    /* nested: the inner lambda's capture of the loop's own variable stays */
+    unit_code("for (int i = 0; i < 4; i++) g([i, &total] { h([&total, i] { total += i; }); });",
+              "for (int i = 0; i < 4; i++) g([i        ] { h([        i] { total += i; }); });");
+    unit_code("run([&, x = n] { return x; }, [this] { return 1; });", "(unchanged)");
+    unit_code("v[i] = w[j];", "(unchanged)");
+    /* a variable's initialiser is at namespace scope: no captures at all */
+    unit_code("std::thread t([&] { work(n); });", "std::thread t([ ] { work(n); });");
+    unit_code("std::function<int(int)> f([&n, m = 2](int i) { return i + n + m; });",
+              "std::function<int(int)> f([    m = 2](int i) { return i + n + m; });");
+}
+
 /* The names of a cell's only item, as "name,name". */
 static void item_names(const char *code, const char *names) {
     cell_split_t sp;
@@ -257,6 +275,7 @@ int main(void) {
     conditionals_with_includes_stay_whole();
     enums_name_their_enumerators();
     lambdas_at_namespace_scope();
+    lambdas_in_statements();
     declarations_and_statements();
     what_is_repeated();
     kernels_and_device_variables();
