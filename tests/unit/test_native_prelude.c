@@ -215,5 +215,18 @@ int main(void) {
     CHECK(bounds.n == 1);
     done(unit, &bounds);
     native_session_free(&ns);
+
+    /* Thrust's headers, slow to compile, come to a cell that names thrust
+     * or one of its macros, and not to one that names neither */
+    native_session_init(&ns);
+    ns.links.bind = no_binding;
+    add_cell(&ns, "#include <thrust/version.h>\n#include <cstdio>\n", "In [1]");
+    unit = unit_of(&ns, "int major = THRUST_MAJOR_VERSION;\nprintf(\"%d\\n\", major);\n", "In [2]", &bounds);
+    CHECK(unit && strstr(unit, "#include <thrust/version.h>") && strstr(unit, "#include <cstdio>"));
+    done(unit, &bounds);
+    unit = unit_of(&ns, "printf(\"%d\\n\", 2);\n", "In [3]", &bounds);
+    CHECK(unit && !strstr(unit, "#include <thrust/version.h>") && strstr(unit, "#include <cstdio>"));
+    done(unit, &bounds);
+    native_session_free(&ns);
     return check_report();
 }
