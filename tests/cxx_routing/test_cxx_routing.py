@@ -440,6 +440,19 @@ def test_a_libcuxx_name_the_interpreter_lacks_makes_the_cell_native():
         ran_natively(c, msgs, "1\n")
 
 
+def test_a_device_librarys_host_side_makes_the_cell_native():
+    """CUB's headers are device headers a device cell takes; its host side
+    (the caching allocator) the interpreter lacks, so a cell that includes
+    one and names what the interpreter does not know runs natively."""
+    with shared_kernel() as k:
+        c, msgs = run(k, "#include <cub/util_allocator.cuh>\nusing namespace cub;\n"
+                         "CachingDeviceAllocator pool(true);\nint blocks = 4;\n"
+                         "printf(\"%d\\n\", blocks);\n", t=300)
+        assert ("it uses CachingDeviceAllocator, which host cells do not know and <cub/util_allocator.cuh>, "
+                "which it includes, may declare") in stdout_of(msgs, "stderr"), msgs
+        ran_natively(c, msgs, "4\n")
+
+
 def test_lambdas_in_main_capture_mains_locals_by_name():
     """main's body as a native cell: its locals are the unit's globals, which
     a lambda inside a statement cannot capture by name; those captures go
