@@ -787,25 +787,6 @@ static bool plain_captures(const char *s, const char *e) {
     return true;
 }
 
-/* Words after which a name is no declaration's: "return x", "case x". */
-static const char *const not_types[] = {"return", "case", "sizeof", "delete", "throw", "else", "do", "goto",
-                                        "new", "co_return", "co_yield", NULL};
-
-/* Whether a statement declares name (after a type, or a '*' or '&' after
- * one): a local of the statement, which its lambdas may capture. What is
- * not declared there is a global of the unit, as main's locals are. */
-static bool declares(const toks_t *t, const tok_t *name) {
-    for (size_t j = 1; j < t->n; j++) {
-        const tok_t *x = &t->v[j];
-        if (x->k != TK_ID || x->n != name->n || memcmp(x->s, name->s, x->n)) continue;
-        size_t p = j - 1;
-        while (p > 0 && (is(&t->v[p], "*") || is(&t->v[p], "&") || is(&t->v[p], "&&"))) p--;
-        const tok_t *b = &t->v[p];
-        if ((b->k == TK_ID && !is_one_of(b, not_types)) || is(b, ">")) return true;
-    }
-    return false;
-}
-
 /* The lambda whose capture list opens at t->v[j] ('['): the index of its
  * ']', or 0 when the '[' opens no lambda (a subscript, an attribute). */
 static size_t lambda_captures(const toks_t *t, size_t j) {
@@ -835,12 +816,11 @@ static void blank(const char *code, const char *s, const char *e, char **out) {
         if (*p != '\n') (*out)[p - code] = ' ';
 }
 
-/* Blank in out the captures of the lambdas of one item that a global
- * cannot be: a capture-default ("&", "=") where every = true (the lambda
- * is at namespace scope), and a plain name ("n", "&n") that the item does
- * not declare. Init-captures and this stay. The commas left join what
- * stays. */
-static void blank_captures(const char *code, const native_item_t *it, bool every, char **out) {
+/* Blank in out the captures of the lambdas in a variable's initialiser,
+ * which is at namespace scope where a lambda captures nothing: its
+ * capture-default and plain names ("&", "n", "&n") go, its init-captures and
+ * this stay, and the commas left join what stays. */
+static void blank_captures(const char *code, const native_item_t *it, char **out) {
     toks_t t = {0};
     lex(code + it->start, it->end - it->start, &t);
     for (size_t j = 0; j < t.n; j++) {
@@ -858,11 +838,8 @@ static void blank_captures(const char *code, const native_item_t *it, bool every
                 if (depth == 0 && is(&t.v[b], ",")) break;
             }
             const tok_t *nm = b - a == 1 ? &t.v[a] : b - a == 2 && is(&t.v[a], "&") ? &t.v[a + 1] : NULL;
-            bool drop;
-            if (b - a == 1 && (is(&t.v[a], "=") || is(&t.v[a], "&")))
-                drop = every;
-            else
-                drop = nm && nm->k == TK_ID && !is(nm, "this") && (every || !declares(&t, nm));
+            bool drop = (b - a == 1 && (is(&t.v[a], "=") || is(&t.v[a], "&"))) ||
+                        (nm && nm->k == TK_ID && !is(nm, "this"));
             if (comma && (drop || !kept_before)) blank(code, t.v[comma].s, t.v[comma].s + 1, out);
             if (drop) blank(code, t.v[a].s, t.v[b - 1].s + t.v[b - 1].n, out);
             kept_before |= !drop;
@@ -878,8 +855,8 @@ char *native_items_unit_code(const char *code, const native_items_t *items) {
     char *out = NULL;
     for (size_t i = 0; i < items->n; i++) {
         const native_item_t *it = &items->v[i];
-        if (it->kind == NI_STATEMENT || it->kind == NI_VARIABLE) {
-            blank_captures(code, it, it->kind == NI_VARIABLE, &out);
+        if (it->kind == NI_VARIABLE) {
+            blank_captures(code, it, &out);
             continue;
         }
         if (!it->capture_end || it->capture_end - it->capture < 3) continue; /* "[]" */
@@ -890,6 +867,32 @@ char *native_items_unit_code(const char *code, const native_items_t *items) {
             if (*p != '\n') out[p - code] = ' ';
     }
     return out;
+}
+
+char **native_items_lambda_names(const char *code, const native_item_t *it) {
+    toks_t t = {0};
+    lex(code + it->start, it->end - it->start, &t);
+    VEC(char *) out = {0};
+    for (size_t j = 0; j < t.n; j++) {
+        size_t close = is(&t.v[j], "[") ? lambda_captures(&t, j) : 0;
+        if (!close) continue;
+        size_t k = close + 1; /* the body: the first '{' after the captures, to its '}' */
+        while (k < t.n && !is(&t.v[k], "{")) k++;
+        int depth = 0;
+        for (size_t m = j + 1; m < t.n; m++) {
+            if (m >= k && is(&t.v[m], "{")) depth++;
+            if (m >= k && is(&t.v[m], "}") && --depth == 0) break;
+            if (t.v[m].k != TK_ID || (m && (is(&t.v[m - 1], ".") || is(&t.v[m - 1], "->") || is(&t.v[m - 1], "::"))))
+                continue;
+            bool seen = false;
+            for (size_t q = 0; q < out.n && !seen; q++) seen = strlen(out.v[q]) == t.v[m].n && !memcmp(out.v[q], t.v[m].s, t.v[m].n);
+            if (!seen) VEC_PUSH(out, tok_str(&t.v[m]));
+        }
+    }
+    free(t.v);
+    if (!out.n) return NULL;
+    VEC_PUSH(out, NULL);
+    return out.v;
 }
 
 bool native_items_define(const native_items_t *items, const char *name) {

@@ -60,6 +60,10 @@ void native_item_free(native_item_t *it);
  * NULL when nothing changes. */
 char *native_items_unit_code(const char *code, const native_items_t *items);
 void native_items_free(native_items_t *it);
+/* The identifiers the lambdas of a statement name (captures and bodies,
+ * not after '.', '->' or '::'), each once, NULL-terminated; NULL when it
+ * holds no lambda. Free with native_strv_free. */
+char **native_items_lambda_names(const char *code, const native_item_t *it);
 
 /* Whether one of the items declares name (a variable, a kernel) or has the
  * key key (NULL: not asked). */

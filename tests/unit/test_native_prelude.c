@@ -216,6 +216,23 @@ int main(void) {
     done(unit, &bounds);
     native_session_free(&ns);
 
+    /* main's locals that a statement's lambdas name are shadowed in its
+     * function by local references, which lambdas capture; what they name
+     * that is no variable, and statements without lambdas, are left alone */
+    native_session_init(&ns);
+    ns.links.bind = no_binding;
+    const char *threads = "std::mutex m;\nint *d = nullptr;\nint plain = 2;\nplain++;\n"
+                          "run([&m, d](int i) { work(m, d, i); });\n";
+    unit = unit_of(&ns, threads, "In [1]", &bounds);
+    CHECK(unit && strstr(unit, "auto *icuda_ref_m = __builtin_addressof(m); [[maybe_unused]] auto &m = *icuda_ref_m;"));
+    CHECK(unit && strstr(unit, "auto &d = *icuda_ref_d;") && !strstr(unit, "icuda_ref_plain"));
+    CHECK(unit && !strstr(unit, "icuda_ref_work") && !strstr(unit, "icuda_ref_i "));
+    done(unit, &bounds);
+    unit = unit_of(&ns, "int k = 1;\nk += 2;\n", "In [2]", &bounds);
+    CHECK(unit && !strstr(unit, "icuda_ref_"));
+    done(unit, &bounds);
+    native_session_free(&ns);
+
     /* Thrust's headers, slow to compile, come to a cell that names thrust
      * or one of its macros, and not to one that names neither */
     native_session_init(&ns);
