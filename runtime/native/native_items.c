@@ -603,6 +603,19 @@ static bool function_prototype(const toks_t *t) {
     return false;
 }
 
+static size_t lambda_captures(const toks_t *t, size_t j);
+
+/* Whether tokens [a, b) hold an extended lambda ([=] __device__ (...)),
+ * which nvcc takes only inside a function. */
+static bool extended_lambda_in(const toks_t *t, size_t a, size_t b) {
+    bool lambda = false, device = false;
+    for (size_t j = a; j < b; j++) {
+        if (is(&t->v[j], "[") && lambda_captures(t, j)) lambda = true;
+        if (is(&t->v[j], "__device__")) device = true;
+    }
+    return lambda && device;
+}
+
 static void classify(const char *code, const cell_item_t *ci, native_item_t *it) {
     toks_t t = {0};
     lex(code + ci->start, ci->end - ci->start, &t);
@@ -664,6 +677,13 @@ static void classify(const char *code, const cell_item_t *ci, native_item_t *it)
             it->names = d.names.v;
             if (d.names.n) snprintf(it->key, sizeof it->key, "var:%s", d.names.v[0]);
             share_texts(code, &t, &d, it);
+            const dtor_t *dt = d.dtors.n == 1 ? &d.dtors.v[0] : NULL;
+            bool deduced = false; /* auto: no function returning it can be written before it */
+            for (size_t j = 0; j < d.spec_end && j < t.n; j++) deduced |= is(&t.v[j], "auto") || is(&t.v[j], "static");
+            if (dt && !deduced && dt->init && dt->init_end > dt->init && extended_lambda_in(&t, dt->init, dt->init_end)) {
+                it->lambda_init = (size_t)(t.v[dt->init].s - code);
+                it->lambda_init_end = (size_t)(t.v[dt->init_end - 1].s + t.v[dt->init_end - 1].n - code);
+            }
             VEC_FREE(d.dtors);
         }
     }

@@ -475,6 +475,24 @@ def test_lambdas_in_main_capture_mains_locals():
         ran_natively(c, msgs, "6 15\n")
 
 
+def test_a_variable_of_mains_initialised_through_a_device_lambda():
+    """main's `result sq = launch_with([] __device__ ...)` is a global of the
+    unit, whose initialiser is at namespace scope, where nvcc lets no
+    extended lambda instantiate a kernel: the initialiser runs from a
+    function of its own."""
+    with shared_kernel() as k:
+        c, _ = run(k, "#include <map>\n"
+                      "template <typename F> __global__ void apply_k(F f, int *out) { *out = f(7); }\n"
+                      "struct result { int v; };\n"
+                      "template <typename F> result launch_with(F f) {\n    int *o = nullptr;\n"
+                      "    cudaMallocManaged(&o, sizeof(int));\n    apply_k<<<1, 1>>>(f, o);\n"
+                      "    cudaDeviceSynchronize();\n    result r{*o};\n    cudaFree(o);\n    return r;\n}\n", t=300)
+        assert c["status"] == "ok" or "compiled, but cannot run" in c.get("evalue", ""), c
+        c, msgs = run(k, "result sq = launch_with([] __device__ (int x) { return x * x; });\n"
+                         "printf(\"%d\\n\", sq.v);\n", t=300)
+        ran_natively(c, msgs, "49\n")
+
+
 def test_a_native_cells_conditional_declarations_keep_their_conditions():
     """Declarations of a native cell under #if/#else come to later cells
     under the same conditions: each branch's typedef or function is kept,

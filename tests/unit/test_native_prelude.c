@@ -233,6 +233,25 @@ int main(void) {
     done(unit, &bounds);
     native_session_free(&ns);
 
+    /* a variable initialised through an extended lambda: the initialiser
+     * goes into a function, the only place nvcc takes such a lambda */
+    native_session_init(&ns);
+    ns.links.bind = no_binding;
+    unit = unit_of(&ns, "float total = thrust::transform_reduce(v.begin(), v.end(),\n"
+                        "    [] __device__ (float x) -> float { return x * x; }, 0.0f, thrust::plus<float>());\n",
+                   "In [1]", &bounds);
+    CHECK(unit && strstr(unit, "extern float total ;\nstatic decltype(total) icuda_init_0() { return ("));
+    CHECK(unit && strstr(unit, "float total = icuda_init_0();"));
+    done(unit, &bounds);
+    /* auto: no function returning its type can come first, left as it is */
+    unit = unit_of(&ns, "auto sq = make_op([] __device__ (int x) { return x * x; });\n", "In [3]", &bounds);
+    CHECK(unit && !strstr(unit, "icuda_init_"));
+    done(unit, &bounds);
+    unit = unit_of(&ns, "auto host_only = [](int x) { return x; };\nint twice = host_only(2);\n", "In [2]", &bounds);
+    CHECK(unit && !strstr(unit, "icuda_init_"));
+    done(unit, &bounds);
+    native_session_free(&ns);
+
     /* Thrust's headers, slow to compile, come to a cell that names thrust
      * or one of its macros, and not to one that names neither */
     native_session_init(&ns);
