@@ -681,7 +681,7 @@ static void classify(const char *code, const cell_item_t *ci, native_item_t *it)
             bool deduced = false; /* auto: no function returning it can be written before it */
             for (size_t j = 0; j < d.spec_end && j < t.n; j++) deduced |= is(&t.v[j], "auto") || is(&t.v[j], "static");
             if (dt && !deduced && dt->init && dt->init_end > dt->init && extended_lambda_in(&t, dt->init, dt->init_end)) {
-                it->lambda_init = (size_t)(t.v[dt->init].s - code);
+                it->lambda_init = (size_t)(t.v[dt->init - 1].s - code); /* its '=' */
                 it->lambda_init_end = (size_t)(t.v[dt->init_end - 1].s + t.v[dt->init_end - 1].n - code);
             }
             VEC_FREE(d.dtors);

@@ -43,8 +43,8 @@ typedef struct {
     char *share_init;        /* ... and its initialisations as assignments ("n = 1 << 20;\n"), or NULL */
     size_t capture, capture_end; /* NI_REPEAT of a lambda: its [captures] in the cell (0, 0: none) */
     size_t lambda_init, lambda_init_end; /* NI_VARIABLE of one declarator of a written type (not auto) whose '='
-                                          * initialiser holds an extended lambda (__device__): that initialiser in
-                                          * the cell (0, 0: none) */
+                                          * initialiser holds an extended lambda (__device__): where its '=' and its
+                                          * initialiser's end are in the cell (0, 0: none) */
 } native_item_t;
 
 typedef struct {

@@ -370,19 +370,18 @@ static void cell_body(const native_session_t *ns, int live, const char *dev, con
         if (it->kind == NI_VARIABLE && it->lambda_init_end && it->nnames == 1) {
             /* nvcc takes an extended lambda only in a function whose type is not deduced: the
              * initialiser runs from one returning the variable's type, declared first */
-            size_t eq = it->lambda_init;
-            while (eq > it->start && code[eq - 1] != '=') eq--;
+            size_t eq = it->lambda_init, init = eq + 1;
             sb_puts(b, "extern ");
-            native_launch_append(b, code + it->start, eq - 1 - it->start, dk);
+            native_launch_append(b, code + it->start, eq - it->start, dk);
             sb_printf(b, ";\nstatic decltype(%s) icuda_init_%d() { return (", it->names[0], k);
             int at = it->first_line;
-            for (size_t c = it->start; c < it->lambda_init; c++) at += code[c] == '\n';
+            for (size_t c = it->start; c < init; c++) at += code[c] == '\n';
             line(b, at, cell);
-            native_launch_append(b, code + it->lambda_init, it->lambda_init_end - it->lambda_init, dk);
+            native_launch_append(b, code + init, it->lambda_init_end - init, dk);
             sb_puts(b, "); }");
             line(b, it->first_line, cell);
-            native_launch_append(b, code + it->start, it->lambda_init - it->start, dk);
-            sb_printf(b, "icuda_init_%d()", k);
+            native_launch_append(b, code + it->start, init - it->start, dk);
+            sb_printf(b, " icuda_init_%d()", k);
             native_launch_append(b, code + it->lambda_init_end, it->end - it->lambda_init_end, dk);
         } else {
             native_launch_append(b, code + it->start, it->end - it->start, dk);

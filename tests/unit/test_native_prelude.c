@@ -242,6 +242,10 @@ int main(void) {
                    "In [1]", &bounds);
     CHECK(unit && strstr(unit, "extern float total ;\nstatic decltype(total) icuda_init_0() { return ("));
     CHECK(unit && strstr(unit, "float total = icuda_init_0();"));
+    /* an '=' in a comment before the initialiser is no declaration's */
+    done(unit, &bounds);
+    unit = unit_of(&ns, "float sum /* = 0 */ = reduce_with(v, [] __device__ (float x) { return x; });\n", "In [4]", &bounds);
+    CHECK(unit && strstr(unit, "extern float sum /* = 0 */ ;\nstatic decltype(sum) icuda_init_0() { return ("));
     done(unit, &bounds);
     /* auto: no function returning its type can come first, left as it is */
     unit = unit_of(&ns, "auto sq = make_op([] __device__ (int x) { return x * x; });\n", "In [3]", &bounds);
