@@ -117,6 +117,23 @@ static unsigned item_words(const char *s, size_t start, size_t end, const char *
     return found;
 }
 
+/* Where a declaration's '=' initialiser starts (its '='), or end: CUDA's
+ * words after it are a lambda's ([] __device__ (int x) { ... }), not the
+ * declaration's, whose variable is main's, on the host. */
+static size_t initialiser_at(const char *s, size_t start, size_t end) {
+    scan_t sc = {s, start, end};
+    int depth = 0;
+    for (tok_t t = next_tok(&sc); t.kind; t = next_tok(&sc)) {
+        char c = t.kind == 'p' ? s[t.start] : 0;
+        if (c == '(' || c == '[' || c == '{') depth++;
+        if (c == ')' || c == ']' || c == '}') depth--;
+        if (c == '=' && depth == 0 && t.end - t.start == 1 && !(t.end < end && s[t.end] == '=') &&
+            !(t.start > start && strchr("=!<>+-*/%&|^", s[t.start - 1])))
+            return t.start;
+    }
+    return end;
+}
+
 /* A name into dst: whole when it fits, else its head and a hash of all of
  * it ("head#0123456789abcdef"), so that two long names that differ only
  * past the head still make different keys (a later definition replaces an
@@ -407,9 +424,10 @@ static void classify(const char *s, cell_item_t *it, item_text_t *tx) {
     }
     if (namespace_item(s, it, tx)) return;
     static const char *const cuda_words[] = {"__global__", "__device__", "__host__", "__constant__", "__managed__", NULL};
-    unsigned w = item_words(s, it->start, it->end, cuda_words);
-    bool global = w & 1, device = w & 2, host = w & 4, constant = w & 8, managed = w & 16;
     it->is_template = tok_is(&sc, first, "template");
+    size_t head_end = it->is_template ? it->end : initialiser_at(s, it->start, it->end);
+    unsigned w = item_words(s, it->start, head_end, cuda_words);
+    bool global = w & 1, device = w & 2, host = w & 4, constant = w & 8, managed = w & 16;
     bool extern_c = tok_is(&sc, first, "extern") && s[next_tok(&sc).start] == '"';
     name_item(s, it, tx);
     it->is_kernel = global && it->is_function;

@@ -248,7 +248,7 @@ static int run_code(magic_ctx_t *mc, const char *code_in, cell_error_t *err) {
         rc = run_host(e, code, &sp, seg, i, mc->cell_name, i == sp.n, mc->io, err);
         /* nothing of the host side ran yet: a name the interpreter does not
          * know may be a native cell's header's */
-        if (rc && seg == first && engine_native_fallback(&e->native, err, why, sizeof why)) {
+        if (rc && seg == first && engine_native_fallback(&e->native, &sp, err, why, sizeof why)) {
             cell_error_clear(err);
             rc = run_native(mc, code_in, &sp, first, why, err);
             break;

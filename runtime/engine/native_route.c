@@ -66,6 +66,8 @@ static const char *refused_cxx(const char *s, const cell_item_t *it, char call[6
             if (tok_is(s, a, n, words[w].word)) return words[w].what;
         if (tok_is(s, a, n, "thrust") || (tok_is(s, a, n, "cub") && strstr(s + a, "::Device") == s + a + 3))
             return tok_is(s, a, n, "thrust") ? "Thrust" : "CUB's device-wide algorithms";
+        if (tok_is(s, a, n, "cuda") && p + 1 < it->end && s[p] == ':' && s[p + 1] == ':')
+            return "libcu++ (cuda::)"; /* cuda::std::atomic, cuda::atomic_ref: device cells have them, host cells not */
         if (first && tok_is(s, a, n, "template")) in_template = true;
         if (in_template && angle == 0 && pn && (tok_is(s, a, n, "class") || tok_is(s, a, n, "struct")) &&
             tok_is(s, pa, pn, ">"))
@@ -158,13 +160,21 @@ bool engine_native_route(engine_t *e, const native_session_t *ns, const char *co
     return false;
 }
 
-bool engine_native_fallback(const native_session_t *ns, const cell_error_t *err, char *why, size_t cap) {
+bool engine_native_fallback(const native_session_t *ns, const cell_split_t *sp, const cell_error_t *err, char *why,
+                            size_t cap) {
     const char *v = err->evalue, *suffix = "' is undeclared";
     if (!err->ename || strcmp(err->ename, "TypeError") || !v || v[0] != '\'') return false;
     size_t n = strlen(v), sn = strlen(suffix);
     if (n <= sn + 1 || strcmp(v + n - sn, suffix)) return false;
     if (!strncmp(v + 1, "std::", 5)) { /* the standard library has it; the interpreter's does not */
         snprintf(why, cap, "it uses %.*s, which host cells do not have", (int)(n - sn - 1), v + 1);
+        return true;
+    }
+    for (size_t i = 0; i < sp->n; i++) { /* a device library's host side: cub's allocator, libcu++'s types */
+        const cell_item_t *it = &sp->items[i];
+        if (!it->is_include || it->include_route != INC_DEVICE) continue;
+        snprintf(why, cap, "it uses %.*s, which host cells do not know and %c%s%c, which it includes, may declare",
+                 (int)(n - sn - 1), v + 1, it->include_angle ? '<' : '"', it->name, it->include_angle ? '>' : '"');
         return true;
     }
     const native_entry_t *inc = native_session_last_include(ns);

@@ -23,9 +23,12 @@ bool engine_native_route(engine_t *e, const native_session_t *ns, const char *co
 /* True when a cell the interpreter refused for a name it does not know
  * ("'X' is undeclared", found before anything of the cell ran) should run
  * natively instead: the name is the standard library's (std::unique_ptr),
+ * the cell itself includes a device library whose host side the
+ * interpreter lacks (CachingDeviceAllocator of <cub/util_allocator.cuh>),
  * or a native cell included a header the name may come from
  * (findCudaDevice of helper_cuda.h, std::map of <map>); why gets the
  * reason. */
-bool engine_native_fallback(const native_session_t *ns, const cell_error_t *err, char *why, size_t cap);
+bool engine_native_fallback(const native_session_t *ns, const cell_split_t *sp, const cell_error_t *err, char *why,
+                            size_t cap);
 
 #endif

@@ -603,6 +603,19 @@ static bool function_prototype(const toks_t *t) {
     return false;
 }
 
+static size_t lambda_captures(const toks_t *t, size_t j);
+
+/* Whether tokens [a, b) hold an extended lambda ([=] __device__ (...)),
+ * which nvcc takes only inside a function. */
+static bool extended_lambda_in(const toks_t *t, size_t a, size_t b) {
+    bool lambda = false, device = false;
+    for (size_t j = a; j < b; j++) {
+        if (is(&t->v[j], "[") && lambda_captures(t, j)) lambda = true;
+        if (is(&t->v[j], "__device__")) device = true;
+    }
+    return lambda && device;
+}
+
 static void classify(const char *code, const cell_item_t *ci, native_item_t *it) {
     toks_t t = {0};
     lex(code + ci->start, ci->end - ci->start, &t);
@@ -664,6 +677,13 @@ static void classify(const char *code, const cell_item_t *ci, native_item_t *it)
             it->names = d.names.v;
             if (d.names.n) snprintf(it->key, sizeof it->key, "var:%s", d.names.v[0]);
             share_texts(code, &t, &d, it);
+            const dtor_t *dt = d.dtors.n == 1 ? &d.dtors.v[0] : NULL;
+            bool deduced = false; /* auto: no function returning it can be written before it */
+            for (size_t j = 0; j < d.spec_end && j < t.n; j++) deduced |= is(&t.v[j], "auto") || is(&t.v[j], "static");
+            if (dt && !deduced && dt->init && dt->init_end > dt->init && extended_lambda_in(&t, dt->init, dt->init_end)) {
+                it->lambda_init = (size_t)(t.v[dt->init - 1].s - code); /* its '=' */
+                it->lambda_init_end = (size_t)(t.v[dt->init_end - 1].s + t.v[dt->init_end - 1].n - code);
+            }
             VEC_FREE(d.dtors);
         }
     }
@@ -787,10 +807,78 @@ static bool plain_captures(const char *s, const char *e) {
     return true;
 }
 
+/* The lambda whose capture list opens at t->v[j] ('['): the index of its
+ * ']', or 0 when the '[' opens no lambda (a subscript, an attribute). */
+static size_t lambda_captures(const toks_t *t, size_t j) {
+    const tok_t *pv = j ? &t->v[j - 1] : NULL;
+    if (pv && !(is(pv, "=") || is(pv, "(") || is(pv, ",") || is(pv, "{") || is(pv, ";") || is(pv, ":") ||
+                is(pv, "return") || is(pv, "?") || is(pv, "&&") || is(pv, "||")))
+        return 0;
+    if (j + 1 < t->n && is(&t->v[j + 1], "[")) return 0;
+    int depth = 0;
+    for (size_t k = j; k < t->n; k++) {
+        if (is(&t->v[k], "[")) depth++;
+        if (is(&t->v[k], "]") && --depth == 0) {
+            const tok_t *nx = k + 1 < t->n ? &t->v[k + 1] : NULL;
+            return nx && (is(nx, "(") || is(nx, "{") || is(nx, "mutable") || is(nx, "__device__") ||
+                          is(nx, "__host__") || is(nx, "->"))
+                       ? k
+                       : 0;
+        }
+    }
+    return 0;
+}
+
+/* Spaces over [s, e) of code in out (a copy of code made at the first). */
+static void blank(const char *code, const char *s, const char *e, char **out) {
+    if (!*out) *out = xstrdup(code);
+    for (const char *p = s; p < e; p++)
+        if (*p != '\n') (*out)[p - code] = ' ';
+}
+
+/* Blank in out the captures of the lambdas in a variable's initialiser,
+ * which is at namespace scope where a lambda captures nothing: its
+ * capture-default and plain names ("&", "n", "&n") go, its init-captures and
+ * this stay, and the commas left join what stays. */
+static void blank_captures(const char *code, const native_item_t *it, char **out) {
+    toks_t t = {0};
+    lex(code + it->start, it->end - it->start, &t);
+    for (size_t j = 0; j < t.n; j++) {
+        if (!is(&t.v[j], "[")) continue;
+        size_t close = lambda_captures(&t, j);
+        if (!close) continue;
+        bool kept_before = false;
+        size_t a = j + 1, comma = 0;
+        while (a < close) {
+            size_t b = a;
+            int depth = 0;
+            for (; b < close; b++) {
+                if (is(&t.v[b], "(") || is(&t.v[b], "{") || is(&t.v[b], "[")) depth++;
+                if (is(&t.v[b], ")") || is(&t.v[b], "}") || is(&t.v[b], "]")) depth--;
+                if (depth == 0 && is(&t.v[b], ",")) break;
+            }
+            const tok_t *nm = b - a == 1 ? &t.v[a] : b - a == 2 && is(&t.v[a], "&") ? &t.v[a + 1] : NULL;
+            bool drop = (b - a == 1 && (is(&t.v[a], "=") || is(&t.v[a], "&"))) ||
+                        (nm && nm->k == TK_ID && !is(nm, "this"));
+            if (comma && (drop || !kept_before)) blank(code, t.v[comma].s, t.v[comma].s + 1, out);
+            if (drop) blank(code, t.v[a].s, t.v[b - 1].s + t.v[b - 1].n, out);
+            kept_before |= !drop;
+            comma = b < close ? b : 0;
+            a = b + 1;
+        }
+        j = close;
+    }
+    free(t.v);
+}
+
 char *native_items_unit_code(const char *code, const native_items_t *items) {
     char *out = NULL;
     for (size_t i = 0; i < items->n; i++) {
         const native_item_t *it = &items->v[i];
+        if (it->kind == NI_VARIABLE) {
+            blank_captures(code, it, &out);
+            continue;
+        }
         if (!it->capture_end || it->capture_end - it->capture < 3) continue; /* "[]" */
         const char *s = code + it->capture + 1, *e = code + it->capture_end - 1;
         if (!plain_captures(s, e)) continue;
@@ -799,6 +887,32 @@ char *native_items_unit_code(const char *code, const native_items_t *items) {
             if (*p != '\n') out[p - code] = ' ';
     }
     return out;
+}
+
+char **native_items_lambda_names(const char *code, const native_item_t *it) {
+    toks_t t = {0};
+    lex(code + it->start, it->end - it->start, &t);
+    VEC(char *) out = {0};
+    for (size_t j = 0; j < t.n; j++) {
+        size_t close = is(&t.v[j], "[") ? lambda_captures(&t, j) : 0;
+        if (!close) continue;
+        size_t k = close + 1; /* the body: the first '{' after the captures, to its '}' */
+        while (k < t.n && !is(&t.v[k], "{")) k++;
+        int depth = 0;
+        for (size_t m = j + 1; m < t.n; m++) {
+            if (m >= k && is(&t.v[m], "{")) depth++;
+            if (m >= k && is(&t.v[m], "}") && --depth == 0) break;
+            if (t.v[m].k != TK_ID || (m && (is(&t.v[m - 1], ".") || is(&t.v[m - 1], "->") || is(&t.v[m - 1], "::"))))
+                continue;
+            bool seen = false;
+            for (size_t q = 0; q < out.n && !seen; q++) seen = strlen(out.v[q]) == t.v[m].n && !memcmp(out.v[q], t.v[m].s, t.v[m].n);
+            if (!seen) VEC_PUSH(out, tok_str(&t.v[m]));
+        }
+    }
+    free(t.v);
+    if (!out.n) return NULL;
+    VEC_PUSH(out, NULL);
+    return out.v;
 }
 
 bool native_items_define(const native_items_t *items, const char *name) {

@@ -42,6 +42,9 @@ typedef struct {
     char *share_decl;        /* NI_VARIABLE of numbers: its declarations without initialisers ("int n;\n") */
     char *share_init;        /* ... and its initialisations as assignments ("n = 1 << 20;\n"), or NULL */
     size_t capture, capture_end; /* NI_REPEAT of a lambda: its [captures] in the cell (0, 0: none) */
+    size_t lambda_init, lambda_init_end; /* NI_VARIABLE of one declarator of a written type (not auto) whose '='
+                                          * initialiser holds an extended lambda (__device__): where its '=' and its
+                                          * initialiser's end are in the cell (0, 0: none) */
 } native_item_t;
 
 typedef struct {
@@ -60,6 +63,10 @@ void native_item_free(native_item_t *it);
  * NULL when nothing changes. */
 char *native_items_unit_code(const char *code, const native_items_t *items);
 void native_items_free(native_items_t *it);
+/* The identifiers the lambdas of a statement name (captures and bodies,
+ * not after '.', '->' or '::'), each once, NULL-terminated; NULL when it
+ * holds no lambda. Free with native_strv_free. */
+char **native_items_lambda_names(const char *code, const native_item_t *it);
 
 /* Whether one of the items declares name (a variable, a kernel) or has the
  * key key (NULL: not asked). */

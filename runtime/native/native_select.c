@@ -81,6 +81,14 @@ static bool heavy(const native_entry_t *e) {
     return !strncmp(t, "thrust/", 7) || !strncmp(t, "cub/", 4);
 }
 
+/* Whether the cell names one of Thrust's or CUB's macros (THRUST_VERSION,
+ * CUB_PTX_ARCH): only their headers define them. */
+static bool names_library_macro(char **ids) {
+    for (char **p = ids; *p; p++)
+        if (!strncmp(*p, "THRUST_", 7) || !strncmp(*p, "CUB_", 4)) return true;
+    return false;
+}
+
 /* A cell's label as one identifier: "In [3]" -> "In_3_". */
 static const char *cell_word(const char *cell) {
     static _Thread_local char w[48];
@@ -97,7 +105,7 @@ static bool is_macro(const native_entry_t *e) { return !strncmp(e->key, "macro:"
 static bool wanted(const native_entry_t *e, char **ids, char **cells) {
     switch (e->kind) {
     case NI_PP:
-        if (heavy(e)) return in(ids, "thrust") || in(ids, "cub") || in(cells, cell_word(e->cell));
+        if (heavy(e)) return in(ids, "thrust") || in(ids, "cub") || names_library_macro(ids) || in(cells, cell_word(e->cell));
         if (is_macro(e)) return named(e, ids);
         return true;
     case NI_REPEAT: {

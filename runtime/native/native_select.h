@@ -2,7 +2,8 @@
  * (native_select.c): the earlier native cells' and interpreted cells'
  * definitions the cell names, directly or through one another; #includes
  * but Thrust's and CUB's (seconds to compile), which come only for a cell
- * that names them or takes something of a cell that included them;
+ * that names them (or their THRUST_ and CUB_ macros) or takes something of
+ * a cell that included them;
  * macros by name. So a cell that uses nothing heavy compiles in about a
  * second, whatever came before it. */
 #ifndef ICUDA_NATIVE_SELECT_H

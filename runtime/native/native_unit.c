@@ -296,6 +296,42 @@ static bool qualified_definition(const char *text, size_t n, const char *name) {
     return false;
 }
 
+/* Whether one of the cell's items before end declares name as a variable. */
+static bool variable_before(const native_items_t *items, size_t end, const char *name) {
+    for (size_t i = 0; i < end; i++)
+        for (int k = 0; k < items->v[i].nnames; k++)
+            if ((items->v[i].kind == NI_VARIABLE || items->v[i].kind == NI_SHARED) && !strcmp(items->v[i].names[k], name))
+                return true;
+    return false;
+}
+
+/* main's locals are the unit's globals, which a lambda cannot capture
+ * ([&count] given to std::thread, [=] of a __device__ lambda that reads a
+ * pointer): the function of a run of statements [from, to) shadows those its
+ * lambdas name with local references, which they capture as main's. */
+static void shadow_captured(const native_session_t *ns, int live, const char *code, const native_items_t *items,
+                            size_t from, size_t to, strbuf_t *b) {
+    strbuf_t done = {0};
+    for (size_t i = from; i < to; i++) {
+        char **names = items->v[i].kind == NI_STATEMENT ? native_items_lambda_names(code, &items->v[i]) : NULL;
+        for (char **p = names; p && *p; p++) {
+            const native_global_t *g = native_session_global(ns, *p);
+            if (!variable_before(items, to, *p) && !(g && g->worker == live && native_type_spellable(g->type)))
+                continue;
+            char key[160];
+            snprintf(key, sizeof key, " %s ", *p);
+            if (done.data && strstr(done.data, key)) continue;
+            sb_puts(&done, key);
+            /* through a pointer: a reference bound to a global outright is a constant, which a lambda
+             * does not capture but names as the global */
+            sb_printf(b, "\nauto *icuda_ref_%s = __builtin_addressof(%s); [[maybe_unused]] auto &%s = *icuda_ref_%s;", *p, *p,
+                      *p, *p);
+        }
+        native_strv_free(names);
+    }
+    free(done.data);
+}
+
 static void cell_body(const native_session_t *ns, int live, const char *dev, const char *code,
                       const native_items_t *items, const char *cell, const native_defaulted_list_t *dk, strbuf_t *b) {
     int k = 0;
@@ -304,6 +340,9 @@ static void cell_body(const native_session_t *ns, int live, const char *dev, con
         const native_item_t *it = &items->v[i];
         if (runs(it)) {
             sb_printf(b, "\n#line 1 \"<icuda>\"\nnamespace " MAIN_NS " {\nint icuda_run_%d(void) {", k);
+            size_t end = i;
+            while (end < items->n && runs(&items->v[end])) end++;
+            shadow_captured(ns, live, code, items, i, end, b);
             for (; i < items->n && runs(&items->v[i]); i++) {
                 const native_item_t *s = &items->v[i];
                 if (s->kind == NI_SHARED && !s->share_init) continue;
@@ -328,7 +367,25 @@ static void cell_body(const native_session_t *ns, int live, const char *dev, con
                      !qualified_definition(code + it->start, it->end - it->start, it->names[0]);
         if (in_ns) sb_puts(b, "\n#line 1 \"<icuda>\"\nnamespace " MAIN_NS " {");
         line(b, it->first_line, cell);
-        native_launch_append(b, code + it->start, it->end - it->start, dk);
+        if (it->kind == NI_VARIABLE && it->lambda_init_end && it->nnames == 1) {
+            /* nvcc takes an extended lambda only in a function whose type is not deduced: the
+             * initialiser runs from one returning the variable's type, declared first */
+            size_t eq = it->lambda_init, init = eq + 1;
+            sb_puts(b, "extern ");
+            native_launch_append(b, code + it->start, eq - it->start, dk);
+            sb_printf(b, ";\nstatic decltype(%s) icuda_init_%d() { return (", it->names[0], k);
+            int at = it->first_line;
+            for (size_t c = it->start; c < init; c++) at += code[c] == '\n';
+            line(b, at, cell);
+            native_launch_append(b, code + init, it->lambda_init_end - init, dk);
+            sb_puts(b, "); }");
+            line(b, it->first_line, cell);
+            native_launch_append(b, code + it->start, init - it->start, dk);
+            sb_printf(b, " icuda_init_%d()", k);
+            native_launch_append(b, code + it->lambda_init_end, it->end - it->lambda_init_end, dk);
+        } else {
+            native_launch_append(b, code + it->start, it->end - it->start, dk);
+        }
         sb_puts(b, "\n#line 1 \"<icuda>\"\n");
         if (it->kind == NI_VARIABLE || it->kind == NI_DEVICE_VAR)
             for (int n = 0; n < it->nnames; n++)

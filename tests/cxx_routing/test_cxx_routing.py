@@ -420,6 +420,79 @@ def test_a_standard_name_the_interpreter_lacks_makes_the_cell_native():
         assert c["ename"] == "CompileError" and "no_such_thing_here" in c["evalue"] and "line 2" in c["evalue"], c
 
 
+def test_a_libcuxx_name_the_interpreter_lacks_makes_the_cell_native():
+    """libcu++'s headers are device headers a device cell takes; host code
+    of the same cell that names cuda:: (a __host__ __device__ function, a
+    variable) sends it to nvcc, as does a later cell that names it."""
+    with shared_kernel() as k:
+        c, msgs = run(k, "#include <cuda/std/atomic>\n"
+                         "__host__ __device__ void bump(cuda::std::atomic<int> &a, int by) {\n"
+                         "    a.fetch_add(by, cuda::std::memory_order_relaxed);\n}\n"
+                         "cuda::std::atomic<int> total{0};\nbump(total, 5);\nprintf(\"%d\\n\", total.load());\n",
+                      t=300)
+        assert "host cells do not interpret libcu++ (cuda::) (line 2)" in stdout_of(msgs, "stderr"), msgs
+        ran_natively(c, msgs, "5\n")
+    with shared_kernel() as k:
+        ok(k, "#include <cuda/std/atomic>")
+        c, msgs = run(k, "int start = 2;\nauto limit = cuda::std::numeric_limits<int>::max();\n"
+                         "printf(\"%d\\n\", limit > start);\n", t=300)
+        assert "host cells do not interpret libcu++ (cuda::) (line 2)" in stdout_of(msgs, "stderr"), msgs
+        ran_natively(c, msgs, "1\n")
+
+
+def test_a_device_librarys_host_side_makes_the_cell_native():
+    """CUB's headers are device headers a device cell takes; its host side
+    (the caching allocator) the interpreter lacks, so a cell that includes
+    one and names what the interpreter does not know runs natively."""
+    with shared_kernel() as k:
+        c, msgs = run(k, "#include <cub/util_allocator.cuh>\nusing namespace cub;\n"
+                         "CachingDeviceAllocator pool(true);\nint blocks = 4;\n"
+                         "printf(\"%d\\n\", blocks);\n", t=300)
+        assert ("it uses CachingDeviceAllocator, which host cells do not know and <cub/util_allocator.cuh>, "
+                "which it includes, may declare") in stdout_of(msgs, "stderr"), msgs
+        ran_natively(c, msgs, "4\n")
+
+
+def test_lambdas_in_main_capture_mains_locals():
+    """main's body as a native cell: its locals are the unit's globals,
+    which a lambda inside a statement could not capture; the statement's
+    function shadows those its lambdas name with local references, so they
+    capture as in main: by name for std::thread, by value for a __device__
+    lambda that reads a pointer main allocated."""
+    with shared_kernel() as k:
+        c, msgs = run(k, "#include <thread>\n#include <mutex>\n#include <vector>\n"
+                         "template <typename F> __global__ void each(int n, F f) {\n"
+                         "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) f(i);\n}\n"
+                         "std::mutex guard;\nint done = 0;\nstd::vector<std::thread> workers(3);\n"
+                         "for (int i = 0; i < 3; i++)\n"
+                         "    workers[i] = std::thread([&guard, &done, i] {\n"
+                         "        std::lock_guard<std::mutex> lock(guard);\n        done += i + 1; });\n"
+                         "for (auto &w : workers) w.join();\n"
+                         "int *squares = nullptr;\ncudaMallocManaged(&squares, 8 * sizeof(int));\n"
+                         "each<<<1, 8>>>(8, [=] __device__ (int i) { squares[i] = i * i + done; });\n"
+                         "cudaDeviceSynchronize();\n"
+                         "printf(\"%d %d\\n\", done, squares[3]);\n", t=300)
+        ran_natively(c, msgs, "6 15\n")
+
+
+def test_a_variable_of_mains_initialised_through_a_device_lambda():
+    """main's `result sq = launch_with([] __device__ ...)` is a global of the
+    unit, whose initialiser is at namespace scope, where nvcc lets no
+    extended lambda instantiate a kernel: the initialiser runs from a
+    function of its own."""
+    with shared_kernel() as k:
+        c, _ = run(k, "#include <map>\n"
+                      "template <typename F> __global__ void apply_k(F f, int *out) { *out = f(7); }\n"
+                      "struct result { int v; };\n"
+                      "template <typename F> result launch_with(F f) {\n    int *o = nullptr;\n"
+                      "    cudaMallocManaged(&o, sizeof(int));\n    apply_k<<<1, 1>>>(f, o);\n"
+                      "    cudaDeviceSynchronize();\n    result r{*o};\n    cudaFree(o);\n    return r;\n}\n", t=300)
+        assert c["status"] == "ok" or "compiled, but cannot run" in c.get("evalue", ""), c
+        c, msgs = run(k, "result sq = launch_with([] __device__ (int x) { return x * x; });\n"
+                         "printf(\"%d\\n\", sq.v);\n", t=300)
+        ran_natively(c, msgs, "49\n")
+
+
 def test_a_native_cells_conditional_declarations_keep_their_conditions():
     """Declarations of a native cell under #if/#else come to later cells
     under the same conditions: each branch's typedef or function is kept,

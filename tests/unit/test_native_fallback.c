@@ -1,6 +1,7 @@
 /* A cell the interpreter refuses for a name it does not know runs as
- * native C++ when a native cell included a header the name may come from
- * (runtime/engine/native_route.c engine_native_fallback). */
+ * native C++ when it includes a device library itself, or a native cell
+ * included a header the name may come from (runtime/engine/native_route.c
+ * engine_native_fallback). */
 #include <stdlib.h>
 
 #include "check.h"
@@ -16,12 +17,21 @@ static void add_cell(native_session_t *ns, const char *code, const char *cell) {
     split_free(&sp);
 }
 
-static bool falls_back(const native_session_t *ns, const char *ename, const char *evalue, char *why, size_t cap) {
+/* Whether the cell code, refused with ename: evalue, falls back. */
+static bool cell_falls_back(const native_session_t *ns, const char *code, const char *ename, const char *evalue,
+                            char *why, size_t cap) {
+    cell_split_t sp;
+    split_cell(code, &sp);
     cell_error_t err = {0};
     cell_error_set(&err, ename, NULL, "%s", evalue);
-    bool r = engine_native_fallback(ns, &err, why, cap);
+    bool r = engine_native_fallback(ns, &sp, &err, why, cap);
     cell_error_clear(&err);
+    split_free(&sp);
     return r;
+}
+
+static bool falls_back(const native_session_t *ns, const char *ename, const char *evalue, char *why, size_t cap) {
+    return cell_falls_back(ns, "f();\n", ename, evalue, why, cap);
 }
 
 int main(void) {
@@ -30,6 +40,14 @@ int main(void) {
     char why[300] = "";
     /* no native cell yet: an unknown name is the interpreter's error */
     CHECK(!falls_back(&ns, "TypeError", "'findCudaDevice' is undeclared", why, sizeof why));
+    /* the cell includes a device library: the name may be its host side */
+    const char *alloc = "#include <cstdio>\n#include <cub/util_allocator.cuh>\ncub::CachingDeviceAllocator a(true);\n";
+    CHECK(cell_falls_back(&ns, alloc, "TypeError", "'CachingDeviceAllocator' is undeclared", why, sizeof why));
+    CHECK_STR(why, "it uses CachingDeviceAllocator, which host cells do not know and <cub/util_allocator.cuh>, which "
+                   "it includes, may declare");
+    CHECK(!cell_falls_back(&ns, alloc, "SyntaxError", "expected ';'", why, sizeof why));
+    /* a host header the interpreter has declares nothing it lacks */
+    CHECK(!cell_falls_back(&ns, "#include <vector>\nfoo(1);\n", "TypeError", "'foo' is undeclared", why, sizeof why));
     /* a native cell of functions and types only: nothing it included */
     add_cell(&ns, "struct Base { virtual ~Base() {} };\nint twice(int x) { return 2 * x; }", "In [1]");
     CHECK(!falls_back(&ns, "TypeError", "'findCudaDevice' is undeclared", why, sizeof why));

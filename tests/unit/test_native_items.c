@@ -197,6 +197,37 @@ static void lambdas_at_namespace_scope(void) {
     unit_code("std::sort(v.begin(), v.end(), [&](int a, int b) { return a > b; });", "(unchanged)");
 }
 
+/* The names a statement's lambdas use, as "a,b". */
+static void lambda_names(const char *code, const char *want) {
+    cell_split_t sp;
+    native_items_t it;
+    items_of(code, &sp, &it);
+    char got[256] = "";
+    char **names = it.n == 1 ? native_items_lambda_names(code, &it.v[0]) : NULL;
+    for (char **p = names; p && *p; p++) {
+        if (p != names) strcat(got, ",");
+        strcat(got, *p);
+    }
+    CHECK_STR(names ? got : "(none)", want);
+    native_strv_free(names);
+    items_done(&sp, &it);
+}
+
+static void lambdas_in_statements(void) {
+    /* a statement's lambdas are local ones: their captures stay, and the
+     * unit shadows main's locals they name with local references */
+    unit_code("std::mutex m;\nint k = 0;\nfor (auto &t : ts)\n  t = std::thread([&m, &k] { k++; });", "(unchanged)");
+    lambda_names("for (auto &t : ts) t = std::thread([&m, &k] { std::lock_guard<std::mutex> g(m); k++; });",
+                 "m,k,std,g");
+    lambda_names("launch<<<1, 32>>>(n, [=] __device__ (int i) { d[i] = s.x * i; });",
+                 "__device__,int,i,d,s");
+    lambda_names("f(g(1), v[2]);", "(none)");
+    /* a variable's initialiser is at namespace scope: no captures at all */
+    unit_code("std::thread t([&] { work(n); });", "std::thread t([ ] { work(n); });");
+    unit_code("std::function<int(int)> f([&n, m = 2](int i) { return i + n + m; });",
+              "std::function<int(int)> f([    m = 2](int i) { return i + n + m; });");
+}
+
 /* The names of a cell's only item, as "name,name". */
 static void item_names(const char *code, const char *names) {
     cell_split_t sp;
@@ -257,6 +288,7 @@ int main(void) {
     conditionals_with_includes_stay_whole();
     enums_name_their_enumerators();
     lambdas_at_namespace_scope();
+    lambdas_in_statements();
     declarations_and_statements();
     what_is_repeated();
     kernels_and_device_variables();

@@ -232,5 +232,58 @@ int main(void) {
     CHECK(bounds.n == 1);
     done(unit, &bounds);
     native_session_free(&ns);
+
+    /* main's locals that a statement's lambdas name are shadowed in its
+     * function by local references, which lambdas capture; what they name
+     * that is no variable, and statements without lambdas, are left alone */
+    native_session_init(&ns);
+    ns.links.bind = no_binding;
+    const char *threads = "std::mutex m;\nint *d = nullptr;\nint plain = 2;\nplain++;\n"
+                          "run([&m, d](int i) { work(m, d, i); });\n";
+    unit = unit_of(&ns, threads, "In [1]", &bounds);
+    CHECK(unit && strstr(unit, "auto *icuda_ref_m = __builtin_addressof(m); [[maybe_unused]] auto &m = *icuda_ref_m;"));
+    CHECK(unit && strstr(unit, "auto &d = *icuda_ref_d;") && !strstr(unit, "icuda_ref_plain"));
+    CHECK(unit && !strstr(unit, "icuda_ref_work") && !strstr(unit, "icuda_ref_i "));
+    done(unit, &bounds);
+    unit = unit_of(&ns, "int k = 1;\nk += 2;\n", "In [2]", &bounds);
+    CHECK(unit && !strstr(unit, "icuda_ref_"));
+    done(unit, &bounds);
+    native_session_free(&ns);
+
+    /* a variable initialised through an extended lambda: the initialiser
+     * goes into a function, the only place nvcc takes such a lambda */
+    native_session_init(&ns);
+    ns.links.bind = no_binding;
+    unit = unit_of(&ns, "float total = thrust::transform_reduce(v.begin(), v.end(),\n"
+                        "    [] __device__ (float x) -> float { return x * x; }, 0.0f, thrust::plus<float>());\n",
+                   "In [1]", &bounds);
+    CHECK(unit && strstr(unit, "extern float total ;\nstatic decltype(total) icuda_init_0() { return ("));
+    CHECK(unit && strstr(unit, "float total = icuda_init_0();"));
+    /* an '=' in a comment before the initialiser is no declaration's */
+    done(unit, &bounds);
+    unit = unit_of(&ns, "float sum /* = 0 */ = reduce_with(v, [] __device__ (float x) { return x; });\n", "In [4]", &bounds);
+    CHECK(unit && strstr(unit, "extern float sum /* = 0 */ ;\nstatic decltype(sum) icuda_init_0() { return ("));
+    done(unit, &bounds);
+    /* auto: no function returning its type can come first, left as it is */
+    unit = unit_of(&ns, "auto sq = make_op([] __device__ (int x) { return x * x; });\n", "In [3]", &bounds);
+    CHECK(unit && !strstr(unit, "icuda_init_"));
+    done(unit, &bounds);
+    unit = unit_of(&ns, "auto host_only = [](int x) { return x; };\nint twice = host_only(2);\n", "In [2]", &bounds);
+    CHECK(unit && !strstr(unit, "icuda_init_"));
+    done(unit, &bounds);
+    native_session_free(&ns);
+
+    /* Thrust's headers, slow to compile, come to a cell that names thrust
+     * or one of its macros, and not to one that names neither */
+    native_session_init(&ns);
+    ns.links.bind = no_binding;
+    add_cell(&ns, "#include <thrust/version.h>\n#include <cstdio>\n", "In [1]");
+    unit = unit_of(&ns, "int major = THRUST_MAJOR_VERSION;\nprintf(\"%d\\n\", major);\n", "In [2]", &bounds);
+    CHECK(unit && strstr(unit, "#include <thrust/version.h>") && strstr(unit, "#include <cstdio>"));
+    done(unit, &bounds);
+    unit = unit_of(&ns, "printf(\"%d\\n\", 2);\n", "In [3]", &bounds);
+    CHECK(unit && !strstr(unit, "#include <thrust/version.h>") && strstr(unit, "#include <cstdio>"));
+    done(unit, &bounds);
+    native_session_free(&ns);
     return check_report();
 }

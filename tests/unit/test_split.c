@@ -132,6 +132,19 @@ static void cxx_items(void) {
     CHECK(sp.items[21].device_end && !strncmp(c + sp.items[21].device_end - 1, "} paint", 7));
     CHECK_STR(text(c, 22, buf), "k<< <1, 1>> >();");
 
+    /* CUDA's words after a declaration's '=' are a lambda's: the variable
+     * is main's, on the host; before it they are the declaration's */
+    {
+        const char *c2 = "auto sq = [] __device__ (int x) { return x * x; };\n"
+                         "__device__ int dv = 3;\n"
+                         "__device__ __managed__ float m[2] = {1, 2};\n"
+                         "bool same = a == b;\n"
+                         "int lim = n <= 3 ? 1 : 2;\n"
+                         "__device__ float g(float x) { return x == 1 ? 0 : x; }\n";
+        item_kind_t want[] = {ITEM_HOST, ITEM_DEVICE, ITEM_DEVICE, ITEM_HOST, ITEM_HOST, ITEM_DEVICE};
+        expect_kinds(c2, want, sizeof want / sizeof *want);
+    }
+
     /* operator overloading is a member function too */
     split("struct V { float x; bool operator==(const V &o) const { return x == o.x; } };\n"
           "struct W { float w; __host__ __device__ W operator+(W o) const { return W{w + o.w}; } };\n");
