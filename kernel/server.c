@@ -306,8 +306,9 @@ static bool copied(inbound_t *in, zmq_msg_t *parts, size_t n) {
 /* Reads one message from sock into in. Returns false when there is none to
  * read. ZeroMQ hands a message over whole, every frame in memory. One of
  * more than MAX_FRAMES frames is dropped with a log line (in stays empty);
- * one within MAX_MESSAGE_BYTES is copied into in->frames; a bigger one is
- * decoded as far as its header (decode_oversized), never copied; stdin's
+ * one within MAX_MESSAGE_BYTES is copied into in->frames; a bigger one, or
+ * one there is no memory to copy, is decoded as far as its header
+ * (decode_oversized), never copied; stdin's
  * are read only to be ignored. */
 static bool recv_inbound(server_t *s, void *sock, channel_t ch, inbound_t *in) {
     memset(in, 0, sizeof *in);
@@ -344,8 +345,7 @@ static bool recv_inbound(server_t *s, void *sock, channel_t ch, inbound_t *in) {
     if (broken || ch == CH_STDIN) {
     } else if (total > MAX_FRAMES) {
         log_msg("message on %s dropped: %zu frames, more than %d", channel_name(ch), total, MAX_FRAMES);
-    } else if (in->bytes <= MAX_MESSAGE_BYTES && copied(in, parts, n)) {
-    } else {
+    } else if (in->bytes > MAX_MESSAGE_BYTES || !copied(in, parts, n)) {
         in->no_memory = in->bytes <= MAX_MESSAGE_BYTES;
         wire_blob_t *f = xcalloc(n, sizeof *f);
         for (size_t i = 0; i < n; i++) f[i] = (wire_blob_t){zmq_msg_data(&parts[i]), zmq_msg_size(&parts[i])};
