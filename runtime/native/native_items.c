@@ -829,6 +829,19 @@ static size_t lambda_captures(const toks_t *t, size_t j) {
     return 0;
 }
 
+/* The end of the body of the lambda whose captures close at t->v[close]:
+ * the '}' that closes the first '{' after them (close when there is none).
+ * A lambda in that body is a local one, whose captures stand. */
+static size_t body_end(const toks_t *t, size_t close) {
+    size_t k = close + 1;
+    while (k < t->n && !is(&t->v[k], "{")) k++;
+    for (int depth = 0; k < t->n; k++) {
+        if (is(&t->v[k], "{")) depth++;
+        if (is(&t->v[k], "}") && --depth == 0) return k;
+    }
+    return close;
+}
+
 /* Spaces over [s, e) of code in out (a copy of code made at the first). */
 static void blank(const char *code, const char *s, const char *e, char **out) {
     if (!*out) *out = xstrdup(code);
@@ -866,7 +879,7 @@ static void blank_captures(const char *code, const native_item_t *it, char **out
             comma = b < close ? b : 0;
             a = b + 1;
         }
-        j = close;
+        j = body_end(&t, close);
     }
     free(t.v);
 }
@@ -881,10 +894,7 @@ char *native_items_unit_code(const char *code, const native_items_t *items) {
         }
         if (!it->capture_end || it->capture_end - it->capture < 3) continue; /* "[]" */
         const char *s = code + it->capture + 1, *e = code + it->capture_end - 1;
-        if (!plain_captures(s, e)) continue;
-        if (!out) out = xstrdup(code);
-        for (const char *p = s; p < e; p++)
-            if (*p != '\n') out[p - code] = ' ';
+        if (plain_captures(s, e)) blank(code, s, e, &out);
     }
     return out;
 }
@@ -896,12 +906,9 @@ char **native_items_lambda_names(const char *code, const native_item_t *it) {
     for (size_t j = 0; j < t.n; j++) {
         size_t close = is(&t.v[j], "[") ? lambda_captures(&t, j) : 0;
         if (!close) continue;
-        size_t k = close + 1; /* the body: the first '{' after the captures, to its '}' */
-        while (k < t.n && !is(&t.v[k], "{")) k++;
-        int depth = 0;
-        for (size_t m = j + 1; m < t.n; m++) {
-            if (m >= k && is(&t.v[m], "{")) depth++;
-            if (m >= k && is(&t.v[m], "}") && --depth == 0) break;
+        size_t end = body_end(&t, close);
+        if (end == close) end = t.n; /* no body: what follows, to the end */
+        for (size_t m = j + 1; m < end; m++) {
             if (t.v[m].k != TK_ID || (m && (is(&t.v[m - 1], ".") || is(&t.v[m - 1], "->") || is(&t.v[m - 1], "::"))))
                 continue;
             bool seen = false;

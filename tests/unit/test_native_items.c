@@ -189,6 +189,9 @@ static void lambdas_at_namespace_scope(void) {
     unit_code("int n = 3;\nauto add = [=, &v](int a) { return a + n; };\n",
               "int n = 3;\nauto add = [     ](int a) { return a + n; };\n");
     unit_code("auto h = [a, &b](int i) { return a + b + i; };", "auto h = [     ](int i) { return a + b + i; };");
+    /* a lambda in the body of one at namespace scope is a local one: its captures stand */
+    unit_code("int total = apply([&](int i) { auto g = [&] { return i; }; return g(); });",
+              "int total = apply([ ](int i) { auto g = [&] { return i; }; return g(); });");
     /* nothing to blank, or what a global cannot stand for: left to nvcc */
     unit_code("auto k = [](int i) { return i; };", "(unchanged)");
     unit_code("auto m = [x = 2](int i) { return x + i; };", "(unchanged)");
