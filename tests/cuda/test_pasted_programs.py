@@ -94,6 +94,18 @@ def test_a_template_kernel_launched_with_its_arguments_deduced():
         assert e == "TypeError" and "deduced as both float and double" in v, v
 
 
+def test_a_template_kernel_given_its_leading_arguments_deduces_the_rest():
+    with shared_kernel() as k:
+        ok(k, "template <int B, int N, typename T> __global__ void tile(const T *in, T *out) "
+              "{ out[threadIdx.x] = in[threadIdx.x] * (B / N); }")
+        c, msgs = run(k, "double *d_in = NULL, *d_out = NULL;\ntile<64, 8><<<1, 32>>>(d_in, d_out);")
+        assert c["status"] == "ok" or (c["ename"] in NO_GPU and "tile<64,8,double>" in c["evalue"].replace(" ", "")), c
+        c, msgs = run(k, "tile<64, 8, double><<<1, 32>>>(d_in, d_out);")
+        assert c["status"] == "ok" or (c["ename"] in NO_GPU and "tile<64,8,double>" in c["evalue"].replace(" ", "")), c
+        e, v = err(k, "int *d_int = NULL;\ntile<64, 8><<<1, 32>>>(d_int, d_out);")
+        assert e == "TypeError" and "deduced as both int and double" in v, v
+
+
 def test_sys_time_strings_and_iterator_headers_are_interpreted():
     with shared_kernel() as k:
         msgs = ok(k, """#include <stdio.h>

@@ -110,6 +110,24 @@ printf("%g %g\\n", hf[7], hd[7]);"""))
 
 
 @needs_gpu
+def test_a_template_kernel_given_its_leading_arguments():
+    """sort<512, 8><<<...>>>(in, out) of template <int B, int N, typename T>:
+    T comes from the arguments, as nvcc deduces it."""
+    with shared_kernel() as k:
+        ok(k, "template <int B, int N, typename T> __global__ void tile(const T *in, T *out) "
+              "{ out[threadIdx.x] = in[threadIdx.x] * (B / N); }")
+        out = stdout_of(ok(k, """double h[32];
+for (int i = 0; i < 32; i++) h[i] = i;
+double *d_in, *d_out;
+cudaMalloc(&d_in, sizeof h); cudaMalloc(&d_out, sizeof h);
+cudaMemcpy(d_in, h, sizeof h, cudaMemcpyHostToDevice);
+tile<64, 8><<<1, 32>>>(d_in, d_out);
+cudaMemcpy(h, d_out, sizeof h, cudaMemcpyDeviceToHost);
+printf("%g\\n", h[3]);"""))
+        assert out.strip() == "24", out
+
+
+@needs_gpu
 def test_cub_block_reduce_after_a_device_wide_cub_header():
     with shared_kernel() as k:
         ok(k, """#include <cub/device/device_reduce.cuh>

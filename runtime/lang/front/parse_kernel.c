@@ -145,17 +145,21 @@ static type_t *arg_type(node_t *a) {
 
 /* Is decl's kernel launched with args a template whose arguments are
  * deduced: its instance's name ("scale<float>"), or a TypeError that says
- * which argument could not be. */
-static const char *deduce(P *p, const char *name, const char *decl, node_t **args, int nargs, loc_t *l) {
+ * which argument could not be. The first ngiven template arguments are
+ * given (sort<512, 8> of template <int B, int N, typename T>); the rest
+ * are deduced. as_launched is the name as the launch wrote it. */
+static const char *deduce(P *p, const char *name, const char *as_launched, char given[][160], int ngiven,
+                          const char *decl, node_t **args, int nargs, loc_t *l) {
     const char *lt = strchr(decl, '<');
-    if (!lt) return name;
+    if (!lt) return as_launched;
     const char *gt = list_end(lt);
     char raw[16][160];
     int ntp = split_top(lt + 1, gt, raw, 16);
     tparam_t tp[16];
     for (int i = 0; i < ntp; i++) read_tparam(raw[i], &tp[i]);
+    if (ngiven >= ntp) return as_launched;
     const char *open = strchr(gt, '(');
-    if (!open) return name;
+    if (!open) return as_launched;
     char prm[32][160];
     int np = split_top(open + 1, list_end(open), prm, 32);
     if (np == 1 && !strcmp(prm[0], "void")) np = 0;
@@ -164,7 +168,7 @@ static const char *deduce(P *p, const char *name, const char *decl, node_t **arg
                    np == 1 ? "" : "s", nargs);
     for (int i = 0; i < np; i++) {
         int levels, k = param_over(prm[i], tp, ntp, &levels);
-        if (k < 0) continue;
+        if (k < ngiven) continue; /* none, or given: the argument converts to it */
         type_t *t = arg_type(args[i]);
         for (int j = 0; j < levels; j++) {
             if (t->kind != T_PTR)
@@ -186,6 +190,10 @@ static const char *deduce(P *p, const char *name, const char *decl, node_t **arg
     o += (size_t)snprintf(inst + o, cap - o, "%s<", name);
     int used = 0;
     for (int i = 0; i < ntp; i++) {
+        if (i < ngiven) {
+            o += (size_t)snprintf(inst + o, cap - o, "%s%s", used++ ? ", " : "", given[i]);
+            continue;
+        }
         if (!tp[i].deduced) {
             if (tp[i].has_default) break;
             type_error(l, "the template argument %s of %s cannot be deduced from the launch's arguments: give it, "
@@ -197,13 +205,19 @@ static const char *deduce(P *p, const char *name, const char *decl, node_t **arg
         ty_name(&plain, tb, sizeof tb);
         o += (size_t)snprintf(inst + o, cap - o, "%s%s", used++ ? ", " : "", tb);
     }
-    if (!used) return name;
+    if (used == ngiven) return as_launched;
     snprintf(inst + o, cap - o, "%s>", inst[o - 1] == '>' ? " " : "");
     return inst;
 }
 
 const char *kernel_launch_name(P *p, const char *name, node_t **args, int nargs, loc_t *l) {
-    char decl[1024];
-    if (kernel_kind(p, name, decl, sizeof decl) != 2) return name;
-    return deduce(p, name, decl, args, nargs, l);
+    char decl[1024], base[128], given[16][160];
+    const char *lt = strchr(name, '<');
+    size_t bl = lt ? (size_t)(lt - name) : strlen(name);
+    while (bl && isspace((unsigned char)name[bl - 1])) bl--;
+    if (bl >= sizeof base) return name;
+    snprintf(base, sizeof base, "%.*s", (int)bl, name);
+    if (kernel_kind(p, base, decl, sizeof decl) != 2) return name;
+    int ngiven = lt ? split_top(lt + 1, list_end(lt), given, 16) : 0;
+    return deduce(p, base, name, given, ngiven, decl, args, nargs, l);
 }
