@@ -1,10 +1,13 @@
-/* Default arguments written into launches of earlier cells' kernels
- * (native_launch.h). */
+/* A later unit's rewrites of what it reaches of earlier cells
+ * (native_launch.h): default arguments written into launches of their
+ * kernels, device code's references to their device variables. */
 #include "native_launch.h"
 
 #include <ctype.h>
 #include <stdbool.h>
 #include <string.h>
+
+#include "runtime/base/xalloc.h"
 
 static bool ident_char(char c) { return isalnum((unsigned char)c) || c == '_'; }
 
@@ -127,4 +130,139 @@ void native_launch_append(strbuf_t *b, const char *s, size_t n, const native_def
         p = close + 1;
     }
     sb_append(b, s + copied, n - copied);
+}
+
+/* ---- device code naming an earlier cell's device variable ---- */
+
+typedef struct {
+    size_t at, len; /* where in the text */
+    char punct;     /* 0: an identifier; else the character, 'Q' for "::", 'A' for "->" */
+} tok_t;
+
+/* The token at or after p (comments, strings and white space skipped; a
+ * literal is a token of punct '"'), or at = n. */
+static tok_t next_tok(const char *s, size_t p, size_t n) {
+    for (;;) {
+        p = skip_space(s, p, n);
+        size_t e = skip_literal(s, p, n);
+        if (e == p) break;
+        if (s[p] == '"' || s[p] == '\'') return (tok_t){p, e - p, '"'};
+        p = e;
+    }
+    if (p >= n) return (tok_t){n, 0, 0};
+    if (ident_char(s[p])) {
+        size_t e = p;
+        while (e < n && ident_char(s[e])) e++;
+        return (tok_t){p, e - p, 0};
+    }
+    if (p + 1 < n && ((s[p] == ':' && s[p + 1] == ':') || (s[p] == '-' && s[p + 1] == '>')))
+        return (tok_t){p, 2, s[p] == ':' ? 'Q' : 'A'};
+    return (tok_t){p, 1, s[p]};
+}
+
+static bool tok_is(const char *s, tok_t t, const char *w) {
+    return !t.punct && t.len == strlen(w) && !memcmp(s + t.at, w, t.len);
+}
+
+static int var_of(const char *s, tok_t t, const native_names_t *vars) {
+    if (t.punct) return -1;
+    for (size_t i = 0; i < vars->n; i++)
+        if (tok_is(s, t, vars->v[i])) return (int)i;
+    return -1;
+}
+
+/* Words before a name that make no declaration of it (return x; case x:). */
+static bool expression_word(const char *s, tok_t t) {
+    static const char *const words[] = {"return", "case", "sizeof", "else", "do", "throw", "new", "delete",
+                                        "co_return", "co_yield", "co_await", "alignof", "typeid", "not", "and",
+                                        "or", "goto", NULL};
+    for (int i = 0; words[i]; i++)
+        if (tok_is(s, t, words[i])) return true;
+    return (s[t.at] >= '0' && s[t.at] <= '9');
+}
+
+static bool type_word(const char *s, tok_t t) {
+    static const char *const words[] = {"auto", "const", "volatile", "bool", "char", "short", "int", "long", "float",
+                                        "double", "unsigned", "signed", "void", "size_t", NULL};
+    for (int i = 0; words[i]; i++)
+        if (tok_is(s, t, words[i])) return true;
+    return false;
+}
+
+/* The closing brace of the body whose '{' is at open, or n. */
+static size_t body_close(const char *s, size_t open, size_t n) {
+    int depth = 0;
+    for (tok_t t = next_tok(s, open, n); t.at < n; t = next_tok(s, t.at + t.len, n)) {
+        if (t.punct == '{') depth++;
+        else if (t.punct == '}' && --depth == 0) return t.at;
+    }
+    return n;
+}
+
+/* Which vars [head, close) declares: as a parameter between head and the
+ * body's '{' at open, or as a local (after a type: float x, T x, int *x). */
+static void shadowed(const char *s, size_t head, size_t open, size_t close, const native_names_t *vars, bool *out) {
+    tok_t p2 = {0, 0, ';'}, p1 = {0, 0, ';'};
+    for (tok_t t = next_tok(s, head, close); t.at < close; t = next_tok(s, t.at + t.len, close)) {
+        int v = var_of(s, t, vars);
+        if (v >= 0) {
+            if (t.at < open) out[v] = true;
+            else if (!p1.punct && !expression_word(s, p1)) out[v] = true;
+            else if ((p1.punct == '*' || p1.punct == '&') && !p2.punct && type_word(s, p2)) out[v] = true;
+        }
+        p2 = p1;
+        p1 = t;
+    }
+}
+
+void native_devref_append(strbuf_t *b, const char *s, size_t n, const native_names_t *vars) {
+    if (!vars || !vars->n) {
+        sb_append(b, s, n);
+        return;
+    }
+    bool *shadow = xcalloc(vars->n, sizeof *shadow);
+    size_t copied = 0, head = 0, close = n;
+    int parens = 0, braces = 0, pend_parens = 0, pend_braces = 0;
+    bool pending = false, in_body = false;
+    tok_t prev = {0, 0, ';'};
+    for (tok_t t = next_tok(s, 0, n); t.at < n; prev = t, t = next_tok(s, t.at + t.len, n)) {
+        if (in_body) {
+            if (t.at == close) {
+                in_body = false;
+                braces--;
+                continue;
+            }
+            int v = var_of(s, t, vars);
+            tok_t nx = next_tok(s, t.at + t.len, n);
+            if (v >= 0 && !shadow[v] && prev.punct != '.' && prev.punct != 'A' && prev.punct != 'Q' &&
+                nx.punct != 'Q') {
+                sb_append(b, s + copied, t.at - copied);
+                sb_printf(b, "icuda_dev_%s", vars->v[v]);
+                copied = t.at + t.len;
+            }
+            continue;
+        }
+        if (tok_is(s, t, "__global__") || tok_is(s, t, "__device__")) {
+            if (!pending) head = t.at;
+            pending = true;
+            pend_parens = parens;
+            pend_braces = braces;
+        } else if (t.punct == '(') parens++;
+        else if (t.punct == ')') parens--;
+        else if (t.punct == '{') {
+            if (pending && parens == pend_parens && braces == pend_braces) {
+                pending = false;
+                close = body_close(s, t.at, n);
+                memset(shadow, 0, vars->n * sizeof *shadow);
+                shadowed(s, head, t.at, close, vars, shadow);
+                in_body = close < n;
+            }
+            braces++;
+        } else if (t.punct == '}') braces--;
+        else if ((t.punct == ';' || (t.punct == '=' && !tok_is(s, prev, "operator"))) && parens == pend_parens &&
+                 braces == pend_braces)
+            pending = false;
+    }
+    sb_append(b, s + copied, n - copied);
+    free(shadow);
 }

@@ -62,6 +62,16 @@ static const char header[] =
     "    }\n"
     "    return p;\n"
     "}\n"
+    "template <class T> inline int device_alias(T *&dv, T &x, bool managed, const char *name) {\n"
+    "    void *a = (void *)&x; /* a managed variable's host side is its memory */\n"
+    "    cudaError_t r = managed ? cudaSuccess : cudaGetSymbolAddress(&a, x);\n"
+    "    if (r == cudaSuccess) r = cudaMemcpyToSymbol(dv, &a, sizeof a);\n"
+    "    if (r != cudaSuccess) {\n"
+    "        std::fprintf(stderr, \"icuda: device code of this cell cannot reach %s: %s\\n\", name, cudaGetErrorString(r));\n"
+    "        cudaGetLastError();\n"
+    "    }\n"
+    "    return 0;\n"
+    "}\n"
     "inline void *kernel_later(const char *key, const char *name) {\n"
     "    void *p = icuda_native_lookup(key);\n"
     "    if (!p) std::fprintf(stderr, \"icuda: kernel %s is declared, but no cell has defined it yet\\n\", name);\n"
@@ -96,6 +106,25 @@ static bool has_word(const char *text, const char *name) {
         if (!before && !after) return true;
     }
     return false;
+}
+
+/* text[0, n) with launches and device references rewritten (native_launch.h). */
+static void emit(strbuf_t *b, const char *text, size_t n, const native_defaulted_list_t *dk, const native_names_t *dv) {
+    if (!dv->n) {
+        native_launch_append(b, text, n, dk);
+        return;
+    }
+    strbuf_t t = {0};
+    native_launch_append(&t, text, n, dk);
+    native_devref_append(b, t.data ? t.data : "", t.len, dv);
+    free(t.data);
+}
+
+/* Whether the declaration text makes a __managed__ variable. */
+static bool managed_declaration(const char *text) {
+    size_t n = strcspn(text, "={(");
+    const char *m = strstr(text, "__managed__");
+    return m && (size_t)(m - text) < n;
 }
 
 /* A kernel's prototype ("proto:NAME"): the key its definition has
@@ -215,7 +244,7 @@ static void defaulted_kernels(const native_session_t *ns, const native_selection
 /* The earlier cells' things, in their order, but for what this cell
  * defines again (its own definition stands; a cell run again is one). */
 static void prelude(const native_session_t *ns, const native_selection_t *sel, int live, const native_items_t *items,
-                    const char *dev, const native_defaulted_list_t *dk, strbuf_t *b) {
+                    const char *dev, const native_defaulted_list_t *dk, native_names_t *dv, strbuf_t *b) {
     for (size_t i = 0; i < ns->prelude.n; i++) {
         const native_entry_t *e = &ns->prelude.v[i];
         if (e->kind == NI_PP || !sel->prelude[i] || (native_items_have_key(items, e->key) && !prototype_only(e)))
@@ -225,7 +254,7 @@ static void prelude(const native_session_t *ns, const native_selection_t *sel, i
         case NI_REPEAT:
             if (kernel_known(ns, live, items, e->key)) break;
             line(b, e->first_line, e->cell);
-            native_launch_append(b, e->text, strlen(e->text), dk);
+            emit(b, e->text, strlen(e->text), dk, dv);
             sb_putc(b, '\n');
             if (kernel_pending(ns, live, items, dev, e->key)) kernel_later(b, e->key);
             break;
@@ -256,6 +285,15 @@ static void prelude(const native_session_t *ns, const native_selection_t *sel, i
                 sb_printf(b, "#line 1 \"<icuda>\"\nusing icuda_t_%s = %s;\n", id, g->type);
                 sb_printf(b, "static %sicuda_t_%s &%s = *static_cast<%sicuda_t_%s *>(icuda_native::need(\"%s\", \"%s\"));\n",
                           g->is_const ? "const " : "", id, g->name, g->is_const ? "const " : "", id, g->name, g->cell);
+                if (e->kind != NI_DEVICE_VAR || strcmp(id, g->name)) continue;
+                /* device code reaches it through its device address, in a
+                 * pointer of this unit's set as the object is loaded */
+                const char *c = g->is_const ? "const " : "";
+                sb_printf(b, "__device__ %sicuda_t_%s *icuda_dv_%s;\n"
+                             "static int icuda_dva_%s = icuda_native::device_alias(icuda_dv_%s, %s, %s, \"%s\");\n"
+                             "#ifdef __CUDA_ARCH__\n#define icuda_dev_%s (*icuda_dv_%s)\n#else\n#define icuda_dev_%s %s\n#endif\n",
+                          c, id, id, id, id, id, managed_declaration(e->text) ? "true" : "false", id, id, id, id, id);
+                VEC_PUSH(*dv, g->name);
             }
             break;
         case NI_STATEMENT:
@@ -333,7 +371,8 @@ static void shadow_captured(const native_session_t *ns, int live, const char *co
 }
 
 static void cell_body(const native_session_t *ns, int live, const char *dev, const char *code,
-                      const native_items_t *items, const char *cell, const native_defaulted_list_t *dk, strbuf_t *b) {
+                      const native_items_t *items, const char *cell, const native_defaulted_list_t *dk,
+                      const native_names_t *dv, strbuf_t *b) {
     int k = 0;
     strbuf_t kernels = {0};
     for (size_t i = 0; i < items->n;) {
@@ -348,7 +387,7 @@ static void cell_body(const native_session_t *ns, int live, const char *dev, con
                 if (s->kind == NI_SHARED && !s->share_init) continue;
                 line(b, s->first_line, cell);
                 if (s->kind == NI_SHARED) sb_puts(b, s->share_init);
-                else native_launch_append(b, code + s->start, s->end - s->start, dk);
+                else emit(b, code + s->start, s->end - s->start, dk, dv);
             }
             sb_printf(b, "\n#line 1 \"<icuda>\"\nreturn icuda_native::ran_on; }\nstatic int icuda_ran_%d = "
                          "icuda_native::run(icuda_run_%d);\n}\n", k, k);
@@ -372,19 +411,19 @@ static void cell_body(const native_session_t *ns, int live, const char *dev, con
              * initialiser runs from one returning the variable's type, declared first */
             size_t eq = it->lambda_init, init = eq + 1;
             sb_puts(b, "extern ");
-            native_launch_append(b, code + it->start, eq - it->start, dk);
+            emit(b, code + it->start, eq - it->start, dk, dv);
             sb_printf(b, ";\nstatic decltype(%s) icuda_init_%d() { return (", it->names[0], k);
             int at = it->first_line;
             for (size_t c = it->start; c < init; c++) at += code[c] == '\n';
             line(b, at, cell);
-            native_launch_append(b, code + init, it->lambda_init_end - init, dk);
+            emit(b, code + init, it->lambda_init_end - init, dk, dv);
             sb_puts(b, "); }");
             line(b, it->first_line, cell);
-            native_launch_append(b, code + it->start, init - it->start, dk);
+            emit(b, code + it->start, init - it->start, dk, dv);
             sb_printf(b, " icuda_init_%d()", k);
-            native_launch_append(b, code + it->lambda_init_end, it->end - it->lambda_init_end, dk);
+            emit(b, code + it->lambda_init_end, it->end - it->lambda_init_end, dk, dv);
         } else {
-            native_launch_append(b, code + it->start, it->end - it->start, dk);
+            emit(b, code + it->start, it->end - it->start, dk, dv);
         }
         sb_puts(b, "\n#line 1 \"<icuda>\"\n");
         if (it->kind == NI_VARIABLE || it->kind == NI_DEVICE_VAR)
@@ -501,10 +540,12 @@ char *native_unit(const native_session_t *ns, int live, const char *code, const 
     free(host.data);
     native_defaulted_list_t defaulted = {0};
     defaulted_kernels(ns, &sel, live, items, &defaulted);
-    prelude(ns, &sel, live, items, dev, &defaulted, &b);
+    native_names_t device_vars = {0};
+    prelude(ns, &sel, live, items, dev, &defaulted, &device_vars, &b);
     native_selection_free(&sel);
     program_arguments(ns, code, items, bounds, &b);
-    cell_body(ns, live, dev, code, items, cell, &defaulted, &b);
+    cell_body(ns, live, dev, code, items, cell, &defaulted, &device_vars, &b);
+    VEC_FREE(device_vars);
     VEC_FREE(defaulted);
     free(dev);
     return sb_take(&b);

@@ -142,6 +142,44 @@ printf("%d %d %d %s\\n", h[1], h[31], c, cudaGetErrorString(cudaGetLastError()))
 
 
 @needs_gpu
+@timeout(600)
+def test_later_cells_device_code_uses_an_earlier_cells_device_variables():
+    """A template kernel that adds into a __device__ and a __managed__
+    variable of its cell, instantiated by a later cell; a later cell's own
+    kernel and its kernel of the same name as a parameter: one copy of each
+    variable, which cudaMemcpyFromSymbol and the host read."""
+    with kernel() as k:
+        ok(k, """%%cxx
+#include <cstdio>
+__device__ float total;
+__managed__ int calls;
+__global__ void reset() { total = 0; calls = 0; }
+template <unsigned B>
+__global__ void add_all(const float *in, int n) {
+    int i = blockIdx.x * B + threadIdx.x;
+    if (i < n) atomicAdd(&total, in[i]);
+    if (i == 0) atomicAdd(&calls, 1);
+}
+float *d_in;
+cudaMalloc(&d_in, 1000 * sizeof(float));
+float ones[1000];
+for (int i = 0; i < 1000; i++) ones[i] = 1;
+cudaMemcpy(d_in, ones, sizeof ones, cudaMemcpyHostToDevice);""")
+        msgs = ok(k, """%%cxx
+__global__ void twice() { total *= 2; calls += 1; }
+__global__ void set(float total) { (void)total; }
+reset<<<1, 1>>>();
+add_all<256><<<4, 256>>>(d_in, 1000);
+twice<<<1, 1>>>();
+set<<<1, 1>>>(5.0f);
+float t = 0;
+cudaMemcpyFromSymbol(&t, total, sizeof t);
+cudaDeviceSynchronize();
+printf("%g %d %s\\n", t, calls, cudaGetErrorString(cudaGetLastError()));""")
+        assert "2000 2 no error" in stdout_of(msgs), (stdout_of(msgs), stdout_of(msgs, "stderr"))
+
+
+@needs_gpu
 @timeout(900)
 def test_classes_exceptions_and_streams():
     with kernel() as k:

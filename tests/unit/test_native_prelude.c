@@ -220,6 +220,37 @@ int main(void) {
     VEC_FREE(list);
     native_session_free(&ns);
 
+    /* an earlier cell's device variables named by device code of a later
+     * unit (its repeated template, the cell's kernels and __device__
+     * lambdas) go through their device address; host code, members, and a
+     * body that declares its own of the name keep the name */
+    native_session_init(&ns);
+    ns.links.bind = no_binding;
+    add_cell(&ns, "__device__ float dResult;\n__managed__ float mR;\n"
+                  "template <unsigned B> __global__ void red(const float *in) { atomicAdd(&dResult, in[0]); "
+                  "mR += dResult; }\n", "In [1]");
+    native_session_add_global(&ns, "dResult", "float", false, false, "In [1]", 42);
+    native_session_add_global(&ns, "mR", "float", false, false, "In [1]", 42);
+    const char *dev_uses = "red<256><<<1, 1>>>(nullptr);\nfloat h; cudaMemcpyFromSymbol(&h, dResult, 4);\n"
+                       "struct S { float dResult; };\n"
+                       "__global__ void own(float *p, S s) { float dResult = 2; p[0] = dResult + s.dResult; }\n"
+                       "__global__ void param(float dResult) { mR = dResult; }\n"
+                       "__global__ void reads(float *p) { p[0] = dResult > 0 ? dResult : mR; }\n"
+                       "template <class F> void apply(F f) { }\n"
+                       "apply([=] __device__ (float x) { return x + dResult; });\n";
+    unit = unit_of(&ns, dev_uses, "In [2]", &bounds);
+    CHECK(unit && strstr(unit, "__device__ icuda_t_dResult *icuda_dv_dResult;") != NULL);
+    CHECK(unit && strstr(unit, "device_alias(icuda_dv_dResult, dResult, false, \"dResult\")") != NULL);
+    CHECK(unit && strstr(unit, "device_alias(icuda_dv_mR, mR, true, \"mR\")") != NULL);
+    CHECK(unit && strstr(unit, "{ atomicAdd(&icuda_dev_dResult, in[0]); icuda_dev_mR += icuda_dev_dResult; }") != NULL);
+    CHECK(unit && strstr(unit, "cudaMemcpyFromSymbol(&h, dResult, 4);") != NULL);
+    CHECK(unit && strstr(unit, "{ float dResult = 2; p[0] = dResult + s.dResult; }") != NULL);
+    CHECK(unit && strstr(unit, "{ icuda_dev_mR = dResult; }") != NULL);
+    CHECK(unit && strstr(unit, "p[0] = icuda_dev_dResult > 0 ? icuda_dev_dResult : icuda_dev_mR;") != NULL);
+    CHECK(unit && strstr(unit, "return x + icuda_dev_dResult; }") != NULL);
+    done(unit, &bounds);
+    native_session_free(&ns);
+
     /* a function of an earlier cell that counts in a number the interpreter
      * holds: a cell that calls it binds the number, though it names it not */
     native_session_init(&ns);
