@@ -103,7 +103,7 @@ def test_a_template_kernel_given_its_leading_arguments_deduces_the_rest():
         c, msgs = run(k, "tile<64, 8, double><<<1, 32>>>(d_in, d_out);")
         assert c["status"] == "ok" or (c["ename"] in NO_GPU and "tile<64,8,double>" in c["evalue"].replace(" ", "")), c
         e, v = err(k, "int *d_int = NULL;\ntile<64, 8><<<1, 32>>>(d_int, d_out);")
-        assert e == "TypeError" and "deduced as both int and double" in v, v
+        assert e == "TypeError" and "deduced as both int and double" in v and "tile<64, 8, int>" in v, v
 
 
 def test_sys_time_strings_and_iterator_headers_are_interpreted():

@@ -179,9 +179,13 @@ static const char *deduce(P *p, const char *name, const char *as_launched, char 
         if (t->kind == T_VOID || t->kind == T_FUNC)
             type_error(&args[i]->loc, "%s cannot be deduced from argument %d of %s (%s)", tp[k].name, i + 1, name,
                        tyname(args[i]->ty));
-        if (tp[k].deduced && !ty_same(tp[k].deduced, t))
-            type_error(&args[i]->loc, "%s of %s is deduced as both %s and %s: say which, %s<%s><<<...>>>", tp[k].name,
-                       name, tyname(tp[k].deduced), tyname(t), name, tyname(tp[k].deduced));
+        if (tp[k].deduced && !ty_same(tp[k].deduced, t)) {
+            char lead[400] = "";
+            for (int g = 0, o = 0; g < ngiven && o < (int)sizeof lead; g++)
+                o += snprintf(lead + o, sizeof lead - (size_t)o, "%s, ", given[g]);
+            type_error(&args[i]->loc, "%s of %s is deduced as both %s and %s: say which, %s<%s%s><<<...>>>", tp[k].name,
+                       name, tyname(tp[k].deduced), tyname(t), name, lead, tyname(tp[k].deduced));
+        }
         tp[k].deduced = t;
     }
     /* the instance's name: deduced arguments up to the first one a default gives */
