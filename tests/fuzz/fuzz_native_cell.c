@@ -49,7 +49,7 @@ static void run_cell(native_session_t *ns, const char *code, int k) {
         const native_item_t *it = &items.v[i];
         if (it->kind == NI_KERNEL && it->key[0])
             native_session_add_global(ns, it->key, "", false, true, cell, 42);
-        else if (it->kind == NI_VARIABLE)
+        else if (it->kind == NI_VARIABLE || it->kind == NI_DEVICE_VAR)
             for (int n = 0; n < it->nnames; n++) native_session_add_global(ns, it->names[n], "int", false, false, cell, 42);
     }
     native_items_free(&items);
