@@ -3,6 +3,7 @@
 
 #include "runtime/program/program_build.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,9 +142,16 @@ static bool pp_include(const char *code, const native_item_t *it) {
     return it->kind == NI_PP && is_include(code + it->start, it->end - it->start);
 }
 
-/* The # lines [*from, *to] of the outermost #if ... #endif around item i,
- * if it stands in one (an #if without its #endif runs to the cell's end). */
-static bool cond_group(const char *code, const native_items_t *items, size_t i, size_t *from, size_t *to) {
+/* For every item, the # lines [from, to] of the outermost #if ... #endif
+ * it stands in (an #if without its #endif runs to the cell's end), or
+ * from = SIZE_MAX: one pass over the cell. */
+typedef struct {
+    size_t from, to;
+} cond_span_t;
+
+static cond_span_t *cond_groups(const char *code, const native_items_t *items) {
+    cond_span_t *g = xcalloc(items->n + 1, sizeof *g);
+    for (size_t k = 0; k < items->n; k++) g[k].from = SIZE_MAX;
     int depth = 0;
     size_t start = 0;
     for (size_t k = 0; k < items->n; k++) {
@@ -151,32 +159,42 @@ static bool cond_group(const char *code, const native_items_t *items, size_t i, 
         if (it->kind != NI_PP) continue;
         int step = cond_step(code + it->start, it->end - it->start);
         if (step > 0 && depth++ == 0) start = k;
-        if (step < 0 && depth > 0 && --depth == 0) {
-            if (start <= i && i <= k) {
-                *from = start;
-                *to = k;
-                return true;
-            }
-        }
+        if (step < 0 && depth > 0 && --depth == 0)
+            for (size_t j = start; j <= k; j++) g[j] = (cond_span_t){start, k};
     }
-    if (depth > 0 && start <= i) {
-        *from = start;
-        *to = items->n - 1;
-        return true;
+    if (depth > 0)
+        for (size_t j = start; j < items->n; j++) g[j] = (cond_span_t){start, items->n - 1};
+    return g;
+}
+
+int *native_pp_ranks(const char *code, const native_items_t *items) {
+    size_t n = items->n;
+    cond_span_t *g = cond_groups(code, items);
+    /* after[k]: an #include among items [k, n); in_group[k]: among the
+     * # lines of the group that starts at k */
+    bool *after = xcalloc(n + 1, sizeof *after), *in_group = xcalloc(n + 1, sizeof *in_group);
+    for (size_t k = n; k-- > 0;) after[k] = after[k + 1] || pp_include(code, &items->v[k]);
+    for (size_t k = 0; k < n; k++)
+        if (g[k].from != SIZE_MAX && pp_include(code, &items->v[k])) in_group[g[k].from] = true;
+    int *rank = xcalloc(n + 1, sizeof *rank);
+    for (size_t i = 0; i < n; i++) {
+        /* a conditional moves whole: with the includes if it holds one */
+        bool group = g[i].from != SIZE_MAX;
+        size_t to = group ? g[i].to : i;
+        if (group ? in_group[g[i].from] : pp_include(code, &items->v[i])) rank[i] = 1;
+        else rank[i] = after[to + 1] ? 0 : 2;
     }
-    return false;
+    free(g);
+    free(after);
+    free(in_group);
+    return rank;
 }
 
 int native_pp_rank(const char *code, const native_items_t *items, size_t i) {
-    size_t from = i, to = i;
-    /* a conditional moves whole: with the includes if it holds one */
-    bool group = cond_group(code, items, i, &from, &to);
-    for (size_t k = from; k <= to; k++)
-        if (pp_include(code, &items->v[k])) return 1;
-    if (!group && pp_include(code, &items->v[i])) return 1;
-    for (size_t k = to + 1; k < items->n; k++)
-        if (pp_include(code, &items->v[k])) return 0;
-    return 2;
+    int *ranks = native_pp_ranks(code, items);
+    int r = i < items->n ? ranks[i] : 2;
+    free(ranks);
+    return r;
 }
 
 /* A repeated item of a conditional's branch, as a later unit takes it: the
@@ -199,6 +217,8 @@ static char *guarded(strbuf_t *guard, int depth, const char *text, size_t n, int
 void native_session_add_items(native_session_t *ns, const char *code, const native_items_t *items, const char *cell) {
     size_t old = ns->prelude.n;
     int depth = 0, branches = 0, branch = 0;
+    cond_span_t *groups = cond_groups(code, items);
+    int *ranks = native_pp_ranks(code, items);
     strbuf_t guard[GUARD_DEPTH] = {{0}};
     for (size_t i = 0; i < items->n; i++) {
         const native_item_t *it = &items->v[i];
@@ -224,12 +244,13 @@ void native_session_add_items(native_session_t *ns, const char *code, const nati
              * it); the same line again adds nothing, another (a macro
              * defined anew) comes after it. A conditional's own lines
              * (#if, #else, #endif) always come, or it would not close. */
-            size_t from, to;
-            bool whole = is_cond(code + it->start, it->end - it->start) || cond_group(code, items, i, &from, &to);
+            bool whole = is_cond(code + it->start, it->end - it->start) || groups[i].from != SIZE_MAX;
             bool same = false;
+            size_t len = it->end - it->start;
+            whole |= memchr(code + it->start, 0, len) != NULL; /* strncmp below stops there */
             for (size_t k = 0; k < ns->prelude.n && !same && !whole; k++)
-                same = ns->prelude.v[k].kind == NI_PP && strlen(ns->prelude.v[k].text) == it->end - it->start &&
-                       !memcmp(ns->prelude.v[k].text, code + it->start, it->end - it->start);
+                same = ns->prelude.v[k].kind == NI_PP && !strncmp(ns->prelude.v[k].text, code + it->start, len) &&
+                       !ns->prelude.v[k].text[len];
             if (same) continue;
         } else {
             old = drop_key(ns, e.key, old, code + it->start, it->end - it->start, branch);
@@ -251,10 +272,12 @@ void native_session_add_items(native_session_t *ns, const char *code, const nati
             e.defaults[d] = xstrdup(it->defaults[d]);
             e.defaults[d + 1] = NULL;
         }
-        if (it->kind == NI_PP) e.pp_rank = native_pp_rank(code, items, i);
+        if (it->kind == NI_PP) e.pp_rank = ranks[i];
         VEC_PUSH(ns->prelude, e);
     }
     for (int k = 0; k < GUARD_DEPTH; k++) free(guard[k].data);
+    free(groups);
+    free(ranks);
 }
 
 void native_session_add_host(native_session_t *ns, const char *text, size_t len, const char *key, const char *name,

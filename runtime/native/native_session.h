@@ -109,6 +109,8 @@ void native_session_forget(native_session_t *ns);
  * cell (a configuration macro) comes before that (0); every other one (2)
  * where it stood. */
 int native_pp_rank(const char *code, const native_items_t *items, size_t i);
+/* Every item's, at once (items->n of them; free() it). */
+int *native_pp_ranks(const char *code, const native_items_t *items);
 
 /* The prelude takes a cell's items (what a later item of the same key
  * replaces goes). */

@@ -190,7 +190,7 @@ static void ident_of(const char *key, char *out, size_t cap) {
 /* The # lines of rank (native_pp_rank) of the earlier cells, then of this
  * one (ranks 0 and 1: configuration macros and #includes). */
 static void pp_lines(const native_session_t *ns, const native_selection_t *sel, const char *code,
-                     const native_items_t *items, const char *cell, int rank, strbuf_t *b) {
+                     const native_items_t *items, const int *ranks, const char *cell, int rank, strbuf_t *b) {
     for (size_t i = 0; i < ns->prelude.n; i++) {
         const native_entry_t *e = &ns->prelude.v[i];
         if (e->kind != NI_PP || e->pp_rank != rank || !sel->prelude[i]) continue;
@@ -200,7 +200,7 @@ static void pp_lines(const native_session_t *ns, const native_selection_t *sel, 
     }
     for (size_t i = 0; i < items->n && rank < 2; i++) { /* this cell's others stand where they are */
         const native_item_t *it = &items->v[i];
-        if (it->kind != NI_PP || native_pp_rank(code, items, i) != rank) continue;
+        if (it->kind != NI_PP || ranks[i] != rank) continue;
         line(b, it->first_line, cell);
         sb_append(b, code + it->start, it->end - it->start);
         sb_putc(b, '\n');
@@ -371,8 +371,8 @@ static void shadow_captured(const native_session_t *ns, int live, const char *co
 }
 
 static void cell_body(const native_session_t *ns, int live, const char *dev, const char *code,
-                      const native_items_t *items, const char *cell, const native_defaulted_list_t *dk,
-                      const native_names_t *dv, strbuf_t *b) {
+                      const native_items_t *items, const int *ranks, const char *cell,
+                      const native_defaulted_list_t *dk, const native_names_t *dv, strbuf_t *b) {
     int k = 0;
     strbuf_t kernels = {0};
     for (size_t i = 0; i < items->n;) {
@@ -394,7 +394,7 @@ static void cell_body(const native_session_t *ns, int live, const char *dev, con
             k++;
             continue;
         }
-        if (it->kind == NI_PP && native_pp_rank(code, items, i) < 2) { /* already at the top: pp_lines */
+        if (it->kind == NI_PP && ranks[i] < 2) { /* already at the top: pp_lines */
             i++;
             continue;
         }
@@ -524,10 +524,11 @@ char *native_unit(const native_session_t *ns, int live, const char *code, const 
     native_select(ns, code, &sel);
     strbuf_t b = {0}, host = {0};
     sb_puts(&b, header);
-    pp_lines(ns, &sel, code, items, cell, 0, &b);
+    int *ranks = native_pp_ranks(code, items);
+    pp_lines(ns, &sel, code, items, ranks, cell, 0, &b);
     host_side(ns, &sel, &b, &host);
-    pp_lines(ns, &sel, code, items, cell, 1, &b);
-    pp_lines(ns, &sel, code, items, cell, 2, &b);
+    pp_lines(ns, &sel, code, items, ranks, cell, 1, &b);
+    pp_lines(ns, &sel, code, items, ranks, cell, 2, &b);
     char *dev = NULL; /* what device cells defined, kernels among it */
     if (ns->links.device) {
         sb_puts(&b, "\n#line 1 \"<device cells>\"\n");
@@ -544,7 +545,8 @@ char *native_unit(const native_session_t *ns, int live, const char *code, const 
     prelude(ns, &sel, live, items, dev, &defaulted, &device_vars, &b);
     native_selection_free(&sel);
     program_arguments(ns, code, items, bounds, &b);
-    cell_body(ns, live, dev, code, items, cell, &defaulted, &device_vars, &b);
+    cell_body(ns, live, dev, code, items, ranks, cell, &defaulted, &device_vars, &b);
+    free(ranks);
     VEC_FREE(device_vars);
     VEC_FREE(defaulted);
     free(dev);
