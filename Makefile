@@ -330,7 +330,7 @@ FUZZ_SRC_conn   := kernel/connection.c runtime/base/xalloc.c
 FUZZ_SRC_magic_args := magics/magic_args.c runtime/base/strbuf.c runtime/base/cell_io.c runtime/base/xalloc.c
 FUZZ_SRC_npy    := magics/npy_header.c runtime/base/strbuf.c runtime/base/cell_io.c runtime/base/xalloc.c
 FUZZ_SRC_native_cell := runtime/native/native_items.c runtime/native/native_session.c runtime/native/native_unit.c \
-                        runtime/native/native_select.c runtime/native/native_launch.c runtime/cell/split.c \
+                        runtime/native/native_select.c runtime/native/native_launch.c runtime/native/native_closure.c runtime/cell/split.c \
                         runtime/cell/include_routes.c runtime/base/strbuf.c runtime/base/xalloc.c
 FUZZ_SRC_device_cell := runtime/device/device_unit.c runtime/device/device_pp.c runtime/device/device_lines.c runtime/cell/split.c \
                         runtime/cell/include_routes.c runtime/base/strbuf.c runtime/base/cell_io.c runtime/base/xalloc.c

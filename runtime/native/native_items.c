@@ -2,6 +2,8 @@
  * (native_items.h). */
 #include "native_items.h"
 
+#include "native_closure.h"
+
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -893,6 +895,7 @@ char *native_items_unit_code(const char *code, const native_items_t *items) {
             continue;
         }
         if (!it->capture_end || it->capture_end - it->capture < 3) continue; /* "[]" */
+        if (native_closure_form(code + it->start, it->end - it->start)) continue; /* its captures are a class's */
         const char *s = code + it->capture + 1, *e = code + it->capture_end - 1;
         if (plain_captures(s, e)) blank(code, s, e, &out);
     }

@@ -134,14 +134,9 @@ void native_launch_append(strbuf_t *b, const char *s, size_t n, const native_def
 
 /* ---- device code naming an earlier cell's device variable ---- */
 
-typedef struct {
-    size_t at, len; /* where in the text */
-    char punct;     /* 0: an identifier; else the character, 'Q' for "::", 'A' for "->" */
-} tok_t;
+typedef native_tok_t tok_t;
 
-/* The token at or after p (comments, strings and white space skipped; a
- * literal is a token of punct '"'), or at = n. */
-static tok_t next_tok(const char *s, size_t p, size_t n) {
+tok_t native_next_tok(const char *s, size_t p, size_t n) {
     for (;;) {
         p = skip_space(s, p, n);
         size_t e = skip_literal(s, p, n);
@@ -192,7 +187,7 @@ static bool type_word(const char *s, tok_t t) {
 /* The closing brace of the body whose '{' is at open, or n. */
 static size_t body_close(const char *s, size_t open, size_t n) {
     int depth = 0;
-    for (tok_t t = next_tok(s, open, n); t.at < n; t = next_tok(s, t.at + t.len, n)) {
+    for (tok_t t = native_next_tok(s, open, n); t.at < n; t = native_next_tok(s, t.at + t.len, n)) {
         if (t.punct == '{') depth++;
         else if (t.punct == '}' && --depth == 0) return t.at;
     }
@@ -203,7 +198,7 @@ static size_t body_close(const char *s, size_t open, size_t n) {
  * body's '{' at open, or as a local (after a type: float x, T x, int *x). */
 static void shadowed(const char *s, size_t head, size_t open, size_t close, const native_names_t *vars, bool *out) {
     tok_t p2 = {0, 0, ';'}, p1 = {0, 0, ';'};
-    for (tok_t t = next_tok(s, head, close); t.at < close; t = next_tok(s, t.at + t.len, close)) {
+    for (tok_t t = native_next_tok(s, head, close); t.at < close; t = native_next_tok(s, t.at + t.len, close)) {
         int v = var_of(s, t, vars);
         if (v >= 0) {
             if (t.at < open) out[v] = true;
@@ -225,7 +220,7 @@ void native_devref_append(strbuf_t *b, const char *s, size_t n, const native_nam
     int parens = 0, braces = 0, pend_parens = 0, pend_braces = 0;
     bool pending = false, in_body = false;
     tok_t prev = {0, 0, ';'};
-    for (tok_t t = next_tok(s, 0, n); t.at < n; prev = t, t = next_tok(s, t.at + t.len, n)) {
+    for (tok_t t = native_next_tok(s, 0, n); t.at < n; prev = t, t = native_next_tok(s, t.at + t.len, n)) {
         if (in_body) {
             if (t.at == close) {
                 in_body = false;
@@ -233,7 +228,7 @@ void native_devref_append(strbuf_t *b, const char *s, size_t n, const native_nam
                 continue;
             }
             int v = var_of(s, t, vars);
-            tok_t nx = next_tok(s, t.at + t.len, n);
+            tok_t nx = native_next_tok(s, t.at + t.len, n);
             if (v >= 0 && !shadow[v] && prev.punct != '.' && prev.punct != 'A' && prev.punct != 'Q' &&
                 nx.punct != 'Q') {
                 sb_append(b, s + copied, t.at - copied);

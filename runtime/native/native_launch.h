@@ -35,6 +35,16 @@ void native_launch_append(strbuf_t *b, const char *text, size_t n, const native_
 
 typedef VEC(const char *) native_names_t;
 
+/* A token of C++ text: an identifier or number (punct 0), a literal
+ * (punct '"'), or punctuation (its character; 'Q' for "::", 'A' for "->"). */
+typedef struct {
+    size_t at, len;
+    char punct;
+} native_tok_t;
+
+/* The token at or after p, comments and white space skipped; at = n at the end. */
+native_tok_t native_next_tok(const char *s, size_t p, size_t n);
+
 /* Appends text[0, n) to b, each name of vars in a device body written
  * icuda_dev_NAME; not where it is a member (.name, ->name, X::name), nor
  * in a body that declares a parameter or local of that name. */

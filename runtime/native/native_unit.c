@@ -11,6 +11,7 @@
  * the notebook's lines. */
 #include "native_unit.h"
 
+#include "native_closure.h"
 #include "native_launch.h"
 #include "native_select.h"
 
@@ -118,6 +119,34 @@ static void emit(strbuf_t *b, const char *text, size_t n, const native_defaulted
     native_launch_append(&t, text, n, dk);
     native_devref_append(b, t.data ? t.data : "", t.len, dv);
     free(t.data);
+}
+
+/* What a capture-default of a lambda the unit turns into a class copies:
+ * the variables it sees at namespace scope (native_closure.h). */
+typedef struct {
+    const native_session_t *ns;
+    int live;
+    const native_items_t *items;
+    const native_bounds_t *bounds;
+} unit_vars_t;
+static bool unit_variable(void *ctx, const char *name);
+
+/* A repeated item's text: a __device__ lambda main holds as its class. */
+static void repeat(strbuf_t *b, const char *text, size_t n, int first_line, const char *cell, bool earlier,
+                   const native_defaulted_list_t *dk, const native_names_t *dv, const unit_vars_t *uv) {
+    strbuf_t c = {0};
+    char name[128];
+    native_closure_name(text, n, name, sizeof name);
+    /* an earlier cell's lambda is the object it made, while its worker lives */
+    const native_global_t *g = earlier && name[0] ? native_session_global(uv->ns, name) : NULL;
+    const char *made_in = g && !g->is_kernel && g->worker == uv->live ? g->cell : NULL;
+    if (name[0] && native_closure_append(&c, text, n, first_line, cell, made_in, unit_variable, (void *)uv)) {
+        emit(b, c.data, c.len, dk, dv);
+        free(c.data);
+        return;
+    }
+    line(b, first_line, cell);
+    emit(b, text, n, dk, dv);
 }
 
 /* Whether the declaration text makes a __managed__ variable. */
@@ -244,7 +273,8 @@ static void defaulted_kernels(const native_session_t *ns, const native_selection
 /* The earlier cells' things, in their order, but for what this cell
  * defines again (its own definition stands; a cell run again is one). */
 static void prelude(const native_session_t *ns, const native_selection_t *sel, int live, const native_items_t *items,
-                    const char *dev, const native_defaulted_list_t *dk, native_names_t *dv, strbuf_t *b) {
+                    const char *dev, const native_defaulted_list_t *dk, native_names_t *dv, const unit_vars_t *uv,
+                    strbuf_t *b) {
     for (size_t i = 0; i < ns->prelude.n; i++) {
         const native_entry_t *e = &ns->prelude.v[i];
         if (e->kind == NI_PP || !sel->prelude[i] || (native_items_have_key(items, e->key) && !prototype_only(e)))
@@ -253,8 +283,7 @@ static void prelude(const native_session_t *ns, const native_selection_t *sel, i
         case NI_PP:
         case NI_REPEAT:
             if (kernel_known(ns, live, items, e->key)) break;
-            line(b, e->first_line, e->cell);
-            emit(b, e->text, strlen(e->text), dk, dv);
+            repeat(b, e->text, strlen(e->text), e->first_line, e->cell, true, dk, dv, uv);
             sb_putc(b, '\n');
             if (kernel_pending(ns, live, items, dev, e->key)) kernel_later(b, e->key);
             break;
@@ -372,7 +401,8 @@ static void shadow_captured(const native_session_t *ns, int live, const char *co
 
 static void cell_body(const native_session_t *ns, int live, const char *dev, const char *code,
                       const native_items_t *items, const int *ranks, const char *cell,
-                      const native_defaulted_list_t *dk, const native_names_t *dv, strbuf_t *b) {
+                      const native_defaulted_list_t *dk, const native_names_t *dv, const unit_vars_t *uv,
+                      strbuf_t *b) {
     int k = 0;
     strbuf_t kernels = {0};
     for (size_t i = 0; i < items->n;) {
@@ -422,6 +452,8 @@ static void cell_body(const native_session_t *ns, int live, const char *dev, con
             emit(b, code + it->start, init - it->start, dk, dv);
             sb_printf(b, " icuda_init_%d()", k);
             emit(b, code + it->lambda_init_end, it->end - it->lambda_init_end, dk, dv);
+        } else if (it->kind == NI_REPEAT) {
+            repeat(b, code + it->start, it->end - it->start, it->first_line, cell, false, dk, dv, uv);
         } else {
             emit(b, code + it->start, it->end - it->start, dk, dv);
         }
@@ -493,6 +525,29 @@ static bool bound(const native_bounds_t *bounds, const char *name) {
     return false;
 }
 
+static bool unit_variable(void *ctx, const char *name) {
+    const unit_vars_t *uv = ctx;
+    for (size_t i = 0; i < uv->items->n; i++)
+        for (int k = 0; k < uv->items->v[i].nnames; k++)
+            if ((uv->items->v[i].kind == NI_VARIABLE || uv->items->v[i].kind == NI_SHARED) &&
+                !strcmp(uv->items->v[i].names[k], name))
+                return true;
+    if (bound(uv->bounds, name)) return true;
+    char key[160];
+    snprintf(key, sizeof key, "var:%s", name);
+    for (size_t i = 0; i < uv->ns->prelude.n; i++) {
+        const native_entry_t *e = &uv->ns->prelude.v[i];
+        for (int k = 0; k < e->nnames; k++) {
+            if (e->kind == NI_DEVICE_VAR && !strcmp(e->names[k], name)) return false; /* no copy's to hold */
+            if (e->kind == NI_REPEAT && !strncmp(e->key, "var:", 4) && !strcmp(e->names[k], name))
+                return true; /* repeated whole: no worker held it */
+        }
+        if (e->kind == NI_REPEAT && !strcmp(e->key, key)) return true;
+    }
+    const native_global_t *g = native_session_global(uv->ns, name);
+    return g && !g->is_kernel && g->worker == uv->live;
+}
+
 /* main's body pasted as a cell may read its arguments: a program with
  * none, for each of argc and argv that neither the cell nor the session
  * declares. */
@@ -542,10 +597,11 @@ char *native_unit(const native_session_t *ns, int live, const char *code, const 
     native_defaulted_list_t defaulted = {0};
     defaulted_kernels(ns, &sel, live, items, &defaulted);
     native_names_t device_vars = {0};
-    prelude(ns, &sel, live, items, dev, &defaulted, &device_vars, &b);
+    unit_vars_t uv = {ns, live, items, bounds};
+    prelude(ns, &sel, live, items, dev, &defaulted, &device_vars, &uv, &b);
     native_selection_free(&sel);
     program_arguments(ns, code, items, bounds, &b);
-    cell_body(ns, live, dev, code, items, ranks, cell, &defaulted, &device_vars, &b);
+    cell_body(ns, live, dev, code, items, ranks, cell, &defaulted, &device_vars, &uv, &b);
     free(ranks);
     VEC_FREE(device_vars);
     VEC_FREE(defaulted);

@@ -534,3 +534,22 @@ def test_a_conditional_include_keeps_the_code_it_guards():
         c, msgs = run(k, f"std::map<int, int> seen_{salt};\nseen_{salt}[1] = version_{salt};\n"
                          f"printf(\"%d\\n\", seen_{salt}[1] > 5000);\n", t=300)
         ran_natively(c)
+
+
+def test_a_device_lambda_kept_in_a_variable_compiles_as_its_class():
+    """auto f = [=] __device__ (...) {...}; among main's statements is a
+    class nvcc takes at namespace scope: given to a template kernel in its
+    cell and in a later one, reading an earlier cell's __device__ variable."""
+    with kernel() as k:
+        c, msgs = run(k, "%%cxx\n#include <cstdio>\n__device__ float offset;\n"
+                         "template <class F> __global__ void apply(F f, float *d, int n) {\n"
+                         "    int i = threadIdx.x; if (i < n) d[i] = f(d[i]) + offset;\n}\n", t=300)
+        ran_natively(c)
+        c, msgs = run(k, "%%cxx\nint n = 4; float a = 3, b = 1;\nfloat *d; cudaMalloc(&d, n * sizeof(float));\n"
+                         "auto affine = [=] __device__ (float x) { return a * x + b + offset; };\n"
+                         "auto twice = [] __host__ __device__ (auto x) { return x + x; };\n"
+                         "apply<<<1, 4>>>(affine, d, n);\napply<<<1, 4>>>(twice, d, n);\n"
+                         "printf(\"%d\\n\", twice(21));\n", t=300)
+        ran_natively(c, msgs, "42\n")
+        c, msgs = run(k, "%%cxx\napply<<<1, 4>>>(affine, d, n);\nprintf(\"%g\\n\", a);\n", t=300)
+        ran_natively(c, msgs, "3\n")

@@ -180,6 +180,40 @@ printf("%g %d %s\\n", t, calls, cudaGetErrorString(cudaGetLastError()));""")
 
 
 @needs_gpu
+@timeout(600)
+def test_a_device_lambda_main_keeps_in_a_variable():
+    """auto f = [=] __device__ (...) {...}; among main's statements, given to
+    a template kernel in its cell and in a later one: it copies what it
+    captures when it is made, as a lambda does; a generic __host__ __device__
+    lambda runs on both sides."""
+    with kernel() as k:
+        ok(k, """%%cxx
+#include <cstdio>
+template <class F> __global__ void apply(F f, float *d, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) d[i] = f(d[i]);
+}""")
+        msgs = ok(k, """%%cxx
+int n = 64; float a = 3, b = 1;
+float *d; cudaMalloc(&d, n * sizeof(float));
+float h[64]; for (int i = 0; i < n; i++) h[i] = i;
+cudaMemcpy(d, h, sizeof h, cudaMemcpyHostToDevice);
+auto affine = [=] __device__ (float x) { return a * x + b; };
+a = 100;
+apply<<<1, 64>>>(affine, d, n);
+auto twice = [] __host__ __device__ (auto x) { return x + x; };
+apply<<<1, 64>>>(twice, d, n);
+cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);
+printf("%g %g %d %s\\n", h[0], h[5], twice(21), cudaGetErrorString(cudaGetLastError()));""")
+        assert "2 32 42 no error" in stdout_of(msgs), (stdout_of(msgs), stdout_of(msgs, "stderr"))
+        msgs = ok(k, """%%cxx
+apply<<<1, 64>>>(affine, d, n);
+cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);
+printf("%g %s\\n", h[5], cudaGetErrorString(cudaGetLastError()));""")
+        assert "97 no error" in stdout_of(msgs), (stdout_of(msgs), stdout_of(msgs, "stderr"))
+
+
+@needs_gpu
 @timeout(900)
 def test_classes_exceptions_and_streams():
     with kernel() as k:

@@ -251,6 +251,32 @@ int main(void) {
     done(unit, &bounds);
     native_session_free(&ns);
 
+    /* a __device__ lambda main keeps in a variable is its class: what [=]
+     * copies of main's variables, the earlier cell's and the interpreter's
+     * are members, the body an operator(); generic parameters a template;
+     * a body's own names and functions are no members */
+    native_session_init(&ns);
+    ns.links.bind = bind_total;
+    add_cell(&ns, "int base = 5;\n", "In [1]");
+    native_session_add_global(&ns, "base", "int", false, false, "In [1]", 42);
+    const char *lambdas = "float a = 2; int n = 8;\n"
+                          "auto scale = [=] __device__ (float x) { float a2 = a * x; return a2 + base + total + sqrtf(x) + n; };\n"
+                          "auto pick = [n] __host__ __device__ (auto i) mutable -> int { n += i; return n; };\n"
+                          "const auto zero = [] __device__ { return 0; };\n"
+                          "auto host_only = [=] (int i) { return i * a; };\n";
+    unit = unit_of(&ns, lambdas, "In [2]", &bounds);
+    CHECK(unit && strstr(unit, "struct icuda_closure_scale {") != NULL);
+    CHECK(unit && strstr(unit, "using icuda_cl_scale_0 = std::remove_cv_t<std::remove_reference_t<decltype(a)>>;") != NULL);
+    CHECK(unit && strstr(unit, "icuda_closure_scale scale{a, base, total, n};") != NULL);
+    CHECK(unit && strstr(unit, "__device__ auto operator()") != NULL && !strstr(unit, "decltype(a2)") &&
+          !strstr(unit, "decltype(sqrtf)") && !strstr(unit, "decltype(x)"));
+    CHECK(unit && strstr(unit, "template <class icuda_A0>\n__host__ __device__ auto operator()") != NULL);
+    CHECK(unit && strstr(unit, "(icuda_A0 i) -> int") != NULL && strstr(unit, "icuda_closure_pick pick{n};") != NULL);
+    CHECK(unit && strstr(unit, "const icuda_closure_zero zero{};") != NULL && strstr(unit, "auto operator()() const") != NULL);
+    CHECK(unit && !strstr(unit, "icuda_closure_host_only"));
+    done(unit, &bounds);
+    native_session_free(&ns);
+
     /* a function of an earlier cell that counts in a number the interpreter
      * holds: a cell that calls it binds the number, though it names it not */
     native_session_init(&ns);
