@@ -5,7 +5,7 @@ code seeing host constants, and interrupting a host loop."""
 import threading
 import time
 
-from support import results, shared_kernel, stdout_of, types_of
+from support import ok, results, shared_kernel, stdout_of, types_of
 
 
 def errors(msgs):
@@ -136,3 +136,16 @@ def test_long_names_reach_device_code():
         assert reply["content"]["status"] == "ok", reply
         reply, _ = k.execute(f"__global__ void uses_long(float *x) {{ x[0] = {name}1() + {name}2() + {name}C; }}")
         assert reply["content"]["status"] == "ok", reply["content"]
+
+
+def test_unsized_array_of_pointers_ending_in_null_and_aligned_structs():
+    """const char *names[] = {"a", "b", NULL}: NULL, which starts with '(', is
+    an element too; __align__(N) and alignas(N) of a struct (the samples'
+    aligned types) set its alignment, and so its size."""
+    with shared_kernel() as k:
+        msgs = ok(k, 'const char *methods[] = {"default", "blocking", "disable", NULL};\n'
+                     'typedef struct __align__(16) { float r, g, b; } RGB32a;\n'
+                     'struct alignas(8) Pair { int a; };\n'
+                     'printf("%zu %zu %zu %zu\\n", sizeof methods / sizeof methods[0], sizeof(RGB32a), '
+                     '_Alignof(RGB32a), sizeof(struct Pair));')
+        assert stdout_of(msgs) == "4 16 16 8\n", stdout_of(msgs)

@@ -282,7 +282,7 @@ static long count_init(P *p, type_t *t) {
                 if (p->t[j + 1].kind == TK_INT) idx = (long)p->t[j + 1].ival;
             }
             d++;
-            if (d == 2 && k->id == P_LBRACE) item = true;
+            if (d == 2 && k->id != P_LBRACK) item = true; /* {...} or an element that starts with '(' (NULL) */
             continue;
         }
         if (k->kind == TK_PUNCT && (k->id == P_RBRACE || k->id == P_RPAREN || k->id == P_RBRACK)) {

@@ -33,6 +33,15 @@ static void skip_attribute(P *p) {
  * are skipped. */
 static size_t attribute_align(P *p) {
     size_t al = 0;
+    /* CUDA's __align__(N) and C++'s alignas(N) ask the same */
+    while (TOK->kind == TK_IDENT && ((TOK->n == 9 && !memcmp(TOK->s, "__align__", 9)) ||
+                                     (TOK->n == 7 && !memcmp(TOK->s, "alignas", 7))) &&
+           PEEK(1)->kind == TK_PUNCT && PEEK(1)->id == P_LPAREN) {
+        p->i += 2;
+        int64_t v = const_int(p, const_expr(p), "an alignment");
+        if (v > 0 && (size_t)v > al) al = (size_t)v;
+        expect(p, P_RPAREN, "')'");
+    }
     while (TOK->kind == TK_IDENT && TOK->n == 13 && memcmp(TOK->s, "__attribute__", 13) == 0) {
         p->i++;
         expect(p, P_LPAREN, "'('");
