@@ -238,10 +238,18 @@ static int run_code(magic_ctx_t *mc, const char *code_in, cell_error_t *err) {
     const char *dc = dev_code ? dev_code : code;
     const cell_split_t *dsp = dev_code ? &dev_sp : &sp;
     if (rc == 0) rc = device_check_includes(&e->dev, dc, dsp, mc->cell_name, err);
-    if (rc == 0) rc = device_compile_cell(&e->dev, dc, dsp, mc->cell_name, mc->io, err);
+    bool refused = false;
+    if (rc == 0) refused = (rc = device_compile_cell(&e->dev, dc, dsp, mc->cell_name, mc->io, err)) != 0;
     if (rc == 0) rc = declare_managed(mc, dc, dsp, err);
     if (dev_code) split_free(&dev_sp);
     free(dev_code);
+    if (refused && engine_native_device_fallback(&e->native, err, why, sizeof why)) {
+        cell_error_clear(err);
+        rc = run_native(mc, code_in, &sp, i, why, err);
+        split_free(&sp);
+        free(code);
+        return rc;
+    }
     size_t seg = i, first = i;
     for (; i <= sp.n && rc == 0; i++) {
         if (i < sp.n && sp.items[i].kind != ITEM_MAGIC) continue;

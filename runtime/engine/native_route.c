@@ -186,3 +186,28 @@ bool engine_native_fallback(const native_session_t *ns, const cell_split_t *sp, 
              "(%.*s, %s)", (int)(n - sn - 1), v + 1, tl, t, inc->cell);
     return true;
 }
+
+bool engine_native_device_fallback(const native_session_t *ns, const cell_error_t *err, char *why, size_t cap) {
+    static const char pre[] = "identifier \"", post[] = "\" is undefined";
+    const char *v = err->evalue;
+    if (!err->ename || strcmp(err->ename, "CompileError") || !v) return false;
+    const native_entry_t *inc = native_session_last_include(ns);
+    if (!inc) return false;
+    const char *t = inc->text + strspn(inc->text, " \t#") + strlen("include"); /* the header's name */
+    t += strspn(t, " \t");
+    int tl = (int)strcspn(t, "\n");
+    /* a type NVRTC lacks is often not "undefined" to it: uint32_t *p reads
+     * as a product, and the error is elsewhere */
+    const char *a = strstr(v, pre);
+    const char *b = a ? strstr(a + strlen(pre), post) : NULL;
+    if (b && b - a < 100)
+        snprintf(why, cap, "its device code uses %.*s, which NVRTC does not know and a header a native cell included "
+                 "may declare (%.*s, %s)", (int)(b - a - (int)strlen(pre)), a + strlen(pre), tl, t, inc->cell);
+    else {
+        int vl = (int)strcspn(v, "\n("); /* the first error, without its "(In [3], line 1)" */
+        while (vl > 0 && v[vl - 1] == ' ') vl--;
+        snprintf(why, cap, "NVRTC refused its device code (%.*s), which a header a native cell included may make "
+                 "right (%.*s, %s)", vl > 120 ? 120 : vl, v, tl, t, inc->cell);
+    }
+    return true;
+}

@@ -30,5 +30,10 @@ bool engine_native_route(engine_t *e, const native_session_t *ns, const char *co
  * reason. */
 bool engine_native_fallback(const native_session_t *ns, const cell_split_t *sp, const cell_error_t *err, char *why,
                             size_t cap);
+/* Whether a device cell NVRTC refused runs as native C++ instead: a native
+ * cell included a header, which nvcc's device code sees and NVRTC's does
+ * not (the samples' helper_cuda.h brings uint32_t). why says so. Nothing
+ * of the cell has run yet; nvcc reports what is still wrong. */
+bool engine_native_device_fallback(const native_session_t *ns, const cell_error_t *err, char *why, size_t cap);
 
 #endif

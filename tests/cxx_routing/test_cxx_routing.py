@@ -553,3 +553,22 @@ def test_a_device_lambda_kept_in_a_variable_compiles_as_its_class():
         ran_natively(c, msgs, "42\n")
         c, msgs = run(k, "%%cxx\napply<<<1, 4>>>(affine, d, n);\nprintf(\"%g\\n\", a);\n", t=300)
         ran_natively(c, msgs, "3\n")
+
+
+def test_a_device_cell_nvrtc_refuses_after_a_native_cells_header_runs_natively(tmp_path):
+    """A header a native cell included (the samples' helper_cuda.h) brings
+    uint32_t to nvcc's device code, not to NVRTC's: a later kernel NVRTC
+    refuses is compiled by nvcc instead, saying why; a genuine error is
+    still reported at the cell's line."""
+    (tmp_path / "my_helpers.h").write_text("#pragma once\n#include <stdint.h>\n#include <map>\n"
+                                           "inline int helper_count() { return 3; }\n")
+    with kernel() as k:
+        ok(k, f"%include_path {tmp_path}")
+        c, msgs = run(k, '#include "my_helpers.h"\nint h = helper_count();', t=300)
+        ran_natively(c)
+        c, msgs = run(k, "__global__ void bump(uint32_t *p) { p[threadIdx.x] += 1; }", t=300)
+        ran_natively(c)
+        assert "NVRTC refused its device code" in stdout_of(msgs, "stderr"), stdout_of(msgs, "stderr")
+        c, msgs = run(k, "__global__ void typo(int *p) { p[0] = undefined_name; }", t=300)
+        assert c["ename"] == "CompileError" and 'identifier "undefined_name" is undefined' in c["evalue"], c
+        assert "line 1" in c["evalue"], c
