@@ -303,13 +303,15 @@ nvcc_steps_status_t nvcc_steps_run(char *const *argv, const char *dir, const cha
     nvcc_steps_status_t st = NVCC_STEPS_UNRECOGNISED;
     if (shape(&plan, &host, &device, &rest, &first, &module_file, why, cap) != 0)
         goto out;
+    names_t before = {0};
+    list_dir(dir, &before);
     if (write_module_id(dir, module_file, unit_id) != 0) {
         snprintf(why, cap, "cannot write the module id: %s", strerror(errno));
+        for (size_t i = 0; i < before.n; i++) free(before.v[i]);
+        VEC_FREE(before);
         goto out;
     }
     drop_word(&plan.steps[host.v[host.n - 1]], "--gen_module_id_file");
-    names_t before = {0};
-    list_dir(dir, &before);
 
     build_t b = {.plan = &plan, .dir = dir, .res = xcalloc((size_t)plan.nsteps, sizeof *b.res),
                  .first_failed = plan.nsteps};
