@@ -1,6 +1,7 @@
 """A native C++ cell's compile time, no GPU needed: nvcc whole
-(ICUDA_NVCC_STEPS=0) against icuda running nvcc's steps with the two front
-ends side by side (the default). Each run starts a kernel with an empty
+(ICUDA_NVCC_STEPS=0) against icuda running nvcc's steps: the default (the
+two front ends side by side when a CPU is spare) and side by side always
+(ICUDA_NVCC_STEPS=1). Each run starts a kernel with an empty
 compile cache and compiles a Thrust cell (cold), then a second, different
 Thrust cell of the same notebook (warm); the figures are the median of the
 runs, seconds from execute to reply (the cell compiles, then runs where
@@ -30,11 +31,12 @@ def timed(k, code):
     return dt
 
 
-def one_run(kernel, steps):
+MODES = {"0": "nvcc whole", "": "steps (default)", "1": "steps side by side"}
+
+
+def one_run(kernel, mode):
     cache = tempfile.mkdtemp(prefix="icuda-bench-compile-")
-    env = {"XDG_CACHE_HOME": cache}
-    if not steps:
-        env["ICUDA_NVCC_STEPS"] = "0"
+    env = {"XDG_CACHE_HOME": cache, "ICUDA_NVCC_STEPS": mode}
     try:
         with support.kernel(kernel, env=env, check=False) as k:
             timed(k, "int warm = 1;")
@@ -48,16 +50,15 @@ def main():
     ap.add_argument("--kernel", default="build/icuda")
     ap.add_argument("--runs", type=int, default=5)
     a = ap.parse_args()
-    got = {True: [], False: []}
+    got = {m: [] for m in MODES}
     for _ in range(a.runs):
-        for steps in (False, True):  # interleaved, so that the machine's load falls on both alike
-            got[steps].append(one_run(a.kernel, steps))
-    for steps in (False, True):
-        cold = statistics.median(r[0] for r in got[steps])
-        warm = statistics.median(r[1] for r in got[steps])
-        print(f"{'steps side by side' if steps else 'nvcc whole':20s} first Thrust cell {cold:.2f} s, "
-              f"second {warm:.2f} s (median of {a.runs}; runs: "
-              + ", ".join(f"{c:.1f}/{w:.1f}" for c, w in got[steps]) + ")")
+        for m in MODES:  # interleaved, so that the machine's load falls on each alike
+            got[m].append(one_run(a.kernel, m))
+    for m, name in MODES.items():
+        cold = statistics.median(r[0] for r in got[m])
+        warm = statistics.median(r[1] for r in got[m])
+        print(f"{name:20s} first Thrust cell {cold:.2f} s, second {warm:.2f} s (median of {a.runs}; runs: "
+              + ", ".join(f"{c:.1f}/{w:.1f}" for c, w in got[m]) + ")")
 
 
 if __name__ == "__main__":

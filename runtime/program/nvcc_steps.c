@@ -262,6 +262,44 @@ static void remove_intermediates(const char *dir, const names_t *before, const c
     VEC_FREE(now);
 }
 
+/* The CPU time not in use, in CPUs, over SAMPLE_MS: "cpu" of /proc/stat
+ * read twice (idle and iowait of the total). -1 when it cannot be read. */
+#define SAMPLE_MS 50
+#define SPARE_CPU 0.75 /* enough of a CPU left that a second chain does not slow the first */
+
+static int cpu_times(unsigned long long *idle, unsigned long long *total) {
+    FILE *f = fopen("/proc/stat", "r");
+    unsigned long long v[8] = {0};
+    int n = f ? fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+                       &v[6], &v[7])
+              : 0;
+    if (f) fclose(f);
+    if (n < 5) return -1;
+    *idle = v[3] + v[4];
+    *total = 0;
+    for (int i = 0; i < 8; i++) *total += v[i];
+    return 0;
+}
+
+static double spare_cpus(void) {
+    unsigned long long i0, t0, i1, t1;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cpus < 1 || cpu_times(&i0, &t0) != 0) return -1;
+    usleep(SAMPLE_MS * 1000);
+    if (cpu_times(&i1, &t1) != 0 || t1 <= t0) return -1;
+    return (double)cpus * (double)(i1 - i0) / (double)(t1 - t0);
+}
+
+/* Side by side only with a CPU to spare: on a machine whose CPUs are all
+ * busy, two front ends at once took longer than one after the other. */
+static bool side_by_side_now(void) {
+    const char *env = getenv(NVCC_STEPS_ENV);
+    if (env && !strcmp(env, "1")) return true;
+    if (sysconf(_SC_NPROCESSORS_ONLN) < 2) return false;
+    double spare = spare_cpus();
+    return spare < 0 || spare >= SPARE_CPU;
+}
+
 static const char *output_of(char *const *argv) {
     const char *o = NULL;
     for (int i = 0; argv[i]; i++)
@@ -325,8 +363,8 @@ nvcc_steps_status_t nvcc_steps_run(char *const *argv, const char *dir, const cha
     pthread_mutex_lock(&b.lock);
     b.side_by_side[0] = &c_host, b.side_by_side[1] = &c_dev;
     pthread_mutex_unlock(&b.lock);
-    bool threaded = pthread_create(&th, NULL, run_chain, &c_host) == 0;
-    if (!threaded) run_chain(&c_host);
+    bool threaded = side_by_side_now() && pthread_create(&th, NULL, run_chain, &c_host) == 0;
+    if (!threaded) run_chain(&c_host); /* one after the other, as nvcc would */
     run_chain(&c_dev);
     if (threaded) pthread_join(th, NULL);
     pthread_mutex_lock(&b.lock);

@@ -14,7 +14,9 @@
 
 #include "program_run.h"
 
-/* Set to "0" in the environment: every build goes to nvcc whole. */
+/* Set to "0" in the environment: every build goes to nvcc whole; "1": the
+ * front ends always side by side. Unset: side by side when the machine has
+ * most of a CPU to spare (sampled over 50 ms), else one after the other. */
 #define NVCC_STEPS_ENV "ICUDA_NVCC_STEPS"
 
 typedef enum {

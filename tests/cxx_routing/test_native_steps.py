@@ -3,7 +3,8 @@ side by side, runtime/program/nvcc_steps.c): the object carries the module
 id icuda wrote (named by the unit's key), a compile error is told once at
 the cell's line, a warning is shown, ICUDA_NVCC_STEPS=0 gives the build to
 nvcc whole, and an interrupt while the front ends run leaves no step
-running and nothing in the cache. No GPU needed: the cell compiles, then
+running and nothing in the cache. ICUDA_NVCC_STEPS=1 runs the front ends
+side by side however busy the machine is. No GPU needed: the cell compiles, then
 cannot run here."""
 import os
 import shutil
@@ -46,7 +47,7 @@ def module_ids(cache, helper):
 def test_the_steps_build_the_object_with_icudas_module_id_and_keep_no_intermediates():
     cache = tempfile.mkdtemp(prefix="icuda-steps-")
     try:
-        with kernel(env={"XDG_CACHE_HOME": cache}) as k:
+        with kernel(env={"XDG_CACHE_HOME": cache, "ICUDA_NVCC_STEPS": "1"}) as k:
             c, _ = run(k, ANON % "steps", 300)
             compiled(c)
         assert module_ids(cache, "steps") == [(True, ["cell.cu", "cell.so"])], module_ids(cache, "steps")
@@ -111,7 +112,7 @@ def test_interrupt_while_the_front_ends_run_stops_every_step():
     cache = tempfile.mkdtemp(prefix="icuda-steps-")
     programs = os.path.join(cache, "icuda", "programs")
     try:
-        with kernel(env={"XDG_CACHE_HOME": cache}) as k:
+        with kernel(env={"XDG_CACHE_HOME": cache, "ICUDA_NVCC_STEPS": "1"}) as k:
             msg_id = k.kc.execute("#include <thrust/device_vector.h>\n#include <thrust/sort.h>\n"
                                   "thrust::device_vector<double> v(1000, 1.0);\nthrust::sort(v.begin(), v.end());")
             for _ in range(6000):  # until cudafe++ or cicc has started

@@ -3,7 +3,9 @@
  * only in device code, a warning and a link error; a built object with the
  * module id icuda wrote and no intermediates left beside it; the fallback
  * when asked for; and an interrupt during the front ends leaves no step of
- * the build running. Skipped where there is no nvcc. */
+ * the build running. The front ends run side by side (ICUDA_NVCC_STEPS=1)
+ * but in one check, where the machine's spare CPUs decide. Skipped where
+ * there is no nvcc. */
 #include <dirent.h>
 #include <limits.h>
 #include <pthread.h>
@@ -147,7 +149,7 @@ static void test_fallback(void) {
     CHECK(nvcc_steps_run(argv, dir, ID, &r, why, sizeof why) == NVCC_STEPS_UNRECOGNISED);
     CHECK(strstr(why, NVCC_STEPS_ENV) != NULL);
     CHECK(count_files(dir) == 1); /* nothing run */
-    unsetenv(NVCC_STEPS_ENV);
+    setenv(NVCC_STEPS_ENV, "1", 1);
     argv_for(argv, "-E"); /* a plan without the front ends: nvcc's own */
     CHECK(nvcc_steps_run(argv, dir, ID, &r, why, sizeof why) == NVCC_STEPS_UNRECOGNISED);
     program_remove_tree(dir);
@@ -217,7 +219,12 @@ int main(void) {
         CHECK_SKIP(1, "no nvcc");
         return check_report();
     }
+    setenv(NVCC_STEPS_ENV, "1", 1); /* side by side, however busy the machine is */
     test_logs();
+    setenv(NVCC_STEPS_ENV, "", 1); /* as the machine's spare CPUs decide: the same results either way */
+    same_as_nvcc("syntax error, either way", "__global__ void k(int *p) { p[0] = 1 }\n", NULL, 2,
+                 "error: expected a \";\"", false);
+    setenv(NVCC_STEPS_ENV, "1", 1);
     test_built();
     test_fallback();
     test_interrupt();
