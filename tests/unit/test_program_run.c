@@ -232,7 +232,9 @@ int main(void) {
     /* more variables (nvcc's steps get nvcc's): each set once, a later one winning */
     char *more[] = {"ICUDA_TEST_KEEP=over", "ICUDA_TEST_NEW=a", "ICUDA_TEST_NEW=b", NULL};
     proc_opts_t env2 = {.setenv = "CUDA_VISIBLE_DEVICES=1", .env = more};
-    CHECK(sh("echo $CUDA_VISIBLE_DEVICES $ICUDA_TEST_KEEP $ICUDA_TEST_NEW; env | grep -c ^ICUDA_TEST_", &env2, &r) == 0);
+    CHECK(sh("echo $CUDA_VISIBLE_DEVICES $ICUDA_TEST_KEEP $ICUDA_TEST_NEW; "
+             "env | grep -c -e ^ICUDA_TEST_KEEP= -e ^ICUDA_TEST_NEW=",
+             &env2, &r) == 0);
     CHECK_STR(r.output, "1 over b\n2\n");
     proc_result_free(&r);
 
