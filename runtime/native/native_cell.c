@@ -237,7 +237,8 @@ int native_cell_run(const native_ctx_t *x, const char *code, const char *cell, c
                            .output = "cell.so",
                            .include_dirs = inc,
                            .ninclude_dirs = ninc,
-                           .link_includes = true};
+                           .link_includes = true,
+                           .phased = true};
     program_binary_t b;
     progress_t *pg = progress_start(io, true, "compiling %s with nvcc ...", cell);
     program_status_t st = program_build(&spec, &b);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cuda_tools.h"
+#include "nvcc_steps.h"
 #include "program_libs.h"
 #include "program_run.h"
 #include "runtime/base/file_read.h"
@@ -254,9 +255,10 @@ static void prune(const char *root) {
 
 static const char *output_of(const program_spec_t *s) { return s->output ? s->output : "prog"; }
 
-/* nvcc in the build folder (opts: all but -arch); its output into b->log. */
+/* nvcc in the build folder (opts: all but -arch), or its steps
+ * (s->phased; hex: the build's key); its output into b->log. */
 static program_status_t run_nvcc(char *nvcc, const char *arch, const program_spec_t *s, char *const *opts, int nopts,
-                                 program_binary_t *b) {
+                                 const char *hex, program_binary_t *b) {
     char arch_opt[64];
     snprintf(arch_opt, sizeof arch_opt, "-arch=%s", arch ? arch : "");
     char **argv = xcalloc((size_t)nopts + 8, sizeof *argv);
@@ -269,7 +271,10 @@ static program_status_t run_nvcc(char *nvcc, const char *arch, const program_spe
     argv[n++] = PROGRAM_UNIT;
     proc_opts_t o = {.cwd = b->dir};
     proc_result_t r;
-    int rc = proc_run(argv, &o, &r);
+    char why[256];
+    int rc = s->phased && nvcc_steps_run(argv, b->dir, hex, &r, why, sizeof why) == NVCC_STEPS_RAN
+                 ? 0
+                 : proc_run(argv, &o, &r);
     free(argv);
     program_status_t st;
     if (rc != 0) {
@@ -337,13 +342,13 @@ static program_status_t build_in(const program_spec_t *s, char *const *opts, int
         return PROGRAM_ERROR;
     }
 
-    program_status_t st = run_nvcc(nvcc, add_arch ? s->arch : NULL, s, opts, nopts, b);
+    program_status_t st = run_nvcc(nvcc, add_arch ? s->arch : NULL, s, opts, nopts, hex, b);
     if (st == PROGRAM_FAILED && add_arch && b->log && strstr(b->log, "Unsupported gpu architecture")) {
         /* a GPU newer than this nvcc: its default architecture's PTX, which the driver compiles */
         free(b->log);
         b->log = NULL;
         b->arch_refused = true;
-        st = run_nvcc(nvcc, NULL, s, opts, nopts, b);
+        st = run_nvcc(nvcc, NULL, s, opts, nopts, hex, b);
     }
     if (st == PROGRAM_FAILED && b->log && strstr(b->log, "requires separate compilation mode") &&
         !chooses_rdc(opts, nopts)) {
@@ -354,7 +359,7 @@ static program_status_t build_in(const program_spec_t *s, char *const *opts, int
         char **with = xcalloc((size_t)nopts + 1, sizeof *with);
         for (int i = 0; i < nopts; i++) with[i] = opts[i];
         with[nopts] = "-rdc=true";
-        st = run_nvcc(nvcc, add_arch && !b->arch_refused ? s->arch : NULL, s, with, nopts + 1, b);
+        st = run_nvcc(nvcc, add_arch && !b->arch_refused ? s->arch : NULL, s, with, nopts + 1, hex, b);
         free(with);
     }
     if (st != PROGRAM_BUILT) {

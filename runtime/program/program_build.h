@@ -35,6 +35,9 @@ typedef struct {
     /* Link the libraries the source's #includes ask for (program_libs.h:
      * cublas_v2.h -> -lcublas, ...), those the options do not name already. */
     bool link_includes;
+    /* nvcc's steps run by icuda, the two front ends side by side
+     * (nvcc_steps.h); plain nvcc when they are not what it knows. */
+    bool phased;
 } program_spec_t;
 
 typedef enum {

@@ -101,23 +101,38 @@ static void reap_later(pid_t pid) {
 
 extern char **environ;
 
-/* The child's environment: the kernel's, with one variable set; built
- * before fork, since the child may only make async-signal-safe calls. */
-static char **child_env(const char *set) {
-    size_t n = 0, kl = set ? strcspn(set, "=") : 0;
+static bool sets(const char *var, const char *set) {
+    size_t kl = strcspn(set, "=");
+    return !strncmp(var, set, kl) && var[kl] == '=';
+}
+
+/* The child's environment: the kernel's, with set and those of more set
+ * (a later one wins); built before fork, since the child may only make
+ * async-signal-safe calls. */
+static char **child_env(const char *set, char *const *more) {
+    size_t n = 0, m = 0;
     while (environ[n]) n++;
-    char **v = xcalloc(n + 2, sizeof *v);
+    while (more && more[m]) m++;
+    char **v = xcalloc(n + m + 2, sizeof *v);
     size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (!set || strncmp(environ[i], set, kl + 1) != 0) v[k++] = environ[i];
+    for (size_t i = 0; i < n; i++) {
+        bool over = set && sets(environ[i], set);
+        for (size_t j = 0; j < m && !over; j++) over = sets(environ[i], more[j]);
+        if (!over) v[k++] = environ[i];
+    }
     if (set) v[k++] = (char *)set;
+    for (size_t j = 0; j < m; j++) {
+        bool later = set && sets(more[j], set);
+        for (size_t l = j + 1; l < m && !later; l++) later = sets(more[j], more[l]);
+        if (!later) v[k++] = more[j];
+    }
     v[k] = NULL;
     return v;
 }
 
 int proc_run(char *const argv[], const proc_opts_t *o, proc_result_t *r) {
     memset(r, 0, sizeof *r);
-    char **envp = child_env(o->setenv);
+    char **envp = child_env(o->setenv, o->env);
     int grace = o->grace_ms > 0 ? o->grace_ms : 500;
     int po[2] = {-1, -1}, pe[2] = {-1, -1}, rep[2] = {-1, -1};
     int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -168,12 +183,13 @@ int proc_run(char *const argv[], const proc_opts_t *o, proc_result_t *r) {
                 t_exit = now_ms();
             }
         }
-        if (!r->interrupted && interrupt_pending()) {
-            r->interrupted = true;
+        if (!r->interrupted && !r->cancelled && (interrupt_pending() || (o->cancel && atomic_load(o->cancel)))) {
+            if (interrupt_pending()) r->interrupted = true;
+            else r->cancelled = true;
             t_int = now_ms();
             if (!exited) kill(pid, SIGINT); /* the reaper passes it to the program's group */
         }
-        if (r->interrupted && !exited && !r->killed && now_ms() - t_int >= grace) {
+        if ((r->interrupted || r->cancelled) && !exited && !r->killed && now_ms() - t_int >= grace) {
             kill(pid, SIGTERM); /* the reaper kills the program and all it started */
             r->killed = true;
             t_kill = now_ms();

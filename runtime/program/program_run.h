@@ -7,6 +7,7 @@
 #ifndef ICUDA_PROGRAM_RUN_H
 #define ICUDA_PROGRAM_RUN_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 
 #include "runtime/base/cell_io.h"
@@ -16,6 +17,10 @@ typedef struct {
     const cell_io_t *io;  /* non-NULL: stdout and stderr go there as they come */
     int grace_ms;           /* after SIGINT, before SIGKILL (0: 500 ms) */
     const char *setenv;     /* non-NULL: "NAME=VALUE" set in its environment */
+    char *const *env;       /* non-NULL: more "NAME=VALUE"s set there, NULL-terminated */
+    /* non-NULL: when it becomes non-zero the program is stopped as on an
+     * interrupt (r->cancelled rather than r->interrupted) */
+    const atomic_int *cancel;
 } proc_opts_t;
 
 typedef struct {
@@ -23,13 +28,14 @@ typedef struct {
     int exit_status;
     int signal;             /* killed by this signal (exited false) */
     bool interrupted;       /* stopped because of an interrupt */
+    bool cancelled;         /* stopped because o->cancel was raised */
     bool killed;            /* ... and it needed SIGKILL */
     char *output;           /* captured stdout and stderr together (io NULL), malloc'd */
     char why[256];          /* why it could not be started */
 } proc_result_t;
 
 /* Runs argv (argv[0] a path; no shell) with the kernel's environment (and
- * o->setenv) and
+ * o->setenv, o->env) and
  * default signal dispositions. Returns 0 when it ran (see r), -1 when it
  * could not be started (r->why). Returns at most grace_ms + ~450 ms after
  * an interrupt: a process the driver still tears down after SIGKILL is

@@ -228,5 +228,21 @@ int main(void) {
     CHECK_STR(r.output, "2,0,1 kept\n1\n");
     proc_result_free(&r);
     CHECK_STR(getenv("CUDA_VISIBLE_DEVICES"), "0,1,2"); /* the kernel's own is untouched */
+
+    /* more variables (nvcc's steps get nvcc's): each set once, a later one winning */
+    char *more[] = {"ICUDA_TEST_KEEP=over", "ICUDA_TEST_NEW=a", "ICUDA_TEST_NEW=b", NULL};
+    proc_opts_t env2 = {.setenv = "CUDA_VISIBLE_DEVICES=1", .env = more};
+    CHECK(sh("echo $CUDA_VISIBLE_DEVICES $ICUDA_TEST_KEEP $ICUDA_TEST_NEW; "
+             "env | grep -c -e ^ICUDA_TEST_KEEP= -e ^ICUDA_TEST_NEW=",
+             &env2, &r) == 0);
+    CHECK_STR(r.output, "1 over b\n2\n");
+    proc_result_free(&r);
+
+    /* the cancel flag stops it as an interrupt would, and says so */
+    atomic_int cancel = 1;
+    proc_opts_t can = {.cancel = &cancel};
+    CHECK(sh("sleep 30", &can, &r) == 0);
+    CHECK(r.cancelled && !r.interrupted && !(r.exited && r.exit_status == 0));
+    proc_result_free(&r);
     return check_report();
 }

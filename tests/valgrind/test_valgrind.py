@@ -19,7 +19,7 @@ FLAGS = ["--error-exitcode=99", "--leak-check=full", "--errors-for-leak-kinds=de
 # The GPU worker test talks to a driver when there is one: valgrind is not for that.
 UNITS = ["test_split", "test_wire", "test_arena", "test_lang", "test_sanitizer_log", "test_occupancy",
          "test_device_pointers", "test_prepared", "test_profile_report", "test_program_detect", "test_program_log",
-         "test_program_run", "test_cuda_api", "test_file_read", "test_history"]
+         "test_program_run", "test_cuda_api", "test_file_read", "test_history", "test_nvcc_dryrun"]
 LONGEST = ("test_lang", "test_history")  # under valgrind, a minute and half a minute
 
 
