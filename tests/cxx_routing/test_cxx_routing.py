@@ -3,7 +3,11 @@ runtime/cell/include_routes.c): host headers stay with the host and never reach
 NVRTC, a header icuda does not have is an error naming it, constants and
 namespaces reach the device side, C++ host items stay on the host, and a
 launch written with spaces is a launch. Through jupyter_client, no GPU."""
+import contextlib
+import os
 import random
+import shutil
+import tempfile
 
 import support
 from support import kernel, ok, result_of, run, shared_kernel, stdout_of
@@ -555,15 +559,24 @@ def test_a_device_lambda_kept_in_a_variable_compiles_as_its_class():
         ran_natively(c, msgs, "3\n")
 
 
-def test_a_device_cell_nvrtc_refuses_after_a_native_cells_header_runs_natively(tmp_path):
+@contextlib.contextmanager
+def _removed(folder):
+    try:
+        yield
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_device_cell_nvrtc_refuses_after_a_native_cells_header_runs_natively():
     """A header a native cell included (the samples' helper_cuda.h) brings
     uint32_t to nvcc's device code, not to NVRTC's: a later kernel NVRTC
     refuses is compiled by nvcc instead, saying why; a genuine error is
     still reported at the cell's line."""
-    (tmp_path / "my_helpers.h").write_text("#pragma once\n#include <stdint.h>\n#include <map>\n"
-                                           "inline int helper_count() { return 3; }\n")
-    with kernel() as k:
-        ok(k, f"%include_path {tmp_path}")
+    folder = tempfile.mkdtemp(prefix="icuda-helpers-")
+    with open(os.path.join(folder, "my_helpers.h"), "w") as f:
+        f.write("#pragma once\n#include <stdint.h>\n#include <map>\ninline int helper_count() { return 3; }\n")
+    with kernel() as k, _removed(folder):
+        ok(k, f"%include_path {folder}")
         c, msgs = run(k, '#include "my_helpers.h"\nint h = helper_count();', t=300)
         ran_natively(c)
         c, msgs = run(k, "__global__ void bump(uint32_t *p) { p[threadIdx.x] += 1; }", t=300)
