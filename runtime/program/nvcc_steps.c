@@ -119,21 +119,14 @@ static void *run_chain(void *arg) {
 /* A tool named without a folder, found on the PATH nvcc gives its steps. */
 static int resolve(nvcc_step_t *s, const nvcc_plan_t *p, char *why, size_t cap) {
     if (s->tool == NVCC_RM || strchr(s->argv[0], '/')) return 0;
-    const char *path = nvcc_plan_var(p, "PATH");
-    if (!path) path = getenv("PATH");
-    for (const char *q = path; q && *q;) {
-        size_t n = strcspn(q, ":");
-        char buf[PATH_MAX];
-        if (n && snprintf(buf, sizeof buf, "%.*s/%s", (int)n, q, s->argv[0]) < (int)sizeof buf &&
-            access(buf, X_OK) == 0) {
-            free(s->argv[0]);
-            s->argv[0] = xstrdup(buf);
-            return 0;
-        }
-        q += n + (q[n] == ':');
+    char *found = proc_on_path(nvcc_plan_var(p, "PATH"), s->argv[0]);
+    if (!found) {
+        snprintf(why, cap, "%s is not on the PATH nvcc gives its steps", s->argv[0]);
+        return -1;
     }
-    snprintf(why, cap, "%s is not on the PATH nvcc gives its steps", s->argv[0]);
-    return -1;
+    free(s->argv[0]);
+    s->argv[0] = found;
+    return 0;
 }
 
 /* Drops one word from a step. */

@@ -77,18 +77,6 @@ static void hash_file(EVP_MD_CTX *md, const char *path) {
     hash_str(md, id);
 }
 
-static char *on_path(const char *name) {
-    const char *path = getenv("PATH");
-    for (const char *p = path; p && *p;) {
-        size_t n = strcspn(p, ":");
-        char buf[PATH_MAX];
-        snprintf(buf, sizeof buf, "%.*s/%s", (int)n, p, name);
-        if (n && access(buf, X_OK) == 0) return xstrdup(buf);
-        p += n + (p[n] == ':');
-    }
-    return NULL;
-}
-
 /* A file's text, at most cap bytes of it (malloc'd), or NULL: a regular
  * file only, opened without blocking and read so that an interrupt stops it. */
 static char *read_text(const char *path, size_t cap) {
@@ -166,7 +154,7 @@ static void key_of(const program_spec_t *s, char *const *opts, int nopts, const 
     hash_file(md, nvcc);
     const char *const compilers[] = {"gcc", "g++"};
     for (int i = 0; i < 2; i++) {
-        char *c = on_path(compilers[i]);
+        char *c = proc_on_path(NULL, compilers[i]);
         hash_file(md, c);
         free(c);
     }

@@ -13,21 +13,10 @@
 #include <unistd.h>
 
 #include "program_libs.h"
+#include "program_run.h"
 #include "runtime/base/strbuf.h"
 #include "runtime/base/vec.h"
 #include "runtime/base/xalloc.h"
-
-static char *on_path(const char *name) {
-    const char *path = getenv("PATH");
-    for (const char *p = path; p && *p;) {
-        size_t n = strcspn(p, ":");
-        char buf[PATH_MAX];
-        if (n && snprintf(buf, sizeof buf, "%.*s/%s", (int)n, p, name) < (int)sizeof buf && access(buf, X_OK) == 0)
-            return xstrdup(buf);
-        p += n + (p[n] == ':');
-    }
-    return NULL;
-}
 
 /* Where Open MPI puts its tools when they are not on PATH: Fedora and
  * RHEL's package, NVIDIA's containers, HPC-X. */
@@ -41,12 +30,12 @@ char *program_find_mpi(const char *tool, char *where, size_t cap) {
         snprintf(where, cap, "$%s (%s, which is not an executable)", var, set);
         return NULL;
     }
-    char *p = on_path(tool);
+    char *p = proc_on_path(NULL, tool);
     /* Debian and Ubuntu name Open MPI's tools so beside MPICH's, the plain
      * name being whichever the alternatives chose (or none) */
     char named[64];
     snprintf(named, sizeof named, "%s.openmpi", tool);
-    if (!p) p = on_path(named);
+    if (!p) p = proc_on_path(NULL, named);
     for (int i = 0; !p && mpi_folders[i]; i++) {
         char buf[PATH_MAX];
         snprintf(buf, sizeof buf, "%s/%s", mpi_folders[i], tool);
@@ -98,7 +87,7 @@ char **program_mpi_argv(const program_mpi_t *m, const char *mpirun, const char *
     static char *setpriv;
     static bool looked;
     if (!looked) {
-        setpriv = on_path("setpriv");
+        setpriv = proc_on_path(NULL, "setpriv");
         looked = true;
     }
     bool each = m->gpus > 0 && !m->all_gpus;

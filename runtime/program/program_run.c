@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -241,4 +242,16 @@ void proc_signal_name(int sig, char *out, size_t cap) {
             return;
         }
     snprintf(out, cap, "signal %d", sig);
+}
+
+char *proc_on_path(const char *path, const char *name) {
+    if (!path) path = getenv("PATH");
+    for (const char *p = path; p && *p;) {
+        size_t n = strcspn(p, ":");
+        char buf[PATH_MAX];
+        if (n && snprintf(buf, sizeof buf, "%.*s/%s", (int)n, p, name) < (int)sizeof buf && access(buf, X_OK) == 0)
+            return xstrdup(buf);
+        p += n + (p[n] == ':');
+    }
+    return NULL;
 }

@@ -43,6 +43,10 @@ typedef struct {
 int proc_run(char *const argv[], const proc_opts_t *o, proc_result_t *r);
 void proc_result_free(proc_result_t *r);
 
+/* The first executable file name in the folders of path (a PATH list;
+ * NULL: the kernel's PATH), malloc'd, or NULL. */
+char *proc_on_path(const char *path, const char *name);
+
 /* "SIGSEGV (segmentation fault)" for a signal number. */
 void proc_signal_name(int sig, char *out, size_t cap);
 
