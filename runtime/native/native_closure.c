@@ -22,9 +22,6 @@ typedef struct {
 
 static tok_t next(const char *s, tok_t t, size_t n) { return native_next_tok(s, t.at + t.len, n); }
 
-static bool word(const char *s, tok_t t, const char *w) {
-    return !t.punct && t.len == strlen(w) && !memcmp(s + t.at, w, t.len);
-}
 
 /* The token closing the bracket t opens, or one at n. */
 static tok_t closing(const char *s, tok_t t, size_t n) {
@@ -43,7 +40,7 @@ static bool plain(const char *s, size_t from, size_t to) {
     if (t.at >= to) return true;
     if (t.punct == '=') return next(s, t, to).at >= to;
     for (;;) {
-        if (t.punct || t.at >= to || word(s, t, "this")) return false;
+        if (t.punct || t.at >= to || native_tok_is(s, t, "this")) return false;
         t = next(s, t, to);
         if (t.at >= to) return true;
         if (t.punct != ',') return false;
@@ -55,8 +52,8 @@ static bool parse(const char *s, size_t n, form_t *f) {
     memset(f, 0, sizeof *f);
     bool is_auto = false;
     tok_t t = native_next_tok(s, 0, n), prev = {0, 0, ';'};
-    for (; t.at < n && !t.punct; prev = t, t = next(s, t, n)) is_auto |= word(s, t, "auto");
-    if (!is_auto || t.punct != '=' || prev.punct || word(s, prev, "auto")) return false;
+    for (; t.at < n && !t.punct; prev = t, t = next(s, t, n)) is_auto |= native_tok_is(s, t, "auto");
+    if (!is_auto || t.punct != '=' || prev.punct || native_tok_is(s, prev, "auto")) return false;
     f->name_at = prev.at;
     f->name_len = prev.len;
     t = next(s, t, n);
@@ -67,8 +64,8 @@ static bool parse(const char *s, size_t n, form_t *f) {
     f->cap_close = t.at;
     f->spec_from = t.at + 1;
     for (t = next(s, t, n); t.at < n && t.punct != '{'; t = next(s, t, n)) {
-        if (word(s, t, "__device__")) f->device = true;
-        if (word(s, t, "mutable")) f->mutable_ = true;
+        if (native_tok_is(s, t, "__device__")) f->device = true;
+        if (native_tok_is(s, t, "mutable")) f->mutable_ = true;
         if (t.punct == '(') {
             tok_t c = closing(s, t, n);
             if (c.at >= n) return false;
@@ -101,19 +98,16 @@ void native_closure_name(const char *text, size_t n, char *name, size_t cap) {
     if (parse(text, n, &f) && f.name_len < cap) snprintf(name, cap, "%.*s", (int)f.name_len, text + f.name_at);
 }
 
+/* An execution space or inlining word, which goes before the operator. */
+static bool space_word(const char *s, tok_t t) {
+    return native_tok_is(s, t, "__device__") || native_tok_is(s, t, "__host__") ||
+           native_tok_is(s, t, "__forceinline__");
+}
+
 static bool listed(char **v, size_t nv, const char *s, size_t len) {
     for (size_t i = 0; i < nv; i++)
         if (strlen(v[i]) == len && !memcmp(v[i], s, len)) return true;
     return false;
-}
-
-/* Words before a name that make no declaration of it. */
-static bool expression_word(const char *s, tok_t t) {
-    static const char *const words[] = {"return", "case", "sizeof", "else", "do", "throw", "new", "delete", "not",
-                                        "and", "or", NULL};
-    for (int i = 0; words[i]; i++)
-        if (word(s, t, words[i])) return true;
-    return s[t.at] >= '0' && s[t.at] <= '9';
 }
 
 /* What the class holds: the plain names of the captures, or for '=' the
@@ -131,7 +125,7 @@ static size_t captured(const char *s, const form_t *f, native_is_variable_fn is_
         for (t = native_next_tok(s, f->spec_from, f->body_close); t.at < f->body_close; p1 = t, t = next(s, t, f->body_close)) {
             if (t.punct) continue;
             bool param = f->par_close && t.at > f->par_open && t.at < f->par_close;
-            bool local = t.at > f->body_open && !p1.punct && !expression_word(s, p1);
+            bool local = t.at > f->body_open && !p1.punct && !native_expression_word(s, p1);
             if ((param || local) && !listed(own.v, own.n, s + t.at, t.len)) VEC_PUSH(own, xstrndup(s + t.at, t.len));
         }
         p1 = (tok_t){0, 0, ';'};
@@ -173,7 +167,7 @@ bool native_closure_append(strbuf_t *b, const char *s, size_t n, int first_line,
     /* a generic lambda's auto parameters: the operator's template parameters */
     int nauto = 0;
     for (tok_t t = native_next_tok(s, f.par_open, f.par_close); f.par_close && t.at < f.par_close; t = next(s, t, n))
-        nauto += word(s, t, "auto");
+        nauto += native_tok_is(s, t, "auto");
     if (nauto) {
         sb_puts(b, "template <");
         for (int k = 0; k < nauto; k++) sb_printf(b, "%sclass icuda_A%d", k ? ", " : "", k);
@@ -181,7 +175,7 @@ bool native_closure_append(strbuf_t *b, const char *s, size_t n, int first_line,
     }
     /* execution spaces first, then the operator, then what follows the parameters */
     for (tok_t t = native_next_tok(s, f.spec_from, f.spec_to); t.at < f.spec_to; t = next(s, t, f.spec_to))
-        if (word(s, t, "__device__") || word(s, t, "__host__") || word(s, t, "__forceinline__"))
+        if (space_word(s, t))
             sb_printf(b, "%.*s ", (int)t.len, s + t.at);
     sb_puts(b, "auto operator()");
     if (f.par_close) {
@@ -189,7 +183,7 @@ bool native_closure_append(strbuf_t *b, const char *s, size_t n, int first_line,
         int k = 0;
         size_t copied = f.par_open;
         for (tok_t t = native_next_tok(s, f.par_open, f.par_close + 1); t.at <= f.par_close; t = next(s, t, n)) {
-            if (!word(s, t, "auto")) continue;
+            if (!native_tok_is(s, t, "auto")) continue;
             sb_append(b, s + copied, t.at - copied);
             sb_printf(b, "icuda_A%d", k++);
             copied = t.at + t.len;
@@ -201,8 +195,7 @@ bool native_closure_append(strbuf_t *b, const char *s, size_t n, int first_line,
     if (!f.mutable_) sb_puts(b, " const");
     size_t after = f.par_close ? f.par_close + 1 : f.spec_from;
     for (tok_t t = native_next_tok(s, after, f.spec_to); t.at < f.spec_to; t = next(s, t, f.spec_to)) {
-        if (word(s, t, "__device__") || word(s, t, "__host__") || word(s, t, "__forceinline__") ||
-            word(s, t, "mutable") || word(s, t, "constexpr"))
+        if (space_word(s, t) || native_tok_is(s, t, "mutable") || native_tok_is(s, t, "constexpr"))
             continue;
         sb_printf(b, " %.*s", (int)t.len, s + t.at);
     }
@@ -212,10 +205,10 @@ bool native_closure_append(strbuf_t *b, const char *s, size_t n, int first_line,
     /* the variable: its specifiers, the class for auto */
     bool is_const = false;
     for (tok_t t = native_next_tok(s, 0, f.name_at); t.at < f.name_at; t = next(s, t, f.name_at)) {
-        is_const |= word(s, t, "const") || word(s, t, "constexpr");
+        is_const |= native_tok_is(s, t, "const") || native_tok_is(s, t, "constexpr");
         if (made_in) continue;
-        if (word(s, t, "constexpr")) sb_puts(b, "const ");
-        else if (word(s, t, "auto")) sb_printf(b, "icuda_closure_%s ", name);
+        if (native_tok_is(s, t, "constexpr")) sb_puts(b, "const ");
+        else if (native_tok_is(s, t, "auto")) sb_printf(b, "icuda_closure_%s ", name);
         else sb_printf(b, "%.*s ", (int)t.len, s + t.at);
     }
     if (made_in) {

@@ -155,24 +155,23 @@ tok_t native_next_tok(const char *s, size_t p, size_t n) {
     return (tok_t){p, 1, s[p]};
 }
 
-static bool tok_is(const char *s, tok_t t, const char *w) {
+bool native_tok_is(const char *s, native_tok_t t, const char *w) {
     return !t.punct && t.len == strlen(w) && !memcmp(s + t.at, w, t.len);
 }
 
 static int var_of(const char *s, tok_t t, const native_names_t *vars) {
     if (t.punct) return -1;
     for (size_t i = 0; i < vars->n; i++)
-        if (tok_is(s, t, vars->v[i])) return (int)i;
+        if (native_tok_is(s, t, vars->v[i])) return (int)i;
     return -1;
 }
 
-/* Words before a name that make no declaration of it (return x; case x:). */
-static bool expression_word(const char *s, tok_t t) {
+bool native_expression_word(const char *s, native_tok_t t) {
     static const char *const words[] = {"return", "case", "sizeof", "else", "do", "throw", "new", "delete",
                                         "co_return", "co_yield", "co_await", "alignof", "typeid", "not", "and",
                                         "or", "goto", NULL};
     for (int i = 0; words[i]; i++)
-        if (tok_is(s, t, words[i])) return true;
+        if (native_tok_is(s, t, words[i])) return true;
     return (s[t.at] >= '0' && s[t.at] <= '9');
 }
 
@@ -180,7 +179,7 @@ static bool type_word(const char *s, tok_t t) {
     static const char *const words[] = {"auto", "const", "volatile", "bool", "char", "short", "int", "long", "float",
                                         "double", "unsigned", "signed", "void", "size_t", NULL};
     for (int i = 0; words[i]; i++)
-        if (tok_is(s, t, words[i])) return true;
+        if (native_tok_is(s, t, words[i])) return true;
     return false;
 }
 
@@ -202,7 +201,7 @@ static void shadowed(const char *s, size_t head, size_t open, size_t close, cons
         int v = var_of(s, t, vars);
         if (v >= 0) {
             if (t.at < open) out[v] = true;
-            else if (!p1.punct && !expression_word(s, p1)) out[v] = true;
+            else if (!p1.punct && !native_expression_word(s, p1)) out[v] = true;
             else if ((p1.punct == '*' || p1.punct == '&') && !p2.punct && type_word(s, p2)) out[v] = true;
         }
         p2 = p1;
@@ -237,7 +236,7 @@ void native_devref_append(strbuf_t *b, const char *s, size_t n, const native_nam
             }
             continue;
         }
-        if (tok_is(s, t, "__global__") || tok_is(s, t, "__device__")) {
+        if (native_tok_is(s, t, "__global__") || native_tok_is(s, t, "__device__")) {
             if (!pending) head = t.at;
             pending = true;
             pend_parens = parens;
@@ -254,7 +253,7 @@ void native_devref_append(strbuf_t *b, const char *s, size_t n, const native_nam
             }
             braces++;
         } else if (t.punct == '}') braces--;
-        else if ((t.punct == ';' || (t.punct == '=' && !tok_is(s, prev, "operator"))) && parens == pend_parens &&
+        else if ((t.punct == ';' || (t.punct == '=' && !native_tok_is(s, prev, "operator"))) && parens == pend_parens &&
                  braces == pend_braces)
             pending = false;
     }

@@ -15,6 +15,7 @@
 #ifndef ICUDA_NATIVE_LAUNCH_H
 #define ICUDA_NATIVE_LAUNCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "runtime/base/strbuf.h"
@@ -44,6 +45,11 @@ typedef struct {
 
 /* The token at or after p, comments and white space skipped; at = n at the end. */
 native_tok_t native_next_tok(const char *s, size_t p, size_t n);
+/* Whether t is the identifier w. */
+bool native_tok_is(const char *s, native_tok_t t, const char *w);
+/* Whether t is a word before a name that makes no declaration of it
+ * (return x; case x:), or a number. */
+bool native_expression_word(const char *s, native_tok_t t);
 
 /* Appends text[0, n) to b, each name of vars in a device body written
  * icuda_dev_NAME; not where it is a member (.name, ->name, X::name), nor
