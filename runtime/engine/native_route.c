@@ -160,6 +160,15 @@ bool engine_native_route(engine_t *e, const native_session_t *ns, const char *co
     return false;
 }
 
+/* The header an #include line names ("<map>", "\"helpers.h\""): its
+ * length, *t where it starts. */
+static int header_name(const native_entry_t *inc, const char **t) {
+    const char *h = inc->text + strspn(inc->text, " \t#") + strlen("include");
+    h += strspn(h, " \t");
+    *t = h;
+    return (int)strcspn(h, "\n");
+}
+
 bool engine_native_fallback(const native_session_t *ns, const cell_split_t *sp, const cell_error_t *err, char *why,
                             size_t cap) {
     const char *v = err->evalue, *suffix = "' is undeclared";
@@ -179,9 +188,8 @@ bool engine_native_fallback(const native_session_t *ns, const cell_split_t *sp, 
     }
     const native_entry_t *inc = native_session_last_include(ns);
     if (!inc) return false;
-    const char *t = inc->text + strspn(inc->text, " \t#") + strlen("include"); /* the header's name */
-    t += strspn(t, " \t");
-    int tl = (int)strcspn(t, "\n");
+    const char *t;
+    int tl = header_name(inc, &t);
     snprintf(why, cap, "it uses %.*s, which host cells do not know and a header a native cell included may declare "
              "(%.*s, %s)", (int)(n - sn - 1), v + 1, tl, t, inc->cell);
     return true;
@@ -193,9 +201,8 @@ bool engine_native_device_fallback(const native_session_t *ns, const cell_error_
     if (!err->ename || strcmp(err->ename, "CompileError") || !v) return false;
     const native_entry_t *inc = native_session_last_include(ns);
     if (!inc) return false;
-    const char *t = inc->text + strspn(inc->text, " \t#") + strlen("include"); /* the header's name */
-    t += strspn(t, " \t");
-    int tl = (int)strcspn(t, "\n");
+    const char *t;
+    int tl = header_name(inc, &t);
     /* a type NVRTC lacks is often not "undefined" to it: uint32_t *p reads
      * as a product, and the error is elsewhere */
     const char *a = strstr(v, pre);

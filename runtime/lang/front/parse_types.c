@@ -31,17 +31,21 @@ static void skip_attribute(P *p) {
 /* __attribute__((aligned(N))) of a struct (vector_types.h: float4 is
  * 16-byte aligned): the largest N asked for, 0 if none; other attributes
  * are skipped. */
+/* NAME(N) at the token: N read, *al raised to it. */
+static void alignment_of(P *p, size_t *al) {
+    p->i += 2;
+    int64_t v = const_int(p, const_expr(p), "an alignment");
+    if (v > 0 && (size_t)v > *al) *al = (size_t)v;
+    expect(p, P_RPAREN, "')'");
+}
+
 static size_t attribute_align(P *p) {
     size_t al = 0;
     /* CUDA's __align__(N) and C++'s alignas(N) ask the same */
     while (TOK->kind == TK_IDENT && ((TOK->n == 9 && !memcmp(TOK->s, "__align__", 9)) ||
                                      (TOK->n == 7 && !memcmp(TOK->s, "alignas", 7))) &&
-           PEEK(1)->kind == TK_PUNCT && PEEK(1)->id == P_LPAREN) {
-        p->i += 2;
-        int64_t v = const_int(p, const_expr(p), "an alignment");
-        if (v > 0 && (size_t)v > al) al = (size_t)v;
-        expect(p, P_RPAREN, "')'");
-    }
+           PEEK(1)->kind == TK_PUNCT && PEEK(1)->id == P_LPAREN)
+        alignment_of(p, &al);
     while (TOK->kind == TK_IDENT && TOK->n == 13 && memcmp(TOK->s, "__attribute__", 13) == 0) {
         p->i++;
         expect(p, P_LPAREN, "'('");
@@ -50,10 +54,7 @@ static size_t attribute_align(P *p) {
             if (d == 2 && TOK->kind == TK_IDENT && ((TOK->n == 7 && !memcmp(TOK->s, "aligned", 7)) ||
                                                     (TOK->n == 11 && !memcmp(TOK->s, "__aligned__", 11))) &&
                 PEEK(1)->kind == TK_PUNCT && PEEK(1)->id == P_LPAREN) {
-                p->i += 2;
-                int64_t v = const_int(p, const_expr(p), "an alignment");
-                if (v > 0 && (size_t)v > al) al = (size_t)v;
-                expect(p, P_RPAREN, "')'");
+                alignment_of(p, &al);
                 continue;
             }
             if (is_p(p, P_LPAREN)) d++;
