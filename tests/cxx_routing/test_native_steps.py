@@ -43,29 +43,29 @@ def module_ids(cache, helper):
     return out
 
 
-@timeout(300)
-def test_the_steps_build_the_object_with_icudas_module_id_and_keep_no_intermediates():
+def built_with(steps, helper):
+    """module_ids of the cell ANON % helper, built with ICUDA_NVCC_STEPS=steps
+    in a cache of its own."""
     cache = tempfile.mkdtemp(prefix="icuda-steps-")
     try:
-        with kernel(env={"XDG_CACHE_HOME": cache, "ICUDA_NVCC_STEPS": "1"}) as k:
-            c, _ = run(k, ANON % "steps", 300)
+        with kernel(env={"XDG_CACHE_HOME": cache, "ICUDA_NVCC_STEPS": steps}) as k:
+            c, _ = run(k, ANON % helper, 300)
             compiled(c)
-        assert module_ids(cache, "steps") == [(True, ["cell.cu", "cell.so"])], module_ids(cache, "steps")
+        return module_ids(cache, helper)
     finally:
         shutil.rmtree(cache, ignore_errors=True)
+
+
+@timeout(300)
+def test_the_steps_build_the_object_with_icudas_module_id_and_keep_no_intermediates():
+    ids = built_with("1", "steps")
+    assert ids == [(True, ["cell.cu", "cell.so"])], ids
 
 
 @timeout(300)
 def test_the_fallback_gives_the_build_to_nvcc_whole():
-    cache = tempfile.mkdtemp(prefix="icuda-steps-")
-    try:
-        with kernel(env={"XDG_CACHE_HOME": cache, "ICUDA_NVCC_STEPS": "0"}) as k:
-            c, _ = run(k, ANON % "whole", 300)
-            compiled(c)
-        ids = module_ids(cache, "whole")
-        assert len(ids) == 1 and ids[0][0] is False, ids  # nvcc's own id, not the key's
-    finally:
-        shutil.rmtree(cache, ignore_errors=True)
+    ids = built_with("0", "whole")
+    assert len(ids) == 1 and ids[0][0] is False, ids  # nvcc's own id, not the key's
 
 
 @timeout(300)
