@@ -1,11 +1,14 @@
 """A native C++ cell's compile time, no GPU needed: nvcc whole
 (ICUDA_NVCC_STEPS=0) against icuda running nvcc's steps: the default (the
-two front ends side by side when a CPU is spare) and side by side always
+two front ends side by side when a CPU is spare, and the headers of the
+host compile precompiled in the background for the cells after), the same
+without precompiled headers (ICUDA_NVCC_PCH=0), and side by side always
 (ICUDA_NVCC_STEPS=1). Each run starts a kernel with an empty
 compile cache and compiles a Thrust cell (cold), then a second, different
-Thrust cell of the same notebook (warm); the figures are the median of the
-runs, seconds from execute to reply (the cell compiles, then runs where
-there is a GPU, or says it cannot).
+Thrust cell of the same notebook (warm) at once; the figures are the median
+of the runs, seconds from execute to reply (the cell compiles, then runs
+where there is a GPU, or says it cannot). --steps prints each build's steps
+(ICUDA_NVCC_STEPS_LOG).
 
     python bench/native_compile.py [--kernel build/icuda] [--runs 5]
 """
@@ -31,16 +34,22 @@ def timed(k, code):
     return dt
 
 
-MODES = {"0": "nvcc whole", "": "steps (default)", "1": "steps side by side"}
+MODES = {"0": "nvcc whole", "": "steps (default)", "no-pch": "steps, no precompiled header",
+         "1": "steps side by side"}
 
 
-def one_run(kernel, mode):
+def one_run(kernel, mode, show_steps):
     cache = tempfile.mkdtemp(prefix="icuda-bench-compile-")
-    env = {"XDG_CACHE_HOME": cache, "ICUDA_NVCC_STEPS": mode}
+    log = os.path.join(cache, "steps.log")
+    env = {"XDG_CACHE_HOME": cache, "ICUDA_NVCC_STEPS": "" if mode == "no-pch" else mode,
+           "ICUDA_NVCC_PCH": "0" if mode == "no-pch" else "", "ICUDA_NVCC_STEPS_LOG": log}
     try:
         with support.kernel(kernel, env=env, check=False) as k:
             timed(k, "int warm = 1;")
-            return timed(k, "%%cxx\n" + INCLUDES + BODY), timed(k, "%%cxx\n" + INCLUDES + SECOND)
+            got = timed(k, "%%cxx\n" + INCLUDES + BODY), timed(k, "%%cxx\n" + INCLUDES + SECOND)
+        if show_steps and os.path.exists(log):
+            print(f"-- {MODES[mode]}: {got[0]:.2f} s, {got[1]:.2f} s\n" + open(log).read(), flush=True)
+        return got
     finally:
         shutil.rmtree(cache, ignore_errors=True)
 
@@ -49,15 +58,16 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--kernel", default="build/icuda")
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--steps", action="store_true", help="print each build's steps")
     a = ap.parse_args()
     got = {m: [] for m in MODES}
     for _ in range(a.runs):
         for m in MODES:  # interleaved, so that the machine's load falls on each alike
-            got[m].append(one_run(a.kernel, m))
+            got[m].append(one_run(a.kernel, m, a.steps))
     for m, name in MODES.items():
         cold = statistics.median(r[0] for r in got[m])
         warm = statistics.median(r[1] for r in got[m])
-        print(f"{name:20s} first Thrust cell {cold:.2f} s, second {warm:.2f} s (median of {a.runs}; runs: "
+        print(f"{name:30s} first Thrust cell {cold:.2f} s, second {warm:.2f} s (median of {a.runs}; runs: "
               + ", ".join(f"{c:.1f}/{w:.1f}" for c, w in got[m]) + ")")
 
 

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "runtime/base/strbuf.h"
+#include "runtime/program/nvcc_pch.h"
 
 /* What every native cell's object starts with: the worker's registry and
  * the runner of the cell's statements. */
@@ -584,6 +585,9 @@ char *native_unit(const native_session_t *ns, int live, const char *code, const 
     host_side(ns, &sel, &b, &host);
     pp_lines(ns, &sel, code, items, ranks, cell, 1, &b);
     pp_lines(ns, &sel, code, items, ranks, cell, 2, &b);
+    /* the headers end here: what is above is alike in every unit with the
+     * same includes, compiled once for them all (nvcc_pch.h) */
+    sb_puts(&b, "\n#line 1 \"<icuda>\"\n" NVCC_PCH_MARKER "\n");
     char *dev = NULL; /* what device cells defined, kernels among it */
     if (ns->links.device) {
         sb_puts(&b, "\n#line 1 \"<device cells>\"\n");

@@ -10,9 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "nvcc_dryrun.h"
+#include "nvcc_pch.h"
 #include "runtime/base/interrupt.h"
 #include "runtime/base/strbuf.h"
 #include "runtime/base/vec.h"
@@ -27,6 +29,7 @@ typedef struct {
     step_state_t state;
     int exit_status;
     char *output;
+    double start, end; /* seconds since the build began */
 } step_result_t;
 
 /* The steps' shared state: which failed first (in nvcc's order), so that
@@ -42,6 +45,10 @@ typedef struct {
     bool start_failed;        /* a step could not be started */
     chain_t *side_by_side[2]; /* the chains running together */
     char why[256];
+    const char *pch_root;     /* precompiled headers' folder (nvcc_pch.h); NULL: none */
+    bool pch_may_build;
+    nvcc_pch_status_t pch;
+    struct timespec began;
 } build_t;
 
 struct chain {
@@ -71,6 +78,35 @@ static void failed_at(build_t *b, int idx) {
     pthread_mutex_unlock(&b->lock);
 }
 
+static double since(const build_t *b) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - b->began.tv_sec) + (double)(t.tv_nsec - b->began.tv_nsec) / 1e9;
+}
+
+/* One step. The host compile reads its headers precompiled where it can
+ * (nvcc_pch.h); if that compile fails, it runs again as nvcc wrote it, so
+ * that what fails is the text itself and the messages are of it. */
+static int run_step(build_t *b, chain_t *ch, const nvcc_step_t *s, proc_result_t *r) {
+    proc_opts_t o = {.cwd = b->dir, .env = b->plan->env, .cancel = &ch->cancel};
+    char *input = NULL;
+    if (s->tool == NVCC_CC && b->pch_root && nvcc_pch_input_word(s->argv) >= 0) {
+        b->pch = nvcc_pch_prepare(s->argv, b->dir, b->pch_root, b->pch_may_build, &input);
+        if (input) {
+            int k = nvcc_pch_input_word(s->argv);
+            char *saved = s->argv[k];
+            s->argv[k] = input;
+            int rc = proc_run(s->argv, &o, r);
+            s->argv[k] = saved;
+            free(input);
+            if (rc == 0 && (r->interrupted || r->cancelled || (r->exited && r->exit_status == 0))) return 0;
+            if (rc == 0) proc_result_free(r);
+            b->pch = NVCC_PCH_NONE;
+        }
+    }
+    return proc_run(s->argv, &o, r);
+}
+
 static void *run_chain(void *arg) {
     chain_t *ch = arg;
     build_t *b = ch->b;
@@ -87,9 +123,11 @@ static void *run_chain(void *arg) {
             b->res[idx].state = STEP_OK;
             continue;
         }
-        proc_opts_t o = {.cwd = b->dir, .env = b->plan->env, .cancel = &ch->cancel};
         proc_result_t r;
-        if (proc_run(s->argv, &o, &r) != 0) {
+        b->res[idx].start = since(b);
+        int rc = run_step(b, ch, s, &r);
+        b->res[idx].end = since(b);
+        if (rc != 0) {
             pthread_mutex_lock(&b->lock);
             b->start_failed = true;
             snprintf(b->why, sizeof b->why, "%s", r.why);
@@ -218,14 +256,40 @@ static int shape(nvcc_plan_t *p, steps_t *host, steps_t *device, steps_t *rest, 
     return 0;
 }
 
-static int write_module_id(const char *dir, const char *file, const char *unit_id) {
+static char *read_small(const char *path) {
+    FILE *f = fopen(path, "r");
+    if (!f) return NULL;
+    strbuf_t t = {0};
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) sb_append(&t, buf, n);
+    fclose(f);
+    return sb_take(&t);
+}
+
+/* The module id cicc and cudafe++ read, in nvcc's form _HASH_LEN_NAME.
+ * The hash names the unit's content, or only its headers where the unit
+ * marks where they end and is not built for linking with other units
+ * (nvcc_pch.h: then units with the same headers share the host text of
+ * them). */
+static int write_module_id(const nvcc_plan_t *p, const char *dir, const char *file, const char *unit_id) {
+    char hex[17];
+    snprintf(hex, sizeof hex, "%.16s", unit_id);
+    bool linkable = false;
+    const char *src = NULL;
+    for (int i = 0; i < p->nsteps; i++) {
+        linkable |= nvcc_step_has(&p->steps[i], "--device-c") != 0;
+        if (p->steps[i].tool == NVCC_CUDAFE) src = nvcc_step_option(&p->steps[i], "--orig_src_path_name");
+    }
+    char *text = src && !linkable ? read_small(src) : NULL;
+    if (text) nvcc_pch_module_hash(text, hex);
+    free(text);
     char path[PATH_MAX];
     if (file[0] == '/') snprintf(path, sizeof path, "%s", file);
     else snprintf(path, sizeof path, "%s/%s", dir, file);
     FILE *f = fopen(path, "w");
     if (!f) return -1;
-    /* nvcc's form: _HASH_LEN_NAME; the hash names the unit's content */
-    fprintf(f, "_%.16s_7_cell_cu", unit_id);
+    fprintf(f, "_%s_7_cell_cu", hex);
     return fclose(f) == 0 ? 0 : -1;
 }
 
@@ -319,8 +383,34 @@ static nvcc_steps_status_t dry_run(char *const *argv, const char *dir, nvcc_plan
     return st;
 }
 
-nvcc_steps_status_t nvcc_steps_run(char *const *argv, const char *dir, const char *unit_id, proc_result_t *r,
-                                   char *why, size_t cap) {
+static const char *const tool_names[] = {
+    [NVCC_UNKNOWN] = "?", [NVCC_RM] = "rm", [NVCC_CPP_HOST] = "gcc -E (host)", [NVCC_CPP_DEVICE] = "gcc -E (device)",
+    [NVCC_CUDAFE] = "cudafe++", [NVCC_CICC] = "cicc", [NVCC_PTXAS] = "ptxas", [NVCC_FATBINARY] = "fatbinary",
+    [NVCC_CC] = "gcc -c", [NVCC_NVLINK] = "nvlink", [NVCC_LINK] = "link"};
+static const char *const pch_names[] = {[NVCC_PCH_NONE] = "", [NVCC_PCH_USED] = " (precompiled headers)",
+                                        [NVCC_PCH_BUILDING] = " (precompiling the headers beside it)",
+                                        [NVCC_PCH_PENDING] = " (the headers being precompiled elsewhere)"};
+
+/* When NVCC_STEPS_LOG_ENV names a file: each step's start and end, in
+ * seconds from the build's start, appended to it. */
+static void log_steps(const build_t *b, double total, bool side_by_side) {
+    const char *path = getenv(NVCC_STEPS_LOG_ENV);
+    FILE *f = path && *path ? fopen(path, "a") : NULL;
+    if (!f) return;
+    fprintf(f, "build %s, front ends %s\n", b->dir, side_by_side ? "side by side" : "one after the other");
+    for (int i = 0; i < b->plan->nsteps; i++) {
+        const nvcc_step_t *s = &b->plan->steps[i];
+        const step_result_t *r = &b->res[i];
+        if (r->state == STEP_NOT_RUN || s->tool == NVCC_RM) continue;
+        bool host_text = s->tool == NVCC_CC && nvcc_pch_input_word(s->argv) >= 0;
+        fprintf(f, "%7.3f %7.3f %s%s\n", r->start, r->end, tool_names[s->tool], host_text ? pch_names[b->pch] : "");
+    }
+    fprintf(f, "%7.3f total\n", total);
+    fclose(f);
+}
+
+nvcc_steps_status_t nvcc_steps_run(char *const *argv, const char *dir, const char *unit_id, const char *pch_root,
+                                   proc_result_t *r, char *why, size_t cap) {
     memset(r, 0, sizeof *r);
     const char *env = getenv(NVCC_STEPS_ENV);
     if (env && !strcmp(env, "0")) {
@@ -336,7 +426,7 @@ nvcc_steps_status_t nvcc_steps_run(char *const *argv, const char *dir, const cha
         goto out;
     names_t before = {0};
     list_dir(dir, &before);
-    if (write_module_id(dir, module_file, unit_id) != 0) {
+    if (write_module_id(&plan, dir, module_file, unit_id) != 0) {
         snprintf(why, cap, "cannot write the module id: %s", strerror(errno));
         for (size_t i = 0; i < before.n; i++) free(before.v[i]);
         VEC_FREE(before);
@@ -345,7 +435,8 @@ nvcc_steps_status_t nvcc_steps_run(char *const *argv, const char *dir, const cha
     drop_word(&plan.steps[host.v[host.n - 1]], "--gen_module_id_file");
 
     build_t b = {.plan = &plan, .dir = dir, .res = xcalloc((size_t)plan.nsteps, sizeof *b.res),
-                 .first_failed = plan.nsteps};
+                 .first_failed = plan.nsteps, .pch_root = pch_root};
+    clock_gettime(CLOCK_MONOTONIC, &b.began);
     pthread_mutex_init(&b.lock, NULL);
     chain_t c_first = {.b = &b, .steps = first.v, .n = (int)first.n, .current = -1};
     chain_t c_host = {.b = &b, .steps = host.v, .n = (int)host.n, .current = -1};
@@ -356,7 +447,9 @@ nvcc_steps_status_t nvcc_steps_run(char *const *argv, const char *dir, const cha
     pthread_mutex_lock(&b.lock);
     b.side_by_side[0] = &c_host, b.side_by_side[1] = &c_dev;
     pthread_mutex_unlock(&b.lock);
-    bool threaded = side_by_side_now() && pthread_create(&th, NULL, run_chain, &c_host) == 0;
+    bool spare = side_by_side_now();
+    b.pch_may_build = spare; /* a header compiled in the background takes a CPU */
+    bool threaded = spare && pthread_create(&th, NULL, run_chain, &c_host) == 0;
     if (!threaded) run_chain(&c_host); /* one after the other, as nvcc would */
     run_chain(&c_dev);
     if (threaded) pthread_join(th, NULL);
@@ -364,6 +457,7 @@ nvcc_steps_status_t nvcc_steps_run(char *const *argv, const char *dir, const cha
     b.side_by_side[0] = b.side_by_side[1] = NULL;
     pthread_mutex_unlock(&b.lock);
     run_chain(&c_rest);
+    log_steps(&b, since(&b), threaded);
 
     if (b.start_failed) { /* a tool would not start: nvcc whole, from the start */
         snprintf(why, cap, "%s", b.why);

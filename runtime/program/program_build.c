@@ -260,10 +260,12 @@ static program_status_t run_nvcc(char *nvcc, const char *arch, const program_spe
     proc_opts_t o = {.cwd = b->dir};
     proc_result_t r;
     char why[256];
-    int rc = s->phased && nvcc_steps_run(argv, b->dir, hex, &r, why, sizeof why) == NVCC_STEPS_RAN
+    char *pch = s->cache_dir ? path_in(s->cache_dir, "pch") : NULL;
+    int rc = s->phased && nvcc_steps_run(argv, b->dir, hex, pch, &r, why, sizeof why) == NVCC_STEPS_RAN
                  ? 0
                  : proc_run(argv, &o, &r);
     free(argv);
+    free(pch);
     program_status_t st;
     if (rc != 0) {
         snprintf(b->why, sizeof b->why, "%s", r.why);

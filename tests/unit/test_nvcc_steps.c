@@ -66,7 +66,7 @@ static void same_as_nvcc(const char *what, const char *unit, const char *extra, 
     proc_result_t plain, steps;
     CHECK(proc_run(argv, &o, &plain) == 0);
     char why[256] = "";
-    nvcc_steps_status_t st = nvcc_steps_run(argv, steps_dir, ID, &steps, why, sizeof why);
+    nvcc_steps_status_t st = nvcc_steps_run(argv, steps_dir, ID, NULL, &steps, why, sizeof why);
     CHECK(st == NVCC_STEPS_RAN);
     if (st != NVCC_STEPS_RAN) fprintf(stderr, "  %s: not run: %s\n", what, why);
     CHECK(plain.exited && steps.exited && !steps.interrupted);
@@ -118,7 +118,7 @@ static void test_built(void) {
                     "extern \"C\" void go(int *p) { k<<<1, 1>>>(p); }\n");
     proc_result_t r;
     char why[256] = "";
-    CHECK(nvcc_steps_run(argv, dir, ID, &r, why, sizeof why) == NVCC_STEPS_RAN);
+    CHECK(nvcc_steps_run(argv, dir, ID, NULL, &r, why, sizeof why) == NVCC_STEPS_RAN);
     CHECK(r.exited && r.exit_status == 0 && !r.interrupted);
     CHECK(r.output && strstr(r.output, "warning #940-D: missing return statement"));
     proc_result_free(&r);
@@ -146,12 +146,12 @@ static void test_fallback(void) {
     setenv(NVCC_STEPS_ENV, "0", 1);
     proc_result_t r;
     char why[256] = "";
-    CHECK(nvcc_steps_run(argv, dir, ID, &r, why, sizeof why) == NVCC_STEPS_UNRECOGNISED);
+    CHECK(nvcc_steps_run(argv, dir, ID, NULL, &r, why, sizeof why) == NVCC_STEPS_UNRECOGNISED);
     CHECK(strstr(why, NVCC_STEPS_ENV) != NULL);
     CHECK(count_files(dir) == 1); /* nothing run */
     setenv(NVCC_STEPS_ENV, "1", 1);
     argv_for(argv, "-E"); /* a plan without the front ends: nvcc's own */
-    CHECK(nvcc_steps_run(argv, dir, ID, &r, why, sizeof why) == NVCC_STEPS_UNRECOGNISED);
+    CHECK(nvcc_steps_run(argv, dir, ID, NULL, &r, why, sizeof why) == NVCC_STEPS_UNRECOGNISED);
     program_remove_tree(dir);
     free(dir);
 }
@@ -200,7 +200,7 @@ static void test_interrupt(void) {
     pthread_create(&th, NULL, interrupt_in_front_ends, dir);
     proc_result_t r;
     char why[256] = "";
-    CHECK(nvcc_steps_run(argv, dir, ID, &r, why, sizeof why) == NVCC_STEPS_RAN);
+    CHECK(nvcc_steps_run(argv, dir, ID, NULL, &r, why, sizeof why) == NVCC_STEPS_RAN);
     pthread_join(th, NULL);
     CHECK(r.interrupted);
     CHECK(!has_file(dir, "cell.so"));
