@@ -1,5 +1,6 @@
 #include "compile_cache.h"
 
+#include "runtime/base/make_dirs.h"
 #include "runtime/base/xalloc.h"
 #include <errno.h>
 #include <stdbool.h>
@@ -27,21 +28,9 @@ struct compile_cache {
     size_t evicted;
 };
 
-static int mkdirs(const char *path) {
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/') continue;
-        *p = 0;
-        if (mkdir(buf, 0700) != 0 && errno != EEXIST) return -1;
-        *p = '/';
-    }
-    return (mkdir(buf, 0700) != 0 && errno != EEXIST) ? -1 : 0;
-}
-
 compile_cache_t *compile_cache_new(const char *dir) {
     compile_cache_t *c = xcalloc(1, sizeof *c);
-    if (dir && mkdirs(dir) == 0) c->dir = xstrdup(dir);
+    if (dir && make_dirs(dir) == 0) c->dir = xstrdup(dir);
     return c;
 }
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "program_run.h"
+#include "runtime/base/make_dirs.h"
 #include "runtime/base/vec.h"
 #include "runtime/base/xalloc.h"
 
@@ -264,21 +265,9 @@ static char **header_argv(char *const *argv, int input) {
     return v;
 }
 
-static int mkdirs(const char *path) {
-    char buf[PATH_MAX];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/') continue;
-        *p = 0;
-        if (mkdir(buf, 0700) != 0 && errno != EEXIST) return -1;
-        *p = '/';
-    }
-    return (mkdir(buf, 0700) != 0 && errno != EEXIST) ? -1 : 0;
-}
-
 static nvcc_pch_status_t start_build(char *const *argv, int input, const char *root, const char *key,
                                      const char *final, const char *prefix, size_t n) {
-    if (mkdirs(root) != 0 || tidy(root, key)) return NVCC_PCH_PENDING;
+    if (make_dirs(root) != 0 || tidy(root, key)) return NVCC_PCH_PENDING;
     char *tmp = xasprintf("%s/%s%s-%ld-XXXXXX", root, BUILD_PREFIX, key, (long)getpid());
     char header[PATH_MAX];
     if (!mkdtemp(tmp) || !join(header, tmp, PCH_HEADER)) {

@@ -18,6 +18,7 @@
 #include "nvcc_steps.h"
 #include "program_libs.h"
 #include "program_run.h"
+#include "runtime/base/make_dirs.h"
 #include "runtime/base/file_read.h"
 #include "runtime/base/strbuf.h"
 #include "runtime/base/vec.h"
@@ -45,18 +46,6 @@ static int rm_one(const char *path, const struct stat *st, int flag, struct FTW 
 
 void program_remove_tree(const char *dir) {
     if (dir && *dir) nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-static int mkdirs(const char *path) {
-    char buf[PATH_MAX];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/') continue;
-        *p = 0;
-        if (mkdir(buf, 0700) != 0 && errno != EEXIST) return -1;
-        *p = '/';
-    }
-    return (mkdir(buf, 0700) != 0 && errno != EEXIST) ? -1 : 0;
 }
 
 static void hash_str(EVP_MD_CTX *md, const char *s) {
@@ -172,7 +161,7 @@ static int write_file(const char *dir, const char *name, const char *text) {
     snprintf(path, sizeof path, "%s/%s", dir, name);
     char *slash = strrchr(path, '/');
     *slash = 0;
-    if (mkdirs(path) != 0) return -1;
+    if (make_dirs(path) != 0) return -1;
     *slash = '/';
     FILE *f = fopen(path, "w");
     if (!f) return -1;
@@ -297,7 +286,7 @@ static program_status_t build_in(const program_spec_t *s, char *const *opts, int
     char root[PATH_MAX] = "";
     if (s->cache_dir) {
         snprintf(root, sizeof root, "%s/programs", s->cache_dir);
-        if (mkdirs(root) != 0) root[0] = 0; /* no cache then, but a build all the same */
+        if (make_dirs(root) != 0) root[0] = 0; /* no cache then, but a build all the same */
     }
     if (root[0]) {
         b->dir = path_in(root, hex);
