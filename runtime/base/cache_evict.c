@@ -119,3 +119,44 @@ char *icuda_cache_dir(void) {
     else return NULL;
     return xstrdup(buf);
 }
+
+typedef struct {
+    char *name;
+    time_t used;
+} folder_t;
+
+static int by_mtime(const void *a, const void *b) {
+    time_t x = ((const folder_t *)a)->used, y = ((const folder_t *)b)->used;
+    return (x > y) - (x < y);
+}
+
+void cache_keep_recent_folders(const char *root, size_t keep, const cache_folders_t *how) {
+    DIR *d = opendir(root);
+    if (!d) return;
+    VEC(folder_t) e = {0};
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")) continue;
+        char *path = xasprintf("%s/%s", root, de->d_name);
+        struct stat st;
+        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+            if (de->d_name[0] == '.') {
+                if (how->temporary) how->temporary(how->ctx, de->d_name, path, st.st_mtime);
+            } else {
+                VEC_PUSH(e, ((folder_t){xstrdup(de->d_name), st.st_mtime}));
+            }
+        }
+        free(path);
+    }
+    closedir(d);
+    if (e.n > keep) {
+        qsort(e.v, e.n, sizeof *e.v, by_mtime);
+        for (size_t i = 0; i < e.n - keep; i++) {
+            char *path = xasprintf("%s/%s", root, e.v[i].name);
+            how->remove(path);
+            free(path);
+        }
+    }
+    for (size_t i = 0; i < e.n; i++) free(e.v[i].name);
+    VEC_FREE(e);
+}

@@ -20,6 +20,18 @@ uint64_t compile_cache_disk_limit(void);
  * touches that file), or of its newest file where none does. */
 int cache_evict(const char *dir, const char *key, uint64_t max_bytes, size_t max_entries);
 
+/* A cache of folders (whole programs, precompiled headers): keeps the keep
+ * most recently changed folders of root, removing the rest with
+ * how->remove; a folder whose name starts with '.' (a build under way, or
+ * one that died) is never counted: how->temporary (may be NULL) is told of
+ * it, with the time it last changed. */
+typedef struct {
+    void (*remove)(const char *path);
+    void (*temporary)(void *ctx, const char *name, const char *path, long long mtime);
+    void *ctx;
+} cache_folders_t;
+void cache_keep_recent_folders(const char *root, size_t keep, const cache_folders_t *how);
+
 /* Where the disk caches live by default: $XDG_CACHE_HOME/icuda or
  * ~/.cache/icuda; NULL when neither is set. malloc'd. */
 char *icuda_cache_dir(void);

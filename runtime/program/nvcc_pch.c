@@ -1,7 +1,6 @@
 /* A precompiled header for the host compile of nvcc's steps (nvcc_pch.h). */
 #include "nvcc_pch.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -16,6 +15,7 @@
 #include <unistd.h>
 
 #include "program_run.h"
+#include "runtime/base/cache_evict.h"
 #include "runtime/base/make_dirs.h"
 #include "runtime/base/vec.h"
 #include "runtime/base/xalloc.h"
@@ -171,54 +171,30 @@ static void remove_entry(const char *dir) {
 }
 
 typedef struct {
-    char name[80];
-    time_t used;
-} entry_t;
+    const char *key; /* NULL: any */
+    bool pending;
+} builds_t;
 
-static int by_use(const void *a, const void *b) {
-    time_t x = ((const entry_t *)a)->used, y = ((const entry_t *)b)->used;
-    return (x > y) - (x < y);
+/* A temporary folder is KEY-PID-XXXXXX: a build under way while that
+ * process lives; removed once it has gone, or when stale. */
+static void temporary(void *ctx, const char *name, const char *path, long long mtime) {
+    builds_t *b = ctx;
+    if (strncmp(name, BUILD_PREFIX, strlen(BUILD_PREFIX))) return;
+    const char *k = name + strlen(BUILD_PREFIX);
+    long pid = strlen(k) > 65 ? strtol(k + 65, NULL, 10) : 0;
+    bool alive = pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
+    if (!alive || (long long)time(NULL) - mtime > STALE_BUILD_S) remove_entry(path);
+    else if (b->key && !strncmp(k, b->key, 64)) b->pending = true;
 }
 
 /* Keeps the NVCC_PCH_KEEP most recently used headers; removes temporary
  * folders of builds long dead. Returns whether a build of key is under
- * way (a temporary folder of it, not stale). */
+ * way. */
 static bool tidy(const char *root, const char *key) {
-    DIR *d = opendir(root);
-    if (!d) return false;
-    VEC(entry_t) e = {0};
-    bool pending = false;
-    time_t now = time(NULL);
-    struct dirent *de;
-    while ((de = readdir(d)) != NULL) {
-        char path[PATH_MAX];
-        struct stat st;
-        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") || !join(path, root, de->d_name) ||
-            lstat(path, &st) != 0 || !S_ISDIR(st.st_mode))
-            continue;
-        if (!strncmp(de->d_name, BUILD_PREFIX, strlen(BUILD_PREFIX))) {
-            const char *k = de->d_name + strlen(BUILD_PREFIX); /* KEY-PID-XXXXXX */
-            long pid = strlen(k) > 65 ? strtol(k + 65, NULL, 10) : 0;
-            bool alive = pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
-            if (!alive || now - st.st_mtime > STALE_BUILD_S) remove_entry(path);
-            else if (key && !strncmp(k, key, 64)) pending = true;
-            continue;
-        }
-        entry_t x = {.used = st.st_mtime};
-        if (strlen(de->d_name) >= sizeof x.name) continue; /* not a key: not ours */
-        memcpy(x.name, de->d_name, strlen(de->d_name) + 1);
-        VEC_PUSH(e, x);
-    }
-    closedir(d);
-    if (e.n > NVCC_PCH_KEEP) {
-        qsort(e.v, e.n, sizeof *e.v, by_use);
-        for (size_t i = 0; i < e.n - NVCC_PCH_KEEP; i++) {
-            char path[PATH_MAX];
-            if (join(path, root, e.v[i].name)) remove_entry(path);
-        }
-    }
-    VEC_FREE(e);
-    return pending;
+    builds_t b = {.key = key};
+    cache_folders_t how = {.remove = remove_entry, .temporary = temporary, .ctx = &b};
+    cache_keep_recent_folders(root, NVCC_PCH_KEEP, &how);
+    return b.pending;
 }
 
 typedef struct {

@@ -19,6 +19,7 @@
 #include "program_libs.h"
 #include "program_run.h"
 #include "runtime/base/make_dirs.h"
+#include "runtime/base/cache_evict.h"
 #include "runtime/base/file_read.h"
 #include "runtime/base/strbuf.h"
 #include "runtime/base/vec.h"
@@ -185,49 +186,15 @@ static char *path_in(const char *dir, const char *name) {
     return p;
 }
 
-typedef struct {
-    char name[80];
-    time_t used;
-} entry_t;
-
-static int by_use(const void *a, const void *b) {
-    time_t x = ((const entry_t *)a)->used, y = ((const entry_t *)b)->used;
-    return x < y ? -1 : x > y;
+static void drop_stale_build(void *ctx, const char *name, const char *path, long long mtime) {
+    (void)ctx;
+    if (!strncmp(name, ".build-", 7) && (long long)time(NULL) - mtime > STALE_BUILD_S) program_remove_tree(path);
 }
 
 /* Keeps the PROGRAM_CACHE_KEEP programs run last; drops stale build folders. */
 static void prune(const char *root) {
-    DIR *d = opendir(root);
-    if (!d) return;
-    entry_t *e = NULL;
-    size_t n = 0, cap = 0;
-    struct dirent *de;
-    time_t now = time(NULL);
-    while ((de = readdir(d)) != NULL) {
-        if (de->d_name[0] == '.' && strncmp(de->d_name, ".build-", 7)) continue;
-        char path[PATH_MAX];
-        struct stat st;
-        if (snprintf(path, sizeof path, "%s/%s", root, de->d_name) >= (int)sizeof path ||
-            strlen(de->d_name) >= sizeof e->name || lstat(path, &st) != 0 || !S_ISDIR(st.st_mode))
-            continue;
-        if (de->d_name[0] == '.') {
-            if (now - st.st_mtime > STALE_BUILD_S) program_remove_tree(path);
-            continue;
-        }
-        ARRAY_GROW(e, n, cap);
-        memcpy(e[n].name, de->d_name, strlen(de->d_name) + 1); /* fits: checked above */
-        e[n++].used = st.st_mtime;
-    }
-    closedir(d);
-    if (n > PROGRAM_CACHE_KEEP) {
-        qsort(e, n, sizeof *e, by_use);
-        for (size_t i = 0; i < n - PROGRAM_CACHE_KEEP; i++) {
-            char *path = path_in(root, e[i].name);
-            program_remove_tree(path);
-            free(path);
-        }
-    }
-    free(e);
+    cache_folders_t how = {.remove = program_remove_tree, .temporary = drop_stale_build};
+    cache_keep_recent_folders(root, PROGRAM_CACHE_KEEP, &how);
 }
 
 static const char *output_of(const program_spec_t *s) { return s->output ? s->output : "prog"; }

@@ -5,7 +5,9 @@
  * files together (cache_evict). */
 #include <dirent.h>
 #include <fcntl.h>
+#include <string.h>
 #include <sys/time.h>
+#include <time.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -92,8 +94,49 @@ static void test_entries_of_several_files(void) {
     rmdir(dir);
 }
 
+static int removed, temporaries;
+static void count_removed(const char *path) {
+    removed++;
+    rmdir(path);
+}
+static void count_temporary(void *ctx, const char *name, const char *path, long long mtime) {
+    (void)path, (void)mtime;
+    temporaries += !strcmp(name, (const char *)ctx);
+}
+
+/* A cache of folders keeps the most recently changed ones; a folder named
+ * with a leading '.' is a build under way, never counted or removed here. */
+static void test_folders_kept_by_use(void) {
+    char root[] = "/tmp/icuda-folders-test-XXXXXX";
+    CHECK(mkdtemp(root) != NULL);
+    char path[512];
+    const char *names[] = {"old", "newest", "older", "new", ".build-x"};
+    const long ages[] = {300, 0, 400, 100, 1000};
+    for (int i = 0; i < 5; i++) {
+        snprintf(path, sizeof path, "%s/%s", root, names[i]);
+        CHECK(mkdir(path, 0700) == 0);
+        struct timeval tv[2] = {{time(NULL) - ages[i], 0}, {time(NULL) - ages[i], 0}};
+        utimes(path, tv);
+    }
+    cache_folders_t how = {.remove = count_removed, .temporary = count_temporary, .ctx = ".build-x"};
+    cache_keep_recent_folders(root, 2, &how);
+    CHECK(removed == 2 && temporaries == 1);
+    const char *kept[] = {"newest", "new", ".build-x"}, *gone[] = {"old", "older"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/%s", root, kept[i]);
+        CHECK(access(path, F_OK) == 0);
+        rmdir(path);
+    }
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s", root, gone[i]);
+        CHECK(access(path, F_OK) != 0);
+    }
+    rmdir(root);
+}
+
 int main(void) {
     test_entries_of_several_files();
+    test_folders_kept_by_use();
     char dir[] = "/tmp/icuda-cache-test-XXXXXX";
     if (!mkdtemp(dir)) return 1;
     setenv("ICUDA_CACHE_MAX_BYTES", "200000", 1); /* about 20 modules */
