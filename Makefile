@@ -133,9 +133,11 @@ GPU_OBJ      := $(GPU_SRC:%.c=build/obj/%.o)
 GPU_ASAN_OBJ := $(GPU_SRC:%.c=build/asan/obj/%.o)
 
 # Native C++ cells (shared objects the worker loads) call back into the
-# worker's icuda_native_* functions: those are exported.
+# worker's icuda_native_* functions: those are exported, and the worker's
+# own cudaDeviceReset and cudaFree (worker_cudart.c, worker_native.c).
 build/icuda-worker: build/obj/runtime/gpu/worker/worker_main.o $(WORKER_SRC:%.c=build/obj/%.o) $(WIRE_SRC:%.c=build/obj/%.o)
-	$(CC) $(LDFLAGS) -Wl,--export-dynamic-symbol='icuda_native_*' -Wl,--export-dynamic-symbol=cudaDeviceReset $^ -ldl -lm -o $@
+	$(CC) $(LDFLAGS) -Wl,--export-dynamic-symbol='icuda_native_*' -Wl,--export-dynamic-symbol=cudaDeviceReset \
+	  -Wl,--export-dynamic-symbol=cudaFree $^ -ldl -lm -o $@
 
 build/tests/test_gpu_%: tests/unit/test_gpu_%.c tests/unit/check.h $(GPU_ASAN_OBJ) build/icuda-worker
 	@mkdir -p $(dir $@)

@@ -127,6 +127,11 @@ int api_free(cs_call_t *c) {
     return call_done(c, r);
 }
 
+int cuda_session_free_device(cuda_session_t *cs, uint64_t addr) {
+    if (!cs->gc || interp_buffer_free(cs->interp, addr, INTERP_PLACE_DEVICE) != 0) return -1;
+    return gpu_client_free_mem(cs->gc, addr) == 0 ? 0 : -1;
+}
+
 int api_malloc_host(cs_call_t *c, bool flags) {
     int r = flags ? call_arity(c, 3, 3, "void **pHost, size_t size, unsigned int flags")
                   : call_arity(c, 2, 2, "void **ptr, size_t size");

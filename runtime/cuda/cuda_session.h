@@ -5,6 +5,8 @@
 #ifndef ICUDA_CUDA_SESSION_H
 #define ICUDA_CUDA_SESSION_H
 
+#include <stdint.h>
+
 #include "runtime/base/cell_io.h"
 
 struct interp;
@@ -61,6 +63,12 @@ const char *cuda_session_recovery_note(const cuda_session_t *cs);
  * the recovery note (note has room for cap bytes, what is there kept): for
  * what lived in the old worker that the CUDA layer does not know of. */
 void cuda_session_on_restart(cuda_session_t *cs, void (*fn)(void *ctx, int pid, char *note, size_t cap), void *ctx);
+
+/* A device buffer the session allocated, freed by a native cell's cudaFree
+ * (which the worker defers to here): freed as an interpreted cudaFree
+ * frees it. -1 when addr is not the start of a live device buffer of the
+ * session's (freed already, or inside one). (runtime/cuda/cuda_memory.c) */
+int cuda_session_free_device(cuda_session_t *cs, uint64_t addr);
 
 /* %reset: unloads the session's modules and forgets its kernels, symbol
  * writes and __managed__ variables; the worker stays. Returns how many

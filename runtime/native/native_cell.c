@@ -105,8 +105,19 @@ static char *lost_names(const native_session_t *ns, int live, const char *code, 
     return b.len ? sb_take(&b) : NULL;
 }
 
+/* A session's buffer the cell's cudaFree gave back (worker_native.c): freed
+ * here; one that is not a buffer's start any more is said, as cudaFree's
+ * error would have been. */
+static void free_buffer(const native_ctx_t *x, const char *hex, const char *cell, const cell_io_t *io) {
+    uint64_t addr = strtoull(hex, NULL, 16);
+    if (cuda_session_free_device(x->cuda, addr) != 0)
+        io_printf(io, "stderr", "cudaFree(0x%llx) in %s: not the start of a device buffer of the session (freed "
+                       "already?); nothing freed\n", (unsigned long long)addr, cell);
+}
+
 /* The report's lines into the session; the cell's failure, if any, into err. */
-static int read_report(native_session_t *ns, char *report, const char *cell, int live, cell_error_t *err) {
+static int read_report(const native_ctx_t *x, native_session_t *ns, char *report, const char *cell, int live,
+                       const cell_io_t *io, cell_error_t *err) {
     int rc = 0;
     for (char *line = strtok(report, "\n"); line; line = strtok(NULL, "\n")) {
         char *f[5] = {0};
@@ -118,7 +129,9 @@ static int read_report(native_session_t *ns, char *report, const char *cell, int
             *t = 0;
             p = t + 1;
         }
-        if (!strcmp(f[0], "V") && n >= 5) {
+        if (!strcmp(f[0], "F") && n >= 2) {
+            free_buffer(x, f[1], cell, io);
+        } else if (!strcmp(f[0], "V") && n >= 5) {
             native_session_add_global(ns, f[1], f[2], atoi(f[3]) != 0, atoi(f[4]) != 0, cell, live);
         } else if (!strcmp(f[0], "E") && n >= 3 && !rc) {
             cell_error_set(err, f[1], NULL, "%s (an exception ended the code of %s; what it defined before stays)",
@@ -309,7 +322,7 @@ int native_cell_run(const native_ctx_t *x, const char *code, const char *cell, c
             rc = worker_ended(x, gc, r, cell, io, err);
             if (rc == 0) native_session_add_items(ns, code, &items, cell); /* exit(0): what it declared stands */
         } else {
-            rc = read_report(ns, report ? report : "", cell, live, err);
+            rc = read_report(x, ns, report ? report : "", cell, live, io, err);
             if (outcome != CH_NATIVE_LOAD_FAILED) native_session_add_items(ns, code, &items, cell);
         }
         free(report);

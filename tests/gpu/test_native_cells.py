@@ -338,6 +338,29 @@ def test_native_cells_see_the_rest_of_the_session():
 
 @needs_gpu
 @timeout(900)
+def test_a_native_cell_frees_an_interpreted_cells_buffer():
+    """cudaFree in a native cell of a buffer an interpreted cell allocated
+    succeeds and frees it (the interpreter then knows it as freed); freed
+    twice, the cell says so; a native cell's own buffers free as the CUDA
+    runtime's, Thrust's among them."""
+    with kernel() as k:
+        ok(k, "float *d; cudaMalloc(&d, 1 << 20);\nfloat *keep; cudaMalloc(&keep, 64);")
+        msgs = ok(k, "%%cxx\n#include <thrust/device_vector.h>\nthrust::device_vector<int> tv(1000, 1);\n"
+                     "float *mine; cudaMalloc(&mine, 256);\n"
+                     "printf(\"%d %d\\n\", (int)cudaFree(d), (int)cudaFree(mine));")
+        assert "0 0" in stdout_of(msgs), (stdout_of(msgs), stdout_of(msgs, "stderr"))
+        e, v, _ = err(k, "cudaMemset(d, 0, 16);")
+        assert "freed" in v, (e, v)
+        ok(k, "cudaMemset(keep, 0, 64);")  # the others stay
+        msgs = ok(k, "%%cxx\n#include <vector>\nprintf(\"%d\\n\", (int)cudaFree(keep));\ncudaFree(keep);")
+        assert "0" in stdout_of(msgs) and "not the start of a device buffer of the session" in stdout_of(msgs, "stderr"), \
+            (stdout_of(msgs), stdout_of(msgs, "stderr"))
+        e, v, _ = err(k, "cudaMemset(keep, 0, 64);")
+        assert "freed" in v, (e, v)
+
+
+@needs_gpu
+@timeout(900)
 def test_a_native_cells_numbers_are_the_sessions():
     """A native cell's variables of numbers (and pointers to them) are the
     interpreter's: interpreted cells, %who and later native cells see the

@@ -253,11 +253,18 @@ static int serve_func(const ch_cmd_t *c, size_t len, const cuda_driver_t *D, uin
  * instead. The worker exports the name (the Makefile's
  * --export-dynamic-symbol), so a cell's object binds it here before
  * libcudart, the same library the cell's object loaded. */
-cudaError_t CUDARTAPI cudaDeviceReset(void) {
+cudaError_t CUDARTAPI cudaDeviceReset(void) { return worker_cudart_synchronize(); }
+
+int worker_cudart_synchronize(void) {
     static cudaError_t (*sync)(void);
     char msg[8];
     if (!sync && load(msg, sizeof msg) == 0) *(void **)&sync = dlsym(lib, "cudaDeviceSynchronize");
     return sync ? sync() : cudaSuccess;
+}
+
+int worker_cudart_free(void *p) {
+    char msg[8];
+    return load(msg, sizeof msg) == 0 ? rt_free(p) : cudaErrorInitializationError;
 }
 
 int worker_cudart_serve(const ch_cmd_t *c, size_t len, const cuda_driver_t *D, int dev, uint64_t v[4], void *payload,

@@ -34,4 +34,10 @@ struct cuda_driver;
 int worker_cudart_serve(const struct ch_cmd *c, size_t len, const struct cuda_driver *D, int dev, uint64_t v[4],
                         void *payload, size_t *plen, size_t cap);
 
+/* libcudart's cudaDeviceSynchronize and cudaFree (the library the cells'
+ * objects load too), for the worker's own versions of those names that
+ * native cells bind; a cudaError_t. */
+int worker_cudart_synchronize(void);
+int worker_cudart_free(void *p);
+
 #endif

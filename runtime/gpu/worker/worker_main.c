@@ -211,6 +211,7 @@ static void reserve_range(uint64_t want, uint64_t size, ch_hello_t *h) {
     if (r) return;
     va_base = h->va_base = want;
     va_size = h->va_size = size;
+    worker_native_session_range(va_base, va_size);
     CUmemAllocationProp prop;
     memset(&prop, 0, sizeof prop);
     prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;

@@ -12,13 +12,16 @@
  * The functions named icuda_native_* are called by the generated code of
  * the cells (runtime/native/native_unit.c writes their declarations); the
  * worker exports them (the Makefile links it with
- * --export-dynamic-symbol=icuda_native_*). */
+ * --export-dynamic-symbol=icuda_native_*), and cudaFree, below. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include "worker_native.h"
 
+#include "worker_cudart.h"
 #include "worker_dlinit.h"
+
+#include <cuda_runtime_api.h>
 
 #include <dlfcn.h>
 #include <stdint.h>
@@ -101,6 +104,27 @@ void icuda_native_returned(int code) {
     }
     cell_failed = 1;
     say("R\t%d\n", code);
+}
+
+static uint64_t session_base, session_size;
+
+void worker_native_session_range(uint64_t base, uint64_t size) {
+    session_base = base;
+    session_size = size;
+}
+
+/* A buffer the session allocated (an interpreted cell's cudaMalloc) is a
+ * mapping of the session's device range, which libcudart did not make and
+ * would refuse to free. A native cell's cudaFree of one waits for the
+ * device, as cudaFree does, and is noted in the report: the kernel process
+ * frees the buffer, as an interpreted cudaFree, once the cell has run. Any
+ * other pointer goes to libcudart. */
+cudaError_t CUDARTAPI cudaFree(void *p) {
+    uint64_t a = (uint64_t)(uintptr_t)p;
+    if (!a || !session_size || a < session_base || a - session_base >= session_size) return worker_cudart_free(p);
+    cudaError_t r = worker_cudart_synchronize();
+    say("F\t%llx\n", (unsigned long long)a);
+    return r;
 }
 
 int worker_native_run(const char *args, size_t len, uint32_t nbinds, uint64_t v[4], const char **payload,

@@ -20,4 +20,7 @@
 int worker_native_run(const char *args, size_t len, uint32_t nbinds, uint64_t v[4], const char **payload,
                       size_t *plen);
 
+/* The session's device range (its buffers' addresses), once reserved. */
+void worker_native_session_range(uint64_t base, uint64_t size);
+
 #endif
