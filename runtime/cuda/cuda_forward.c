@@ -212,20 +212,32 @@ static int put_number(fwd_t *w, int i, unsigned char *slot) {
     return 0;
 }
 
+int cuda_session_raw_handle(const cuda_session_t *cs, bool stream, uint64_t v, uint64_t *raw) {
+    *raw = 0;
+    if (stream && v <= 2) return 0; /* the default stream (cudaStreamLegacy, cudaStreamPerThread: icuda's one thread) */
+    if (v >= CS_HANDLE_BASE && v < (1u << 20)) {
+        int r = !cs->gc ? -1 : stream ? gpu_client_stream_raw(cs->gc, call_handle_of(v), raw)
+                                      : gpu_client_event_raw(cs->gc, call_handle_of(v), raw);
+        return r ? 1 : 0;
+    }
+    if (v >= (1u << 20)) { /* one a forwarded call returned */
+        *raw = v;
+        return 0;
+    }
+    return 2;
+}
+
 /* icuda's stream or event handle, or a worker value a call returned. */
 static int put_handle_of(fwd_t *w, int i, bool stream, unsigned char *slot) {
     const interp_arg_t *a = &w->c->a[i];
-    uint64_t v = a->bits, raw = 0;
-    gpu_client_t *g = w->c->cs->gc;
-    if (interp_host_pointer(w->c->cs->interp, v, NULL))
+    uint64_t raw = 0;
+    if (interp_host_pointer(w->c->cs->interp, a->bits, NULL))
         return arg_error(w, i, "it points to host memory, not %s", stream ? "a stream" : "an event");
-    if (stream && v <= 2) raw = 0; /* the default stream (cudaStreamLegacy, cudaStreamPerThread: icuda's one thread) */
-    else if (v >= CS_HANDLE_BASE && v < (1u << 20)) {
-        int r = stream ? gpu_client_stream_raw(g, call_handle_of(v), &raw) : gpu_client_event_raw(g, call_handle_of(v), &raw);
-        if (r) return call_fail(w->c, CUDA_ERR_INVALID_RESOURCE_HANDLE, "%s is not a live %s (destroyed already?)",
-                                call_arg_name(a), stream ? "stream" : "event");
-    } else if (v >= (1u << 20)) raw = v; /* one a forwarded call returned */
-    else
+    int r = cuda_session_raw_handle(w->c->cs, stream, a->bits, &raw);
+    if (r == 1)
+        return call_fail(w->c, CUDA_ERR_INVALID_RESOURCE_HANDLE, "%s is not a live %s (destroyed already?)",
+                         call_arg_name(a), stream ? "stream" : "event");
+    if (r == 2)
         return call_fail(w->c, CUDA_ERR_INVALID_RESOURCE_HANDLE, "%s is not %s (create it with %s first)",
                          call_arg_name(a), stream ? "a stream" : "an event", stream ? "cudaStreamCreate" : "cudaEventCreate");
     memcpy(slot, &raw, 8);

@@ -5,6 +5,7 @@
 #ifndef ICUDA_CUDA_SESSION_H
 #define ICUDA_CUDA_SESSION_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "runtime/base/cell_io.h"
@@ -69,6 +70,12 @@ void cuda_session_on_restart(cuda_session_t *cs, void (*fn)(void *ctx, int pid, 
  * frees it. -1 when addr is not the start of a live device buffer of the
  * session's (freed already, or inside one). (runtime/cuda/cuda_memory.c) */
 int cuda_session_free_device(cuda_session_t *cs, uint64_t addr);
+
+/* The worker's CUstream / CUevent behind a cudaStream_t / cudaEvent_t value
+ * of interpreted code (icuda's handle, the default stream's 0, 1 or 2, or a
+ * worker value a forwarded call returned), for native code and forwarded
+ * calls: 0; 1 when it is a handle no longer live, 2 when it is none. */
+int cuda_session_raw_handle(const cuda_session_t *cs, bool stream, uint64_t v, uint64_t *raw);
 
 /* %reset: unloads the session's modules and forgets its kernels, symbol
  * writes and __managed__ variables; the worker stays. Returns how many

@@ -291,6 +291,8 @@ typedef struct {
                      * the interpreter's own word for it); a pointer holding a real address (device
                      * memory, NULL) is bound as the variable itself, false here */
     uint64_t raw;
+    bool handle;    /* a pointer to a struct this session never completes (a CUDA handle: cudaStream_t,
+                     * cudaEvent_t): raw is the word the interpreter holds, for the caller to translate */
 } interp_native_var_t;
 bool interp_native_var(interp_t *in, const char *name, interp_native_var_t *out);
 

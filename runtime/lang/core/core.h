@@ -266,6 +266,7 @@ struct gvar {
     int cell_no;
     bool has_cval;       /* C++: a const integer with a constant initialiser, */
     int64_t cval;        /* usable where a constant expression is needed */
+    char *native_copy;   /* an array of pointers as native code reads it (interp_native_var) */
 };
 
 /* ---------- builtins ---------- */

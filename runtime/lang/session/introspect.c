@@ -261,9 +261,16 @@ bool interp_native_var(interp_t *in, const char *name, interp_native_var_t *out)
     type_t *t = s->ty;
     if (t->kind == T_PTR) {
         type_t *to = t->base;
-        if (!(to->kind == T_VOID || plain(to))) return false;
         uint64_t w;
         memcpy(&w, s->gv->addr, sizeof w);
+        if (to->kind == T_STRUCT && (!to->sd || !to->sd->complete)) {
+            out->handle = true;
+            out->raw = w;
+            ty_name(t, out->type, sizeof out->type);
+            out->storage = s->gv->addr;
+            return true;
+        }
+        if (!(to->kind == T_VOID || plain(to))) return false;
         if (!ptr_is_raw(w)) { /* the interpreter's own word for a host buffer: its address, a copy */
             int64_t off = 0;
             buf_t *b = ptr_live_buf(w, &off);
@@ -272,6 +279,28 @@ bool interp_native_var(interp_t *in, const char *name, interp_native_var_t *out)
             out->pointer = true;
             out->raw = w;
         } /* a real address (a device pointer, NULL) means the same to both: the variable itself */
+    } else if (t->kind == T_ARRAY && t->count > 0 && t->base->kind == T_PTR &&
+               (t->base->base->kind == T_VOID || plain(t->base->base))) {
+        /* an array of pointers holds the interpreter's own words: native
+         * code gets a copy holding the addresses they name, made again each
+         * time a native cell binds the array (what the interpreter stored
+         * since is in it; what native code writes into it stays there) */
+        if (!s->gv->native_copy) s->gv->native_copy = mem_block_alloc((uint64_t)t->count * 8);
+        char *copy = s->gv->native_copy;
+        if (!copy) return false;
+        for (int64_t i = 0; i < t->count; i++) {
+            uint64_t w;
+            memcpy(&w, s->gv->addr + 8 * i, 8);
+            if (!ptr_is_raw(w)) {
+                int64_t off = 0;
+                buf_t *b = ptr_live_buf(w, &off);
+                w = !b ? 0 : b->addr ? b->addr + (uint64_t)off : (uint64_t)(uintptr_t)(b->base + off);
+            }
+            memcpy(copy + 8 * i, &w, 8);
+        }
+        ty_name(t, out->type, sizeof out->type);
+        out->storage = copy;
+        return true;
     } else if (!plain(t)) {
         return false;
     }
