@@ -187,17 +187,23 @@ endif
 # The tests run under pytest (conftest.py, pytest.ini; docs/testing.md), or
 # under tests/run.py where $(PYTHON) has no pytest (the GPU machine's bundle):
 # the same tests, and the same last line "N passed, N failed, N skipped".
-# K=WORDS selects tests by name (-k); TESTFLAGS adds pytest options (-x, -n 2).
+# K=WORDS selects tests by name (-k); TESTFLAGS adds pytest options (-x).
+# Under pytest-xdist the modules run TEST_JOBS at a time (default 2; 1: one
+# at a time), each module whole in one process, so that its shared kernel is
+# one. test-gpu runs one at a time: its modules share one GPU's memory figures.
+TEST_JOBS ?= 2
 TEST_RUN = if $(PYTHON) -c 'import pytest, pytest_timeout' 2>/dev/null; then \
 	  echo "tests under pytest"; \
-	  $(PYTHON) -m pytest -v $(if $(K),-k '$(K)') $(TESTFLAGS) $(1) $(UNIT_BIN:%=--unit %); \
+	  $(PYTHON) -m pytest -v $(if $(K),-k '$(K)') \
+	    $$($(PYTHON) -c 'import xdist' 2>/dev/null && [ "$(2)" != 1 ] && echo "-n $(2) --dist loadfile") \
+	    $(TESTFLAGS) $(1) $(UNIT_BIN:%=--unit %); \
 	else \
 	  echo "no pytest in $(PYTHON): tests under tests/run.py"; \
 	  $(PYTHON) tests/run.py $(if $(K),-k '$(K)') $(1) $(UNIT_BIN); \
 	fi
 
 test: build/icuda build/icuda-worker build/asan/icuda build/icuda-mock $(UNIT_BIN) $(PLAIN_UNIT_BIN) venv venv-eg build/cuda-tools/.stamp
-	@$(call TEST_RUN,--kernel build/asan/icuda --plain-kernel build/icuda --mock-kernel build/icuda-mock)
+	@$(call TEST_RUN,--kernel build/asan/icuda --plain-kernel build/icuda --mock-kernel build/icuda-mock,$(TEST_JOBS))
 
 # nvdisasm and cuobjdump for %sass's tests, where the toolkit has none (the
 # toolkit's PyPI wheels leave them out): the NVIDIA wheels that carry them,
@@ -212,7 +218,7 @@ build/cuda-tools/.stamp: | venv
 	else echo "could not install nvdisasm/cuobjdump into build/cuda-tools: the %sass tests will say so" >&2; fi
 
 test-gpu: build/icuda build/icuda-worker build/asan/icuda build/icuda-mock $(UNIT_BIN) $(PLAIN_UNIT_BIN) venv venv-eg
-	@$(call TEST_RUN,--gpu --kernel build/icuda --plain-kernel build/icuda --mock-kernel build/icuda-mock)
+	@$(call TEST_RUN,--gpu --kernel build/icuda --plain-kernel build/icuda --mock-kernel build/icuda-mock,1)
 
 # the expected output of the C++ cases (tests/lang-cxx) against g++; make test runs it too
 test-gxx-oracle:
