@@ -134,10 +134,11 @@ GPU_ASAN_OBJ := $(GPU_SRC:%.c=build/asan/obj/%.o)
 
 # Native C++ cells (shared objects the worker loads) call back into the
 # worker's icuda_native_* functions: those are exported, and the worker's
-# own cudaDeviceReset and cudaFree (worker_cudart.c, worker_native.c).
+# own cudaDeviceReset, cudaFree and free (worker_cudart.c, worker_native.c,
+# worker_main.c).
 build/icuda-worker: build/obj/runtime/gpu/worker/worker_main.o $(WORKER_SRC:%.c=build/obj/%.o) $(WIRE_SRC:%.c=build/obj/%.o)
 	$(CC) $(LDFLAGS) -Wl,--export-dynamic-symbol='icuda_native_*' -Wl,--export-dynamic-symbol=cudaDeviceReset \
-	  -Wl,--export-dynamic-symbol=cudaFree $^ -ldl -lm -o $@
+	  -Wl,--export-dynamic-symbol=cudaFree -Wl,--export-dynamic-symbol=free $^ -ldl -lm -o $@
 
 build/tests/test_gpu_%: tests/unit/test_gpu_%.c tests/unit/check.h $(GPU_ASAN_OBJ) build/icuda-worker
 	@mkdir -p $(dir $@)

@@ -132,6 +132,8 @@ int cuda_session_free_device(cuda_session_t *cs, uint64_t addr) {
     return gpu_client_free_mem(cs->gc, addr) == 0 ? 0 : -1;
 }
 
+int cuda_session_free_host(cuda_session_t *cs, void *addr) { return interp_free_heap_at(cs->interp, addr); }
+
 int api_malloc_host(cs_call_t *c, bool flags) {
     int r = flags ? call_arity(c, 3, 3, "void **pHost, size_t size, unsigned int flags")
                   : call_arity(c, 2, 2, "void **ptr, size_t size");

@@ -70,6 +70,9 @@ void cuda_session_on_restart(cuda_session_t *cs, void (*fn)(void *ctx, int pid, 
  * frees it. -1 when addr is not the start of a live device buffer of the
  * session's (freed already, or inside one). (runtime/cuda/cuda_memory.c) */
 int cuda_session_free_device(cuda_session_t *cs, uint64_t addr);
+/* Likewise a buffer an interpreted cell's malloc made, freed by a native
+ * cell's free(): -1 when addr is not the start of a live one. */
+int cuda_session_free_host(cuda_session_t *cs, void *addr);
 
 /* The worker's CUstream / CUevent behind a cudaStream_t / cudaEvent_t value
  * of interpreted code (icuda's handle, the default stream's 0, 1 or 2, or a

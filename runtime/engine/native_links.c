@@ -63,10 +63,10 @@ static bool bind(void *ctx, const char *name, native_binding_t *out) {
     if (cuda_session_is_managed_var(e->cuda, name)) return false;
     if (!interp_native_var(e->interp, name, &v)) return false;
     if (v.handle) { /* a stream or event of interpreted cells: the worker's own handle, by value */
-        bool stream = strstr(v.type, "CUstream_st") != NULL;
+        bool stream = !strcmp(v.type, "cudaStream_t") || strstr(v.type, "CUstream_st");
+        bool event = !strcmp(v.type, "cudaEvent_t") || strstr(v.type, "CUevent_st");
         uint64_t raw = 0;
-        if ((!stream && !strstr(v.type, "CUevent_st")) || cuda_session_raw_handle(e->cuda, stream, v.raw, &raw) != 0)
-            return false;
+        if (!(stream || event) || cuda_session_raw_handle(e->cuda, stream, v.raw, &raw) != 0) return false;
         snprintf(out->type, sizeof out->type, "%s", stream ? "cudaStream_t" : "cudaEvent_t");
         out->pointer = true;
         out->value = raw;

@@ -158,6 +158,10 @@ int interp_arg_at(interp_t *in, uint64_t ptr, size_t size, int is_pointer, int i
 uint64_t interp_buffer_new(interp_t *in, int place, uint64_t addr, void *host, uint64_t size, const char *what);
 /* cudaFree / cudaFreeHost: -1 when p is not the start of a live buffer of that place. */
 int interp_buffer_free(interp_t *in, uint64_t p, int place);
+/* free() by native code of a malloc'd buffer of the interpreter's, named
+ * by its host address: freed as the interpreter's free() frees it. -1 when
+ * addr is not the start of a live buffer from malloc. */
+int interp_free_heap_at(interp_t *in, const void *addr);
 /* The interpreter of the cell running now (the one whose hooks are being called). */
 interp_t *interp_current(void);
 /* The host bytes behind pointer word ptr for a write of n bytes by the CUDA

@@ -115,6 +115,15 @@ static void free_buffer(const native_ctx_t *x, const char *hex, const char *cell
                        "already?); nothing freed\n", (unsigned long long)addr, cell);
 }
 
+/* Host memory of the interpreter's that the cell's free() gave back
+ * (worker_main.c): freed here, or said. */
+static void free_host(const native_ctx_t *x, const char *hex, const char *cell, const cell_io_t *io) {
+    void *addr = (void *)(uintptr_t)strtoull(hex, NULL, 16);
+    if (cuda_session_free_host(x->cuda, addr) != 0)
+        io_printf(io, "stderr", "free(%p) in %s: not the start of a buffer an interpreted cell allocated with malloc "
+                  "(freed already?); nothing freed\n", addr, cell);
+}
+
 /* The report's lines into the session; the cell's failure, if any, into err. */
 static int read_report(const native_ctx_t *x, native_session_t *ns, char *report, const char *cell, int live,
                        const cell_io_t *io, cell_error_t *err) {
@@ -131,6 +140,8 @@ static int read_report(const native_ctx_t *x, native_session_t *ns, char *report
         }
         if (!strcmp(f[0], "F") && n >= 2) {
             free_buffer(x, f[1], cell, io);
+        } else if (!strcmp(f[0], "H") && n >= 2) {
+            free_host(x, f[1], cell, io);
         } else if (!strcmp(f[0], "V") && n >= 5) {
             native_session_add_global(ns, f[1], f[2], atoi(f[3]) != 0, atoi(f[4]) != 0, cell, live);
         } else if (!strcmp(f[0], "E") && n >= 3 && !rc) {

@@ -342,7 +342,7 @@ def test_a_native_cell_frees_an_interpreted_cells_buffer():
     """cudaFree in a native cell of a buffer an interpreted cell allocated
     succeeds and frees it (the interpreter then knows it as freed); freed
     twice, the cell says so; a native cell's own buffers free as the CUDA
-    runtime's, Thrust's among them."""
+    runtime's, Thrust's among them. free() likewise for host memory."""
     with kernel() as k:
         ok(k, "float *d; cudaMalloc(&d, 1 << 20);\nfloat *keep; cudaMalloc(&keep, 64);")
         msgs = ok(k, "%%cxx\n#include <thrust/device_vector.h>\nthrust::device_vector<int> tv(1000, 1);\n"
@@ -357,6 +357,14 @@ def test_a_native_cell_frees_an_interpreted_cells_buffer():
             (stdout_of(msgs), stdout_of(msgs, "stderr"))
         e, v, _ = err(k, "cudaMemset(keep, 0, 64);")
         assert "freed" in v, (e, v)
+        # and host memory from an interpreted cell's malloc, freed by a native cell's free()
+        ok(k, "float *h = (float *)malloc(1024);\nchar *also = (char *)malloc(16);\nh[0] = 3;")
+        msgs = ok(k, "%%cxx\n#include <vector>\nstd::vector<int> mine(100, 1);\nprintf(\"%g\\n\", h[0]);\nfree(h);\n"
+                     "char *own = (char *)malloc(32);\nfree(own);")
+        assert "3" in stdout_of(msgs) and not stdout_of(msgs, "stderr"), (stdout_of(msgs), stdout_of(msgs, "stderr"))
+        e, v, _ = err(k, "h[1] = 2;")
+        assert "freed" in v, (e, v)
+        ok(k, "also[0] = 1;\nfree(also);")
 
 
 @needs_gpu

@@ -222,6 +222,18 @@ static void reserve_range(uint64_t want, uint64_t size, ch_hello_t *h) {
     h->granularity = g;
 }
 
+/* free() in the worker: a native cell's free() of memory an interpreted
+ * cell allocated (the shared arena, which glibc's malloc never hands out)
+ * is noted for the kernel process, whose interpreter owns that memory and
+ * frees it once the cell has run; everything else is glibc's. The worker
+ * exports the name (the Makefile's --export-dynamic-symbol), so the cells'
+ * objects and the libraries they load bind it here. Only in the worker
+ * program: a test program under AddressSanitizer keeps ASan's free. */
+extern void __libc_free(void *p);
+void free(void *p) {
+    if (!worker_native_host_free(p)) __libc_free(p);
+}
+
 /* host memory named by an arena range; NULL when it lies outside */
 static void *host_at(uint64_t off, uint64_t n) {
     if (off > arena_size || n > arena_size - off) return NULL;
@@ -554,6 +566,7 @@ int main(int argc, char **argv) {
             return 1;
         }
         arena = p;
+        if (v[2] == CH_HELLO_ARENA_SHARED) worker_native_host_range((uint64_t)(uintptr_t)arena, arena_size);
     }
 
     const char *why = NULL;

@@ -107,6 +107,19 @@ void icuda_native_returned(int code) {
 }
 
 static uint64_t session_base, session_size;
+static uint64_t host_base, host_size;
+
+void worker_native_host_range(uint64_t base, uint64_t size) {
+    host_base = base;
+    host_size = size;
+}
+
+int worker_native_host_free(void *p) {
+    uint64_t a = (uint64_t)(uintptr_t)p;
+    if (!a || !host_size || a < host_base || a - host_base >= host_size) return 0;
+    say("H\t%llx\n", (unsigned long long)a);
+    return 1;
+}
 
 void worker_native_session_range(uint64_t base, uint64_t size) {
     session_base = base;

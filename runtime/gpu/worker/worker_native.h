@@ -23,4 +23,10 @@ int worker_native_run(const char *args, size_t len, uint32_t nbinds, uint64_t v[
 /* The session's device range (its buffers' addresses), once reserved. */
 void worker_native_session_range(uint64_t base, uint64_t size);
 
+/* The shared arena (the interpreter's host memory), once mapped at the
+ * kernel process's address; and whether p lies in it, noted then in the
+ * cell's report for the kernel process to free (worker_main.c's free). */
+void worker_native_host_range(uint64_t base, uint64_t size);
+int worker_native_host_free(void *p);
+
 #endif

@@ -235,6 +235,16 @@ int interp_buffer_free(interp_t *in, uint64_t p, int place) {
     return 0;
 }
 
+int interp_free_heap_at(interp_t *in, const void *addr) {
+    lang_use(in);
+    for (uint32_t s = SLOT_FIRST_BUF; addr && s < g_nbufs; s++) {
+        buf_t *b = &g_bufs[s];
+        if (b->base == addr && b->state == BUF_LIVE && b->place == PLACE_HEAP && b->alloc == ALLOC_MALLOC)
+            return mem_free_heap(ptr_make(s, 0), NULL);
+    }
+    return -1;
+}
+
 void *interp_host_for_write(interp_t *in, uint64_t ptr, uint64_t n) {
     lang_use(in);
     int64_t off;
