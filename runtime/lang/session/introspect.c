@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "runtime/hostmem/arena.h"
 #include "runtime/lang/eval/eval.h"
 
 #include "runtime/lang/interp.h"
@@ -294,7 +295,13 @@ bool interp_native_var(interp_t *in, const char *name, interp_native_var_t *out)
             if (!ptr_is_raw(w)) {
                 int64_t off = 0;
                 buf_t *b = ptr_live_buf(w, &off);
-                w = !b ? 0 : b->addr ? b->addr + (uint64_t)off : (uint64_t)(uintptr_t)(b->base + off);
+                char *base = b ? b->base : NULL;
+                if (b && !b->addr && base && !arena_contains(base, b->size)) {
+                    /* bytes the worker cannot see (a string literal's): a copy of them in the shared arena */
+                    base = mem_block_alloc(b->size);
+                    if (base) memcpy(base, b->base, b->size);
+                }
+                w = !b ? 0 : b->addr ? b->addr + (uint64_t)off : base ? (uint64_t)(uintptr_t)(base + off) : 0;
             }
             memcpy(copy + 8 * i, &w, 8);
         }
