@@ -28,5 +28,8 @@ void worker_native_session_range(uint64_t base, uint64_t size);
  * cell's report for the kernel process to free (worker_main.c's free). */
 void worker_native_host_range(uint64_t base, uint64_t size);
 int worker_native_host_free(void *p);
+/* glibc's own free, which the worker's free passes everything else on to
+ * (glibc exports it; no header of its declares it) */
+void __libc_free(void *p);
 
 #endif
