@@ -229,7 +229,8 @@ static void reserve_range(uint64_t want, uint64_t size, ch_hello_t *h) {
  * exports the name (the Makefile's --export-dynamic-symbol), so the cells'
  * objects and the libraries they load bind it here. Only in the worker
  * program: a test program under AddressSanitizer keeps ASan's free. */
-void free(void *p) {
+void worker_free(void *p) __asm__("free"); /* the C library's name, this worker's function */
+void worker_free(void *p) {
     if (!worker_native_host_free(p)) __libc_free(p);
 }
 
