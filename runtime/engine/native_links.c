@@ -62,14 +62,17 @@ static bool bind(void *ctx, const char *name, native_binding_t *out) {
      * kernels use that one copy */
     if (cuda_session_is_managed_var(e->cuda, name)) return false;
     if (!interp_native_var(e->interp, name, &v)) return false;
-    if (v.handle) { /* a stream or event of interpreted cells: the worker's own handle, by value */
+    if (v.handle) { /* a stream or event of interpreted cells: the worker's own handle */
         bool stream = !strcmp(v.type, "cudaStream_t") || strstr(v.type, "CUstream_st");
         bool event = !strcmp(v.type, "cudaEvent_t") || strstr(v.type, "CUevent_st");
         uint64_t raw = 0;
         if (!(stream || event) || cuda_session_raw_handle(e->cuda, stream, v.raw, &raw) != 0) return false;
         snprintf(out->type, sizeof out->type, "%s", stream ? "cudaStream_t" : "cudaEvent_t");
-        out->pointer = true;
-        out->value = raw;
+        /* none made yet (0), or the worker's own already: the variable
+         * itself, so that the native cell's cudaEventCreate(&start) is seen
+         * by the cells after it */
+        out->pointer = raw != v.raw;
+        out->value = out->pointer ? raw : (uint64_t)(uintptr_t)v.storage;
         return true;
     }
     if (!v.pointer && !strncmp(v.type, "const ", 6) && !strchr(v.type, '*')) return false;
