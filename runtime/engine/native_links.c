@@ -66,7 +66,7 @@ static bool bind(void *ctx, const char *name, native_binding_t *out) {
         bool stream = !strcmp(v.type, "cudaStream_t") || strstr(v.type, "CUstream_st");
         bool event = !strcmp(v.type, "cudaEvent_t") || strstr(v.type, "CUevent_st");
         uint64_t raw = 0;
-        if (!(stream || event) || cuda_session_raw_handle(e->cuda, stream, v.raw, &raw) != 0) return false;
+        if (!(stream || event) || (v.raw && cuda_session_raw_handle(e->cuda, stream, v.raw, &raw) != 0)) return false;
         snprintf(out->type, sizeof out->type, "%s", stream ? "cudaStream_t" : "cudaEvent_t");
         /* none made yet (0), or the worker's own already: the variable
          * itself, so that the native cell's cudaEventCreate(&start) is seen
