@@ -86,6 +86,14 @@ void file_close(file_in_t *f) {
     f->fd = -1;
 }
 
+char *file_read_text(const char *path, size_t limit, bool prefix, size_t *len) {
+    cell_error_t err = {0};
+    size_t n = 0;
+    char *t = file_read_all(path, limit, prefix, len ? len : &n, &err);
+    cell_error_clear(&err);
+    return t;
+}
+
 char *file_read_all(const char *path, size_t limit, bool prefix, size_t *len, cell_error_t *err) {
     file_in_t f;
     if (file_open_regular(path, &f, err) != 0) return NULL;

@@ -42,6 +42,10 @@ void file_close(file_in_t *f);
  * here`), unless prefix: then its first limit bytes are read. */
 char *file_read_all(const char *path, size_t limit, bool prefix, size_t *len, cell_error_t *err);
 
+/* file_read_all for a caller with no error to show: NULL on any failure
+ * (no file, not a regular one, too big without prefix, interrupted). */
+char *file_read_text(const char *path, size_t limit, bool prefix, size_t *len);
+
 /* "a character device", "a directory", ... for a st_mode. */
 const char *file_kind(unsigned mode);
 

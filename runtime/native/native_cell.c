@@ -105,23 +105,19 @@ static char *lost_names(const native_session_t *ns, int live, const char *code, 
     return b.len ? sb_take(&b) : NULL;
 }
 
-/* A session's buffer the cell's cudaFree gave back (worker_native.c): freed
- * here; one that is not a buffer's start any more is said, as cudaFree's
- * error would have been. */
-static void free_buffer(const native_ctx_t *x, const char *hex, const char *cell, const cell_io_t *io) {
+/* A buffer of the session's that the cell gave back, a device one by
+ * cudaFree or host memory from an interpreted cell's malloc by free() (the
+ * worker's own cudaFree and free note them): freed here, as interpreted
+ * code frees it; one that is not a buffer's start any more is said, as the
+ * call's error would have been. */
+static void free_given_back(const native_ctx_t *x, bool device, const char *hex, const char *cell,
+                            const cell_io_t *io) {
     uint64_t addr = strtoull(hex, NULL, 16);
-    if (cuda_session_free_device(x->cuda, addr) != 0)
-        io_printf(io, "stderr", "cudaFree(0x%llx) in %s: not the start of a device buffer of the session (freed "
-                       "already?); nothing freed\n", (unsigned long long)addr, cell);
-}
-
-/* Host memory of the interpreter's that the cell's free() gave back
- * (worker_main.c): freed here, or said. */
-static void free_host(const native_ctx_t *x, const char *hex, const char *cell, const cell_io_t *io) {
-    void *addr = (void *)(uintptr_t)strtoull(hex, NULL, 16);
-    if (cuda_session_free_host(x->cuda, addr) != 0)
-        io_printf(io, "stderr", "free(%p) in %s: not the start of a buffer an interpreted cell allocated with malloc "
-                  "(freed already?); nothing freed\n", addr, cell);
+    int r = device ? cuda_session_free_device(x->cuda, addr) : cuda_session_free_host(x->cuda, (void *)(uintptr_t)addr);
+    if (r != 0)
+        io_printf(io, "stderr", "%s(0x%llx) in %s: not the start of %s (freed already?); nothing freed\n",
+                  device ? "cudaFree" : "free", (unsigned long long)addr, cell,
+                  device ? "a device buffer of the session" : "a buffer an interpreted cell allocated with malloc");
 }
 
 /* The report's lines into the session; the cell's failure, if any, into err. */
@@ -138,10 +134,8 @@ static int read_report(const native_ctx_t *x, native_session_t *ns, char *report
             *t = 0;
             p = t + 1;
         }
-        if (!strcmp(f[0], "F") && n >= 2) {
-            free_buffer(x, f[1], cell, io);
-        } else if (!strcmp(f[0], "H") && n >= 2) {
-            free_host(x, f[1], cell, io);
+        if ((!strcmp(f[0], "F") || !strcmp(f[0], "H")) && n >= 2) {
+            free_given_back(x, f[0][0] == 'F', f[1], cell, io);
         } else if (!strcmp(f[0], "V") && n >= 5) {
             native_session_add_global(ns, f[1], f[2], atoi(f[3]) != 0, atoi(f[4]) != 0, cell, live);
         } else if (!strcmp(f[0], "E") && n >= 3 && !rc) {

@@ -16,6 +16,7 @@
 
 #include "program_run.h"
 #include "runtime/base/cache_evict.h"
+#include "runtime/base/file_read.h"
 #include "runtime/base/make_dirs.h"
 #include "runtime/base/vec.h"
 #include "runtime/base/xalloc.h"
@@ -23,6 +24,7 @@
 #define PCH_HEADER "prefix.h"
 #define PCH_FILE "prefix.h.gch"
 #define BUILD_PREFIX ".build-"
+#define TEXT_MAX ((size_t)1 << 30) /* cudafe++'s host text of a unit: a Thrust one is about 10 MB */
 /* a temporary folder is a build under way while the kernel that named
  * itself in it lives, and for no longer than this */
 #define STALE_BUILD_S 900
@@ -100,31 +102,6 @@ int nvcc_pch_input_word(char *const *argv) {
         if (n > sizeof suffix - 1 && !strcmp(argv[i] + n - (sizeof suffix - 1), suffix)) return i;
     }
     return -1;
-}
-
-static char *read_text(const char *path, size_t *len) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0) return NULL;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return NULL;
-    }
-    char *t = xmalloc((size_t)st.st_size + 1);
-    size_t got = 0;
-    while (got < (size_t)st.st_size) {
-        ssize_t r = read(fd, t + got, (size_t)st.st_size - got);
-        if (r <= 0) break;
-        got += (size_t)r;
-    }
-    close(fd);
-    if (got != (size_t)st.st_size) {
-        free(t);
-        return NULL;
-    }
-    t[got] = 0;
-    *len = got;
-    return t;
 }
 
 static int write_text(const char *path, const char *a, size_t na, const char *b, size_t nb) {
@@ -273,7 +250,7 @@ nvcc_pch_status_t nvcc_pch_prepare(char *const *argv, const char *dir, const cha
     char path[PATH_MAX];
     if (!join(path, dir, argv[k])) return NVCC_PCH_NONE;
     size_t len = 0;
-    char *text = read_text(path, &len);
+    char *text = file_read_text(path, TEXT_MAX, false, &len);
     size_t end = text ? marker_end(text, len) : 0;
     nvcc_pch_status_t st = NVCC_PCH_NONE;
     if (end >= NVCC_PCH_MIN_BYTES) {

@@ -15,6 +15,7 @@
 
 #include "nvcc_dryrun.h"
 #include "nvcc_pch.h"
+#include "runtime/base/file_read.h"
 #include "runtime/base/interrupt.h"
 #include "runtime/base/strbuf.h"
 #include "runtime/base/vec.h"
@@ -90,10 +91,10 @@ static double since(const build_t *b) {
 static int run_step(build_t *b, chain_t *ch, const nvcc_step_t *s, proc_result_t *r) {
     proc_opts_t o = {.cwd = b->dir, .env = b->plan->env, .cancel = &ch->cancel};
     char *input = NULL;
-    if (s->tool == NVCC_CC && b->pch_root && nvcc_pch_input_word(s->argv) >= 0) {
+    int k = s->tool == NVCC_CC && b->pch_root ? nvcc_pch_input_word(s->argv) : -1;
+    if (k >= 0) {
         b->pch = nvcc_pch_prepare(s->argv, b->dir, b->pch_root, b->pch_may_build, &input);
         if (input) {
-            int k = nvcc_pch_input_word(s->argv);
             char *saved = s->argv[k];
             s->argv[k] = input;
             int rc = proc_run(s->argv, &o, r);
@@ -256,17 +257,6 @@ static int shape(nvcc_plan_t *p, steps_t *host, steps_t *device, steps_t *rest, 
     return 0;
 }
 
-static char *read_small(const char *path) {
-    FILE *f = fopen(path, "r");
-    if (!f) return NULL;
-    strbuf_t t = {0};
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) sb_append(&t, buf, n);
-    fclose(f);
-    return sb_take(&t);
-}
-
 /* The module id cicc and cudafe++ read, in nvcc's form _HASH_LEN_NAME.
  * The hash names the unit's content, or only its headers where the unit
  * marks where they end and is not built for linking with other units
@@ -281,7 +271,7 @@ static int write_module_id(const nvcc_plan_t *p, const char *dir, const char *fi
         linkable |= nvcc_step_has(&p->steps[i], "--device-c") != 0;
         if (p->steps[i].tool == NVCC_CUDAFE) src = nvcc_step_option(&p->steps[i], "--orig_src_path_name");
     }
-    char *text = src && !linkable ? read_small(src) : NULL;
+    char *text = src && !linkable ? file_read_text(src, (size_t)64 << 20, false, NULL) : NULL;
     if (text) nvcc_pch_module_hash(text, hex);
     free(text);
     char path[PATH_MAX];

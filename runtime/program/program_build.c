@@ -67,16 +67,6 @@ static void hash_file(EVP_MD_CTX *md, const char *path) {
     hash_str(md, id);
 }
 
-/* A file's text, at most cap bytes of it (malloc'd), or NULL: a regular
- * file only, opened without blocking and read so that an interrupt stops it. */
-static char *read_text(const char *path, size_t cap) {
-    cell_error_t err = {0};
-    size_t n;
-    char *t = file_read_all(path, cap, true, &n, &err);
-    cell_error_clear(&err);
-    return t;
-}
-
 #define KEY_INCLUDES_MAX 2000        /* files followed at most: an include folder as big as a toolkit's stays cheap */
 #define KEY_INCLUDE_BYTES (4 << 20)  /* of each, the part scanned for its own #includes */
 
@@ -111,7 +101,7 @@ static void key_include(void *ctx, const char *name, bool angled) {
         if (!strcmp(x->seen.v[i], real)) return;
     if (x->seen.n >= KEY_INCLUDES_MAX) return;
     VEC_PUSH(x->seen, xstrdup(real));
-    char *text = read_text(real, KEY_INCLUDE_BYTES);
+    char *text = file_read_text(real, KEY_INCLUDE_BYTES, true, NULL);
     if (!text) return;
     *strrchr(real, '/') = 0;
     const char *outer = x->from;

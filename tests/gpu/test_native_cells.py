@@ -371,14 +371,16 @@ def test_a_native_cell_frees_an_interpreted_cells_buffer():
 @timeout(900)
 def test_a_native_cell_uses_interpreted_cells_events_streams_and_arrays_of_pointers():
     """Streams and events an interpreted cell made are the worker's own in a
-    native cell; an array of pointers reaches it as the addresses they name."""
+    native cell; an array of pointers reaches it as the addresses they name,
+    and a string literal, in an array or not, as a copy the worker sees."""
     with kernel() as k:
-        ok(k, 'const char *names[] = {"alpha", "beta"};\nfloat vals[2] = {1.5f, 2.5f};\nfloat *fp[2] = {vals, vals + 1};\n'
+        ok(k, 'const char *names[] = {"alpha", "beta"};\nconst char *greeting = "hi";\nfloat vals[2] = {1.5f, 2.5f};\n'
+              'float *fp[2] = {vals, vals + 1};\n'
               "cudaEvent_t start, stop;\ncudaEventCreate(&start);\ncudaEventCreate(&stop);\n"
               "cudaStream_t st;\ncudaStreamCreate(&st);\nfloat *d;\ncudaMalloc(&d, 1 << 20);")
         msgs = ok(k, "%%cxx\n#include <string>\nstd::string s = std::string(names[1]) + \"!\";\n"
-                     "printf(\"%s %g\\n\", s.c_str(), *fp[1]);")
-        assert "beta! 2.5" in stdout_of(msgs), (stdout_of(msgs), stdout_of(msgs, "stderr"))
+                     "printf(\"%s %g %s\\n\", s.c_str(), *fp[1], greeting);")
+        assert "beta! 2.5 hi" in stdout_of(msgs), (stdout_of(msgs), stdout_of(msgs, "stderr"))
         msgs = ok(k, "%%cxx\n#include <string>\ncudaEventRecord(start, st);\ncudaMemsetAsync(d, 0, 1 << 20, st);\n"
                      "cudaEventRecord(stop, st);\ncudaEventSynchronize(stop);\n"
                      "float ms = -1;\ncudaError_t e = cudaEventElapsedTime(&ms, start, stop);\n"

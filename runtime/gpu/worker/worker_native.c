@@ -24,6 +24,7 @@
 #include <cuda_runtime_api.h>
 
 #include <dlfcn.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -114,10 +115,15 @@ void worker_native_host_range(uint64_t base, uint64_t size) {
     host_size = size;
 }
 
-int worker_native_host_free(void *p) {
+/* whether p lies in [base, base + size), a range not yet set holding nothing */
+static bool within(const void *p, uint64_t base, uint64_t size) {
     uint64_t a = (uint64_t)(uintptr_t)p;
-    if (!a || !host_size || a < host_base || a - host_base >= host_size) return 0;
-    say("H\t%llx\n", (unsigned long long)a);
+    return a && size && a >= base && a - base < size;
+}
+
+int worker_native_host_free(void *p) {
+    if (!within(p, host_base, host_size)) return 0;
+    say("H\t%llx\n", (unsigned long long)(uintptr_t)p);
     return 1;
 }
 
@@ -133,10 +139,9 @@ void worker_native_session_range(uint64_t base, uint64_t size) {
  * frees the buffer, as an interpreted cudaFree, once the cell has run. Any
  * other pointer goes to libcudart. */
 cudaError_t CUDARTAPI cudaFree(void *p) {
-    uint64_t a = (uint64_t)(uintptr_t)p;
-    if (!a || !session_size || a < session_base || a - session_base >= session_size) return worker_cudart_free(p);
+    if (!within(p, session_base, session_size)) return worker_cudart_free(p);
     cudaError_t r = worker_cudart_synchronize();
-    say("F\t%llx\n", (unsigned long long)a);
+    say("F\t%llx\n", (unsigned long long)(uintptr_t)p);
     return r;
 }
 

@@ -253,6 +253,32 @@ static bool plain(const type_t *t) {
     return t->kind != T_PTR && t->kind != T_FUNC && t->kind != T_VOID && !t->is_ref;
 }
 
+/* The address native code reads for the interpreter's word w (its own
+ * word for a host buffer, or a real address); false when it names no live
+ * buffer. Bytes the worker cannot see (a string literal's, outside the
+ * shared arena) are copied into the arena first. */
+static bool native_address(uint64_t w, uint64_t *out) {
+    if (ptr_is_raw(w)) {
+        *out = w;
+        return true;
+    }
+    int64_t off = 0;
+    buf_t *b = ptr_live_buf(w, &off);
+    if (!b) return false;
+    if (b->addr) {
+        *out = b->addr + (uint64_t)off;
+        return true;
+    }
+    char *base = b->base;
+    if (base && !arena_contains(base, b->size)) {
+        base = mem_block_alloc(b->size);
+        if (!base) return false;
+        memcpy(base, b->base, b->size);
+    }
+    *out = (uint64_t)(uintptr_t)(base + off);
+    return true;
+}
+
 bool interp_native_var(interp_t *in, const char *name, interp_native_var_t *out) {
     memset(out, 0, sizeof *out);
     if (!in || !name) return false;
@@ -260,25 +286,19 @@ bool interp_native_var(interp_t *in, const char *name, interp_native_var_t *out)
     sym_t *s = hmap_get(&in->globals, name);
     if (!s || s->kind != S_VAR_GLOBAL || !s->gv || !s->gv->committed || !s->gv->addr || strstr(name, "::")) return false;
     type_t *t = s->ty;
+    char *storage = s->gv->addr;
     if (t->kind == T_PTR) {
         type_t *to = t->base;
         uint64_t w;
-        memcpy(&w, s->gv->addr, sizeof w);
-        if (to->kind == T_STRUCT && (!to->sd || !to->sd->complete)) {
+        memcpy(&w, storage, sizeof w);
+        if (to->kind == T_STRUCT && (!to->sd || !to->sd->complete)) { /* a handle: the caller translates it */
             out->handle = true;
             out->raw = w;
-            ty_name(t, out->type, sizeof out->type);
-            out->storage = s->gv->addr;
-            return true;
-        }
-        if (!(to->kind == T_VOID || plain(to))) return false;
-        if (!ptr_is_raw(w)) { /* the interpreter's own word for a host buffer: its address, a copy */
-            int64_t off = 0;
-            buf_t *b = ptr_live_buf(w, &off);
-            if (!b) return false;
-            w = b->addr ? b->addr + (uint64_t)off : (uint64_t)(uintptr_t)(b->base + off);
+        } else if (!(to->kind == T_VOID || plain(to))) {
+            return false;
+        } else if (!ptr_is_raw(w)) { /* the interpreter's own word for a host buffer: its address, a copy */
+            if (!native_address(w, &out->raw)) return false;
             out->pointer = true;
-            out->raw = w;
         } /* a real address (a device pointer, NULL) means the same to both: the variable itself */
     } else if (t->kind == T_ARRAY && t->count > 0 && t->base->kind == T_PTR &&
                (t->base->base->kind == T_VOID || plain(t->base->base))) {
@@ -287,31 +307,18 @@ bool interp_native_var(interp_t *in, const char *name, interp_native_var_t *out)
          * time a native cell binds the array (what the interpreter stored
          * since is in it; what native code writes into it stays there) */
         if (!s->gv->native_copy) s->gv->native_copy = mem_block_alloc((uint64_t)t->count * 8);
-        char *copy = s->gv->native_copy;
-        if (!copy) return false;
+        if (!s->gv->native_copy) return false;
         for (int64_t i = 0; i < t->count; i++) {
-            uint64_t w;
+            uint64_t w, a;
             memcpy(&w, s->gv->addr + 8 * i, 8);
-            if (!ptr_is_raw(w)) {
-                int64_t off = 0;
-                buf_t *b = ptr_live_buf(w, &off);
-                char *base = b ? b->base : NULL;
-                if (b && !b->addr && base && !arena_contains(base, b->size)) {
-                    /* bytes the worker cannot see (a string literal's): a copy of them in the shared arena */
-                    base = mem_block_alloc(b->size);
-                    if (base) memcpy(base, b->base, b->size);
-                }
-                w = !b ? 0 : b->addr ? b->addr + (uint64_t)off : base ? (uint64_t)(uintptr_t)(base + off) : 0;
-            }
-            memcpy(copy + 8 * i, &w, 8);
+            if (!native_address(w, &a)) a = 0; /* a buffer gone */
+            memcpy(s->gv->native_copy + 8 * i, &a, 8);
         }
-        ty_name(t, out->type, sizeof out->type);
-        out->storage = copy;
-        return true;
+        storage = s->gv->native_copy;
     } else if (!plain(t)) {
         return false;
     }
     ty_name(t, out->type, sizeof out->type);
-    out->storage = s->gv->addr;
+    out->storage = storage;
     return true;
 }
